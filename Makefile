@@ -1,0 +1,31 @@
+# Two set-up commands on a fresh machine: `make demo` and `make test`.
+# Each creates .venv on first use and reinstalls when pyproject.toml changes.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-dev
+
+.PHONY: demo test bench venv clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python missions/symmetric_top.py
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+# Benchmarks: the peer (Basilisk, package `bsk`) is optional; when it cannot be
+# installed the scripts still run and say that the peer was skipped.
+bench: $(STAMP)
+	-$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python tools/bench_plant.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,29 @@
+"""Attitude integrators behind one registry (layer 3).
+
+``REGISTRY`` maps each ``method=`` name of :func:`attsim.propagate` to its
+:class:`~attsim.integrators.base.Integrator` subclass; :func:`get` returns
+an instance and refuses an unknown name with the list of valid ones.
+"""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from .base import FixedStepIntegrator, Integrator, Problem, Trajectory
+from .rk4 import RK4
+
+__all__ = ["REGISTRY", "get", "descriptions", "Integrator", "FixedStepIntegrator", "Problem", "Trajectory"]
+
+REGISTRY: dict[str, type[Integrator]] = {cls.name: cls for cls in (RK4,)}
+
+
+def get(name: str) -> Integrator:
+    """The integrator registered as ``name``."""
+    try:
+        return REGISTRY[name]()
+    except (KeyError, TypeError):
+        raise InputError("method", f"must be one of {sorted(REGISTRY)}", f"got {name!r}") from None
+
+
+def descriptions() -> dict[str, str]:
+    """``{name: one-line description}`` of every registered integrator."""
+    return {name: cls.description for name, cls in REGISTRY.items()}

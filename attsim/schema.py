@@ -1,0 +1,27 @@
+"""Telemetry columns and their units, documented once (DESIGN.md).
+
+Column names carry the physical thing and the axis; the frame is named when
+it is not body axes (``H_I_x``). Units are SI and listed here, not in the
+column names.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TIME_INDEX", "QUATERNION_COLUMNS", "RATE_COLUMNS", "STATE_COLUMNS", "UNITS"]
+
+TIME_INDEX = "t"
+QUATERNION_COLUMNS = ("qw", "qx", "qy", "qz")
+RATE_COLUMNS = ("wx", "wy", "wz")
+STATE_COLUMNS = QUATERNION_COLUMNS + RATE_COLUMNS
+
+UNITS = {
+    "t": "s, simulation time from the start of the run",
+    "qw qx qy qz": "1, q_IB scalar first (rotates body vectors into the inertial frame)",
+    "wx wy wz": "rad/s, body rate relative to inertial space, body axes",
+    "H_x H_y H_z": "N m s, angular momentum about the centre of mass, body axes",
+    "H_I_x H_I_y H_I_z": "N m s, angular momentum about the centre of mass, inertial axes",
+    "H_norm": "N m s, |H| (the same in every frame)",
+    "T_rot": "J, rotational kinetic energy 1/2 w.J w",
+    "nutation": "rad, angle between the chosen body axis and H",
+    "tau_x tau_y tau_z": "N m, applied torque, body axes",
+}
