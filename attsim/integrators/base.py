@@ -12,8 +12,12 @@ what each method must declare and guarantee.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
+import types
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, ClassVar
 
 import numpy as np
@@ -23,7 +27,7 @@ from ..dynamics import matrix_to_tuple
 from ..errors import InputError
 from ..torque import TorqueModel
 
-__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "constant_torque"]
+__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque", "bind_globals", "fixed_step_loop"]
 
 
 @dataclass(frozen=True)
@@ -159,70 +163,100 @@ def fixed_step_grid(t_end_s: float, dt_s: float, record_every: int) -> tuple[int
 
 
 @njit(cache=True, nogil=True)
-def constant_torque(t, q, w, torque_N_m):
-    """Stage torque of the built-in cases: the constant (possibly zero) vector."""
+def stage_torque(t, q, w, torque_N_m):
+    """Stage torque of the compiled path: the constant (possibly zero) vector.
+
+    Steps call ``stage_torque(t, q, w, targs)`` as a global; the callable path
+    runs the step's Python source with this name bound to the checked user
+    callable instead (:func:`bind_globals`), so both paths share one source.
+    """
     return torque_N_m
 
 
-def fixed_step_loop(step: Callable) -> Callable:
-    """Build the run loop around one method's ``step``.
+def bind_globals(function: Callable, name: str | None = None, **bindings) -> Callable:
+    """A copy of ``function`` whose global names in ``bindings`` are replaced.
+
+    With ``name``, the copy also gets that name and qualified name, which is
+    what numba's on-disk cache keys a function by.
+    """
+    copy = types.FunctionType(function.__code__, {**function.__globals__, **bindings}, name or function.__name__,
+                              function.__defaults__, function.__closure__)
+    copy.__qualname__ = name or function.__qualname__
+    return copy
+
+
+@functools.lru_cache(maxsize=None)
+def package_digest() -> str:
+    """Short digest of attsim's Python sources (names the compiled loops)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).resolve().parents[1].rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def fixed_step_loop(q0, w0, targs, J, Jinv, dt, n_steps, last_h, every, out):
+    """Run ``n_steps`` of the global ``step`` and record every ``every``-th state.
 
     ``step(targs, t, h, q, w, J, Jinv) -> (q, w)`` advances one step of
-    length ``h`` from time ``t``. The same loop source serves both paths:
-    compiled by numba around a compiled step for the built-in torques, and
-    run as plain Python around a step that calls the user's torque callable.
+    length ``h`` from time ``t``. Each method gets its own copy of this loop
+    with ``step`` bound to its step (:func:`bind_globals`): compiled by numba
+    for the built-in torques, plain Python around a user's callable.
+    Returns the number of rows written to ``out``.
     """
-
-    def loop(q0, w0, targs, J, Jinv, dt, n_steps, last_h, every, out):
-        q = (q0[0], q0[1], q0[2], q0[3])
-        w = (w0[0], w0[1], w0[2])
-        out[0, 0] = q[0]
-        out[0, 1] = q[1]
-        out[0, 2] = q[2]
-        out[0, 3] = q[3]
-        out[0, 4] = w[0]
-        out[0, 5] = w[1]
-        out[0, 6] = w[2]
-        k = 1
-        for i in range(n_steps):
-            h = dt if i < n_steps - 1 else last_h
-            q, w = step(targs, i * dt, h, q, w, J, Jinv)
-            if (i + 1) % every == 0 or i + 1 == n_steps:
-                out[k, 0] = q[0]
-                out[k, 1] = q[1]
-                out[k, 2] = q[2]
-                out[k, 3] = q[3]
-                out[k, 4] = w[0]
-                out[k, 5] = w[1]
-                out[k, 6] = w[2]
-                k += 1
-        return k
-
-    return loop
+    q = (q0[0], q0[1], q0[2], q0[3])
+    w = (w0[0], w0[1], w0[2])
+    out[0, 0] = q[0]
+    out[0, 1] = q[1]
+    out[0, 2] = q[2]
+    out[0, 3] = q[3]
+    out[0, 4] = w[0]
+    out[0, 5] = w[1]
+    out[0, 6] = w[2]
+    k = 1
+    for i in range(n_steps):
+        h = dt if i < n_steps - 1 else last_h
+        q, w = step(targs, i * dt, h, q, w, J, Jinv)  # noqa: F821 - bound per method
+        if (i + 1) % every == 0 or i + 1 == n_steps:
+            out[k, 0] = q[0]
+            out[k, 1] = q[1]
+            out[k, 2] = q[2]
+            out[k, 3] = q[3]
+            out[k, 4] = w[0]
+            out[k, 5] = w[1]
+            out[k, 6] = w[2]
+            k += 1
+    return k
 
 
 class FixedStepIntegrator(Integrator):
-    """A one-step method given by :meth:`step_factory`.
+    """A one-step method given by its compiled ``step``.
 
-    Subclasses implement ``step_factory(torque)``, returning the pure-Python
-    ``step(targs, t, h, q, w, J, Jinv) -> (q, w)`` that evaluates stage
-    torques as ``torque(t, q, w, targs)``. The base class compiles it once
-    with the built-in constant torque (cached on disk) and runs it
-    uncompiled around a user's callable, so both paths share one source.
+    Subclasses set ``step`` to a numba-compiled function
+    ``step(targs, t, h, q, w, J, Jinv) -> (q, w)`` that gets each stage's
+    torque from the global ``stage_torque(t, q, w, targs)``. The base class
+    wraps it in :func:`fixed_step_loop`, compiled and cached on disk under the
+    method's own name for the built-in torques, and runs the same source
+    uncompiled with ``stage_torque`` bound to the user's checked callable.
     """
 
+    step: ClassVar[Callable]
     _compiled_loop: ClassVar[Callable | None] = None
-
-    @classmethod
-    def step_factory(cls, torque: Callable) -> Callable:  # pragma: no cover - abstract
-        raise NotImplementedError
 
     @classmethod
     def compiled_loop(cls) -> Callable:
         if cls.__dict__.get("_compiled_loop") is None:
-            step = njit(nogil=True)(cls.step_factory(constant_torque))
-            cls._compiled_loop = njit(cache=True, nogil=True)(fixed_step_loop(step))
+            # numba keys its disk cache by the function's own file, not by the
+            # kernels it inlines; naming the loop after a digest of attsim's
+            # sources makes any edit to a kernel compile afresh.
+            name = f"{cls.name}_fixed_step_loop_{package_digest()}"
+            loop = bind_globals(fixed_step_loop, name, step=cls.step)
+            cls._compiled_loop = njit(cache=True, nogil=True)(loop)
         return cls._compiled_loop
+
+    @classmethod
+    def python_loop(cls, torque: Callable) -> Callable:
+        step = bind_globals(cls.step.py_func, stage_torque=torque)
+        return bind_globals(fixed_step_loop, step=step)
 
     def integrate(self, problem: Problem) -> Trajectory:
         self.check_torque(problem)
@@ -231,7 +265,7 @@ class FixedStepIntegrator(Integrator):
         J = matrix_to_tuple(problem.inertia_kg_m2)
         Jinv = matrix_to_tuple(problem.inertia_inv)
         if problem.torque.kind == "callable":
-            loop = fixed_step_loop(self.step_factory(problem.torque.stage_function()))
+            loop = self.python_loop(problem.torque.stage_function())
             targs = None
         else:
             loop = self.compiled_loop()
