@@ -17,10 +17,23 @@ the same arithmetic to the slow path that calls user code.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
-__all__ = ["quat_rates", "euler_rates", "rigid_body_derivs", "rigid_body_rates", "matrix_to_tuple"]
+__all__ = [
+    "quat_rates",
+    "euler_rates",
+    "rigid_body_derivs",
+    "rigid_body_rates",
+    "matrix_to_tuple",
+    "qmul",
+    "qconj",
+    "qexp",
+    "qrotate",
+    "dcm_to_quat_tuple",
+]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -73,3 +86,74 @@ def matrix_to_tuple(matrix) -> tuple:
 def rigid_body_derivs(q, w, tau, J, Jinv):
     """``(dq/dt, dω/dt)`` of the rigid body: one integrator stage's work."""
     return quat_rates(q, w), euler_rates(w, tau, J, Jinv)
+
+
+# --- tuple quaternion kernels shared by the integrators -------------------
+
+
+@njit(**_JIT)
+def qmul(p, q):
+    """Hamilton product ``p ⊗ q`` of two 4-tuples."""
+    return (
+        p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3],
+        p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2],
+        p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1],
+        p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0],
+    )
+
+
+@njit(**_JIT)
+def qconj(q):
+    """Conjugate ``q*`` of a 4-tuple."""
+    return (q[0], -q[1], -q[2], -q[3])
+
+
+@njit(**_JIT)
+def qexp(v):
+    """Unit quaternion of the rotation vector ``v`` (rad): ``(cos |v|/2, sin(|v|/2) v/|v|)``."""
+    angle = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+    half = 0.5 * angle
+    if angle < 1e-4:
+        # sin(a/2)/a by its series: the direct quotient loses digits near 0
+        scale = 0.5 - angle * angle / 48.0
+    else:
+        scale = math.sin(half) / angle
+    return (math.cos(half), scale * v[0], scale * v[1], scale * v[2])
+
+
+@njit(**_JIT)
+def qrotate(q, v):
+    """``q ⊗ (0, v) ⊗ q*`` for a unit 4-tuple ``q`` and 3-tuple ``v``."""
+    tx = 2.0 * (q[2] * v[2] - q[3] * v[1])
+    ty = 2.0 * (q[3] * v[0] - q[1] * v[2])
+    tz = 2.0 * (q[1] * v[1] - q[2] * v[0])
+    return (
+        v[0] + q[0] * tx + q[2] * tz - q[3] * ty,
+        v[1] + q[0] * ty + q[3] * tx - q[1] * tz,
+        v[2] + q[0] * tz + q[1] * ty - q[2] * tx,
+    )
+
+
+@njit(**_JIT)
+def dcm_to_quat_tuple(r00, r01, r02, r10, r11, r12, r20, r21, r22):
+    """Shepperd's robust quaternion of a rotation matrix ``R_IB`` (w >= 0)."""
+    trace = r00 + r11 + r22
+    if trace >= r00 and trace >= r11 and trace >= r22:
+        w = 0.5 * math.sqrt(max(1.0 + trace, 0.0))
+        f = 0.25 / w
+        q = (w, (r21 - r12) * f, (r02 - r20) * f, (r10 - r01) * f)
+    elif r00 >= r11 and r00 >= r22:
+        x = 0.5 * math.sqrt(max(1.0 + r00 - r11 - r22, 0.0))
+        f = 0.25 / x
+        q = ((r21 - r12) * f, x, (r01 + r10) * f, (r02 + r20) * f)
+    elif r11 >= r22:
+        y = 0.5 * math.sqrt(max(1.0 - r00 + r11 - r22, 0.0))
+        f = 0.25 / y
+        q = ((r02 - r20) * f, (r01 + r10) * f, y, (r12 + r21) * f)
+    else:
+        z = 0.5 * math.sqrt(max(1.0 - r00 - r11 + r22, 0.0))
+        f = 0.25 / z
+        q = ((r10 - r01) * f, (r02 + r20) * f, (r12 + r21) * f, z)
+    if q[0] < 0.0:
+        return (-q[0], -q[1], -q[2], -q[3])
+    return q

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from ..errors import InputError
 from .base import FixedStepIntegrator, Integrator, Problem, Trajectory
+from .exact import Exact
 from .rk4 import RK4
+from .rkmk4 import RKMK4
+from .splitting import Split2, Split4, Split6
 
 __all__ = ["REGISTRY", "get", "descriptions", "Integrator", "FixedStepIntegrator", "Problem", "Trajectory"]
 
-REGISTRY: dict[str, type[Integrator]] = {cls.name: cls for cls in (RK4,)}
+REGISTRY: dict[str, type[Integrator]] = {cls.name: cls for cls in (RK4, RKMK4, Split2, Split4, Split6, Exact)}
 
 
 def get(name: str) -> Integrator:

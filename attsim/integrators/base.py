@@ -194,53 +194,100 @@ def package_digest() -> str:
     return digest.hexdigest()[:12]
 
 
-def fixed_step_loop(q0, w0, targs, J, Jinv, dt, n_steps, last_h, every, out):
-    """Run ``n_steps`` of the global ``step`` and record every ``every``-th state.
+def fixed_step_loop(q0, w0, targs, J, Jinv, params, dt, n_steps, last_h, every, out):
+    """Run ``n_steps`` of a method and record every ``every``-th state.
 
-    ``step(targs, t, h, q, w, J, Jinv) -> (q, w)`` advances one step of
-    length ``h`` from time ``t``. Each method gets its own copy of this loop
-    with ``step`` bound to its step (:func:`bind_globals`): compiled by numba
-    for the built-in torques, plain Python around a user's callable.
-    Returns the number of rows written to ``out``.
+    Works through four globals that each method binds (:func:`bind_globals`):
+    ``initial_state(q, w, J, params)`` builds the method's own state (a
+    tuple: the quaternion and rate for most, a direction-cosine matrix or
+    Euler angles for others); ``step(targs, t, h, state, J, Jinv, params)``
+    advances it by ``h`` from time ``t``; ``output_state(state, J, params)``
+    gives back ``(q, w)``; ``must_stop(state, params)`` is true where the
+    method cannot go on (a singular parameterisation).
+
+    Returns ``(rows written to out, steps taken)``; fewer steps than
+    ``n_steps`` means the run stopped, with its last state recorded.
     """
-    q = (q0[0], q0[1], q0[2], q0[3])
-    w = (w0[0], w0[1], w0[2])
-    out[0, 0] = q[0]
-    out[0, 1] = q[1]
-    out[0, 2] = q[2]
-    out[0, 3] = q[3]
-    out[0, 4] = w[0]
-    out[0, 5] = w[1]
-    out[0, 6] = w[2]
+    state = initial_state(q0, w0, J, params)  # noqa: F821 - bound per method
+    q, w = output_state(state, J, params)  # noqa: F821
+    write_row(out, 0, q, w)
     k = 1
     for i in range(n_steps):
         h = dt if i < n_steps - 1 else last_h
-        q, w = step(targs, i * dt, h, q, w, J, Jinv)  # noqa: F821 - bound per method
-        if (i + 1) % every == 0 or i + 1 == n_steps:
-            out[k, 0] = q[0]
-            out[k, 1] = q[1]
-            out[k, 2] = q[2]
-            out[k, 3] = q[3]
-            out[k, 4] = w[0]
-            out[k, 5] = w[1]
-            out[k, 6] = w[2]
+        state = step(targs, i * dt, h, state, J, Jinv, params)  # noqa: F821
+        stop = must_stop(state, params)  # noqa: F821
+        if stop or (i + 1) % every == 0 or i + 1 == n_steps:
+            q, w = output_state(state, J, params)  # noqa: F821
+            write_row(out, k, q, w)
             k += 1
-    return k
+        if stop:
+            return k, i + 1
+    return k, n_steps
+
+
+@njit(cache=True, nogil=True)
+def write_row(out, k, q, w):
+    out[k, 0] = q[0]
+    out[k, 1] = q[1]
+    out[k, 2] = q[2]
+    out[k, 3] = q[3]
+    out[k, 4] = w[0]
+    out[k, 5] = w[1]
+    out[k, 6] = w[2]
+
+
+@njit(cache=True, nogil=True)
+def quaternion_rate_state(q, w, J, params):
+    """The state of methods that carry ``(q, w)`` themselves."""
+    return (q[0], q[1], q[2], q[3]), (w[0], w[1], w[2])
+
+
+@njit(cache=True, nogil=True)
+def quaternion_rate_output(state, J, params):
+    return state
+
+
+@njit(cache=True, nogil=True)
+def never_stop(state, params):
+    return False
 
 
 class FixedStepIntegrator(Integrator):
-    """A one-step method given by its compiled ``step``.
+    """A one-step method: a compiled ``step`` and how to enter and leave its state.
 
-    Subclasses set ``step`` to a numba-compiled function
-    ``step(targs, t, h, q, w, J, Jinv) -> (q, w)`` that gets each stage's
-    torque from the global ``stage_torque(t, q, w, targs)``. The base class
-    wraps it in :func:`fixed_step_loop`, compiled and cached on disk under the
-    method's own name for the built-in torques, and runs the same source
-    uncompiled with ``stage_torque`` bound to the user's checked callable.
+    Subclasses set, as numba-compiled functions with the signatures of
+    :func:`fixed_step_loop`'s globals, ``step`` (required) and optionally
+    ``initial_state``, ``output_state`` and ``must_stop`` (default: the state
+    is ``(q, w)`` and the method never stops). Stage torques come from the
+    global ``stage_torque(t, q, w, targs)``.
+
+    The base class wraps them in :func:`fixed_step_loop`, compiled and cached
+    on disk under the method's own name for the built-in torques, and runs
+    the same source uncompiled with ``stage_torque`` bound to the user's
+    checked callable. A method with ``principal_frame = True`` is handed the
+    problem in principal axes (diagonal ``J``; ``q_IP``; rates, momenta and
+    torques in principal axes) and its output is rotated back to body axes.
     """
 
     step: ClassVar[Callable]
+    initial_state: ClassVar[Callable] = quaternion_rate_state
+    output_state: ClassVar[Callable] = quaternion_rate_output
+    must_stop: ClassVar[Callable] = never_stop
+    principal_frame: ClassVar[bool] = False
     _compiled_loop: ClassVar[Callable | None] = None
+
+    def params(self, problem: Problem) -> tuple:
+        """Method parameters passed to every kernel (a tuple of floats)."""
+        return (0.0,)
+
+    @classmethod
+    def _bindings(cls, step) -> dict:
+        return dict(
+            step=step,
+            initial_state=cls.initial_state,
+            output_state=cls.output_state,
+            must_stop=cls.must_stop,
+        )
 
     @classmethod
     def compiled_loop(cls) -> Callable:
@@ -249,26 +296,80 @@ class FixedStepIntegrator(Integrator):
             # kernels it inlines; naming the loop after a digest of attsim's
             # sources makes any edit to a kernel compile afresh.
             name = f"{cls.name}_fixed_step_loop_{package_digest()}"
-            loop = bind_globals(fixed_step_loop, name, step=cls.step)
+            loop = bind_globals(fixed_step_loop, name, **cls._bindings(cls.step))
             cls._compiled_loop = njit(cache=True, nogil=True)(loop)
         return cls._compiled_loop
 
     @classmethod
     def python_loop(cls, torque: Callable) -> Callable:
         step = bind_globals(cls.step.py_func, stage_torque=torque)
-        return bind_globals(fixed_step_loop, step=step)
+        return bind_globals(fixed_step_loop, **cls._bindings(step))
 
     def integrate(self, problem: Problem) -> Trajectory:
         self.check_torque(problem)
         n_steps, last_h, t_record = fixed_step_grid(problem.t_end_s, problem.dt_s, problem.record_every)
+        frame = PrincipalFrame(problem.inertia_kg_m2) if self.principal_frame else None
+        J_matrix = problem.inertia_kg_m2 if frame is None else np.diag(frame.moments)
+        q0, w0 = (problem.q0, problem.omega0_rad_s) if frame is None else frame.enter(problem.q0, problem.omega0_rad_s)
         out = np.empty((t_record.size, 7))
-        J = matrix_to_tuple(problem.inertia_kg_m2)
-        Jinv = matrix_to_tuple(problem.inertia_inv)
         if problem.torque.kind == "callable":
-            loop = self.python_loop(problem.torque.stage_function())
+            torque = problem.torque.stage_function()
+            loop = self.python_loop(torque if frame is None else frame.wrap_torque(torque))
             targs = None
         else:
             loop = self.compiled_loop()
-            targs = problem.torque.constant_N_m
-        loop(problem.q0, problem.omega0_rad_s, targs, J, Jinv, problem.dt_s, n_steps, last_h, problem.record_every, out)
+            targs = problem.torque.constant_N_m if frame is None else frame.vector_in(problem.torque.constant_N_m)
+        rows, steps = loop(q0, w0, targs, matrix_to_tuple(J_matrix), matrix_to_tuple(np.linalg.inv(J_matrix)),
+                           self.params(problem), problem.dt_s, n_steps, last_h, problem.record_every, out)
+        if frame is not None:
+            out[:rows] = frame.leave(out[:rows])
+        if steps < n_steps:
+            t_stop = steps * problem.dt_s
+            t_done = np.append(t_record[t_record < t_stop], t_stop)
+            self.stopped(problem, Trajectory(t_s=t_done, state=out[:rows]))
         return Trajectory(t_s=t_record, state=out)
+
+    def stopped(self, problem: Problem, partial: Trajectory):  # pragma: no cover - only methods that stop
+        """Raise the method's error for a run that ``must_stop`` ended early."""
+        raise AssertionError(f"{self.name} stopped without saying why")
+
+
+class PrincipalFrame:
+    """Moves a problem into principal axes and back.
+
+    ``R_BP`` has the principal axes as columns (``inertia.principal_axes``):
+    ``q_IP = q_IB ⊗ q_BP``, ``v_P = R_BP^T v_B``.
+    """
+
+    def __init__(self, inertia_kg_m2):
+        from ..inertia import principal_axes
+        from ..rotations import dcm_to_quat
+
+        self.moments, self.R_BP = principal_axes(inertia_kg_m2)
+        self.q_BP = dcm_to_quat(self.R_BP)
+
+    def enter(self, q_IB, w_B):
+        from ..rotations import quat_multiply
+
+        return quat_multiply(q_IB, self.q_BP), self.R_BP.T @ w_B
+
+    def vector_in(self, v_B):
+        return tuple(float(x) for x in self.R_BP.T @ np.asarray(v_B))
+
+    def leave(self, state_P: np.ndarray) -> np.ndarray:
+        from ..rotations import quat_conjugate, quat_multiply
+
+        q_IB = quat_multiply(state_P[:, :4], quat_conjugate(self.q_BP))
+        return np.column_stack([q_IB, state_P[:, 4:] @ self.R_BP.T])
+
+    def wrap_torque(self, torque_B: Callable) -> Callable:
+        """A stage torque in principal axes from one written for body axes."""
+        R, q_PB = self.R_BP, tuple(float(x) for x in self.q_BP * np.array([1.0, -1.0, -1.0, -1.0]))
+        from ..dynamics import qmul
+
+        def torque_P(t, q_IP, w_P, targs):
+            q_IB = qmul(q_IP, q_PB)
+            w_B = tuple(float(x) for x in R @ np.asarray(w_P))
+            return tuple(float(x) for x in R.T @ np.asarray(torque_B(t, q_IB, w_B, targs)))
+
+        return torque_P

@@ -17,8 +17,9 @@ from .base import FixedStepIntegrator, stage_torque
 
 
 @njit(cache=True, nogil=True)
-def rk4_step(targs, t, h, q, w, J, Jinv):
+def rk4_step(targs, t, h, state, J, Jinv, params):
     """One RK4 step of length ``h`` from ``(t, q, w)``; see the module docstring."""
+    q, w = state
     hh = 0.5 * h
     a_q, a_w = rigid_body_derivs(q, w, stage_torque(t, q, w, targs), J, Jinv)
     q2 = (q[0] + hh * a_q[0], q[1] + hh * a_q[1], q[2] + hh * a_q[2], q[3] + hh * a_q[3])
