@@ -13,6 +13,7 @@ from __future__ import annotations
 __all__ = [
     "AttsimError",
     "AttsimWarning",
+    "GimbalLockError",
     "InputError",
     "NonPhysicalInertiaError",
     "TorqueError",
@@ -56,6 +57,30 @@ class NonPhysicalInertiaError(InputError):
 
 class TorqueError(InputError):
     """A torque callable returned something that is not a finite 3-vector."""
+
+
+class GimbalLockError(AttsimError):
+    """Euler-angle propagation reached its singularity (pitch near +-90 deg).
+
+    Attributes
+    ----------
+    t_s : float
+        Simulation time at which the run stopped.
+    pitch_deg : float
+        The pitch angle there.
+    partial : object
+        What was computed up to that time (a DataFrame from
+        ``attsim.propagate``), so no result is lost.
+    """
+
+    def __init__(self, t_s: float, pitch_deg: float, margin_deg: float, partial=None):
+        self.t_s = t_s
+        self.pitch_deg = pitch_deg
+        self.partial = partial
+        super().__init__(
+            f"euler321: pitch reached {pitch_deg:.4f} deg at t = {t_s:.6g} s, within {margin_deg:g} deg of the "
+            "3-2-1 singularity (gimbal lock); use 'dcm', 'rk4' or 'rkmk4', which have no singular attitude"
+        )
 
 
 class AttsimWarning(UserWarning):

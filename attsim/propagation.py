@@ -12,6 +12,7 @@ import pandas as pd
 
 from . import integrators
 from ._validate import positive_int, positive_scalar, unit_quaternion, vector3
+from .errors import GimbalLockError
 from .inertia import check_inertia
 from .integrators.base import Problem
 from .schema import STATE_COLUMNS, TIME_INDEX
@@ -92,7 +93,16 @@ def propagate(
         record_every=positive_int(record_every, "record_every"),
         options=options,
     )
-    trajectory = integrator.integrate(problem)
+    integrator.check_options(problem)
+    try:
+        trajectory = integrator.integrate(problem)
+    except GimbalLockError as exc:
+        exc.partial = _frame(exc.partial, problem, checked, method)
+        raise
+    return _frame(trajectory, problem, checked, method)
+
+
+def _frame(trajectory, problem: Problem, checked, method: str) -> pd.DataFrame:
     frame = pd.DataFrame(
         trajectory.state,
         index=pd.Index(trajectory.t_s, name=TIME_INDEX),

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from ..errors import InputError
 from .base import FixedStepIntegrator, Integrator, Problem, Trajectory
+from .dcm import DCM
+from .dop853 import DOP853
+from .euler321 import Euler321
 from .exact import Exact
 from .rk4 import RK4
 from .rkmk4 import RKMK4
+from .rkn import RKN
+from .split_exact import SplitExact
 from .splitting import Split2, Split4, Split6
 
 __all__ = ["REGISTRY", "get", "descriptions", "Integrator", "FixedStepIntegrator", "Problem", "Trajectory"]
 
-REGISTRY: dict[str, type[Integrator]] = {cls.name: cls for cls in (RK4, RKMK4, Split2, Split4, Split6, Exact)}
+REGISTRY: dict[str, type[Integrator]] = {cls.name: cls for cls in (RK4, RKN, DOP853, Exact, Split2, Split4, Split6, SplitExact, RKMK4, DCM, Euler321)}
 
 
 def get(name: str) -> Integrator:

@@ -27,7 +27,7 @@ from ..dynamics import matrix_to_tuple
 from ..errors import InputError
 from ..torque import TorqueModel
 
-__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque", "bind_globals", "fixed_step_loop"]
+__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque", "bind_globals", "bind_stage_torque", "fixed_step_loop"]
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,8 @@ class Integrator:
         :class:`~attsim.errors.InputError` that suggests another method).
     ``invariants``
         What the method keeps to round-off, e.g. ``("unit quaternion",)``.
+    ``options``
+        Names of the method-specific keyword options it accepts.
 
     and implements :meth:`integrate`, which must
 
@@ -128,9 +130,17 @@ class Integrator:
     fixed_step: ClassVar[bool] = True
     torque: ClassVar[str] = "any"
     invariants: ClassVar[tuple[str, ...]] = ()
+    options: ClassVar[tuple[str, ...]] = ()
 
     def integrate(self, problem: Problem) -> Trajectory:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def check_options(self, problem: Problem) -> None:
+        """Refuse an option the method does not know, listing the ones it does."""
+        unknown = sorted(set(problem.options) - set(self.options))
+        if unknown:
+            valid = ", ".join(self.options) if self.options else "none"
+            raise InputError(unknown[0], f"is not an option of method {self.name!r}", f"its options: {valid}")
 
     def check_torque(self, problem: Problem) -> None:
         """Refuse a torque this method cannot take, saying what to use."""
@@ -138,8 +148,40 @@ class Integrator:
             raise InputError(
                 "torque",
                 f"method {self.name!r} solves torque-free motion only",
-                "use 'rk4', 'rkmk4' or 'dop853' for a torque",
+                "use 'split_exact' for a weak conservative torque, or 'rk4', 'rkmk4' or 'dop853' for any torque",
             )
+
+
+def _reaches_stage_torque(function, seen: set) -> bool:
+    py = getattr(function, "py_func", function)
+    if id(py) in seen:
+        return False
+    seen.add(id(py))
+    for name in py.__code__.co_names:
+        if name == "stage_torque":
+            return True
+        callee = py.__globals__.get(name)
+        if hasattr(callee, "py_func") and _reaches_stage_torque(callee, seen):
+            return True
+    return False
+
+
+def bind_stage_torque(kernel: Callable, torque: Callable) -> Callable:
+    """Pure-Python copy of ``kernel`` whose stage torques call ``torque``.
+
+    Every compiled helper that reaches ``stage_torque`` (directly or through
+    other helpers) is copied the same way; the rest stay compiled, so the
+    callable path runs the same arithmetic and only the torque is Python.
+    """
+    py = kernel.py_func
+    bindings = {}
+    for name in py.__code__.co_names:
+        callee = py.__globals__.get(name)
+        if name == "stage_torque":
+            bindings[name] = torque
+        elif hasattr(callee, "py_func") and _reaches_stage_torque(callee, set()):
+            bindings[name] = bind_stage_torque(callee, torque)
+    return bind_globals(py, **bindings)
 
 
 def fixed_step_grid(t_end_s: float, dt_s: float, record_every: int) -> tuple[int, float, np.ndarray]:
@@ -302,8 +344,7 @@ class FixedStepIntegrator(Integrator):
 
     @classmethod
     def python_loop(cls, torque: Callable) -> Callable:
-        step = bind_globals(cls.step.py_func, stage_torque=torque)
-        return bind_globals(fixed_step_loop, **cls._bindings(step))
+        return bind_globals(fixed_step_loop, **cls._bindings(bind_stage_torque(cls.step, torque)))
 
     def integrate(self, problem: Problem) -> Trajectory:
         self.check_torque(problem)
