@@ -18,13 +18,9 @@ fewer steps and repeats for a smoke run.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import attsim  # noqa: E402
+from tools.benchutil import in_fresh_interpreter, median_time  # noqa: E402
 
 # Seed 002's free rigid body (Vilmart): I = (0.376, 0.627, 1.0), y0 = (0, 0.6, -0.8)
 SEED002_INERTIA = np.array([0.376, 0.627, 1.0])
@@ -43,25 +40,9 @@ TARGETS = {
     "rk4 torque-free": 2_000_000,
     "rk4 constant torque": 2_000_000,
     "rk4 Python callable torque": 50_000,
+    "rkmk4 torque-free": 1_000_000,
+    "split4 torque-free": 500_000,
 }
-
-
-def median_time(fn, repeats: int) -> float:
-    fn()  # warm-up: compile or load the cache outside the timing
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
-def in_fresh_interpreter(code: str, env: dict | None = None) -> str:
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True, text=True, check=True, cwd=ROOT, env={**os.environ, **(env or {})},
-    )
-    return result.stdout.strip()
 
 
 def bench_steps(n_steps: int, n_callable: int, repeats: int) -> dict[str, float]:
@@ -77,10 +58,20 @@ def bench_steps(n_steps: int, n_callable: int, repeats: int) -> dict[str, float]
             n_callable,
         ),
     }
+    for method in ("rkn", "rkmk4", "dcm", "split2", "split4", "split6"):
+        cases[f"{method} torque-free"] = (
+            lambda method=method: attsim.propagate(SEED002_INERTIA, SEED002_OMEGA0, t_end=n_steps * dt, dt=dt, method=method),
+            n_steps,
+        )
     rates = {}
     for name, (run, steps) in cases.items():
         rates[name] = steps / median_time(run, repeats)
     return rates
+
+
+def bench_exact(n_times: int, repeats: int) -> float:
+    """Seconds to evaluate the exact solution at ``n_times`` output times."""
+    return median_time(lambda: attsim.propagate(SEED002_INERTIA, SEED002_OMEGA0, t_end=n_times * 0.01, dt=0.01, method="exact"), repeats)
 
 
 def bench_startup(repeats: int) -> dict[str, float]:
@@ -142,6 +133,9 @@ def main() -> int:
         target = TARGETS.get(name)
         verdict = "" if target is None else f"  target >= {target:,} {'met' if rate >= target else 'MISSED'}"
         print(f"  {name:32s} {rate:14,.0f} steps/s{verdict}")
+
+    exact_s = bench_exact(n_steps, repeats)
+    print(f"  {'exact at %.0e output times [s]' % n_steps:32s} {exact_s:14.3f}  target < 2 {'met' if exact_s < 2 else 'MISSED'}")
 
     startup = bench_startup(repeats)
     for name, seconds in startup.items():
