@@ -33,6 +33,12 @@ __all__ = [
     "qexp",
     "qrotate",
     "dcm_to_quat_tuple",
+    "axpy3",
+    "axpy4",
+    "rk4_combine3",
+    "rk4_combine4",
+    "normalized4",
+    "TUPLE_ARITHMETIC",
 ]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
@@ -157,3 +163,51 @@ def dcm_to_quat_tuple(r00, r01, r02, r10, r11, r12, r20, r21, r22):
     if q[0] < 0.0:
         return (-q[0], -q[1], -q[2], -q[3])
     return q
+
+
+# --- tuple arithmetic of the Runge-Kutta stages ---------------------------
+
+
+@njit(**_JIT)
+def axpy3(y, h, k):
+    """``y + h k`` for 3-tuples."""
+    return (y[0] + h * k[0], y[1] + h * k[1], y[2] + h * k[2])
+
+
+@njit(**_JIT)
+def axpy4(y, h, k):
+    """``y + h k`` for 4-tuples."""
+    return (y[0] + h * k[0], y[1] + h * k[1], y[2] + h * k[2], y[3] + h * k[3])
+
+
+@njit(**_JIT)
+def rk4_combine3(y, s, a, b, c, d):
+    """``y + s (a + 2b + 2c + d)`` for 3-tuples: the RK4 update with ``s = h/6``."""
+    return (
+        y[0] + s * (a[0] + 2.0 * b[0] + 2.0 * c[0] + d[0]),
+        y[1] + s * (a[1] + 2.0 * b[1] + 2.0 * c[1] + d[1]),
+        y[2] + s * (a[2] + 2.0 * b[2] + 2.0 * c[2] + d[2]),
+    )
+
+
+@njit(**_JIT)
+def rk4_combine4(y, s, a, b, c, d):
+    """``y + s (a + 2b + 2c + d)`` for 4-tuples."""
+    return (
+        y[0] + s * (a[0] + 2.0 * b[0] + 2.0 * c[0] + d[0]),
+        y[1] + s * (a[1] + 2.0 * b[1] + 2.0 * c[1] + d[1]),
+        y[2] + s * (a[2] + 2.0 * b[2] + 2.0 * c[2] + d[2]),
+        y[3] + s * (a[3] + 2.0 * b[3] + 2.0 * c[3] + d[3]),
+    )
+
+
+@njit(**_JIT)
+def normalized4(q):
+    """``q / |q|`` for a 4-tuple."""
+    inv = 1.0 / math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return (q[0] * inv, q[1] * inv, q[2] * inv, q[3] * inv)
+
+
+# Called from plain Python (the callable-torque path), these tiny kernels run
+# faster as Python than through numba's dispatcher, which costs ~0.5 us a call.
+TUPLE_ARITHMETIC = (axpy3, axpy4, rk4_combine3, rk4_combine4, normalized4)

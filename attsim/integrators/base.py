@@ -23,7 +23,7 @@ from typing import Callable, ClassVar
 import numpy as np
 from numba import njit
 
-from ..dynamics import matrix_to_tuple
+from ..dynamics import TUPLE_ARITHMETIC, matrix_to_tuple
 from ..errors import InputError
 from ..torque import TorqueModel
 
@@ -170,8 +170,9 @@ def bind_stage_torque(kernel: Callable, torque: Callable) -> Callable:
     """Pure-Python copy of ``kernel`` whose stage torques call ``torque``.
 
     Every compiled helper that reaches ``stage_torque`` (directly or through
-    other helpers) is copied the same way; the rest stay compiled, so the
-    callable path runs the same arithmetic and only the torque is Python.
+    other helpers) is copied the same way, and the tuple arithmetic runs as
+    plain Python (cheaper than a dispatcher call); the rest stay compiled.
+    The arithmetic is the same either way, so both paths give the same result.
     """
     py = kernel.py_func
     bindings = {}
@@ -179,6 +180,8 @@ def bind_stage_torque(kernel: Callable, torque: Callable) -> Callable:
         callee = py.__globals__.get(name)
         if name == "stage_torque":
             bindings[name] = torque
+        elif any(callee is helper for helper in TUPLE_ARITHMETIC):
+            bindings[name] = callee.py_func
         elif hasattr(callee, "py_func") and _reaches_stage_torque(callee, set()):
             bindings[name] = bind_stage_torque(callee, torque)
     return bind_globals(py, **bindings)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..dynamics import dcm_to_quat_tuple, euler_rates
+from ..dynamics import axpy3, dcm_to_quat_tuple, euler_rates, rk4_combine3
 from .base import FixedStepIntegrator, stage_torque
 
 
@@ -62,28 +62,13 @@ def dcm_step(targs, t, h, state, J, Jinv, params):
     r2, r3, w, q_prev = state
     hh = 0.5 * h
     a2, a3, aw = _derivs(targs, t, r2, r3, w, q_prev, J, Jinv)
-    b2, b3, bw = _derivs(targs, t + hh,
-                         (r2[0] + hh * a2[0], r2[1] + hh * a2[1], r2[2] + hh * a2[2]),
-                         (r3[0] + hh * a3[0], r3[1] + hh * a3[1], r3[2] + hh * a3[2]),
-                         (w[0] + hh * aw[0], w[1] + hh * aw[1], w[2] + hh * aw[2]), q_prev, J, Jinv)
-    c2, c3, cw = _derivs(targs, t + hh,
-                         (r2[0] + hh * b2[0], r2[1] + hh * b2[1], r2[2] + hh * b2[2]),
-                         (r3[0] + hh * b3[0], r3[1] + hh * b3[1], r3[2] + hh * b3[2]),
-                         (w[0] + hh * bw[0], w[1] + hh * bw[1], w[2] + hh * bw[2]), q_prev, J, Jinv)
-    d2, d3, dw = _derivs(targs, t + h,
-                         (r2[0] + h * c2[0], r2[1] + h * c2[1], r2[2] + h * c2[2]),
-                         (r3[0] + h * c3[0], r3[1] + h * c3[1], r3[2] + h * c3[2]),
-                         (w[0] + h * cw[0], w[1] + h * cw[1], w[2] + h * cw[2]), q_prev, J, Jinv)
+    b2, b3, bw = _derivs(targs, t + hh, axpy3(r2, hh, a2), axpy3(r3, hh, a3), axpy3(w, hh, aw), q_prev, J, Jinv)
+    c2, c3, cw = _derivs(targs, t + hh, axpy3(r2, hh, b2), axpy3(r3, hh, b3), axpy3(w, hh, bw), q_prev, J, Jinv)
+    d2, d3, dw = _derivs(targs, t + h, axpy3(r2, h, c2), axpy3(r3, h, c3), axpy3(w, h, cw), q_prev, J, Jinv)
     s = h / 6.0
-    r2n = (r2[0] + s * (a2[0] + 2.0 * b2[0] + 2.0 * c2[0] + d2[0]),
-           r2[1] + s * (a2[1] + 2.0 * b2[1] + 2.0 * c2[1] + d2[1]),
-           r2[2] + s * (a2[2] + 2.0 * b2[2] + 2.0 * c2[2] + d2[2]))
-    r3n = (r3[0] + s * (a3[0] + 2.0 * b3[0] + 2.0 * c3[0] + d3[0]),
-           r3[1] + s * (a3[1] + 2.0 * b3[1] + 2.0 * c3[1] + d3[1]),
-           r3[2] + s * (a3[2] + 2.0 * b3[2] + 2.0 * c3[2] + d3[2]))
-    wn = (w[0] + s * (aw[0] + 2.0 * bw[0] + 2.0 * cw[0] + dw[0]),
-          w[1] + s * (aw[1] + 2.0 * bw[1] + 2.0 * cw[1] + dw[1]),
-          w[2] + s * (aw[2] + 2.0 * bw[2] + 2.0 * cw[2] + dw[2]))
+    r2n = rk4_combine3(r2, s, a2, b2, c2, d2)
+    r3n = rk4_combine3(r3, s, a3, b3, c3, d3)
+    wn = rk4_combine3(w, s, aw, bw, cw, dw)
     # Gray-Rubinoff-Sohon: normalise r3, then turn and scale r2 onto it
     eps = r3n[0] * r3n[0] + r3n[1] * r3n[1] + r3n[2] * r3n[2] - 1.0
     f = 1.0 - 0.5 * eps

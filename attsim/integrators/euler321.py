@@ -23,7 +23,7 @@ from numba import njit
 
 from ..errors import GimbalLockError, InputError
 from .base import FixedStepIntegrator, stage_torque
-from ..dynamics import euler_rates
+from ..dynamics import axpy3, euler_rates, rk4_combine3
 
 DEFAULT_MARGIN_DEG = 1.0
 
@@ -72,21 +72,11 @@ def euler321_step(targs, t, h, state, J, Jinv, params):
     e, w = state
     hh = 0.5 * h
     ae, aw = _derivs(targs, t, e, w, J, Jinv)
-    be, bw = _derivs(targs, t + hh, (e[0] + hh * ae[0], e[1] + hh * ae[1], e[2] + hh * ae[2]),
-                     (w[0] + hh * aw[0], w[1] + hh * aw[1], w[2] + hh * aw[2]), J, Jinv)
-    ce, cw = _derivs(targs, t + hh, (e[0] + hh * be[0], e[1] + hh * be[1], e[2] + hh * be[2]),
-                     (w[0] + hh * bw[0], w[1] + hh * bw[1], w[2] + hh * bw[2]), J, Jinv)
-    de, dw = _derivs(targs, t + h, (e[0] + h * ce[0], e[1] + h * ce[1], e[2] + h * ce[2]),
-                     (w[0] + h * cw[0], w[1] + h * cw[1], w[2] + h * cw[2]), J, Jinv)
+    be, bw = _derivs(targs, t + hh, axpy3(e, hh, ae), axpy3(w, hh, aw), J, Jinv)
+    ce, cw = _derivs(targs, t + hh, axpy3(e, hh, be), axpy3(w, hh, bw), J, Jinv)
+    de, dw = _derivs(targs, t + h, axpy3(e, h, ce), axpy3(w, h, cw), J, Jinv)
     s = h / 6.0
-    return (
-        (e[0] + s * (ae[0] + 2.0 * be[0] + 2.0 * ce[0] + de[0]),
-         e[1] + s * (ae[1] + 2.0 * be[1] + 2.0 * ce[1] + de[1]),
-         e[2] + s * (ae[2] + 2.0 * be[2] + 2.0 * ce[2] + de[2])),
-        (w[0] + s * (aw[0] + 2.0 * bw[0] + 2.0 * cw[0] + dw[0]),
-         w[1] + s * (aw[1] + 2.0 * bw[1] + 2.0 * cw[1] + dw[1]),
-         w[2] + s * (aw[2] + 2.0 * bw[2] + 2.0 * cw[2] + dw[2])),
-    )
+    return rk4_combine3(e, s, ae, be, ce, de), rk4_combine3(w, s, aw, bw, cw, dw)
 
 
 @njit(cache=True, nogil=True)

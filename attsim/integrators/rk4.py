@@ -8,11 +8,9 @@ local error O(h^5), global O(h^4); energy and |H| drift linearly in time.
 
 from __future__ import annotations
 
-import math
-
 from numba import njit
 
-from ..dynamics import rigid_body_derivs
+from ..dynamics import axpy3, axpy4, normalized4, rigid_body_derivs, rk4_combine3, rk4_combine4
 from .base import FixedStepIntegrator, stage_torque
 
 
@@ -22,29 +20,14 @@ def rk4_step(targs, t, h, state, J, Jinv, params):
     q, w = state
     hh = 0.5 * h
     a_q, a_w = rigid_body_derivs(q, w, stage_torque(t, q, w, targs), J, Jinv)
-    q2 = (q[0] + hh * a_q[0], q[1] + hh * a_q[1], q[2] + hh * a_q[2], q[3] + hh * a_q[3])
-    w2 = (w[0] + hh * a_w[0], w[1] + hh * a_w[1], w[2] + hh * a_w[2])
+    q2, w2 = axpy4(q, hh, a_q), axpy3(w, hh, a_w)
     b_q, b_w = rigid_body_derivs(q2, w2, stage_torque(t + hh, q2, w2, targs), J, Jinv)
-    q3 = (q[0] + hh * b_q[0], q[1] + hh * b_q[1], q[2] + hh * b_q[2], q[3] + hh * b_q[3])
-    w3 = (w[0] + hh * b_w[0], w[1] + hh * b_w[1], w[2] + hh * b_w[2])
+    q3, w3 = axpy4(q, hh, b_q), axpy3(w, hh, b_w)
     c_q, c_w = rigid_body_derivs(q3, w3, stage_torque(t + hh, q3, w3, targs), J, Jinv)
-    q4 = (q[0] + h * c_q[0], q[1] + h * c_q[1], q[2] + h * c_q[2], q[3] + h * c_q[3])
-    w4 = (w[0] + h * c_w[0], w[1] + h * c_w[1], w[2] + h * c_w[2])
+    q4, w4 = axpy4(q, h, c_q), axpy3(w, h, c_w)
     d_q, d_w = rigid_body_derivs(q4, w4, stage_torque(t + h, q4, w4, targs), J, Jinv)
     s = h / 6.0
-    n0 = q[0] + s * (a_q[0] + 2.0 * b_q[0] + 2.0 * c_q[0] + d_q[0])
-    n1 = q[1] + s * (a_q[1] + 2.0 * b_q[1] + 2.0 * c_q[1] + d_q[1])
-    n2 = q[2] + s * (a_q[2] + 2.0 * b_q[2] + 2.0 * c_q[2] + d_q[2])
-    n3 = q[3] + s * (a_q[3] + 2.0 * b_q[3] + 2.0 * c_q[3] + d_q[3])
-    inv_norm = 1.0 / math.sqrt(n0 * n0 + n1 * n1 + n2 * n2 + n3 * n3)
-    return (
-        (n0 * inv_norm, n1 * inv_norm, n2 * inv_norm, n3 * inv_norm),
-        (
-            w[0] + s * (a_w[0] + 2.0 * b_w[0] + 2.0 * c_w[0] + d_w[0]),
-            w[1] + s * (a_w[1] + 2.0 * b_w[1] + 2.0 * c_w[1] + d_w[1]),
-            w[2] + s * (a_w[2] + 2.0 * b_w[2] + 2.0 * c_w[2] + d_w[2]),
-        ),
-    )
+    return normalized4(rk4_combine4(q, s, a_q, b_q, c_q, d_q)), rk4_combine3(w, s, a_w, b_w, c_w, d_w)
 
 
 class RK4(FixedStepIntegrator):

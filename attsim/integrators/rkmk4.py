@@ -22,8 +22,10 @@ import math
 
 from numba import njit
 
-from ..dynamics import euler_rates, qexp, qmul
+from ..dynamics import axpy3, euler_rates, qexp, qmul, rk4_combine3
 from .base import FixedStepIntegrator, stage_torque
+
+ZERO = (0.0, 0.0, 0.0)
 
 
 @njit(cache=True, nogil=True)
@@ -55,33 +57,21 @@ def rkmk4_step(targs, t, h, state, J, Jinv, params):
     # stage 1: theta = 0, so dexpinv is the identity
     k1 = w
     l1 = euler_rates(w, stage_torque(t, q, w, targs), J, Jinv)
-    th2 = (hh * k1[0], hh * k1[1], hh * k1[2])
-    w2 = (w[0] + hh * l1[0], w[1] + hh * l1[1], w[2] + hh * l1[2])
+    th2, w2 = axpy3(ZERO, hh, k1), axpy3(w, hh, l1)
     q2 = qmul(q, qexp(th2))
     k2 = dexpinv(th2, w2)
     l2 = euler_rates(w2, stage_torque(t + hh, q2, w2, targs), J, Jinv)
-    th3 = (hh * k2[0], hh * k2[1], hh * k2[2])
-    w3 = (w[0] + hh * l2[0], w[1] + hh * l2[1], w[2] + hh * l2[2])
+    th3, w3 = axpy3(ZERO, hh, k2), axpy3(w, hh, l2)
     q3 = qmul(q, qexp(th3))
     k3 = dexpinv(th3, w3)
     l3 = euler_rates(w3, stage_torque(t + hh, q3, w3, targs), J, Jinv)
-    th4 = (h * k3[0], h * k3[1], h * k3[2])
-    w4 = (w[0] + h * l3[0], w[1] + h * l3[1], w[2] + h * l3[2])
+    th4, w4 = axpy3(ZERO, h, k3), axpy3(w, h, l3)
     q4 = qmul(q, qexp(th4))
     k4 = dexpinv(th4, w4)
     l4 = euler_rates(w4, stage_torque(t + h, q4, w4, targs), J, Jinv)
     s = h / 6.0
-    theta = (
-        s * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0]),
-        s * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1]),
-        s * (k1[2] + 2.0 * k2[2] + 2.0 * k3[2] + k4[2]),
-    )
-    w_next = (
-        w[0] + s * (l1[0] + 2.0 * l2[0] + 2.0 * l3[0] + l4[0]),
-        w[1] + s * (l1[1] + 2.0 * l2[1] + 2.0 * l3[1] + l4[1]),
-        w[2] + s * (l1[2] + 2.0 * l2[2] + 2.0 * l3[2] + l4[2]),
-    )
-    return qmul(q, qexp(theta)), w_next
+    theta = rk4_combine3(ZERO, s, k1, k2, k3, k4)
+    return qmul(q, qexp(theta)), rk4_combine3(w, s, l1, l2, l3, l4)
 
 
 class RKMK4(FixedStepIntegrator):

@@ -21,11 +21,9 @@ every step costs little and keeps the output on the unit sphere).
 
 from __future__ import annotations
 
-import math
-
 from numba import njit
 
-from ..dynamics import euler_rates, qconj, qmul
+from ..dynamics import axpy4, euler_rates, normalized4, qconj, qmul, rk4_combine4
 from .base import FixedStepIntegrator, stage_torque
 
 
@@ -46,41 +44,17 @@ def rkn_step(targs, t, h, state, J, Jinv, params):
     qd = qmul(q, (0.0, 0.5 * w[0], 0.5 * w[1], 0.5 * w[2]))
     hh, h2 = 0.5 * h, h * h
     k1 = quaternion_acceleration(targs, t, q, qd, J, Jinv)
-    mid = (
-        q[0] + hh * qd[0] + h2 / 8.0 * k1[0],
-        q[1] + hh * qd[1] + h2 / 8.0 * k1[1],
-        q[2] + hh * qd[2] + h2 / 8.0 * k1[2],
-        q[3] + hh * qd[3] + h2 / 8.0 * k1[3],
-    )
-    k2 = quaternion_acceleration(targs, t + hh, mid, (qd[0] + hh * k1[0], qd[1] + hh * k1[1], qd[2] + hh * k1[2], qd[3] + hh * k1[3]), J, Jinv)
-    k3 = quaternion_acceleration(targs, t + hh, mid, (qd[0] + hh * k2[0], qd[1] + hh * k2[1], qd[2] + hh * k2[2], qd[3] + hh * k2[3]), J, Jinv)
-    end = (
-        q[0] + h * qd[0] + 0.5 * h2 * k3[0],
-        q[1] + h * qd[1] + 0.5 * h2 * k3[1],
-        q[2] + h * qd[2] + 0.5 * h2 * k3[2],
-        q[3] + h * qd[3] + 0.5 * h2 * k3[3],
-    )
-    k4 = quaternion_acceleration(targs, t + h, end, (qd[0] + h * k3[0], qd[1] + h * k3[1], qd[2] + h * k3[2], qd[3] + h * k3[3]), J, Jinv)
-    s2, s = h2 / 6.0, h / 6.0
-    q1 = (
-        q[0] + h * qd[0] + s2 * (k1[0] + k2[0] + k3[0]),
-        q[1] + h * qd[1] + s2 * (k1[1] + k2[1] + k3[1]),
-        q[2] + h * qd[2] + s2 * (k1[2] + k2[2] + k3[2]),
-        q[3] + h * qd[3] + s2 * (k1[3] + k2[3] + k3[3]),
-    )
-    qd1 = (
-        qd[0] + s * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0]),
-        qd[1] + s * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1]),
-        qd[2] + s * (k1[2] + 2.0 * k2[2] + 2.0 * k3[2] + k4[2]),
-        qd[3] + s * (k1[3] + 2.0 * k2[3] + 2.0 * k3[3] + k4[3]),
-    )
+    mid = axpy4(axpy4(q, hh, qd), h2 / 8.0, k1)
+    k2 = quaternion_acceleration(targs, t + hh, mid, axpy4(qd, hh, k1), J, Jinv)
+    k3 = quaternion_acceleration(targs, t + hh, mid, axpy4(qd, hh, k2), J, Jinv)
+    end = axpy4(axpy4(q, h, qd), 0.5 * h2, k3)
+    k4 = quaternion_acceleration(targs, t + h, end, axpy4(qd, h, k3), J, Jinv)
+    s2 = h2 / 6.0
+    q1 = axpy4(axpy4(axpy4(axpy4(q, h, qd), s2, k1), s2, k2), s2, k3)
+    qd1 = rk4_combine4(qd, h / 6.0, k1, k2, k3, k4)
     norm2 = q1[0] * q1[0] + q1[1] * q1[1] + q1[2] * q1[2] + q1[3] * q1[3]
     rate = qmul(qconj(q1), qd1)
-    inv = 1.0 / math.sqrt(norm2)
-    return (
-        (q1[0] * inv, q1[1] * inv, q1[2] * inv, q1[3] * inv),
-        (2.0 * rate[1] / norm2, 2.0 * rate[2] / norm2, 2.0 * rate[3] / norm2),
-    )
+    return normalized4(q1), (2.0 * rate[1] / norm2, 2.0 * rate[2] / norm2, 2.0 * rate[3] / norm2)
 
 
 class RKN(FixedStepIntegrator):

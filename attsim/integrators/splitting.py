@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from ..dynamics import qmul
-from .base import FixedStepIntegrator
+from .base import FixedStepIntegrator, bind_globals
 
 _JIT = dict(cache=True, nogil=True)
 
@@ -100,28 +100,17 @@ def momentum_output(state, J, params):
     return q, (m[0] / J[0], m[1] / J[4], m[2] / J[8])
 
 
-@njit(**_JIT)
-def split2_step(targs, t, h, state, J, Jinv, params):
+def composed_step(targs, t, h, state, J, Jinv, params):
+    """``COMPOSITION`` (bound per method) of Strang steps ``S(c h)``."""
     q, m = state
-    for c in STRANG:
+    for c in COMPOSITION:  # noqa: F821 - bound per method
         q, m = strang(c * h, q, m, J, params)
     return q, m
 
 
-@njit(**_JIT)
-def split4_step(targs, t, h, state, J, Jinv, params):
-    q, m = state
-    for c in SUZUKI4:
-        q, m = strang(c * h, q, m, J, params)
-    return q, m
-
-
-@njit(**_JIT)
-def split6_step(targs, t, h, state, J, Jinv, params):
-    q, m = state
-    for c in YOSHIDA6:
-        q, m = strang(c * h, q, m, J, params)
-    return q, m
+split2_step = njit(**_JIT)(bind_globals(composed_step, "split2_step", COMPOSITION=STRANG))
+split4_step = njit(**_JIT)(bind_globals(composed_step, "split4_step", COMPOSITION=SUZUKI4))
+split6_step = njit(**_JIT)(bind_globals(composed_step, "split6_step", COMPOSITION=YOSHIDA6))
 
 
 class _Splitting(FixedStepIntegrator):
