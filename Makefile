@@ -26,6 +26,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	-$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python tools/bench_plant.py
+	$(BIN)/python tools/study_integrators.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -107,6 +107,19 @@ def bench_memory(n_steps: int) -> tuple[float, float]:
     return float(peak), float(baseline)
 
 
+def bench_basilisk_memory(n_steps: int) -> float:
+    """Peak RSS (MB) of a fresh process recording ``n_steps`` steps in Basilisk."""
+    code = f"""
+        import resource
+        import numpy as np
+        from tools.peers import basilisk_peer
+        out = basilisk_peer.run_torque_free(np.diag([1.0, 2.0, 2.5]), [0.1, 0.2, 0.3], (1.0, 0.0, 0.0, 0.0), 0.01, {n_steps}, record_every=1)
+        assert len(out["t_s"]) == {n_steps} + 1
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    """
+    return float(in_fresh_interpreter(code))
+
+
 def bench_basilisk(n_steps: int, repeats: int) -> float | None:
     try:
         from tools.peers import basilisk_peer
@@ -151,6 +164,7 @@ def main() -> int:
     else:
         print(f"  {'Basilisk rk4 torque-free':32s} {bsk_rate:14,.0f} steps/s")
         print(f"  {'ratio attsim / Basilisk':32s} {rates['rk4 torque-free'] / bsk_rate:14.1f} x")
+        print(f"  {'Basilisk peak RSS, 1e6 steps [MB]':32s} {bench_basilisk_memory(10**6):14.1f}")
     return 0
 
 
