@@ -4,6 +4,7 @@ naming the field and the rule, so no layer has to phrase its own."""
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 
 import numpy as np
@@ -33,21 +34,26 @@ def vector3(value, field: str) -> np.ndarray:
     return finite_array(value, field, (3,))
 
 
+def real_number(value, field: str) -> float:
+    """A real number (not a bool, not a string) as a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if not (isinstance(value, np.ndarray) and value.shape == () and np.issubdtype(value.dtype, np.number)):
+            raise InputError(field, "must be a real number", f"got {value!r}")
+    return float(value)
+
+
 def positive_scalar(value, field: str) -> float:
     """A finite number strictly greater than zero."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError) as exc:
-        raise InputError(field, "must be a number", f"got {value!r}") from exc
+    number = real_number(value, field)
     if not math.isfinite(number) or number <= 0.0:
         raise InputError(field, "must be finite and > 0", f"got {value!r}")
     return number
 
 
-def positive_int(value, field: str) -> int:
-    """An integer >= 1 (bools are refused: ``True`` is not a count)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(field, "must be an integer >= 1", f"got {value!r}")
+def positive_int(value, field: str, maximum: int = 2**53) -> int:
+    """An integer in [1, maximum] (bools are refused: ``True`` is not a count)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= maximum:
+        raise InputError(field, f"must be an integer in [1, {maximum}]", f"got {value!r}")
     return int(value)
 
 

@@ -12,13 +12,16 @@ import pandas as pd
 
 from . import integrators
 from ._validate import positive_int, positive_scalar, unit_quaternion, vector3
-from .errors import GimbalLockError
+from .errors import GimbalLockError, InputError
 from .inertia import check_inertia
 from .integrators.base import Problem
 from .schema import STATE_COLUMNS, TIME_INDEX
 from .torque import TorqueModel
 
 __all__ = ["propagate", "methods"]
+
+# 2e8 rows of 8 float64 values are 12.8 GB: past that, refuse rather than fail in the allocator
+MAX_ROWS = 2e8
 
 
 def propagate(
@@ -94,6 +97,10 @@ def propagate(
         options=options,
     )
     integrator.check_options(problem)
+    rows = problem.t_end_s / problem.dt_s / problem.record_every
+    if rows > MAX_ROWS:
+        raise InputError("t_end", f"with this dt and record_every would keep about {rows:.3g} rows in memory (limit {MAX_ROWS:.0e})",
+                         "raise record_every or dt, or run a Mission, which streams its telemetry to disk")
     try:
         trajectory = integrator.integrate(problem)
     except GimbalLockError as exc:

@@ -79,6 +79,27 @@ def test_split_exact_orders_with_a_conservative_torque():
     assert np.all(np.abs(slopes4 - 4) < 0.2), slopes4
 
 
+def test_split_exact_keeps_its_order_with_a_rate_dependent_torque():
+    # damping depends on omega: the closing implicit kick keeps the scheme symmetric
+    damping = lambda t, q, w: -0.1 * np.asarray(w)  # noqa: E731
+    slopes2, _ = measured_order("split_exact", [0.04, 0.02, 0.01], torque=damping)
+    slopes4, _ = measured_order("split_exact", [0.2, 0.1, 0.05], torque=damping, order=4)
+    assert np.all(np.abs(slopes2 - 2) < 0.2), slopes2
+    assert np.all(np.abs(slopes4 - 4) < 0.2), slopes4
+
+
+def test_principal_frame_methods_hand_the_user_torque_body_axes():
+    # a torque of the rate and the attitude on a full tensor, against the independent reference
+    def torque(t, q, w):
+        down = rotations.quat_rotate(rotations.quat_conjugate(q), [0.0, 0.0, 1.0])
+        return -0.05 * np.asarray(w) + 0.02 * np.cross(down, FULL_J @ down)
+
+    df = attsim.propagate(FULL_J, (0.3, 1.0, -0.4), Q0, t_end=5.0, dt=0.005, method="split_exact", torque=torque)
+    ref = reference_solution(FULL_J, (0.3, 1.0, -0.4), Q0, df.index.to_numpy(), torque=torque)
+    rate, angle = errors_against(df, ref)
+    assert rate < 1e-5 and angle < 1e-5, (rate, angle)
+
+
 def test_dop853_is_eighth_order_when_held_to_a_fixed_step():
     # a loose tolerance with max_step = h makes the controller take the steps we
     # choose; large steps keep the error above round-off
@@ -120,6 +141,26 @@ def test_exact_special_cases(inertia, m0):
     ref = reference_solution(J, w0, Q0, df.index.to_numpy())
     rate, angle = errors_against(df, ref)
     assert rate < 1e-10 and angle < 1e-10, (rate, angle)
+
+
+@pytest.mark.parametrize(
+    "omega0, t_end, bound",
+    [
+        ((1.0, 0.15, np.sqrt(3.0) * (1 + 1e-9) / 3.0), 20.0, 1e-9),  # 1 - k^2 ~ 2e-9
+        ((1.0, 0.15, np.sqrt(3.0) * (1 + 1e-12) / 3.0), 20.0, 1e-9),  # 1 - k^2 ~ 2e-12
+        ((1e-6, 1.0, 1e-6), 100.0, 1e-2),  # intermediate-axis spin: the Dzhanibekov flip (ill-conditioned)
+    ],
+    ids=["near-separatrix-1e-9", "near-separatrix-1e-12", "dzhanibekov"],
+)
+def test_exact_near_the_separatrix(omega0, t_end, bound):
+    I = np.array([1.0, 2.0, 3.0])
+    df = attsim.propagate(I, omega0, t_end=t_end, dt=0.1, method="exact")
+    ref = reference_solution(I, omega0, (1.0, 0, 0, 0), df.index.to_numpy())
+    rate, angle = errors_against(df, ref)
+    assert rate < bound and angle < bound, (rate, angle)
+    assert np.abs(df["wy"]).max() < 1.02  # bounded, periodic motion: no blow-up
+    kicked = attsim.propagate(I, omega0, t_end=t_end, dt=0.01, method="split_exact", torque=(0.0, 0.0, 0.0))
+    assert np.all(np.isfinite(kicked.to_numpy()))
 
 
 def test_exact_keeps_inertial_momentum_over_ten_thousand_seconds():
@@ -176,6 +217,12 @@ def test_euler_angles_stop_at_gimbal_lock_while_others_pass():
         assert rotations.quat_angle_between(df[Q_COLS].to_numpy(), expected).max() < 1e-9, method
 
 
+def test_gimbal_lock_on_the_last_step_is_not_swallowed():
+    # pitch crosses the margin exactly on the final step (t = 3.11 s)
+    with pytest.raises(GimbalLockError, match="at t = 3.11 s"):
+        attsim.propagate([1.0, 2.0, 2.5], (0.0, 0.5, 0.0), t_end=3.11, dt=0.01, method="euler321")
+
+
 def test_dcm_matrix_stays_orthonormal():
     from attsim.dynamics import matrix_to_tuple
     from attsim.integrators.dcm import dcm_state, dcm_step
@@ -214,6 +261,7 @@ def test_methods_lists_every_integrator_with_a_description():
         (dict(method="split4", torque=lambda t, q, w: (0.0, 0.0, 0.0)), r"torque: method 'split4' solves torque-free.*'rk4'"),
         (dict(method="dop853", rtol=1e-16), r"rtol: must be in \[2.2e-14, 0.1\].*use method='exact'"),
         (dict(method="dop853", atol=0.0), r"atol: must be in \(0, 1\]"),
+        (dict(method="dop853", max_step=True), r"max_step: must be a real number"),
         (dict(method="rk4", rtol=1e-9), r"rtol: is not an option of method 'rk4' \(its options: none\)"),
         (dict(method="split_exact", order=3), r"order: must be 2 or 4"),
         (dict(method="euler321", q0=rotations.euler321_to_quat([0.1, np.radians(89.5), 0.0])), r"q0: method 'euler321' cannot start.*use 'dcm'"),

@@ -105,9 +105,11 @@ def test_orientation_dependent_torque_against_independent_reference():
 
 
 def test_time_dependent_torque_is_evaluated_at_stage_times():
-    # tau = (0, 0, t) on a sphere: w_z(t) = t^2 / (2 I), which RK4 integrates exactly
-    df = attsim.propagate(np.eye(3), (0, 0, 0), t_end=3.0, dt=0.1, torque=lambda t, q, w: (0.0, 0.0, t))
-    assert np.allclose(df["wz"], df.index.to_numpy() ** 2 / 2, rtol=0, atol=1e-13)
+    # tau = (0, 0, t^2) on a sphere: w_z(t) = t^3 / 3, which RK4 (Simpson's rule
+    # on the time dependence) integrates exactly, but only with the right stage times
+    for method in ("rk4", "rkmk4", "dcm", "euler321"):  # the methods whose rate update is RK4's
+        df = attsim.propagate(np.eye(3), (0, 0, 0), t_end=3.0, dt=0.1, method=method, torque=lambda t, q, w: (0.0, 0.0, t * t))
+        assert np.allclose(df["wz"], df.index.to_numpy() ** 3 / 3, rtol=0, atol=1e-12), method
 
 
 def test_record_every_and_a_final_partial_step():
@@ -143,6 +145,13 @@ def test_composite_body_is_accepted_as_inertia():
     assert np.array_equal(df.attrs["inertia_kg_m2"], body.inertia_kg_m2)
 
 
+def test_diverging_fixed_step_runs_are_refused():
+    # a step far too long for the rates: the methods blow up or alias; never return that
+    for method in ("rk4", "dcm", "rkn"):
+        with pytest.raises(InputError, match="^dt: "):
+            attsim.propagate([2.0, 3.0, 4.0], (1.0, 2.0, 3.0), t_end=50.0, dt=1.0, method=method)
+
+
 @pytest.mark.parametrize(
     "kwargs, error, pattern",
     [
@@ -159,7 +168,12 @@ def test_composite_body_is_accepted_as_inertia():
         (dict(t_end=0.0), InputError, "t_end: must be finite and > 0"),
         (dict(t_end=np.nan), InputError, "t_end: must be finite and > 0"),
         (dict(method="rk5"), InputError, r"method: must be one of \[.*'rk4'.*\] \(got 'rk5'\)"),
-        (dict(record_every=0), InputError, "record_every: must be an integer >= 1"),
+        (dict(record_every=0), InputError, r"record_every: must be an integer in \[1, "),
+        (dict(record_every=2**70), InputError, r"record_every: must be an integer in \[1, "),
+        (dict(dt="0.5"), InputError, "dt: must be a real number"),
+        (dict(t_end=True), InputError, "t_end: must be a real number"),
+        (dict(t_end=1e13, dt=1e-3), InputError, "t_end: with this dt and record_every would keep about 1e\\+16 rows"),
+        (dict(dt=20.0), InputError, r"dt: must resolve the rotation: \|omega\| dt must stay below pi"),
         (dict(torque=(1, 2)), InputError, r"torque: must have shape \(3,\)"),
         (dict(torque=lambda t, q, w: (1.0, 2.0)), TorqueError, r"torque: callable must return a 3-vector.*at t = 0.0 s"),
         (dict(torque=lambda t, q, w: np.zeros((3, 1))), TorqueError, "torque: callable must return a 3-vector"),

@@ -27,7 +27,7 @@ from ..dynamics import TUPLE_ARITHMETIC, matrix_to_tuple
 from ..errors import InputError
 from ..torque import TorqueModel
 
-__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque", "bind_globals", "bind_stage_torque", "fixed_step_loop"]
+__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque", "bind_globals", "bind_stage_torque", "fixed_step_loop", "advance_loop", "check_solution"]
 
 
 @dataclass(frozen=True)
@@ -166,13 +166,17 @@ def _reaches_stage_torque(function, seen: set) -> bool:
     return False
 
 
-def bind_stage_torque(kernel: Callable, torque: Callable) -> Callable:
+def bind_stage_torque(kernel: Callable, torque: Callable, compile_suffix: str | None = None) -> Callable:
     """Pure-Python copy of ``kernel`` whose stage torques call ``torque``.
 
     Every compiled helper that reaches ``stage_torque`` (directly or through
     other helpers) is copied the same way, and the tuple arithmetic runs as
     plain Python (cheaper than a dispatcher call); the rest stay compiled.
     The arithmetic is the same either way, so both paths give the same result.
+
+    With ``compile_suffix`` the copies are numba-compiled instead (cached,
+    named ``<kernel>__<suffix>``): a compiled kernel with another compiled
+    stage torque, e.g. the mission engine's plant torque.
     """
     py = kernel.py_func
     bindings = {}
@@ -180,11 +184,13 @@ def bind_stage_torque(kernel: Callable, torque: Callable) -> Callable:
         callee = py.__globals__.get(name)
         if name == "stage_torque":
             bindings[name] = torque
-        elif any(callee is helper for helper in TUPLE_ARITHMETIC):
+        elif compile_suffix is None and any(callee is helper for helper in TUPLE_ARITHMETIC):
             bindings[name] = callee.py_func
         elif hasattr(callee, "py_func") and _reaches_stage_torque(callee, set()):
-            bindings[name] = bind_stage_torque(callee, torque)
-    return bind_globals(py, **bindings)
+            bindings[name] = bind_stage_torque(callee, torque, compile_suffix)
+    if compile_suffix is None:
+        return bind_globals(py, **bindings)
+    return njit(cache=True, nogil=True)(bind_globals(py, f"{py.__name__}__{compile_suffix}", **bindings))
 
 
 def fixed_step_grid(t_end_s: float, dt_s: float, record_every: int) -> tuple[int, float, np.ndarray]:
@@ -250,8 +256,8 @@ def fixed_step_loop(q0, w0, targs, J, Jinv, params, dt, n_steps, last_h, every, 
     gives back ``(q, w)``; ``must_stop(state, params)`` is true where the
     method cannot go on (a singular parameterisation).
 
-    Returns ``(rows written to out, steps taken)``; fewer steps than
-    ``n_steps`` means the run stopped, with its last state recorded.
+    Returns ``(rows written to out, steps taken, stopped)``; when
+    ``must_stop`` ended the run, its last state is the last row.
     """
     state = initial_state(q0, w0, J, params)  # noqa: F821 - bound per method
     q, w = output_state(state, J, params)  # noqa: F821
@@ -266,8 +272,32 @@ def fixed_step_loop(q0, w0, targs, J, Jinv, params, dt, n_steps, last_h, every, 
             write_row(out, k, q, w)
             k += 1
         if stop:
-            return k, i + 1
-    return k, n_steps
+            return k, i + 1, True
+    return k, n_steps, False
+
+
+def advance_loop(state, t0, t1, max_step, targs, J, Jinv, params):
+    """Advance a method's state from ``t0`` to ``t1`` in steps of at most
+    ``max_step``, the last one shortened to land on ``t1`` exactly.
+
+    Step ``i`` starts at ``t0 + i max_step`` (by multiplication, so time
+    does not accumulate round-off). Returns ``(state, stopped)``; ``stopped``
+    is true when the method's ``must_stop`` ended the advance early.
+    """
+    span = t1 - t0
+    if span <= 0.0:
+        return state, False
+    ratio = span / max_step
+    n = int(ratio)
+    if ratio - n > 1e-9 * max(1.0, ratio):
+        n += 1
+    n = max(n, 1)
+    for i in range(n):
+        h = max_step if i < n - 1 else span - (n - 1) * max_step
+        state = step(targs, t0 + i * max_step, h, state, J, Jinv, params)  # noqa: F821 - bound per method
+        if must_stop(state, params):  # noqa: F821
+            return state, True
+    return state, False
 
 
 @njit(cache=True, nogil=True)
@@ -295,6 +325,31 @@ def quaternion_rate_output(state, J, params):
 @njit(cache=True, nogil=True)
 def never_stop(state, params):
     return False
+
+
+# A step that turns the body by more than half a revolution cannot resolve the
+# motion (the samples alias); a fixed-step result there is meaningless.
+MAX_TURN_PER_STEP_RAD = math.pi
+
+
+def check_solution(method: str, problem: Problem, state: np.ndarray) -> None:
+    """Refuse a fixed-step result that diverged or could not resolve the motion.
+
+    Raises :class:`~attsim.errors.InputError` naming ``dt`` when the state
+    holds a non-finite value, a quaternion off unit norm, or a rate that
+    turns the body more than half a revolution in one step.
+    """
+    if not np.all(np.isfinite(state)):
+        raise InputError("dt", f"is too large: the {method!r} solution diverged (non-finite values)",
+                         f"dt = {problem.dt_s:g} s; reduce it")
+    norm_error = float(np.max(np.abs(np.linalg.norm(state[:, :4], axis=1) - 1.0)))
+    if norm_error > 1e-6:
+        raise InputError("dt", f"is too large: the {method!r} solution diverged (|q| - 1 reached {norm_error:.2g})",
+                         f"dt = {problem.dt_s:g} s; reduce it")
+    turn = float(np.max(np.linalg.norm(state[:, 4:], axis=1))) * problem.dt_s
+    if turn > MAX_TURN_PER_STEP_RAD:
+        raise InputError("dt", "must resolve the rotation: |omega| dt must stay below pi (half a turn per step)",
+                         f"|omega| dt reached {turn:.3g} rad with dt = {problem.dt_s:g} s")
 
 
 class FixedStepIntegrator(Integrator):
@@ -346,6 +401,18 @@ class FixedStepIntegrator(Integrator):
         return cls._compiled_loop
 
     @classmethod
+    def compiled_advance(cls, torque: Callable) -> Callable:
+        """Compiled :func:`advance_loop` of this method with ``torque`` as its
+        stage torque (a numba-compiled ``torque(t, q, w, targs)``), cached."""
+        key = f"_advance_{torque.__name__}"
+        if cls.__dict__.get(key) is None:
+            suffix = f"{torque.__name__}_{package_digest()}"
+            step = bind_stage_torque(cls.step, torque, compile_suffix=suffix)
+            loop = bind_globals(advance_loop, f"{cls.name}_advance_{suffix}", step=step, must_stop=cls.must_stop)
+            setattr(cls, key, njit(cache=True, nogil=True)(loop))
+        return cls.__dict__[key]
+
+    @classmethod
     def python_loop(cls, torque: Callable) -> Callable:
         return bind_globals(fixed_step_loop, **cls._bindings(bind_stage_torque(cls.step, torque)))
 
@@ -363,14 +430,15 @@ class FixedStepIntegrator(Integrator):
         else:
             loop = self.compiled_loop()
             targs = problem.torque.constant_N_m if frame is None else frame.vector_in(problem.torque.constant_N_m)
-        rows, steps = loop(q0, w0, targs, matrix_to_tuple(J_matrix), matrix_to_tuple(np.linalg.inv(J_matrix)),
-                           self.params(problem), problem.dt_s, n_steps, last_h, problem.record_every, out)
+        rows, steps, stopped = loop(q0, w0, targs, matrix_to_tuple(J_matrix), matrix_to_tuple(np.linalg.inv(J_matrix)),
+                                    self.params(problem), problem.dt_s, n_steps, last_h, problem.record_every, out)
         if frame is not None:
             out[:rows] = frame.leave(out[:rows])
-        if steps < n_steps:
-            t_stop = steps * problem.dt_s
+        if stopped:
+            t_stop = problem.t_end_s if steps == n_steps else steps * problem.dt_s
             t_done = np.append(t_record[t_record < t_stop], t_stop)
             self.stopped(problem, Trajectory(t_s=t_done, state=out[:rows]))
+        check_solution(self.name, problem, out)
         return Trajectory(t_s=t_record, state=out)
 
     def stopped(self, problem: Problem, partial: Trajectory):  # pragma: no cover - only methods that stop

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..dynamics import axpy3, dcm_to_quat_tuple, euler_rates, rk4_combine3
+from ..dynamics import axpy3, dcm_to_quat_tuple, euler_rates, normalized4, rk4_combine3
 from .base import FixedStepIntegrator, stage_torque
 
 
@@ -31,7 +31,9 @@ def _cross(a, b):
 @njit(cache=True, nogil=True)
 def _quat_of_rows(r2, r3, previous):
     r1 = _cross(r2, r3)
-    q = dcm_to_quat_tuple(r1[0], r1[1], r1[2], r2[0], r2[1], r2[2], r3[0], r3[1], r3[2])
+    # the nearest unit quaternion: the corrected matrix is orthonormal only to
+    # the square of the step's residual, which a coarse step leaves visible
+    q = normalized4(dcm_to_quat_tuple(r1[0], r1[1], r1[2], r2[0], r2[1], r2[2], r3[0], r3[1], r3[2]))
     if q[0] * previous[0] + q[1] * previous[1] + q[2] * previous[2] + q[3] * previous[3] < 0.0:
         return (-q[0], -q[1], -q[2], -q[3])
     return q

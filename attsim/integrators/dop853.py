@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ..dynamics import matrix_to_tuple, rigid_body_derivs
+from .._validate import real_number
 from ..errors import AttsimError, InputError
 from .base import Integrator, Problem, Trajectory, fixed_step_grid
 
@@ -34,14 +35,15 @@ class DOP853(Integrator):
     def tolerances(self, problem: Problem) -> dict:
         values = {**DEFAULTS, **problem.options}
         rtol, atol, max_step = values["rtol"], values["atol"], values["max_step"]
-        if not (isinstance(rtol, (int, float)) and RTOL_RANGE[0] <= rtol <= RTOL_RANGE[1]):
+        rtol, atol, max_step = (real_number(v, k) for v, k in ((rtol, "rtol"), (atol, "atol"), (max_step, "max_step")))
+        if not RTOL_RANGE[0] <= rtol <= RTOL_RANGE[1]:
             raise InputError(
                 "rtol", f"must be in [{RTOL_RANGE[0]:.2g}, {RTOL_RANGE[1]:g}] for 'dop853'",
                 f"got {rtol!r}; below that use method='exact' (torque-free) or 'split6' for round-off-level accuracy",
             )
-        if not (isinstance(atol, (int, float)) and 0.0 < atol <= 1.0):
+        if not 0.0 < atol <= 1.0:
             raise InputError("atol", "must be in (0, 1] for 'dop853'", f"got {atol!r}")
-        if not (isinstance(max_step, (int, float)) and max_step > 0.0):
+        if not max_step > 0.0:
             raise InputError("max_step", "must be > 0 (s)", f"got {max_step!r}")
         return dict(rtol=float(rtol), atol=float(atol), max_step=float(max_step))
 

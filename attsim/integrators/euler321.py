@@ -98,7 +98,7 @@ class Euler321(FixedStepIntegrator):
 
     def margin_deg(self, problem) -> float:
         margin = problem.options.get("gimbal_margin_deg", DEFAULT_MARGIN_DEG)
-        if not (isinstance(margin, (int, float)) and 0.0 < margin < 90.0):
+        if isinstance(margin, bool) or not (isinstance(margin, (int, float, np.floating)) and 0.0 < margin < 90.0):
             raise InputError("gimbal_margin_deg", "must be a number in (0, 90)", f"got {margin!r}")
         return float(margin)
 

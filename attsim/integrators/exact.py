@@ -19,10 +19,9 @@ from .free_body import free_body_at, free_body_setup
 def exact_trajectory(q0, m0, moments, times, out):
     """Fill ``out`` (n, 7) with ``q_IP`` and ``ω_P`` at ``times``; principal axes."""
     c = free_body_setup((q0[0], q0[1], q0[2], q0[3]), (m0[0], m0[1], m0[2]), (moments[0], moments[1], moments[2]))
-    buffer = np.empty(4)
     previous = (q0[0], q0[1], q0[2], q0[3])
     for k in range(times.size):
-        q, m = free_body_at(c, times[k], buffer)
+        q, m = free_body_at(c, times[k])
         # q and -q are one attitude; keep the series continuous
         if q[0] * previous[0] + q[1] * previous[1] + q[2] * previous[2] + q[3] * previous[3] < 0.0:
             q = (-q[0], -q[1], -q[2], -q[3])

@@ -31,8 +31,12 @@ separatrix (``k² = 1``: ``sn = tanh``, ``cn = dn = sech``, ``Π`` elementary),
 an axisymmetric body (steady precession plus spin), and a steady spin about
 one principal axis (including rest).
 
-The Jacobi functions and Carlson integrals are scipy's own C functions
-(``scipy.special.cython_special``), linked into the numba code by symbol.
+Carlson's integrals are scipy's own C functions (``scipy.special.cython_special``),
+linked into the numba code by symbol. The Jacobi functions are computed
+here by the AGM from the complementary parameter ``1 - k²``, which is formed
+from the energy without cancellation: scipy's ``ellipj`` takes ``k²`` and
+switches to a first-order expansion when ``1 - k² < 1e-9``, which is wrong
+for phases beyond a fraction of a period (near-separatrix motion).
 """
 
 from __future__ import annotations
@@ -41,8 +45,9 @@ import ctypes
 import math
 
 import llvmlite.binding as llvm_binding
+import numpy as np
 from numba import njit, types
-from numba.extending import get_cython_function_address, intrinsic
+from numba.extending import get_cython_function_address
 
 from ..dynamics import dcm_to_quat_tuple, qconj, qmul
 
@@ -50,7 +55,7 @@ __all__ = ["free_body_setup", "free_body_at", "SEPARATRIX_TOLERANCE", "SYMMETRY_
 
 # relative thresholds below which a case is treated as its exact limit
 SYMMETRY_TOLERANCE = 1e-12
-SEPARATRIX_TOLERANCE = 1e-13
+SEPARATRIX_TOLERANCE = 4.0 * 2.0**-52  # round-off: nearer orbits take the elliptic path
 STEADY_TOLERANCE = 1e-15
 
 
@@ -70,26 +75,12 @@ def _scipy_special(name: str, signature_start: str) -> int:
 # Registered by symbol name (not by address), so compiled code that calls
 # them can be cached on disk and relinked in the next process.
 _double = types.float64
-_double_ptr = types.CPointer(types.float64)
-llvm_binding.add_symbol("attsim_scipy_ellipj", _scipy_special("ellipj", "void (double"))
 llvm_binding.add_symbol("attsim_scipy_elliprf", _scipy_special("elliprf", "double (double"))
 llvm_binding.add_symbol("attsim_scipy_elliprj", _scipy_special("elliprj", "double (double"))
-_ellipj = types.ExternalFunction("attsim_scipy_ellipj", types.void(_double, _double, _double_ptr, _double_ptr, _double_ptr, _double_ptr))
 _elliprf_c = types.ExternalFunction("attsim_scipy_elliprf", _double(_double, _double, _double, types.intc))
 _elliprj_c = types.ExternalFunction("attsim_scipy_elliprj", _double(_double, _double, _double, _double, types.intc))
 
 _JIT = dict(cache=True, nogil=True)
-
-
-@intrinsic
-def _element_pointer(typingctx, array, index):
-    """``&array[index]`` as a C pointer, for scipy's output arguments."""
-
-    def codegen(context, builder, signature, args):
-        data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        return builder.gep(data, [args[1]])
-
-    return types.CPointer(array.dtype)(array, index), codegen
 
 
 @njit(**_JIT)
@@ -108,25 +99,52 @@ KIND_SEPARATRIX = 2
 
 
 @njit(**_JIT)
-def jacobi(u, k2, buffer):
-    """``(sn, cn, dn, am)`` of ``u`` with parameter ``k2`` (scipy's ellipj)."""
-    _ellipj(u, k2, _element_pointer(buffer, 0), _element_pointer(buffer, 1), _element_pointer(buffer, 2), _element_pointer(buffer, 3))
-    return buffer[0], buffer[1], buffer[2], buffer[3]
+def jacobi(u, kc2, K):
+    """``(sn, cn, dn, am)`` of ``u`` for the complementary parameter ``kc2 = 1 - k²``.
+
+    The arithmetic-geometric mean with the descending Landen recursion
+    (Abramowitz & Stegun 16.4), started from ``b0 = sqrt(kc2)`` so that near
+    the separatrix (``k² → 1``) no digit is lost forming ``1 - k²``. ``u`` is
+    first reduced by whole half-periods ``2K`` (``sn, cn`` change sign, ``am``
+    gains ``π``), so the phase stays small however long the run.
+    """
+    j = math.floor(u / (2.0 * K) + 0.5)
+    v = u - 2.0 * K * j
+    a, b = 1.0, math.sqrt(kc2)
+    c = math.sqrt(max(1.0 - kc2, 0.0))
+    cs = np.empty(16)
+    a_s = np.empty(16)
+    n = 0
+    while abs(c) > 1e-16 * a and n < 15:
+        n += 1
+        a, b, c = 0.5 * (a + b), math.sqrt(a * b), 0.5 * (a - b)
+        cs[n - 1] = c
+        a_s[n - 1] = a
+    phi = (2.0 ** n) * a * v
+    for i in range(n - 1, -1, -1):
+        phi = 0.5 * (phi + math.asin(cs[i] / a_s[i] * math.sin(phi)))
+    sn, cn = math.sin(phi), math.cos(phi)
+    dn = math.sqrt(kc2 + (1.0 - kc2) * cn * cn)
+    sign = -1.0 if j % 2 else 1.0
+    return sign * sn, sign * cn, dn, phi + j * math.pi
 
 
 @njit(**_JIT)
-def legendre_integrals(phi, n, k2, K, Pi):
+def legendre_integrals(phi, n, kc2, K, Pi):
     """``(F(φ|k²), Π(n; φ|k²))`` for any real ``φ``, by Carlson's forms.
 
-    ``K`` and ``Pi`` are the complete integrals; ``φ`` is reduced to
-    ``[-π/2, π/2]`` and the half-periods added back.
+    ``kc2 = 1 - k²``; ``K`` and ``Pi`` are the complete integrals. ``φ`` is
+    reduced to ``[-π/2, π/2]`` and the half-periods added back. The second
+    argument ``1 - k² sin²φ`` is formed as ``cos²φ + kc2 sin²φ``, which keeps
+    its digits near the separatrix.
     """
     j = math.floor(phi / math.pi + 0.5)
     r = phi - j * math.pi
     s, c = math.sin(r), math.cos(r)
     s2 = s * s
-    rf = _elliprf(c * c, 1.0 - k2 * s2, 1.0, 0)
-    rj = _elliprj(c * c, 1.0 - k2 * s2, 1.0, 1.0 - n * s2, 0) if s2 > 0.0 else 0.0
+    y = c * c + kc2 * s2
+    rf = _elliprf(c * c, y, 1.0, 0)
+    rj = _elliprj(c * c, y, 1.0, 1.0 - n * s2, 0) if s2 > 0.0 else 0.0
     return 2.0 * j * K + s * rf, 2.0 * j * Pi + s * rf + n / 3.0 * s * s2 * rj
 
 
@@ -210,6 +228,8 @@ def free_body_setup(q, m, I):
     Ab = math.sqrt(num_c / (Ib * (Ic - Ib)))
     Ac = math.sqrt(num_a / (Ic * (Ic - Ia)))
     k2 = 1.0 if separatrix else min((Ib - Ia) * num_c / ((Ic - Ib) * num_a), 1.0)
+    # 1 - k² = -(Ic - Ia) Ib d / ((Ic - Ib) num_a): from d, not by subtraction
+    kc2 = 0.0 if separatrix else max(-(Ic - Ia) * Ib * d / ((Ic - Ib) * num_a), 0.0)
     rate = math.sqrt((Ic - Ib) * num_a / (Ia * Ib * Ic))
     wa, wb, wc = ma / Ia, mb / Ib, mc / Ic
     sc = 1.0 if wc >= 0.0 else -1.0
@@ -232,12 +252,12 @@ def free_body_setup(q, m, I):
         pi0 = _separatrix_pi(u0, n)
     else:
         kind = float(KIND_ELLIPTIC)
-        K = _elliprf(0.0, 1.0 - k2, 1.0, 0)
-        Pi = K + n / 3.0 * _elliprj(0.0, 1.0 - k2, 1.0, 1.0 - n, 0)
-        u0, pi0 = legendre_integrals(phi0, n, k2, K, Pi)
+        K = _elliprf(0.0, kc2, 1.0, 0)
+        Pi = K + n / 3.0 * _elliprj(0.0, kc2, 1.0, 1.0 - n, 0)
+        u0, pi0 = legendre_integrals(phi0, n, kc2, K, Pi)
     return (
         kind, M, float(ia), float(ib), float(ic), sb, Ia, Ib, Ic,  # 0-8
-        Aa, Ab, Ac, sa, sc, k2, lam, n, u0, pi0, K, Pi,  # 9-20
+        Aa, Ab, Ac, sa, sc, kc2, lam, n, u0, pi0, K, Pi,  # 9-20
         q_IF0[0], q_IF0[1], q_IF0[2], q_IF0[3],  # 21-24
         q_FP[0], q_FP[1], q_FP[2], q_FP[3],  # 25-28
         q_A0c[0], q_A0c[1], q_A0c[2], q_A0c[3],  # 29-32
@@ -263,11 +283,8 @@ def _separatrix_pi(u, n):
 
 
 @njit(**_JIT)
-def free_body_at(c, t, buffer):
-    """``(q_IP, m)`` at time ``t`` from the constants of :func:`free_body_setup`.
-
-    ``buffer`` is a float64 scratch array of length 4.
-    """
+def free_body_at(c, t):
+    """``(q_IP, m)`` at time ``t`` from the constants of :func:`free_body_setup`."""
     q0 = (c[21], c[22], c[23], c[24])
     if c[0] == KIND_SYMMETRIC:
         M, n0, e, It, lam = c[1], (c[2], c[3], c[4]), (c[5], c[6], c[7]), c[8], c[9]
@@ -287,7 +304,7 @@ def free_body_at(c, t, buffer):
     M = c[1]
     ia, ib, ic, sb = int(c[2]), int(c[3]), int(c[4]), c[5]
     Ia, Ib, Ic = c[6], c[7], c[8]
-    Aa, Ab, Ac, sa, sc, k2, lam, n, u0, pi0, K, Pi = c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16], c[17], c[18], c[19], c[20]
+    Aa, Ab, Ac, sa, sc, kc2, lam, n, u0, pi0, K, Pi = c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16], c[17], c[18], c[19], c[20]
     u = u0 + lam * t
     if c[0] == KIND_SEPARATRIX:
         sn = math.tanh(u)
@@ -295,8 +312,8 @@ def free_body_at(c, t, buffer):
         dn = cn
         pi_u = _separatrix_pi(u, n)
     else:
-        sn, cn, dn, am = jacobi(u, k2, buffer)
-        pi_u = legendre_integrals(am, n, k2, K, Pi)[1]
+        sn, cn, dn, am = jacobi(u, kc2, K)
+        pi_u = legendre_integrals(am, n, kc2, K, Pi)[1]
     ma, mb, mc = Ia * sa * Aa * cn, Ib * Ab * sn, Ic * sc * Ac * dn
     precession = M * t / Ic + M * (Ic - Ia) / (lam * Ia * Ic) * (pi_u - pi0)
     q_rel = qmul(qmul((c[29], c[30], c[31], c[32]), _axis_quat(2, precession)), _momentum_frame_quat(ma / M, mb / M, mc / M))
