@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 
-from .errors import AttsimError, AttsimWarning, InputError, NonPhysicalInertiaError, TorqueError
+from .errors import AttsimError, AttsimWarning, GimbalLockError, InputError, NonPhysicalInertiaError, TorqueError
 
 __version__ = "0.1.0"
 
@@ -40,8 +40,27 @@ __all__ = [
 _LAZY = {
     "propagate": "attsim.propagation",
     "methods": "attsim.propagation",
+    "Mission": "attsim.engine",
+    "ControllerError": "attsim.engine",
+    "Telemetry": "attsim.telemetry",
+    "load": "attsim.telemetry",
+    "TorqueSchedule": "attsim.actuators",
+    "CommandSchedule": "attsim.actuators",
+    "Thruster": "attsim.actuators",
+    "Magnetorquer": "attsim.actuators",
+    "ReactionWheel": "attsim.actuators",
+    "Gyro": "attsim.sensors",
+    "Magnetometer": "attsim.sensors",
+    "SunSensor": "attsim.sensors",
+    "StarTracker": "attsim.sensors",
+    "Controller": "attsim.control",
+    "FunctionController": "attsim.control",
+    "BDot": "attsim.control",
+    "QuaternionPD": "attsim.control",
 }
-_SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque"}
+_SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry",
+               "actuators", "sensors", "control"}
+__all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 
 def __getattr__(name: str):

@@ -39,6 +39,8 @@ __all__ = [
     "rk4_combine4",
     "normalized4",
     "TUPLE_ARITHMETIC",
+    "interpolate_vector",
+    "plant_torque",
 ]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
@@ -206,6 +208,70 @@ def normalized4(q):
     """``q / |q|`` for a 4-tuple."""
     inv = 1.0 / math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     return (q[0] * inv, q[1] * inv, q[2] * inv, q[3] * inv)
+
+
+# --- the plant under held commands (used by the mission engine) -----------
+
+
+@njit(**_JIT)
+def interpolate_vector(table_t, table_v, t):
+    """Linear interpolation of an (n, 3) table at ``t``, held at the ends.
+
+    An empty table means "no field": zeros.
+    """
+    n = table_t.size
+    if n == 0:
+        return (0.0, 0.0, 0.0)
+    if t <= table_t[0]:
+        return (table_v[0, 0], table_v[0, 1], table_v[0, 2])
+    if t >= table_t[n - 1]:
+        return (table_v[n - 1, 0], table_v[n - 1, 1], table_v[n - 1, 2])
+    # uniform grids are the common case: guess the cell, then correct
+    k = int((t - table_t[0]) / (table_t[n - 1] - table_t[0]) * (n - 1))
+    k = min(max(k, 0), n - 2)
+    while table_t[k + 1] < t:
+        k += 1
+    while table_t[k] > t:
+        k -= 1
+    f = (t - table_t[k]) / (table_t[k + 1] - table_t[k])
+    return (
+        table_v[k, 0] + f * (table_v[k + 1, 0] - table_v[k, 0]),
+        table_v[k, 1] + f * (table_v[k + 1, 1] - table_v[k, 1]),
+        table_v[k, 2] + f * (table_v[k + 1, 2] - table_v[k, 2]),
+    )
+
+
+@njit(**_JIT)
+def plant_torque(t, q, w, inputs):
+    """Torque on the rigid part of a gyrostat spacecraft under held commands.
+
+    ``inputs = (t0, tau_ext_B, dipole_B, tau_wheels_B, h_wheels0_B, field_t, field_I)``
+    with every command held since ``t0`` (zero-order hold)::
+
+        h_w(t) = h_w0 + τ_w (t - t0)          wheel momentum, body axes
+        τ = τ_ext + m × (R_IBᵀ B_I(t)) - τ_w - ω × h_w(t)
+
+    so that Euler's equation for the body, ``J dω/dt = τ - ω × J ω``, is the
+    gyrostat's (Markley & Crassidis 2014, sec. 3.3.5): total momentum
+    ``J ω + h_w`` changes only by the external torques. ``B_I`` (T) is
+    interpolated in the table at every stage, so ``m × B`` follows the
+    attitude inside the integration instead of being frozen at the event.
+    """
+    t0, tau_ext, dipole, tau_w, h0, field_t, field_I = inputs
+    dt = t - t0
+    hx = h0[0] + tau_w[0] * dt
+    hy = h0[1] + tau_w[1] * dt
+    hz = h0[2] + tau_w[2] * dt
+    b_I = interpolate_vector(field_t, field_I, t)
+    b = qrotate(qconj(q), b_I)
+    norm2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+    # stage quaternions are off unit norm by O(h^2); rotate with the unit one
+    b = (b[0] / norm2, b[1] / norm2, b[2] / norm2)
+    return (
+        tau_ext[0] + dipole[1] * b[2] - dipole[2] * b[1] - tau_w[0] - (w[1] * hz - w[2] * hy),
+        tau_ext[1] + dipole[2] * b[0] - dipole[0] * b[2] - tau_w[1] - (w[2] * hx - w[0] * hz),
+        tau_ext[2] + dipole[0] * b[1] - dipole[1] * b[0] - tau_w[2] - (w[0] * hy - w[1] * hx),
+    )
 
 
 # Called from plain Python (the callable-torque path), these tiny kernels run

@@ -31,7 +31,7 @@ def test_round_trip_with_chunks_events_and_meta(tmp_path):
     assert list(tel.df.columns) == ["a", "b"] and tel.df.index.name == "t"
     assert np.array_equal(tel.df["a"].to_numpy(), np.arange(50)) and tel.df.index[-1] == 24.5
     assert tel.events.iloc[0]["kind"] == "saturation" and tel.events.iloc[0]["axis"] == 2
-    assert len(list((tmp_path / "telemetry.parquet").glob("part-*.parquet"))) == 8
+    assert (tmp_path / "telemetry.parquet").is_file() and not (tmp_path / "telemetry.f64").exists()
 
 
 def test_flushes_by_simulated_time(tmp_path):
@@ -39,7 +39,7 @@ def test_flushes_by_simulated_time(tmp_path):
     for k in range(25):
         rec.append(float(k), (k,))
     # rows at t = 0..10 flushed when 10 s were spanned, then 11..21
-    assert rec.rows_written == 22
+    assert rec.rows_written == 22 and rec.rows == 25
     rec.abort("test")
     tel = load(tmp_path)
     assert tel.partial and tel.meta["stopped"] == "test" and len(tel.df) == 25
@@ -67,8 +67,10 @@ def test_sigkill_leaves_a_readable_partial_run(tmp_path):
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
+    assert (tmp_path / "telemetry.f64").exists() and not (tmp_path / "telemetry.parquet").exists()
     tel = load(tmp_path)
-    assert tel.partial and tel.meta["name"] == "killed"
+    assert tel.partial and tel.meta["name"] == "killed" and "killed" in tel.meta["stopped"]
+    assert (tmp_path / "telemetry.parquet").is_file()  # recovered into Parquet
     n = len(tel.df)
     assert n >= 20000 - 1000  # at most one chunk behind the point it reported
     assert np.array_equal(tel.df["x"].to_numpy(), np.arange(n)) and np.array_equal(tel.df["y"], 2 * np.arange(n))
@@ -82,10 +84,11 @@ def test_load_refuses_what_is_not_a_run(tmp_path):
     with pytest.raises(AttsimError, match="unreadable metadata"):
         load(tmp_path)
     (tmp_path / "meta.json").write_text(json.dumps({"columns": ["t", "x"], "partial": False}))
-    (tmp_path / "telemetry.parquet").mkdir()
-    (tmp_path / "telemetry.parquet" / "part-00000.parquet").write_bytes(b"garbage")
-    with pytest.raises(AttsimError, match="unreadable telemetry part"):
+    with pytest.raises(AttsimError, match="no telemetry"):
         load(tmp_path)
+    (tmp_path / "telemetry.parquet").write_bytes(b"garbage")
+    with pytest.raises(AttsimError, match="unreadable telemetry"):
+        load(tmp_path).df
 
 
 def test_recorder_arguments_are_checked(tmp_path):

@@ -1,0 +1,350 @@
+"""Actuators and time-tagged command schedules (layer 5).
+
+Every actuator holds its last command (zero-order hold) and hands the
+resulting body torque, dipole or wheel torque to the running
+:class:`~attsim.engine.Spacecraft`. Commands are limited the way the
+hardware limits them, and every saturation is logged as an event when it
+begins and when it ends.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from ._validate import finite_array, positive_scalar, vector3
+from .engine import Component, periodic
+from .errors import InputError
+
+__all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel"]
+
+
+class _Saturation:
+    """Logs the start and the end of a saturated interval once each."""
+
+    def __init__(self, actuator: str, what: str):
+        self.actuator, self.what, self.active = actuator, what, False
+
+    def update(self, sc, saturated: bool, **fields) -> None:
+        if saturated != self.active:
+            sc.event("saturation" if saturated else "saturation_end", actuator=self.actuator, what=self.what, **fields)
+            self.active = saturated
+
+
+class TorqueSchedule(Component):
+    """Time-tagged body torques: constant segments over ``[t_start, t_end)``.
+
+    Parameters
+    ----------
+    segments : sequence of (t_start_s, t_end_s, (tx, ty, tz))
+        Torques in N m, body axes, sorted by start time. Segments that
+        overlap **add**: the held torque is the sum of every segment active
+        at that time.
+    name : str
+        Component name; telemetry columns ``<name>_tau_x/y/z``.
+    """
+
+    def __init__(self, segments: Sequence, name: str = "schedule"):
+        self.name = name
+        checked = []
+        previous_start = -math.inf
+        for k, segment in enumerate(segments):
+            try:
+                t0, t1, torque = segment
+            except (TypeError, ValueError):
+                raise InputError(f"segments[{k}]", "must be (t_start_s, t_end_s, (tx, ty, tz))", f"got {segment!r}") from None
+            t0 = finite_array(t0, f"segments[{k}].t_start_s", ())
+            t1 = finite_array(t1, f"segments[{k}].t_end_s", ())
+            torque = vector3(torque, f"segments[{k}].torque")
+            if not t1 > t0:
+                raise InputError(f"segments[{k}]", "must have t_start_s < t_end_s (a positive duration)", f"got [{float(t0)}, {float(t1)})")
+            if t0 < 0:
+                raise InputError(f"segments[{k}].t_start_s", "must be >= 0", f"got {float(t0)}")
+            if t0 < previous_start:
+                raise InputError("segments", "must be sorted by start time", f"segment {k} starts at {float(t0)} s, before {previous_start} s")
+            previous_start = float(t0)
+            checked.append((float(t0), float(t1), torque))
+        self.segments = checked
+        self._current = (0.0, 0.0, 0.0)
+
+    @classmethod
+    def pulse_train(cls, start_s: float, period_s: float, width_s: float, count: int, torque_Nm, name: str = "pulses") -> "TorqueSchedule":
+        """``count`` pulses of ``torque_Nm`` lasting ``width_s``, every ``period_s`` from ``start_s``."""
+        period = positive_scalar(period_s, "period_s")
+        width = positive_scalar(width_s, "width_s")
+        if width > period:
+            raise InputError("width_s", "must not exceed period_s", f"{width} > {period}")
+        return cls([(start_s + k * period, start_s + k * period + width, torque_Nm) for k in range(int(count))], name=name)
+
+    def torque_at(self, t_s: float) -> tuple:
+        """The held torque at ``t_s``: sum of the segments active then."""
+        total = np.zeros(3)
+        for t0, t1, torque in self.segments:
+            if t0 <= t_s < t1:
+                total += torque
+        return tuple(float(x) for x in total)
+
+    def columns(self):
+        return [f"{self.name}_tau_x", f"{self.name}_tau_y", f"{self.name}_tau_z"]
+
+    def values(self, sc):
+        return list(self._current)
+
+    def processes(self, env, sc):
+        changes = sorted({t for t0, t1, _ in self.segments for t in (t0, t1)})
+
+        def process(env):
+            for t in changes:
+                if t > env.now:
+                    yield env.timeout(t - env.now)
+                self._current = self.torque_at(t)
+                sc.set_external_torque(self.name, self._current)
+                sc.event("command", actuator=self.name, torque_Nm=list(self._current))
+
+        return [process(env)]
+
+
+class CommandSchedule(Component):
+    """Plays back time-tagged commands to one actuator: ``[(t_s, command), ...]``.
+
+    Each command is what the actuator's ``command`` accepts (a dipole
+    vector, a wheel torque, a thruster on-time); it is held until the next.
+    """
+
+    def __init__(self, actuator: str, commands: Sequence, name: str | None = None):
+        self.actuator_name = actuator
+        self.name = name or f"{actuator}_playback"
+        times = []
+        for k, item in enumerate(commands):
+            try:
+                t, value = item
+            except (TypeError, ValueError):
+                raise InputError(f"commands[{k}]", "must be (t_s, command)", f"got {item!r}") from None
+            t = float(finite_array(t, f"commands[{k}].t_s", ()))
+            if t < 0 or (times and t < times[-1][0]):
+                raise InputError(f"commands[{k}].t_s", "must be >= 0 and sorted", f"got {t}")
+            times.append((t, value))
+        self.commands = times
+
+    def prepare(self, mission):
+        self.actuator = mission.component(self.actuator_name)
+        if not hasattr(self.actuator, "command"):
+            raise InputError("actuator", f"{self.actuator_name!r} is not an actuator")
+
+    def processes(self, env, sc):
+        def process(env):
+            for t, value in self.commands:
+                if t > env.now:
+                    yield env.timeout(t - env.now)
+                self.actuator.command(sc, value)
+
+        return [process(env)]
+
+
+class Thruster(Component):
+    """A thruster fixed in the body.
+
+    Force ``F d`` along the unit ``direction`` at ``position_m`` (from the
+    centre of mass, body axes) gives the body torque ``r × F d``. A pair on
+    opposite sides, pointing opposite ways, is a pure couple (seed 000's two
+    rockets). Commands are on-times in seconds from now; a request shorter
+    than ``min_on_time_s`` (the minimum impulse bit) is not fired and is
+    logged.
+    """
+
+    def __init__(self, name: str, position_m, direction, max_force_N: float, min_on_time_s: float = 0.0):
+        self.name = name
+        self.position_m = vector3(position_m, "position_m")
+        direction = vector3(direction, "direction")
+        if abs(np.linalg.norm(direction) - 1.0) > 1e-9:
+            raise InputError("direction", "must be a unit vector", f"|d| = {np.linalg.norm(direction):.12g}")
+        self.direction = direction
+        self.max_force_N = positive_scalar(max_force_N, "max_force_N")
+        if not (math.isfinite(min_on_time_s) and min_on_time_s >= 0):
+            raise InputError("min_on_time_s", "must be finite and >= 0", f"got {min_on_time_s!r}")
+        self.min_on_time_s = float(min_on_time_s)
+        self.on = False
+        self._generation = 0
+
+    @property
+    def force_body_N(self) -> np.ndarray:
+        return self.max_force_N * self.direction
+
+    @property
+    def torque_body_Nm(self) -> np.ndarray:
+        return np.cross(self.position_m, self.force_body_N)
+
+    def command(self, sc, on_time_s) -> None:
+        on_time = float(on_time_s)
+        if not math.isfinite(on_time) or on_time < 0:
+            raise InputError(f"{self.name}.command", "on-time must be finite and >= 0 (s)", f"got {on_time_s!r}")
+        self._generation += 1
+        if on_time == 0.0:
+            self._switch(sc, False)
+            return
+        if on_time < self.min_on_time_s:
+            sc.event("below_min_on_time", actuator=self.name, on_time_s=on_time, min_on_time_s=self.min_on_time_s)
+            self._switch(sc, False)
+            return
+        self._switch(sc, True)
+        generation = self._generation
+
+        def off(env):
+            yield env.timeout(on_time)
+            if self._generation == generation:
+                self._switch(sc, False)
+
+        sc.env.process(off(sc.env))
+
+    def _switch(self, sc, on: bool) -> None:
+        if on != self.on:
+            sc.event("thruster_on" if on else "thruster_off", actuator=self.name)
+        self.on = on
+        sc.set_external_torque(self.name, self.torque_body_Nm if on else (0.0, 0.0, 0.0))
+
+    def columns(self):
+        return [f"{self.name}_on"]
+
+    def values(self, sc):
+        return [1.0 if self.on else 0.0]
+
+
+class Magnetorquer(Component):
+    """Three orthogonal magnetorquers along the body axes.
+
+    Parameters
+    ----------
+    dipole_max_Am2 : float or (3,)
+        Largest dipole per axis, A m^2.
+    saturation : {"clip", "scale"}
+        ``"clip"`` limits each axis on its own (the direction may change);
+        ``"scale"`` shrinks the whole vector until every axis fits (the
+        direction is kept).
+    name : str
+        Telemetry columns ``<name>_m_x/y/z`` (the dipole actually applied).
+
+    The torque ``m × B`` is evaluated inside the integration.
+    """
+
+    def __init__(self, dipole_max_Am2=1.0, saturation: str = "clip", name: str = "mtq"):
+        self.name = name
+        limit = np.broadcast_to(np.asarray(dipole_max_Am2, dtype=float), (3,)).copy()
+        if not np.all(np.isfinite(limit)) or np.any(limit <= 0):
+            raise InputError("dipole_max_Am2", "must be finite and > 0 on every axis", f"got {dipole_max_Am2!r}")
+        if saturation not in ("clip", "scale"):
+            raise InputError("saturation", "must be 'clip' or 'scale'", f"got {saturation!r}")
+        self.dipole_max_Am2 = limit
+        self.saturation = saturation
+        self.dipole_Am2 = np.zeros(3)
+        self._saturation = _Saturation(name, "dipole")
+
+    def saturate(self, dipole_Am2) -> tuple[np.ndarray, bool]:
+        m = np.asarray(dipole_Am2, dtype=float)
+        ratio = np.max(np.abs(m) / self.dipole_max_Am2)
+        if ratio <= 1.0:
+            return m, False
+        if self.saturation == "clip":
+            return np.clip(m, -self.dipole_max_Am2, self.dipole_max_Am2), True
+        return m / ratio, True
+
+    def command(self, sc, dipole_Am2) -> None:
+        m = finite_array(dipole_Am2, f"{self.name}.command", (3,))
+        applied, saturated = self.saturate(m)
+        self._saturation.update(sc, saturated, requested=m.tolist())
+        self.dipole_Am2 = applied
+        sc.set_dipole(applied)
+
+    def columns(self):
+        return [f"{self.name}_m_x", f"{self.name}_m_y", f"{self.name}_m_z"]
+
+    def values(self, sc):
+        return [float(v) for v in self.dipole_Am2]
+
+
+class ReactionWheel(Component):
+    """A reaction wheel; with wheels the plant is a gyrostat.
+
+    The wheel's state is its absolute angular momentum about its spin axis,
+    ``h`` (N m s), which the motor torque changes: ``dh/dt = τ``; the body
+    feels ``-τ a`` and the gyroscopic ``-ω × h a``. Its speed relative to the
+    body is ``Ω = h / I_w - a·ω``. Torque commands are limited to
+    ``max_torque_Nm``; at ``max_speed_rad_s`` the motor stops pushing
+    further (speed saturation). Both are logged as events.
+
+    The mission's inertia must then exclude the wheel's axial inertia.
+    """
+
+    def __init__(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float, speed0_rad_s: float = 0.0):
+        self.name = name
+        axis = vector3(axis, "axis")
+        if abs(np.linalg.norm(axis) - 1.0) > 1e-9:
+            raise InputError("axis", "must be a unit vector", f"|a| = {np.linalg.norm(axis):.12g}")
+        self.axis = axis
+        self.inertia_kg_m2 = positive_scalar(inertia_kg_m2, "inertia_kg_m2")
+        self.max_torque_Nm = positive_scalar(max_torque_Nm, "max_torque_Nm")
+        self.max_speed_rad_s = positive_scalar(max_speed_rad_s, "max_speed_rad_s")
+        self.speed0_rad_s = float(finite_array(speed0_rad_s, "speed0_rad_s", ()))
+        if abs(self.speed0_rad_s) > self.max_speed_rad_s:
+            raise InputError("speed0_rad_s", "must not exceed max_speed_rad_s", f"{self.speed0_rad_s} > {self.max_speed_rad_s}")
+        self.torque_Nm = 0.0
+        self._h_ref = 0.0
+        self._t_ref = 0.0
+        self._generation = 0
+        self._torque_saturation = _Saturation(name, "torque")
+        self._speed_saturation = _Saturation(name, "speed")
+
+    def start(self, sc) -> None:
+        w0 = sc.mission.omega0_rad_s
+        self._h_ref = self.inertia_kg_m2 * (self.speed0_rad_s + float(self.axis @ w0))
+        sc.add_wheel_momentum(self._h_ref * self.axis)
+
+    def momentum_Nms(self, sc) -> float:
+        return self._h_ref + self.torque_Nm * (sc.now - self._t_ref)
+
+    def speed_rad_s(self, sc) -> float:
+        _, w = sc.state()
+        return self.momentum_Nms(sc) / self.inertia_kg_m2 - (self.axis[0] * w[0] + self.axis[1] * w[1] + self.axis[2] * w[2])
+
+    def command(self, sc, torque_Nm) -> None:
+        requested = float(finite_array(torque_Nm, f"{self.name}.command", ()))
+        torque = max(-self.max_torque_Nm, min(self.max_torque_Nm, requested))
+        self._torque_saturation.update(sc, torque != requested, requested=requested)
+        speed = self.speed_rad_s(sc)
+        at_limit = (speed >= self.max_speed_rad_s and torque > 0) or (speed <= -self.max_speed_rad_s and torque < 0)
+        self._speed_saturation.update(sc, at_limit, speed_rad_s=speed)
+        self._apply(sc, 0.0 if at_limit else torque)
+        if not at_limit and torque != 0.0:
+            self._watch_speed(sc, torque)
+
+    def _apply(self, sc, torque: float) -> None:
+        self._h_ref = self.momentum_Nms(sc)
+        self._t_ref = sc.now
+        self.torque_Nm = torque
+        self._generation += 1
+        sc.set_wheel_torque(self.name, torque * self.axis)
+
+    def _watch_speed(self, sc, torque: float) -> None:
+        """Stop the motor when the wheel reaches its speed limit before the next command."""
+        generation = self._generation
+        _, w = sc.state()
+        limit = math.copysign(self.max_speed_rad_s, torque)
+        h_limit = self.inertia_kg_m2 * (limit + float(self.axis @ np.asarray(w)))
+        delay = (h_limit - self.momentum_Nms(sc)) / torque
+        if not delay > 0 or not math.isfinite(delay):
+            return
+
+        def watch(env):
+            yield env.timeout(delay)
+            if self._generation == generation:
+                self._speed_saturation.update(sc, True, speed_rad_s=self.speed_rad_s(sc))
+                self._apply(sc, 0.0)
+
+        sc.env.process(watch(sc.env))
+
+    def columns(self):
+        return [f"{self.name}_speed", f"{self.name}_h", f"{self.name}_torque"]
+
+    def values(self, sc):
+        return [self.speed_rad_s(sc), self.momentum_Nms(sc), self.torque_Nm]

@@ -1,0 +1,215 @@
+"""Controllers (layer 5): sense → decide → command, once per control period.
+
+A controller is a :class:`Controller` subclass that implements
+:meth:`Controller.decide`, or any callable wrapped by
+:class:`FunctionController`. Each cycle, in one SimPy process, the engine
+
+1. samples the controller's sensors at the cycle time,
+2. calls ``decide(t_s, readings)`` with ``readings = {sensor name: array}``,
+3. applies the returned ``{actuator name: command}`` to the controller's
+   actuators (each command is held until the next one).
+
+A command for an actuator the controller does not own, a command the
+actuator refuses, or an exception inside ``decide`` stops the run with a
+:class:`~attsim.engine.ControllerError` naming the controller and the time;
+the telemetry recorded so far is kept on disk.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ._validate import finite_array, positive_scalar, unit_quaternion
+from .engine import Component, ControllerError, periodic
+from .errors import AttsimError, InputError
+
+__all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD"]
+
+
+class Controller(Component):
+    """Base class: period, phase, the sensors it samples and the actuators it drives.
+
+    Parameters
+    ----------
+    name : str
+    period_s : float
+        Control period, s.
+    sensors, actuators : sequence of components or their names
+    phase_s : float
+        Time of the first cycle, s.
+    """
+
+    def __init__(self, name: str, period_s: float, sensors: Sequence = (), actuators: Sequence = (), phase_s: float = 0.0):
+        self.name = name
+        self.period_s = positive_scalar(period_s, "period_s")
+        self.phase_s = float(phase_s)
+        if not (math.isfinite(self.phase_s) and self.phase_s >= 0):
+            raise InputError("phase_s", "must be finite and >= 0", f"got {phase_s!r}")
+        self._sensor_refs = list(sensors)
+        self._actuator_refs = list(actuators)
+        self.cycles = 0
+
+    def decide(self, t_s: float, readings: dict) -> dict:  # pragma: no cover - abstract
+        """Return ``{actuator name: command}`` for this cycle (empty: hold)."""
+        raise NotImplementedError
+
+    def prepare(self, mission):
+        def resolve(ref, kind):
+            component = mission.component(ref) if isinstance(ref, str) else ref
+            if component not in mission.components:
+                raise InputError(kind, f"controller {self.name!r} uses {getattr(component, 'name', component)!r}, which is not in the mission")
+            return component
+
+        self.sensors = [resolve(s, "sensors") for s in self._sensor_refs]
+        self.actuators = {a.name: a for a in (resolve(a, "actuators") for a in self._actuator_refs)}
+        for sensor in self.sensors:
+            if sensor.driven_by not in (None, self):
+                raise InputError("sensors", f"sensor {sensor.name!r} is already sampled by controller {sensor.driven_by.name!r}")
+            sensor.driven_by = self
+
+    def cycle(self, sc) -> None:
+        t = sc.now
+        readings = {sensor.name: sensor.sample(sc) for sensor in self.sensors}
+        try:
+            commands = self.decide(t, readings)
+        except AttsimError:
+            raise
+        except Exception as exc:
+            raise ControllerError(f"controller {self.name!r} raised at t = {t:.6g} s: {exc!r}") from exc
+        if not commands:
+            return
+        if not isinstance(commands, dict):
+            raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s returned {type(commands).__name__}; "
+                                  "expected a dict {actuator name: command}")
+        for name, value in commands.items():
+            actuator = self.actuators.get(name)
+            if actuator is None:
+                raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s returned a command for {name!r}, "
+                                      f"which is not one of its actuators {sorted(self.actuators)}")
+            try:
+                actuator.command(sc, value)
+            except InputError as exc:
+                raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s: bad command for {name!r}: {exc}") from exc
+        self.cycles += 1
+
+    def processes(self, env, sc):
+        return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.cycle(sc))]
+
+
+class FunctionController(Controller):
+    """A controller from a callable ``f(t_s, readings) -> {actuator name: command}``."""
+
+    def __init__(self, function: Callable, period_s: float, sensors: Sequence = (), actuators: Sequence = (),
+                 phase_s: float = 0.0, name: str = "controller"):
+        if not callable(function):
+            raise InputError("function", "must be callable", f"got {type(function).__name__}")
+        super().__init__(name, period_s, sensors, actuators, phase_s)
+        self.function = function
+
+    def decide(self, t_s, readings):
+        return self.function(t_s, readings)
+
+
+class BDot(Controller):
+    """Magnetic detumbling from successive magnetometer samples.
+
+    ``form="rate"``: ``m = -k dB/dt`` (k in A m^2 s / T);
+    ``form="direction"``: ``m = -(k / |B|) d(B/|B|)/dt`` (k in A m^2 s),
+    insensitive to the field's strength along the orbit. ``dB/dt`` is the
+    difference of the last two samples over the period; the first cycle only
+    samples. The magnetorquer clamps the command.
+    """
+
+    def __init__(self, magnetometer, magnetorquer, gain: float, period_s: float, form: str = "rate", name: str = "bdot"):
+        super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
+        self.gain = positive_scalar(gain, "gain")
+        if form not in ("rate", "direction"):
+            raise InputError("form", "must be 'rate' or 'direction'", f"got {form!r}")
+        self.form = form
+        self._previous = None
+
+    def prepare(self, mission):
+        super().prepare(mission)
+        self._mag = self.sensors[0].name
+        self._mtq = next(iter(self.actuators))
+        self._previous = None
+
+    def decide(self, t_s, readings):
+        b = readings[self._mag]
+        previous, self._previous = self._previous, b
+        if previous is None:
+            return {}
+        if self.form == "rate":
+            return {self._mtq: -self.gain * (b - previous) / self.period_s}
+        norm = np.linalg.norm(b)
+        if norm == 0.0 or np.linalg.norm(previous) == 0.0:
+            return {self._mtq: np.zeros(3)}
+        direction_rate = (b / norm - previous / np.linalg.norm(previous)) / self.period_s
+        return {self._mtq: -self.gain / norm * direction_rate}
+
+
+class QuaternionPD(Controller):
+    """Quaternion-feedback PD to a fixed target attitude.
+
+    ``τ = -k_p sign(δq_w) δq_v - k_d ω`` with ``δq = q_target* ⊗ q`` the
+    attitude error in body axes (Wie, *Space Vehicle Dynamics and Control*,
+    sec. 7.3). Attitude and rate come from ``attitude_sensor`` and
+    ``rate_sensor`` when given, otherwise from the true state.
+
+    The torque goes to ``wheels`` (motor torques ``τ_w = -A⁺ τ`` with ``A``
+    the wheel axes as columns) or to a ``magnetorquer`` through
+    ``m = B × τ / |B|²`` (needs ``magnetometer``; only the part of ``τ``
+    normal to ``B`` can be produced).
+    """
+
+    def __init__(self, target_q, kp: float, kd: float, period_s: float, wheels: Sequence = (), magnetorquer=None,
+                 magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd"):
+        if bool(wheels) == (magnetorquer is not None):
+            raise InputError("actuators", "give either wheels or a magnetorquer to QuaternionPD")
+        if magnetorquer is not None and magnetometer is None:
+            raise InputError("magnetometer", "is needed to map torque onto magnetorquers (m = B x tau / |B|^2)")
+        sensors = [s for s in (attitude_sensor, rate_sensor, magnetometer) if s is not None]
+        actuators = list(wheels) + ([magnetorquer] if magnetorquer is not None else [])
+        super().__init__(name, period_s, sensors=sensors, actuators=actuators)
+        self.target_q = unit_quaternion(target_q, "target_q")
+        self.kp = positive_scalar(kp, "kp")
+        self.kd = positive_scalar(kd, "kd")
+        self._roles = (attitude_sensor, rate_sensor, magnetometer)
+        self._wheel_refs = list(wheels)
+
+    def prepare(self, mission):
+        super().prepare(mission)
+        name_of = lambda ref: None if ref is None else (ref if isinstance(ref, str) else ref.name)  # noqa: E731
+        self._attitude, self._rate, self._mag = (name_of(r) for r in self._roles)
+        self._wheels = [self.actuators[name_of(w)] for w in self._wheel_refs]
+        if self._wheels:
+            axes = np.column_stack([w.axis for w in self._wheels])
+            if np.linalg.matrix_rank(axes) < 3:
+                raise InputError("wheels", "must span three axes for three-axis control")
+            self._allocation = -np.linalg.pinv(axes)
+        self._mtq = None if self._wheels else next(iter(self.actuators))
+
+    def cycle(self, sc):
+        self._sc = sc
+        super().cycle(sc)
+
+    def torque(self, q, w) -> np.ndarray:
+        from .rotations import quat_conjugate, quat_multiply
+
+        error = quat_multiply(quat_conjugate(self.target_q), q)
+        sign = 1.0 if error[0] >= 0 else -1.0
+        return -self.kp * sign * error[1:] - self.kd * w
+
+    def decide(self, t_s, readings):
+        q_true, w_true = self._sc.state()
+        q = readings[self._attitude] if self._attitude else np.array(q_true)
+        w = readings[self._rate] if self._rate else np.array(w_true)
+        tau = self.torque(q, w)
+        if self._wheels:
+            return {wheel.name: float(t) for wheel, t in zip(self._wheels, self._allocation @ tau)}
+        b = readings[self._mag]
+        b2 = float(b @ b)
+        return {self._mtq: np.cross(b, tau) / b2 if b2 > 0 else np.zeros(3)}

@@ -1,0 +1,75 @@
+"""Sensor noise models against their parameters, over 10^5 samples taken
+through the engine (a controller samples each sensor every cycle)."""
+
+import numpy as np
+import pytest
+
+import attsim
+from attsim import rotations
+
+N = 100_000
+RATE_HZ = 100.0
+
+
+def collect(tmp_path, sensor, field=None, omega0=(0.0, 0.0, 0.0), q0=(1, 0, 0, 0)):
+    readings = []
+    mission = attsim.Mission("noise", np.eye(3), omega0, q0=q0, duration=N / RATE_HZ, max_step=1.0 / RATE_HZ,
+                             telemetry_dt=100.0, out_dir=tmp_path, field=field, seed=7)
+    mission.add(sensor)
+    mission.add(attsim.FunctionController(lambda t, r: readings.append(r[sensor.name]) or {}, period_s=1.0 / RATE_HZ, sensors=[sensor]))
+    mission.run()
+    return np.array(readings)
+
+
+def test_gyro_white_noise_and_bias(tmp_path):
+    arw, bias = 2e-4, np.array([1e-3, -2e-3, 5e-4])
+    omega = np.array([0.01, -0.02, 0.03])  # sphere: constant rate
+    readings = collect(tmp_path, attsim.Gyro(RATE_HZ, arw_rad_sqrt_s=arw, bias_rad_s=bias), omega0=omega)
+    assert readings.shape == (N, 3)
+    sigma = arw * np.sqrt(RATE_HZ)  # sigma_v / sqrt(dt)
+    error = readings - omega - bias
+    assert np.all(np.abs(error.mean(axis=0)) < 5 * sigma / np.sqrt(N))
+    assert np.all(np.abs(error.std(axis=0) / sigma - 1) < 5 / np.sqrt(2 * N))
+
+
+def test_gyro_bias_random_walk_grows_as_sqrt_time(tmp_path):
+    sigma_u = 1e-5
+    readings = collect(tmp_path, attsim.Gyro(RATE_HZ, bias_rw_rad_s_sqrt_s=sigma_u))
+    increments = np.diff(readings, axis=0)  # no white noise: differences are the bias steps
+    expected = sigma_u * np.sqrt(1.0 / RATE_HZ)
+    assert np.all(np.abs(increments.std(axis=0) / expected - 1) < 5 / np.sqrt(2 * N))
+    assert np.all(np.abs(increments.mean(axis=0)) < 5 * expected / np.sqrt(N))
+
+
+def test_magnetometer_noise_bias_and_quantisation(tmp_path):
+    B = np.array([2e-5, -1e-5, 3e-5])
+    noise, bias = 1e-7, np.array([5e-8, 0.0, -2e-7])
+    readings = collect(tmp_path, attsim.Magnetometer(RATE_HZ, noise_T=noise, bias_T=bias), field=B)
+    error = readings - B - bias
+    assert np.all(np.abs(error.mean(axis=0)) < 5 * noise / np.sqrt(N))
+    assert np.all(np.abs(error.std(axis=0) / noise - 1) < 5 / np.sqrt(2 * N))
+    quantised = collect(tmp_path / "q", attsim.Magnetometer(RATE_HZ, noise_T=noise, quantization_T=5e-8), field=B)
+    assert np.allclose(quantised / 5e-8, np.round(quantised / 5e-8), rtol=0, atol=1e-9)
+
+
+def test_star_tracker_attitude_noise(tmp_path):
+    sigma_arcsec = np.array([5.0, 5.0, 40.0])
+    q0 = rotations.axis_angle_to_quat([1, 2, 3], 0.7)
+    readings = collect(tmp_path, attsim.StarTracker(RATE_HZ, noise_arcsec=sigma_arcsec), q0=q0)
+    error = rotations.quat_to_rotvec(rotations.quat_multiply(rotations.quat_conjugate(q0), readings))
+    sigma = np.radians(sigma_arcsec / 3600)
+    assert np.all(np.abs(error.std(axis=0) / sigma - 1) < 5 / np.sqrt(2 * N))
+    assert np.all(np.abs(error.mean(axis=0)) < 5 * sigma / np.sqrt(N))
+
+
+def test_sun_sensor_faces_and_eclipse(tmp_path):
+    sun = np.array([0.6, 0.0, 0.8])
+    css = attsim.SunSensor(10.0, sun_inertial=sun, eclipse=lambda t: t >= 5.0)
+    mission = attsim.Mission("css", np.eye(3), (0, 0, 0), duration=10.0, out_dir=tmp_path)
+    mission.add(css)
+    tel = mission.run()
+    lit = tel.df.loc[4.0, ["css_px", "css_mx", "css_py", "css_my", "css_pz", "css_mz"]].to_numpy()
+    assert np.allclose(lit, [0.6, 0, 0, 0, 0.8, 0], rtol=0, atol=1e-15)
+    assert np.allclose(css.sun_vector(lit), sun)
+    assert not np.any(tel.df.loc[6.0, ["css_px", "css_pz"]].to_numpy())
+    assert np.all(np.isnan(css.sun_vector(np.zeros(6))))
