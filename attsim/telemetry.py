@@ -154,8 +154,9 @@ class Recorder:
 def _rows_to_parquet(root: Path, width: int, names: list[str]) -> int:
     """Convert ``telemetry.f64`` to ``telemetry.parquet`` in row groups; returns the rows.
 
-    Reads the row file through a memory map, one row group at a time, and
-    ignores a trailing partial row (a crash mid-write). Removes the row file.
+    Reads the row file one row group at a time (a memory map would count
+    every page read towards the process's resident memory), and ignores a
+    trailing partial row (a crash mid-write). Removes the row file.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -167,11 +168,11 @@ def _rows_to_parquet(root: Path, width: int, names: list[str]) -> int:
     tmp = root / (TELEMETRY_FILE + ".tmp")
     with pq.ParquetWriter(tmp, schema) as writer:
         if n:
-            data = np.memmap(rows_path, dtype="<f8", mode="r", shape=(n, width))
-            for start in range(0, n, ROW_GROUP_ROWS):
-                block = np.array(data[start: start + ROW_GROUP_ROWS])
-                writer.write_table(pa.table([block[:, k] for k in range(width)], schema=schema))
-            del data
+            with open(rows_path, "rb") as source:
+                for start in range(0, n, ROW_GROUP_ROWS):
+                    count = min(ROW_GROUP_ROWS, n - start)
+                    block = np.fromfile(source, dtype="<f8", count=count * width).reshape(count, width)
+                    writer.write_table(pa.table([block[:, k] for k in range(width)], schema=schema))
     os.replace(tmp, root / TELEMETRY_FILE)
     if rows_path.exists():
         rows_path.unlink()
