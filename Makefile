@@ -27,6 +27,7 @@ bench: $(STAMP)
 	-$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python tools/bench_plant.py
 	$(BIN)/python tools/study_integrators.py
+	$(BIN)/python tools/bench_mission.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
