@@ -86,6 +86,9 @@ class TorqueSchedule(Component):
                 total += torque
         return tuple(float(x) for x in total)
 
+    def start(self, sc):
+        self._current = (0.0, 0.0, 0.0)
+
     def columns(self):
         return [f"{self.name}_tau_x", f"{self.name}_tau_y", f"{self.name}_tau_z"]
 
@@ -138,6 +141,7 @@ class CommandSchedule(Component):
             for t, value in self.commands:
                 if t > env.now:
                     yield env.timeout(t - env.now)
+                sc.event("command", actuator=self.actuator_name, command=np.asarray(value, dtype=float).tolist())
                 self.actuator.command(sc, value)
 
         return [process(env)]
@@ -167,6 +171,10 @@ class Thruster(Component):
         self.min_on_time_s = float(min_on_time_s)
         self.on = False
         self._generation = 0
+
+    def start(self, sc):
+        self.on = False
+        self._generation += 1  # forget timers of an earlier run
 
     @property
     def force_body_N(self) -> np.ndarray:
@@ -240,6 +248,10 @@ class Magnetorquer(Component):
         self.dipole_Am2 = np.zeros(3)
         self._saturation = _Saturation(name, "dipole")
 
+    def start(self, sc):
+        self.dipole_Am2 = np.zeros(3)
+        self._saturation = _Saturation(self.name, "dipole")
+
     def saturate(self, dipole_Am2) -> tuple[np.ndarray, bool]:
         m = np.asarray(dipole_Am2, dtype=float)
         ratio = np.max(np.abs(m) / self.dipole_max_Am2)
@@ -296,6 +308,11 @@ class ReactionWheel(Component):
         self._speed_saturation = _Saturation(name, "speed")
 
     def start(self, sc) -> None:
+        self.torque_Nm = 0.0
+        self._t_ref = 0.0
+        self._generation += 1
+        self._torque_saturation = _Saturation(self.name, "torque")
+        self._speed_saturation = _Saturation(self.name, "speed")
         w0 = sc.mission.omega0_rad_s
         self._h_ref = self.inertia_kg_m2 * (self.speed0_rad_s + float(self.axis @ w0))
         sc.add_wheel_momentum(self._h_ref * self.axis)

@@ -70,6 +70,9 @@ class Controller(Component):
                 raise InputError("sensors", f"sensor {sensor.name!r} is already sampled by controller {sensor.driven_by.name!r}")
             sensor.driven_by = self
 
+    def start(self, sc):
+        self.cycles = 0
+
     def cycle(self, sc) -> None:
         t = sc.now
         readings = {sensor.name: sensor.sample(sc) for sensor in self.sensors}
