@@ -359,7 +359,7 @@ def run_detumble(
     * ``magnetometer.Magnetometer`` (sensor frame = body frame) at
       ``control_period_s`` with white Gaussian noise of standard deviation
       ``mag_noise_T`` per axis (its Gauss-Markov propagation matrix is set to
-      zero so the noise is white rather than a random walk);
+      zero so that the noise is white, not a random walk) and seed ``seed``;
     * the rate-form B-dot ``m = -gain (B_k - B_{k-1}) / control_period_s``
       from successive body-frame magnetometer samples, as a Python
       ``sysModel.SysModel`` at ``control_period_s`` (Basilisk 2.12 has no
@@ -652,7 +652,9 @@ def _build_detumble_sim(*, inertia, omega0, dt_ns, control_ns, record_ns, stop_n
     tam.RNGSeed = seed
     if mag_noise_T > 0.0:
         tam.senNoiseStd = [mag_noise_T] * 3
-        tam.setAMatrix(np.zeros((3, 3)))  # white noise: no Gauss-Markov memory
+        # White noise: a zero Gauss-Markov propagation matrix leaves no memory
+        # between samples (2.12.1 already behaves so; this pins it down).
+        tam.setAMatrix(np.zeros((3, 3)))
     tam.stateInMsg.subscribeTo(sc.scStateOutMsg)
     tam.magInMsg.subscribeTo(field.envOutMsgs[0])
     sim.AddModelToTask(_FSW_TASK_NAME, tam, 200)
