@@ -57,9 +57,14 @@ _LAZY = {
     "FunctionController": "attsim.control",
     "BDot": "attsim.control",
     "QuaternionPD": "attsim.control",
+    "MagneticPD": "attsim.control",
+    "Environment": "attsim.environment",
+    "Face": "attsim.environment",
+    "KeplerOrbit": "attsim.environment",
+    "TLEOrbit": "attsim.environment",
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry",
-               "actuators", "sensors", "control"}
+               "actuators", "sensors", "control", "environment", "testing"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

@@ -26,7 +26,7 @@ from ._validate import finite_array, positive_scalar, unit_quaternion
 from .engine import Component, ControllerError, periodic
 from .errors import AttsimError, InputError
 
-__all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD"]
+__all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD", "MagneticPD"]
 
 
 class Controller(Component):
@@ -123,19 +123,37 @@ class BDot(Controller):
     ``form="direction"``: ``m = -(k / |B|) d(B/|B|)/dt`` (k in A m^2 s),
     insensitive to the field's strength along the orbit. ``dB/dt`` is the
     difference of the last two samples over the period; the first cycle only
-    samples. The magnetorquer clamps the command.
+    samples. The magnetorquer clamps the command. With ``gain=None`` and the
+    direction form the gain is chosen from the inertia and the orbit by the
+    Avanzini-Giulietti rule ``k = 2 n (1 + sin ξ) J_min`` (n the orbit rate,
+    ξ the orbit's inclination to the geomagnetic equator).
     """
 
-    def __init__(self, magnetometer, magnetorquer, gain: float, period_s: float, form: str = "rate", name: str = "bdot"):
+    def __init__(self, magnetometer, magnetorquer, gain: float | None, period_s: float, form: str = "rate", name: str = "bdot"):
         super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
-        self.gain = positive_scalar(gain, "gain")
         if form not in ("rate", "direction"):
             raise InputError("form", "must be 'rate' or 'direction'", f"got {form!r}")
+        if gain is None and form != "direction":
+            raise InputError("gain", "can be chosen automatically only for form='direction' (Avanzini-Giulietti)")
+        self.gain = None if gain is None else positive_scalar(gain, "gain")
         self.form = form
         self._previous = None
 
+    @staticmethod
+    def avanzini_giulietti_gain(mean_motion_rad_s: float, geomagnetic_inclination_rad: float, J_min_kg_m2: float) -> float:
+        """``k = 2 n (1 + sin ξ) J_min`` (Avanzini & Giulietti, JGCD 35(4), 2012), for the direction form."""
+        return 2.0 * mean_motion_rad_s * (1.0 + math.sin(geomagnetic_inclination_rad)) * J_min_kg_m2
+
     def prepare(self, mission):
         super().prepare(mission)
+        if self.gain is None:
+            if mission.environment is None:
+                raise InputError("gain", "needs a mission environment (orbit) to be chosen automatically")
+            env = mission.environment
+            self.gain_used = self.avanzini_giulietti_gain(env.orbit.mean_motion_rad_s, env.geomagnetic_inclination_rad(),
+                                                          float(np.linalg.eigvalsh(mission.inertia_kg_m2)[0]))
+        else:
+            self.gain_used = self.gain
         self._mag = self.sensors[0].name
         self._mtq = next(iter(self.actuators))
         self._previous = None
@@ -146,12 +164,12 @@ class BDot(Controller):
         if previous is None:
             return {}
         if self.form == "rate":
-            return {self._mtq: -self.gain * (b - previous) / self.period_s}
+            return {self._mtq: -self.gain_used * (b - previous) / self.period_s}
         norm = np.linalg.norm(b)
         if norm == 0.0 or np.linalg.norm(previous) == 0.0:
             return {self._mtq: np.zeros(3)}
         direction_rate = (b / norm - previous / np.linalg.norm(previous)) / self.period_s
-        return {self._mtq: -self.gain / norm * direction_rate}
+        return {self._mtq: -self.gain_used / norm * direction_rate}
 
 
 class QuaternionPD(Controller):
@@ -215,4 +233,57 @@ class QuaternionPD(Controller):
             return {wheel.name: float(t) for wheel, t in zip(self._wheels, self._allocation @ tau)}
         b = readings[self._mag]
         b2 = float(b @ b)
-        return {self._mtq: np.cross(b, tau) / b2 if b2 > 0 else np.zeros(3)}
+        return {self._mtq: (np.cross(b, tau) / b2 if b2 > 0 else np.zeros(3)) - self.compensation}
+
+
+class MagneticPD(Controller):
+    """Hold the orbit (LVLH) frame with magnetorquers.
+
+    ``δq = q_IO* ⊗ q_IB`` and ``ω_rel = ω - R_IBᵀ ω_O`` (``ω_O`` the orbit
+    frame's angular velocity) give the desired torque
+    ``τ = -k_p sign(δq_w) δq_v - k_d ω_rel``, mapped to a dipole
+    ``m = B × τ / |B|²``: only the part of ``τ`` normal to ``B`` is produced,
+    and the field's rotation along the orbit makes the law work on average
+    (Wisniewski, "Satellite attitude control using only electromagnetic
+    actuation", 1996). Needs a mission environment (the orbit).
+
+    ``dipole_compensation_Am2`` is subtracted from every command: the
+    calibrated residual dipole of the spacecraft, whose torque would
+    otherwise be a bias the PD law can only fight with a standing error.
+    """
+
+    def __init__(self, magnetometer, magnetorquer, kp: float, kd: float, period_s: float, attitude_sensor=None,
+                 rate_sensor=None, dipole_compensation_Am2=(0.0, 0.0, 0.0), name: str = "mpd"):
+        sensors = [s for s in (magnetometer, attitude_sensor, rate_sensor) if s is not None]
+        super().__init__(name, period_s, sensors=sensors, actuators=[magnetorquer])
+        self.kp = positive_scalar(kp, "kp")
+        self.kd = positive_scalar(kd, "kd")
+        self.compensation = finite_array(dipole_compensation_Am2, "dipole_compensation_Am2", (3,))
+        self._roles = (magnetometer, attitude_sensor, rate_sensor)
+
+    def prepare(self, mission):
+        super().prepare(mission)
+        if mission.environment is None:
+            raise InputError("environment", f"controller {self.name!r} holds the orbit frame: the mission needs an environment")
+        name_of = lambda ref: None if ref is None else (ref if isinstance(ref, str) else ref.name)  # noqa: E731
+        self._mag, self._attitude, self._rate = (name_of(r) for r in self._roles)
+        self._mtq = next(iter(self.actuators))
+
+    def cycle(self, sc):
+        self._sc = sc
+        super().cycle(sc)
+
+    def decide(self, t_s, readings):
+        from .rotations import quat_conjugate, quat_multiply, quat_rotate
+
+        q_true, w_true = self._sc.state()
+        q = readings[self._attitude] if self._attitude else np.array(q_true)
+        w = readings[self._rate] if self._rate else np.array(w_true)
+        q_IO, w_orbit_I = self._sc.orbit_frame()
+        error = quat_multiply(quat_conjugate(q_IO), q)
+        w_rel = w - quat_rotate(quat_conjugate(q), w_orbit_I)
+        sign = 1.0 if error[0] >= 0 else -1.0
+        tau = -self.kp * sign * error[1:] - self.kd * w_rel
+        b = readings[self._mag]
+        b2 = float(b @ b)
+        return {self._mtq: (np.cross(b, tau) / b2 if b2 > 0 else np.zeros(3)) - self.compensation}

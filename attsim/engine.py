@@ -43,6 +43,8 @@ __all__ = ["Mission", "Spacecraft", "Component", "ControllerError"]
 ENGINE_METHODS = ("rk4", "rkn", "rkmk4", "dcm", "euler321")
 _NO_FIELD_T = np.empty(0)
 _NO_FIELD_V = np.empty((0, 3))
+_NO_FACES = np.empty((0, 10))
+ENVIRONMENT_COLUMNS = ["B_I_x", "B_I_y", "B_I_z", "lit"] + [f"tau_{d}_{a}" for d in ("gg", "aero", "srp", "res") for a in "xyz"]
 
 
 class ControllerError(AttsimError):
@@ -92,7 +94,16 @@ class Component:
 
 
 def _field_table(field, duration_s: float, spacing_s: float):
-    """Tabulate the inertial magnetic field (T) on a uniform grid covering the run."""
+    """Environment table holding only a magnetic field (T, inertial) on a uniform grid."""
+    from .dynamics import ENV_WIDTH
+
+    t, b = _field_values(field, duration_s, spacing_s)
+    values = np.zeros((t.size, ENV_WIDTH))
+    values[:, 0:3] = b
+    return t, values
+
+
+def _field_values(field, duration_s: float, spacing_s: float):
     if field is None:
         return _NO_FIELD_T, _NO_FIELD_V
     if callable(field):
@@ -134,11 +145,17 @@ class Spacecraft:
         self._params = (math.radians(1.0),)  # euler321's gimbal margin; ignored by the others
         self._state = integrator.initial_state(tuple(mission.q0), tuple(mission.omega0_rad_s), self._J, self._params)
         self.t_plant_s = 0.0
-        self.field_t, self.field_I = mission.field_table
+        self.env_t, self.env_v = mission.environment_table
+        environment = mission.environment
+        self.environment = environment
+        self._faces = environment.faces_array() if environment is not None else _NO_FACES
+        self._flags = environment.flags if environment is not None else (0.0, 0.0, 0.0)
+        self._residual = tuple(environment.residual_dipole_Am2) if environment is not None else (0.0, 0.0, 0.0)
         self._external = {}  # source -> body torque (N m)
         self._wheel_torques = {}  # wheel -> motor torque, body axes (N m)
         self._tau_ext = (0.0, 0.0, 0.0)
-        self._dipole = (0.0, 0.0, 0.0)
+        self._dipole = self._residual  # commanded + residual
+        self._commanded_dipole = (0.0, 0.0, 0.0)
         self._tau_wheels = (0.0, 0.0, 0.0)
         self._h_wheels = (0.0, 0.0, 0.0)
         self._q_w = self._output(self._state, self._J, self._params)
@@ -154,7 +171,8 @@ class Spacecraft:
         """Integrate the plant to ``t_s`` with the commands held since the last change."""
         if t_s <= self.t_plant_s:
             return
-        inputs = (self.t_plant_s, self._tau_ext, self._dipole, self._tau_wheels, self._h_wheels, self.field_t, self.field_I)
+        inputs = (self.t_plant_s, self._tau_ext, self._dipole, self._tau_wheels, self._h_wheels, self.env_t, self.env_v,
+                  self._faces, self._flags, self._J)
         state, stopped = self._advance(self._state, self.t_plant_s, t_s, self.mission.max_step_s, inputs, self._J, self._Jinv, self._params)
         if stopped:
             from .rotations import quat_to_euler321
@@ -191,7 +209,49 @@ class Spacecraft:
         """Inertial magnetic field (T) at ``t_s`` (default now), from the run's table."""
         from .dynamics import interpolate_vector
 
-        return interpolate_vector(self.field_t, self.field_I, self.env.now if t_s is None else t_s)
+        return interpolate_vector(self.env_t, self.env_v, self.env.now if t_s is None else t_s)
+
+    def environment_now(self) -> dict:
+        """The environment at ``env.now`` (ECI, SI): B_I, r, v, rho, sun, srp_pressure."""
+        from .dynamics import lerp1, lerp3, table_cell
+
+        k, f = table_cell(self.env_t, self.env.now)
+        return {
+            "B_I": np.array(lerp3(self.env_v, k, f, 0)), "r": np.array(lerp3(self.env_v, k, f, 3)),
+            "v": np.array(lerp3(self.env_v, k, f, 6)), "rho": lerp1(self.env_v, k, f, 9),
+            "sun": np.array(lerp3(self.env_v, k, f, 10)), "srp_pressure": lerp1(self.env_v, k, f, 13),
+        }
+
+    def orbit_frame(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(q_IO, ω_O_I)``: the orbit (LVLH) frame now and its inertial angular velocity (ECI)."""
+        from .environment.frames import lvlh_quaternion
+
+        if self.environment is None:
+            raise AttsimError("the orbit frame needs a mission environment with an orbit")
+        e = self.environment_now()
+        return lvlh_quaternion(e["r"], e["v"]), np.cross(e["r"], e["v"]) / float(e["r"] @ e["r"])
+
+    def disturbance_torques(self) -> dict:
+        """Each disturbance torque now (body axes, N m), for telemetry."""
+        from .dynamics import ENV_SUN, face_torques, gravity_gradient_torque, lerp3, qconj, qrotate, relative_wind_velocity, table_cell
+
+        q, _ = self.state()
+        qc = qconj(q)
+        e = self.environment_now()
+        zero = (0.0, 0.0, 0.0)
+        gg = aero = srp = zero
+        if self._flags[0]:
+            r = e["r"]
+            rn = float(np.linalg.norm(r))
+            gg = gravity_gradient_torque(qrotate(qc, tuple(r / rn)), 3.986004418e14 / rn**3, self._J)
+        if self._flags[1] or self._flags[2]:
+            k, f = table_cell(self.env_t, self.env.now)
+            aero, srp = face_torques(self._faces, qrotate(qc, relative_wind_velocity(self.env_v, k, f)),
+                                     e["rho"] if self._flags[1] else 0.0, qrotate(qc, lerp3(self.env_v, k, f, ENV_SUN)),
+                                     e["srp_pressure"] if self._flags[2] else 0.0)
+        b = qrotate(qc, tuple(e["B_I"]))
+        res = tuple(np.cross(self._residual, b))
+        return {"gg": gg, "aero": aero, "srp": srp, "res": res}
 
     def field_body_T(self) -> np.ndarray:
         """Magnetic field in body axes (T) now: ``R_IBᵀ B_I``."""
@@ -209,9 +269,11 @@ class Spacecraft:
         self._tau_ext = _vector_sum(self._external.values())
 
     def set_dipole(self, dipole_body_Am2) -> None:
-        """Hold the magnetorquers' total dipole (body axes, A m^2)."""
+        """Hold the magnetorquers' total dipole (body axes, A m^2); the residual dipole adds to it."""
         self.advance_to(self.env.now)
-        self._dipole = (float(dipole_body_Am2[0]), float(dipole_body_Am2[1]), float(dipole_body_Am2[2]))
+        m = (float(dipole_body_Am2[0]), float(dipole_body_Am2[1]), float(dipole_body_Am2[2]))
+        self._commanded_dipole = m
+        self._dipole = (m[0] + self._residual[0], m[1] + self._residual[1], m[2] + self._residual[2])
 
     def set_wheel_torque(self, wheel: str, torque_body_Nm) -> None:
         """Hold one wheel's motor torque (body axes; the body feels minus this)."""
@@ -232,7 +294,8 @@ class Spacecraft:
 
     @property
     def dipole_Am2(self) -> tuple:
-        return self._dipole
+        """The commanded dipole (without the residual)."""
+        return self._commanded_dipole
 
     # --- bookkeeping ---------------------------------------------------------
 
@@ -244,6 +307,19 @@ class Spacecraft:
     def rng(self) -> np.random.Generator:
         """A new generator, deterministic for the mission seed and the order of requests."""
         return np.random.default_rng(self._rngs.spawn(1)[0])
+
+
+def _describe_environment(environment) -> dict:
+    orbit = environment.orbit
+    return {
+        "orbit": type(orbit).__name__, "epoch": orbit.epoch.datetime.isoformat(), "period_s": orbit.period_s,
+        "inclination_deg": math.degrees(orbit.inclination_rad), "tle": [getattr(orbit, "line1", None), getattr(orbit, "line2", None)],
+        "field": None if environment.field is None else environment.field.name,
+        "atmosphere": None if environment.atmosphere is None else environment.atmosphere.name,
+        "shadow": environment.shadow, "gravity_gradient": environment.gravity_gradient,
+        "aerodynamic": environment.aerodynamic, "solar_pressure": environment.solar_pressure,
+        "residual_dipole_Am2": environment.residual_dipole_Am2.tolist(), "faces": len(environment.faces),
+    }
 
 
 def _vector_sum(vectors) -> tuple:
@@ -286,6 +362,11 @@ class Mission:
         every ``field_dt`` seconds before the run and interpolated linearly.
     field_dt : float
         Spacing of that table (default: ``max_step``).
+    environment : attsim.environment.Environment, optional
+        Orbit, geomagnetic field, Sun, atmosphere and disturbance torques
+        (instead of ``field``); t = 0 is the orbit's epoch. Its state is
+        logged (``B_I_*``, ``lit``, ``tau_gg_*``, ``tau_aero_*``,
+        ``tau_srp_*``, ``tau_res_*``).
     description : str
         Free text for the report.
     allow_nonphysical : bool
@@ -306,6 +387,7 @@ class Mission:
         out_dir=None,
         field=None,
         field_dt: float | None = None,
+        environment=None,
         description: str = "",
         allow_nonphysical: bool = False,
     ):
@@ -330,6 +412,14 @@ class Mission:
         self.out_dir = Path(out_dir) if out_dir is not None else Path("reports") / name
         self.field_spec = field
         self.field_dt_s = positive_scalar(field_dt, "field_dt") if field_dt is not None else self.max_step_s
+        if environment is not None:
+            from .environment import Environment
+
+            if not isinstance(environment, Environment):
+                raise InputError("environment", "must be an attsim.environment.Environment", f"got {type(environment).__name__}")
+            if field is not None:
+                raise InputError("field", "give either field or environment (the environment has its own field model)")
+        self.environment = environment
         self.components: list[Component] = []
 
     def add(self, component: Component) -> Component:
@@ -366,6 +456,7 @@ class Mission:
             "max_step_s": self.max_step_s,
             "telemetry_dt_s": self.telemetry_dt_s,
             "seed": self.seed,
+            "environment": None if self.environment is None else _describe_environment(self.environment),
             "components": [{"name": c.name, "type": type(c).__name__} for c in self.components],
             "versions": {
                 "attsim": __version__, "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__,
@@ -394,8 +485,13 @@ class Mission:
         else:
             factor = positive_scalar(realtime_factor, "realtime_factor")
             env = simpy.rt.RealtimeEnvironment(factor=1.0 / factor, strict=False)
-        self.field_table = _field_table(self.field_spec, self.duration_s, self.field_dt_s)
+        if self.environment is not None:
+            self.environment_table = self.environment.table(self.duration_s)
+        else:
+            self.environment_table = _field_table(self.field_spec, self.duration_s, self.field_dt_s)
         columns = list(QUATERNION_COLUMNS + RATE_COLUMNS)
+        if self.environment is not None:
+            columns += ENVIRONMENT_COLUMNS
         for component in self.components:
             columns += component.columns()
         recorder = Recorder(self.out_dir, columns, meta=self.meta())
@@ -426,6 +522,12 @@ class Mission:
         sc.advance_to(t_s)
         q, w = sc._q_w
         row = [q[0], q[1], q[2], q[3], w[0], w[1], w[2]]
+        if self.environment is not None:
+            e = sc.environment_now()
+            p0 = e["srp_pressure"]
+            row += [*e["B_I"], 1.0 if p0 > 0 else 0.0]
+            for torque in sc.disturbance_torques().values():
+                row += list(torque)
         for component in self.components:
             row += component.values(sc)
         recorder.append(t_s, row)

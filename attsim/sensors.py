@@ -141,18 +141,19 @@ class SunSensor(Sensor):
 
     Outputs, per face ``+x -x +y -y +z -z``: ``max(0, n·s_B)`` plus noise
     (fraction of full scale), clipped at zero, all zero in eclipse.
-    ``sun_inertial`` is a unit vector or ``f(t) -> unit vector``;
-    ``eclipse`` an optional ``f(t) -> bool``. :meth:`sun_vector` gives the
+    ``sun_inertial`` is a unit vector or ``f(t) -> unit vector`` (default:
+    the mission environment's Sun, dark in its shadow); ``eclipse`` an
+    optional ``f(t) -> bool``. :meth:`sun_vector` gives the
     estimate ``normalize(I+x - I-x, I+y - I-y, I+z - I-z)`` (NaN in eclipse).
     """
 
     axes = ("px", "mx", "py", "my", "pz", "mz")
     _NORMALS = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float)
 
-    def __init__(self, rate_hz: float, sun_inertial=(1.0, 0.0, 0.0), eclipse=None, noise: float = 0.0,
+    def __init__(self, rate_hz: float, sun_inertial=None, eclipse=None, noise: float = 0.0,
                  quantization: float = 0.0, phase_s: float = 0.0, name: str = "css"):
         super().__init__(name, rate_hz, phase_s)
-        if not callable(sun_inertial):
+        if sun_inertial is not None and not callable(sun_inertial):
             s = vector3(sun_inertial, "sun_inertial")
             if abs(np.linalg.norm(s) - 1.0) > 1e-9:
                 raise InputError("sun_inertial", "must be a unit vector", f"|s| = {np.linalg.norm(s):.12g}")
@@ -165,9 +166,17 @@ class SunSensor(Sensor):
         from .rotations import quat_conjugate, quat_rotate
 
         t = sc.now
-        if self.eclipse is not None and self.eclipse(t):
+        if self.sun_inertial is None:  # from the mission environment: Sun and shadow along the orbit
+            if sc.environment is None:
+                raise InputError("sun_inertial", f"sun sensor {self.name!r} needs a sun direction or a mission environment")
+            e = sc.environment_now()
+            if e["srp_pressure"] <= 0.0:
+                return np.zeros(6)
+            s_I = e["sun"]
+        elif self.eclipse is not None and self.eclipse(t):
             return np.zeros(6)
-        s_I = np.asarray(self.sun_inertial(t) if callable(self.sun_inertial) else self.sun_inertial, dtype=float)
+        else:
+            s_I = np.asarray(self.sun_inertial(t) if callable(self.sun_inertial) else self.sun_inertial, dtype=float)
         s_B = quat_rotate(quat_conjugate(np.array(sc.state()[0])), s_I)
         return np.maximum(0.0, self._NORMALS @ s_B)
 

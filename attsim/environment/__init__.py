@@ -1,0 +1,196 @@
+"""The space environment (layer 4): orbit, geomagnetic field, Sun and shadow,
+atmosphere, and the disturbance torques they cause.
+
+An :class:`Environment` bundles the models for a mission and tabulates
+them along the orbit before the run (:meth:`Environment.table`); the engine
+interpolates that table at every integrator stage, so the cost of IGRF or
+SGP4 is paid once, vectorised, and never inside the integration.
+
+Disturbance torques, each switchable: gravity gradient ``3 μ/r³ (n × J n)``;
+aerodynamic and solar-radiation-pressure torques on the faces of the body
+(:class:`Face`); a residual magnetic dipole ``m_res × B``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validate import finite_array, positive_scalar, vector3
+from ..errors import InputError
+from .atmosphere import ExponentialAtmosphere, MSISAtmosphere
+from .frames import OMEGA_EARTH_RAD_S, R_EARTH_M, Epoch, lvlh_axes, lvlh_quaternion
+from .magnetic import IGRF, FieldModel, TiltedDipole
+from .orbit import KeplerOrbit, Orbit, TLEOrbit, make_tle
+from .sun import AU_M, SOLAR_PRESSURE_N_M2, lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci, sun_distance_m
+
+__all__ = [
+    "Environment", "Face", "KeplerOrbit", "TLEOrbit", "make_tle", "IGRF", "TiltedDipole", "ExponentialAtmosphere",
+    "MSISAtmosphere", "Epoch", "lvlh_axes", "lvlh_quaternion",
+]
+
+
+@dataclass(frozen=True)
+class Face:
+    """A flat face of the body for drag and solar pressure.
+
+    Parameters
+    ----------
+    area_m2 : float
+        Area (> 0).
+    normal : array_like (3,)
+        Outward unit normal, body axes.
+    cp_m : array_like (3,)
+        Centre of pressure of the face from the centre of mass, body axes, m.
+    drag_coefficient : float
+        C_d (2.2 is the usual free-molecular value).
+    specular, diffuse : float
+        Reflected fractions of the light (the rest is absorbed); each in
+        [0, 1], their sum at most 1.
+    """
+
+    area_m2: float
+    normal: tuple
+    cp_m: tuple
+    drag_coefficient: float = 2.2
+    specular: float = 0.1
+    diffuse: float = 0.2
+
+    def __post_init__(self):
+        positive_scalar(self.area_m2, "area_m2")
+        normal = vector3(self.normal, "normal")
+        if abs(np.linalg.norm(normal) - 1.0) > 1e-9:
+            raise InputError("normal", "must be a unit vector", f"|n| = {np.linalg.norm(normal):.12g}")
+        vector3(self.cp_m, "cp_m")
+        positive_scalar(self.drag_coefficient, "drag_coefficient")
+        for name in ("specular", "diffuse"):
+            value = float(finite_array(getattr(self, name), name, ()))
+            if not 0.0 <= value <= 1.0:
+                raise InputError(name, "must be in [0, 1]", f"got {value}")
+        if self.specular + self.diffuse > 1.0:
+            raise InputError("specular", "plus diffuse must not exceed 1", f"{self.specular} + {self.diffuse}")
+
+    def row(self) -> list[float]:
+        return [self.area_m2, *self.normal, *self.cp_m, self.drag_coefficient, self.specular, self.diffuse]
+
+    @staticmethod
+    def cube(side_m: float, cp_offset_m=(0.0, 0.0, 0.0), **coefficients) -> list["Face"]:
+        """The six faces of a cube whose centre lies ``cp_offset_m`` from the centre of mass."""
+        side = positive_scalar(side_m, "side_m")
+        offset = vector3(cp_offset_m, "cp_offset_m")
+        faces = []
+        for axis in range(3):
+            for sign in (1.0, -1.0):
+                n = np.zeros(3)
+                n[axis] = sign
+                faces.append(Face(side * side, tuple(n), tuple(offset + 0.5 * side * n), **coefficients))
+        return faces
+
+
+class Environment:
+    """Orbit and environment models for a mission.
+
+    Parameters
+    ----------
+    orbit : Orbit
+        :class:`KeplerOrbit` or :class:`TLEOrbit`; its epoch is the mission's t = 0.
+    field : {"dipole", "igrf"}, FieldModel or None
+        Geomagnetic model (default the fast tilted dipole).
+    atmosphere : model or None
+        Density model for drag (default :class:`ExponentialAtmosphere`).
+    shadow : {"conical", "cylindrical", None}
+        Eclipse model for solar pressure and sun sensors.
+    gravity_gradient, aerodynamic, solar_pressure : bool
+        Switch each disturbance torque.
+    residual_dipole_Am2 : array_like (3,)
+        The body's residual magnetic dipole (body axes).
+    faces : sequence of Face
+        Surfaces for drag and solar pressure.
+    table_dt_s : float
+        Spacing of the environment table, s.
+    """
+
+    def __init__(self, orbit: Orbit, field="dipole", atmosphere="exponential", shadow: str | None = "conical",
+                 gravity_gradient: bool = True, aerodynamic: bool = True, solar_pressure: bool = True,
+                 residual_dipole_Am2=(0.0, 0.0, 0.0), faces=(), table_dt_s: float = 5.0):
+        if not isinstance(orbit, Orbit):
+            raise InputError("orbit", "must be a KeplerOrbit or TLEOrbit", f"got {type(orbit).__name__}")
+        self.orbit = orbit
+        self.epoch = orbit.epoch
+        models = {"dipole": TiltedDipole, "igrf": IGRF}
+        if isinstance(field, str):
+            if field not in models:
+                raise InputError("field", f"must be one of {sorted(models)}, a FieldModel or None", f"got {field!r}")
+            field = models[field]()
+        if field is not None and not isinstance(field, FieldModel):
+            raise InputError("field", "must be 'dipole', 'igrf', a FieldModel or None", f"got {type(field).__name__}")
+        self.field = field
+        if atmosphere == "exponential":
+            atmosphere = ExponentialAtmosphere()
+        self.atmosphere = atmosphere
+        if shadow not in ("conical", "cylindrical", None):
+            raise InputError("shadow", "must be 'conical', 'cylindrical' or None", f"got {shadow!r}")
+        self.shadow = shadow
+        self.gravity_gradient = bool(gravity_gradient)
+        self.aerodynamic = bool(aerodynamic) and atmosphere is not None
+        self.solar_pressure = bool(solar_pressure)
+        self.residual_dipole_Am2 = vector3(residual_dipole_Am2, "residual_dipole_Am2")
+        self.faces = list(faces)
+        for k, face in enumerate(self.faces):
+            if not isinstance(face, Face):
+                raise InputError(f"faces[{k}]", "must be an attsim.environment.Face", f"got {type(face).__name__}")
+        if (self.aerodynamic or self.solar_pressure) and not self.faces:
+            self.aerodynamic = self.solar_pressure = False  # nothing for the flow or the light to act on
+        self.table_dt_s = positive_scalar(table_dt_s, "table_dt_s")
+        if self.field is not None:  # refuse an epoch outside the field model at once, not mid-run
+            self.field.field_eci_T(self.orbit.state_eci([0.0])[0], self.epoch, [0.0])
+
+    @property
+    def flags(self) -> tuple[float, float, float]:
+        return (float(self.gravity_gradient), float(self.aerodynamic), float(self.solar_pressure))
+
+    def faces_array(self) -> np.ndarray:
+        return np.array([f.row() for f in self.faces], dtype=float).reshape(-1, 10)
+
+    def table(self, duration_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(t_s, values)`` on a uniform grid covering ``[0, duration_s]``.
+
+        Columns of ``values`` (ECI, SI): B (T, 3), r (m, 3), v (m/s, 3),
+        ρ (kg/m^3), unit Sun direction (3), solar pressure (N/m^2, 0 in shadow).
+        """
+        n = max(2, int(math.ceil(duration_s / self.table_dt_s)) + 1)
+        t = np.linspace(0.0, duration_s, n)
+        r, v = self.orbit.state_eci(t)
+        jd = self.epoch.jd_at(t)
+        values = np.zeros((n, 14))
+        values[:, 3:6], values[:, 6:9] = r, v
+        if self.field is not None:
+            values[:, 0:3] = self.field.field_eci_T(r, self.epoch, t)
+        if self.atmosphere is not None:
+            values[:, 9] = self.atmosphere.density_kg_m3(r, self.epoch, t)
+        sun = sun_direction_eci(jd)
+        values[:, 10:13] = sun
+        values[:, 13] = SOLAR_PRESSURE_N_M2 * (AU_M / sun_distance_m(jd)) ** 2 * self.lit_fraction(r, jd)
+        return t, values
+
+    def lit_fraction(self, r_eci_m, jd) -> np.ndarray:
+        if self.shadow is None:
+            return np.ones(len(np.atleast_2d(r_eci_m)))
+        sun = sun_direction_eci(jd)
+        if self.shadow == "cylindrical":
+            return lit_fraction_cylindrical(r_eci_m, sun)
+        return lit_fraction_conical(r_eci_m, sun * sun_distance_m(jd)[..., None])
+
+    def geomagnetic_inclination_rad(self) -> float:
+        """Inclination of the orbit to the geomagnetic equator at the epoch.
+
+        The angle between the orbit normal and the dipole axis (the tilted
+        dipole of IGRF at the epoch), folded into [0, π/2].
+        """
+        r, v = self.orbit.state_eci([0.0])
+        h = np.cross(r[0], v[0])
+        axis = TiltedDipole().axis_eci(self.epoch)
+        angle = math.acos(min(1.0, abs(float(h @ axis) / np.linalg.norm(h))))
+        return angle

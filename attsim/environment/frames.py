@@ -1,0 +1,116 @@
+"""Time and reference frames of the environment models (layer 4).
+
+Frames, named once here and used everywhere:
+
+``ECI``
+    The plant's inertial frame: the TEME frame of SGP4 (true equator, mean
+    equinox of date) treated as inertial. Over a CubeSat mission of days its
+    slow precession (< 0.02 deg/yr) is far below what attitude work resolves,
+    and it is the frame SGP4 delivers, so no conversion adds error.
+``ECEF``
+    Earth-fixed: ECI rotated about z by the Greenwich mean sidereal angle
+    (IAU-82, with UT1 = UTC); polar motion (< 15 m at the surface) is
+    neglected. The geomagnetic models work in it.
+``LVLH``
+    The orbit frame: z toward nadir, y along the negative orbit normal, x
+    completing the triad (along the velocity for a circular orbit).
+
+Time is UTC; an :class:`Epoch` plus seconds since it locate an instant.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["Epoch", "gmst_rad", "eci_to_ecef", "ecef_to_eci", "lvlh_axes", "lvlh_quaternion",
+           "R_EARTH_M", "MU_EARTH_M3_S2", "J2_EARTH", "OMEGA_EARTH_RAD_S"]
+
+R_EARTH_M = 6378137.0  # WGS-84 equatorial radius
+MU_EARTH_M3_S2 = 3.986004418e14
+J2_EARTH = 1.08262668e-3
+OMEGA_EARTH_RAD_S = 7.2921150e-5
+_J2000_JD = 2451545.0
+
+
+class Epoch:
+    """A UTC instant, from a ``datetime`` (naive means UTC) or an ISO string."""
+
+    def __init__(self, when):
+        if isinstance(when, Epoch):
+            when = when.datetime
+        if isinstance(when, str):
+            try:
+                when = _dt.datetime.fromisoformat(when.replace("Z", "+00:00"))
+            except ValueError as exc:
+                raise InputError("epoch", "must be an ISO 8601 UTC time such as '2018-04-03T12:50:19'", f"got {when!r}") from exc
+        if not isinstance(when, _dt.datetime):
+            raise InputError("epoch", "must be a datetime or an ISO 8601 string", f"got {type(when).__name__}")
+        if when.tzinfo is not None:
+            when = when.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        self.datetime = when
+
+    @property
+    def jd(self) -> float:
+        """Julian date (UTC)."""
+        delta = self.datetime - _dt.datetime(2000, 1, 1, 12)
+        return _J2000_JD + delta.days + (delta.seconds + delta.microseconds * 1e-6) / 86400.0
+
+    def jd_at(self, t_s) -> np.ndarray:
+        """Julian dates of ``t_s`` seconds after the epoch."""
+        return self.jd + np.asarray(t_s, dtype=float) / 86400.0
+
+    def plus(self, t_s: float) -> _dt.datetime:
+        return self.datetime + _dt.timedelta(seconds=float(t_s))
+
+    @property
+    def decimal_year(self) -> float:
+        year = self.datetime.year
+        start = _dt.datetime(year, 1, 1)
+        return year + (self.datetime - start).total_seconds() / (_dt.datetime(year + 1, 1, 1) - start).total_seconds()
+
+    def __repr__(self) -> str:
+        return f"Epoch('{self.datetime.isoformat()}')"
+
+
+def gmst_rad(jd_ut1) -> np.ndarray:
+    """Greenwich mean sidereal angle (IAU-82; Vallado, *Fundamentals of Astrodynamics*, eq. 3-47)."""
+    T = (np.asarray(jd_ut1, dtype=float) - _J2000_JD) / 36525.0
+    seconds = 67310.54841 + (876600.0 * 3600.0 + 8640184.812866) * T + 0.093104 * T**2 - 6.2e-6 * T**3
+    return np.mod(seconds, 86400.0) / 86400.0 * 2.0 * math.pi
+
+
+def _rotate_z(v, angle):
+    c, s = np.cos(angle), np.sin(angle)
+    x, y = v[..., 0], v[..., 1]
+    return np.stack([c * x + s * y, -s * x + c * y, v[..., 2]], axis=-1)
+
+
+def eci_to_ecef(v_eci, jd) -> np.ndarray:
+    """``R3(GMST) v`` for vectors (..., 3) at Julian dates broadcastable to them."""
+    return _rotate_z(np.asarray(v_eci, dtype=float), gmst_rad(jd))
+
+
+def ecef_to_eci(v_ecef, jd) -> np.ndarray:
+    return _rotate_z(np.asarray(v_ecef, dtype=float), -gmst_rad(jd))
+
+
+def lvlh_axes(r, v) -> np.ndarray:
+    """Columns x, y, z of the orbit frame in ECI: ``R_IO`` (..., 3, 3)."""
+    r, v = np.asarray(r, dtype=float), np.asarray(v, dtype=float)
+    z = -r / np.linalg.norm(r, axis=-1, keepdims=True)
+    h = np.cross(r, v)
+    y = -h / np.linalg.norm(h, axis=-1, keepdims=True)
+    x = np.cross(y, z)
+    return np.stack([x, y, z], axis=-1)
+
+
+def lvlh_quaternion(r, v) -> np.ndarray:
+    """``q_IO``: rotates orbit-frame vectors into ECI."""
+    from ..rotations import dcm_to_quat
+
+    return dcm_to_quat(lvlh_axes(r, v))

@@ -1,0 +1,202 @@
+"""Orbits (layer 4): two-body Kepler with secular J2 drift, and SGP4 from a TLE.
+
+Both give position and velocity in the ECI frame of :mod:`.frames` (TEME
+treated as inertial), in metres and metres per second, at seconds after the
+orbit's epoch, vectorised over time.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+
+import numpy as np
+
+from ..errors import AttsimError, InputError
+from .frames import J2_EARTH, MU_EARTH_M3_S2, R_EARTH_M, Epoch
+
+__all__ = ["Orbit", "KeplerOrbit", "TLEOrbit", "make_tle", "tle_checksum", "MIN_PERIGEE_ALTITUDE_M"]
+
+MIN_PERIGEE_ALTITUDE_M = 100e3  # below this the atmosphere ends the orbit within hours
+
+
+class Orbit:
+    """Base of the orbit models: ``epoch``, ``state_eci(t_s)``, mean motion, inclination."""
+
+    epoch: Epoch
+    mean_motion_rad_s: float
+    inclination_rad: float
+
+    def state_eci(self, t_s) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - abstract
+        """``(r_m, v_m_s)``, each (n, 3), at ``t_s`` seconds after the epoch."""
+        raise NotImplementedError
+
+    @property
+    def period_s(self) -> float:
+        return 2.0 * math.pi / self.mean_motion_rad_s
+
+
+def _check_orbit(a_m: float, e: float) -> None:
+    if not 0.0 <= e < 1.0:
+        raise InputError("eccentricity", "must be in [0, 1): parabolic and hyperbolic orbits are not satellites", f"got {e!r}")
+    perigee_alt = a_m * (1.0 - e) - R_EARTH_M
+    if perigee_alt < MIN_PERIGEE_ALTITUDE_M:
+        raise InputError("orbit", "perigee altitude must be at least 100 km", f"perigee altitude {perigee_alt / 1e3:.1f} km")
+
+
+class KeplerOrbit(Orbit):
+    """Keplerian orbit with the secular J2 drift of node, perigee and mean anomaly.
+
+    ``dΩ/dt = -3/2 n J2 (R/p)² cos i``, ``dω/dt = 3/4 n J2 (R/p)² (5 cos² i - 1)``,
+    ``dM/dt = n [1 + 3/4 J2 (R/p)² √(1-e²) (3 cos² i - 1)]`` (Vallado, sec. 9.6).
+
+    Parameters
+    ----------
+    semi_major_axis_m, eccentricity, inclination_deg, raan_deg, arg_perigee_deg, mean_anomaly_deg
+        Mean elements at ``epoch``.
+    epoch : datetime or ISO string (UTC)
+    j2 : bool
+        Include the secular J2 rates.
+    """
+
+    def __init__(self, semi_major_axis_m: float, eccentricity: float, inclination_deg: float, raan_deg: float = 0.0,
+                 arg_perigee_deg: float = 0.0, mean_anomaly_deg: float = 0.0, epoch="2018-04-03T12:50:19", j2: bool = True):
+        values = dict(semi_major_axis_m=semi_major_axis_m, eccentricity=eccentricity, inclination_deg=inclination_deg,
+                      raan_deg=raan_deg, arg_perigee_deg=arg_perigee_deg, mean_anomaly_deg=mean_anomaly_deg)
+        for name, value in values.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not math.isfinite(value):
+                raise InputError(name, "must be a finite number", f"got {value!r}")
+        if not 0.0 <= inclination_deg <= 180.0:
+            raise InputError("inclination_deg", "must be in [0, 180]", f"got {inclination_deg!r}")
+        _check_orbit(float(semi_major_axis_m), float(eccentricity))
+        self.epoch = Epoch(epoch)
+        self.a = float(semi_major_axis_m)
+        self.e = float(eccentricity)
+        self.inclination_rad = math.radians(inclination_deg)
+        self.raan0 = math.radians(raan_deg)
+        self.argp0 = math.radians(arg_perigee_deg)
+        self.M0 = math.radians(mean_anomaly_deg)
+        n = math.sqrt(MU_EARTH_M3_S2 / self.a**3)
+        p = self.a * (1.0 - self.e**2)
+        k = J2_EARTH * (R_EARTH_M / p) ** 2 if j2 else 0.0
+        ci = math.cos(self.inclination_rad)
+        self.raan_rate = -1.5 * n * k * ci
+        self.argp_rate = 0.75 * n * k * (5.0 * ci * ci - 1.0)
+        self.mean_motion_rad_s = n * (1.0 + 0.75 * k * math.sqrt(1.0 - self.e**2) * (3.0 * ci * ci - 1.0))
+
+    @classmethod
+    def circular(cls, altitude_km: float, inclination_deg: float, **kwargs) -> "KeplerOrbit":
+        """A circular orbit at ``altitude_km`` above the equatorial radius."""
+        return cls(R_EARTH_M + 1e3 * altitude_km, 0.0, inclination_deg, **kwargs)
+
+    def state_eci(self, t_s):
+        t = np.atleast_1d(np.asarray(t_s, dtype=float))
+        M = self.M0 + self.mean_motion_rad_s * t
+        E = M.copy()
+        for _ in range(30):  # Newton on Kepler's equation; converges in a handful for e < 0.9
+            step = (E - self.e * np.sin(E) - M) / (1.0 - self.e * np.cos(E))
+            E -= step
+            if np.max(np.abs(step)) < 1e-15:
+                break
+        cos_E, sin_E = np.cos(E), np.sin(E)
+        root = math.sqrt(1.0 - self.e**2)
+        r_pf = np.stack([self.a * (cos_E - self.e), self.a * root * sin_E, np.zeros_like(E)], axis=-1)
+        factor = math.sqrt(MU_EARTH_M3_S2 * self.a) / (self.a * (1.0 - self.e * cos_E))
+        v_pf = np.stack([-factor * sin_E, factor * root * cos_E, np.zeros_like(E)], axis=-1)
+        raan = self.raan0 + self.raan_rate * t
+        argp = self.argp0 + self.argp_rate * t
+        R = _perifocal_to_eci(raan, self.inclination_rad, argp)
+        return np.einsum("nij,nj->ni", R, r_pf), np.einsum("nij,nj->ni", R, v_pf)
+
+
+def _perifocal_to_eci(raan, inc, argp) -> np.ndarray:
+    cO, sO = np.cos(raan), np.sin(raan)
+    ci, si = math.cos(inc), math.sin(inc)
+    cw, sw = np.cos(argp), np.sin(argp)
+    return np.stack([
+        np.stack([cO * cw - sO * sw * ci, -cO * sw - sO * cw * ci, sO * si * np.ones_like(cw)], axis=-1),
+        np.stack([sO * cw + cO * sw * ci, -sO * sw + cO * cw * ci, -cO * si * np.ones_like(cw)], axis=-1),
+        np.stack([sw * si, cw * si, ci * np.ones_like(cw)], axis=-1),
+    ], axis=-2)
+
+
+def tle_checksum(line: str) -> int:
+    """TLE checksum of the first 68 columns: digits summed, '-' counts 1, mod 10."""
+    return sum(int(c) if c.isdigit() else (1 if c == "-" else 0) for c in line[:68]) % 10
+
+
+def _check_tle_line(line: str, number: int) -> None:
+    field = f"line{number}"
+    if not isinstance(line, str):
+        raise InputError(field, "must be a string", f"got {type(line).__name__}")
+    if len(line.rstrip()) != 69:
+        raise InputError(field, "must be 69 characters long (TLE format)", f"got {len(line.rstrip())}")
+    if not line.startswith(f"{number} "):
+        raise InputError(field, f"must start with '{number} ' (TLE line number)", f"got {line[:2]!r}")
+    if not line[68].isdigit() or int(line[68]) != tle_checksum(line):
+        raise InputError(field, "checksum (column 69) does not match", f"expected {tle_checksum(line)}, found {line[68]!r}")
+
+
+class TLEOrbit(Orbit):
+    """SGP4 propagation of a two-line element set (``sgp4`` package, WGS-72).
+
+    The TLE is checked (length, line numbers, checksums, matching satellite
+    numbers, a perigee above 100 km) before SGP4 sees it; an SGP4 error
+    during propagation (decay, eccentricity out of range) is raised with its
+    time and code.
+    """
+
+    def __init__(self, line1: str, line2: str):
+        from sgp4.api import Satrec
+
+        _check_tle_line(line1, 1)
+        _check_tle_line(line2, 2)
+        if line1[2:7] != line2[2:7]:
+            raise InputError("line2", "satellite number must match line 1", f"{line1[2:7]!r} vs {line2[2:7]!r}")
+        try:
+            self.satrec = Satrec.twoline2rv(line1, line2)
+        except ValueError as exc:
+            raise InputError("tle", "could not be parsed", str(exc)) from exc
+        if self.satrec.error:
+            raise InputError("tle", "was refused by SGP4", f"error code {self.satrec.error}")
+        self.line1, self.line2 = line1, line2
+        jd = self.satrec.jdsatepoch + self.satrec.jdsatepochF
+        self.epoch = Epoch(_dt.datetime(2000, 1, 1, 12) + _dt.timedelta(days=jd - 2451545.0))
+        self._jd0, self._fr0 = self.satrec.jdsatepoch, self.satrec.jdsatepochF
+        self.mean_motion_rad_s = self.satrec.no_kozai / 60.0
+        self.inclination_rad = self.satrec.inclo
+        a_m = self.satrec.a * self.satrec.radiusearthkm * 1e3
+        _check_orbit(a_m, self.satrec.ecco)
+
+    def state_eci(self, t_s):
+        t = np.atleast_1d(np.asarray(t_s, dtype=float))
+        jd = np.full(t.shape, self._jd0)
+        fr = self._fr0 + t / 86400.0
+        error, r_km, v_km_s = self.satrec.sgp4_array(jd, fr)
+        if np.any(error):
+            k = int(np.argmax(error != 0))
+            raise AttsimError(f"sgp4: propagation failed at t = {t[k]:.6g} s after the TLE epoch (SGP4 error code {error[k]})")
+        return r_km * 1e3, v_km_s * 1e3
+
+
+def make_tle(inclination_deg: float, eccentricity: float, mean_motion_rev_day: float, epoch, raan_deg: float = 0.0,
+             arg_perigee_deg: float = 0.0, mean_anomaly_deg: float = 0.0, bstar: float = 0.0, satnum: int = 99999,
+             international_designator: str = "18004A") -> tuple[str, str]:
+    """Two TLE lines (with checksums) from mean elements, e.g. a mission's published orbit."""
+    when = Epoch(epoch).datetime
+    day_of_year = (when - _dt.datetime(when.year, 1, 1)).total_seconds() / 86400.0 + 1.0
+    if not 0.0 <= eccentricity < 1.0:
+        raise InputError("eccentricity", "must be in [0, 1)", f"got {eccentricity!r}")
+
+    def exponent_field(x: float) -> str:
+        if x == 0.0:
+            return " 00000+0"
+        exponent = math.floor(math.log10(abs(x))) + 1
+        mantissa = round(abs(x) / 10.0**exponent * 1e5)
+        return f"{'-' if x < 0 else ' '}{mantissa:05d}{'-' if exponent < 0 else '+'}{abs(exponent)}"
+
+    line1 = (f"1 {satnum:05d}U {international_designator:<8s} {when.year % 100:02d}{day_of_year:012.8f} "
+             f" .00000000  00000+0 {exponent_field(bstar)} 0  999")
+    line2 = (f"2 {satnum:05d} {inclination_deg:8.4f} {raan_deg % 360:8.4f} {f'{eccentricity:.7f}'[2:]} "
+             f"{arg_perigee_deg % 360:8.4f} {mean_anomaly_deg % 360:8.4f} {mean_motion_rev_day:11.8f}    1")
+    return line1 + str(tle_checksum(line1)), line2 + str(tle_checksum(line2))
