@@ -309,6 +309,15 @@ class Spacecraft:
         return np.random.default_rng(self._rngs.spawn(1)[0])
 
 
+def _describe_component(component) -> dict:
+    description = {"name": component.name, "type": type(component).__name__}
+    for attribute in ("axis", "dipole_max_Am2", "max_torque_Nm", "max_speed_rad_s", "rate_hz", "period_s", "gain_used"):
+        value = getattr(component, attribute, None)
+        if value is not None:
+            description[attribute] = np.asarray(value).tolist()
+    return description
+
+
 def _describe_environment(environment) -> dict:
     orbit = environment.orbit
     return {
@@ -457,7 +466,7 @@ class Mission:
             "telemetry_dt_s": self.telemetry_dt_s,
             "seed": self.seed,
             "environment": None if self.environment is None else _describe_environment(self.environment),
-            "components": [{"name": c.name, "type": type(c).__name__} for c in self.components],
+            "components": [_describe_component(c) for c in self.components],
             "versions": {
                 "attsim": __version__, "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__,
                 "pandas": pandas.__version__, "simpy": simpy.__version__, "python": platform.python_version(),

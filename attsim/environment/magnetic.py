@@ -56,14 +56,19 @@ class IGRF(FieldModel):
     name = "igrf"
 
     def field_eci_T(self, r_eci_m, epoch: Epoch, t_s) -> np.ndarray:
-        import ppigrf
-
         t = np.atleast_1d(np.asarray(t_s, dtype=float))
-        when = epoch.plus(0.5 * (t[0] + t[-1]))
         _check_epoch(epoch.plus(t[0]))
         _check_epoch(epoch.plus(t[-1]))
         jd = epoch.jd_at(t)
         r_ecef = eci_to_ecef(np.asarray(r_eci_m, dtype=float), jd)
+        return ecef_to_eci(self.field_ecef_T(r_ecef, epoch.plus(0.5 * (t[0] + t[-1]))), jd)
+
+    def field_ecef_T(self, r_ecef_m, when: _dt.datetime) -> np.ndarray:
+        """Field (T, ECEF) at Earth-fixed positions (m) on one date."""
+        import ppigrf
+
+        _check_epoch(when)
+        r_ecef = np.atleast_2d(np.asarray(r_ecef_m, dtype=float))
         x, y, z = r_ecef[:, 0], r_ecef[:, 1], r_ecef[:, 2]
         r = np.linalg.norm(r_ecef, axis=1)
         theta = np.arccos(np.clip(z / r, -1.0, 1.0))
@@ -71,12 +76,11 @@ class IGRF(FieldModel):
         Br, Btheta, Bphi = (np.asarray(b, dtype=float).reshape(-1) for b in
                             ppigrf.igrf_gc(r / 1e3, np.degrees(theta), np.degrees(phi), when))
         st, ct, sp, cp = np.sin(theta), np.cos(theta), np.sin(phi), np.cos(phi)
-        B_ecef = np.stack([
+        return np.stack([
             Br * st * cp + Btheta * ct * cp - Bphi * sp,
             Br * st * sp + Btheta * ct * sp + Bphi * cp,
             Br * ct - Btheta * st,
         ], axis=-1) * 1e-9
-        return ecef_to_eci(B_ecef, jd)
 
 
 class TiltedDipole(FieldModel):

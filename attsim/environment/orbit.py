@@ -157,6 +157,7 @@ class TLEOrbit(Orbit):
             self.satrec = Satrec.twoline2rv(line1, line2)
         except ValueError as exc:
             raise InputError("tle", "could not be parsed", str(exc)) from exc
+        _check_orbit(self.satrec.a * self.satrec.radiusearthkm * 1e3, self.satrec.ecco)
         if self.satrec.error:
             raise InputError("tle", "was refused by SGP4", f"error code {self.satrec.error}")
         self.line1, self.line2 = line1, line2
@@ -165,8 +166,6 @@ class TLEOrbit(Orbit):
         self._jd0, self._fr0 = self.satrec.jdsatepoch, self.satrec.jdsatepochF
         self.mean_motion_rad_s = self.satrec.no_kozai / 60.0
         self.inclination_rad = self.satrec.inclo
-        a_m = self.satrec.a * self.satrec.radiusearthkm * 1e3
-        _check_orbit(a_m, self.satrec.ecco)
 
     def state_eci(self, t_s):
         t = np.atleast_1d(np.asarray(t_s, dtype=float))

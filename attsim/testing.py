@@ -1,0 +1,101 @@
+"""Assertions for users' own tests of control laws and torque schedules (layer 8).
+
+Each takes a :class:`~attsim.telemetry.Telemetry` (or a telemetry frame)
+and raises ``AssertionError`` with the measured value, the time and the bound
+when the claim does not hold, so a failing pytest says what went wrong::
+
+    from attsim.testing import assert_rate_below
+    tel = mission.run()
+    assert_rate_below(tel, 3.5e-3, within_s=5900.0)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import rotations
+from .errors import InputError
+
+__all__ = ["assert_rate_below", "assert_pointing_within", "assert_momentum_conserved", "assert_no_saturation"]
+
+
+def _frame(telemetry):
+    return telemetry.df if hasattr(telemetry, "df") else telemetry
+
+
+def assert_rate_below(telemetry, rad_s: float, within_s: float) -> float:
+    """|ω| stays below ``rad_s`` from ``within_s`` on; returns the time it first stays below."""
+    df = _frame(telemetry)
+    t = df.index.to_numpy()
+    rate = np.linalg.norm(df[["wx", "wy", "wz"]].to_numpy(), axis=1)
+    late = t >= within_s
+    if not late.any():
+        raise InputError("within_s", "lies after the end of the telemetry", f"within_s = {within_s} s, end {t[-1]} s")
+    worst = int(np.argmax(np.where(late, rate, -np.inf)))
+    if rate[worst] >= rad_s:
+        raise AssertionError(f"|omega| = {rate[worst]:.4g} rad/s at t = {t[worst]:.6g} s, not below {rad_s:.4g} rad/s "
+                             f"from t = {within_s:.6g} s on")
+    above = np.nonzero(rate >= rad_s)[0]
+    return float(t[0] if above.size == 0 else t[above[-1] + 1])
+
+
+def assert_pointing_within(telemetry, target, deg: float, after_s: float) -> float:
+    """The attitude stays within ``deg`` of ``target`` from ``after_s`` on.
+
+    ``target`` is a quaternion ``q_IB`` or a callable ``f(t_array) -> (n, 4)``
+    (e.g. the orbit frame along the orbit). Returns the largest error (deg).
+    """
+    df = _frame(telemetry)
+    late = df[df.index >= after_s]
+    if late.empty:
+        raise InputError("after_s", "lies after the end of the telemetry", f"after_s = {after_s} s")
+    t = late.index.to_numpy()
+    goal = np.asarray(target(t) if callable(target) else target, dtype=float)
+    error = np.degrees(rotations.quat_angle_between(late[["qw", "qx", "qy", "qz"]].to_numpy(), goal))
+    worst = int(np.argmax(error))
+    if error[worst] > deg:
+        raise AssertionError(f"pointing error {error[worst]:.4g} deg at t = {t[worst]:.6g} s exceeds {deg:.4g} deg "
+                             f"(from t = {after_s:.6g} s on)")
+    return float(error[worst])
+
+
+def assert_momentum_conserved(telemetry, rtol: float, inertia=None) -> float:
+    """The inertial angular momentum (body plus wheels) stays within ``rtol`` of its start.
+
+    The inertia comes from the telemetry's metadata unless given; wheel
+    momenta are read from the ``<wheel>_h`` columns with the axes recorded
+    in the mission metadata. The change is relative to the largest momentum
+    the body or the wheels carry (a body at rest with spinning wheels has no
+    total to compare with). Returns the largest relative change.
+    """
+    df = _frame(telemetry)
+    meta = getattr(telemetry, "meta", {})
+    J = np.asarray(inertia if inertia is not None else meta.get("inertia_kg_m2"), dtype=float)
+    if J.shape != (3, 3):
+        raise InputError("inertia", "must be given (3x3) when the telemetry does not record it")
+    H_body = df[["wx", "wy", "wz"]].to_numpy() @ J.T
+    H_wheels = np.zeros_like(H_body)
+    for component in meta.get("components", []):
+        if component.get("type") == "ReactionWheel" and "axis" in component:
+            H_wheels += np.outer(df[f"{component['name']}_h"].to_numpy(), component["axis"])
+    H_I = rotations.quat_rotate(df[["qw", "qx", "qy", "qz"]].to_numpy(), H_body + H_wheels)
+    # relative to the momentum the parts carry: a body at rest with wheels has zero total
+    scale = max(np.linalg.norm(H_body, axis=1).max(), np.linalg.norm(H_wheels, axis=1).max(), 1e-300)
+    change = np.linalg.norm(H_I - H_I[0], axis=1) / scale
+    worst = int(np.argmax(change))
+    if change[worst] > rtol:
+        raise AssertionError(f"inertial angular momentum changed by {change[worst]:.3g} (relative) at t = "
+                             f"{df.index[worst]:.6g} s, more than rtol = {rtol:.3g}")
+    return float(change[worst])
+
+
+def assert_no_saturation(telemetry, actuator: str) -> None:
+    """No saturation of ``actuator`` was logged."""
+    events = telemetry.events
+    if len(events) == 0 or "actuator" not in events:
+        return
+    hits = events[(events["kind"] == "saturation") & (events["actuator"] == actuator)]
+    if len(hits):
+        first = hits.iloc[0]
+        raise AssertionError(f"{actuator} saturated {len(hits)} time(s), first at t = {first['t']:.6g} s "
+                             f"({first.get('what', '?')}); expected none")
