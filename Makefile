@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python missions/symmetric_top.py
+	$(BIN)/python missions/advitiy_detumble.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -166,7 +166,8 @@ def _rows_to_parquet(root: Path, width: int, names: list[str]) -> int:
     n = size // (8 * width)
     schema = pa.schema([(name, pa.float64()) for name in names])
     tmp = root / (TELEMETRY_FILE + ".tmp")
-    with pq.ParquetWriter(tmp, schema) as writer:
+    # float telemetry does not repeat: dictionary encoding only costs memory and time
+    with pq.ParquetWriter(tmp, schema, use_dictionary=False) as writer:
         if n:
             with open(rows_path, "rb") as source:
                 for start in range(0, n, ROW_GROUP_ROWS):
