@@ -58,12 +58,13 @@ _LAZY = {
     "BDot": "attsim.control",
     "QuaternionPD": "attsim.control",
     "MagneticPD": "attsim.control",
+    "report": "attsim.reporting",
     "Environment": "attsim.environment",
     "Face": "attsim.environment",
     "KeplerOrbit": "attsim.environment",
     "TLEOrbit": "attsim.environment",
 }
-_SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry",
+_SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry", "reporting",
                "actuators", "sensors", "control", "environment", "testing"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 

@@ -58,6 +58,7 @@ def main() -> int:
     print(f"wheel_slew: 90 deg about a skewed axis, {len(df)} telemetry rows in {tel.meta['wall_s']:.2f} s wall -> {tel.path}")
     for name, value, ok, bound in criteria:
         print(f"{'PASS' if ok else 'FAIL'}  {name}: {value:.3g} (bound {bound})")
+    print(f"report: {attsim.report(tel, criteria=criteria)}")
     return 0 if all(ok for _, _, ok, _ in criteria) else 1
 
 
