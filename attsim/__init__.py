@@ -65,7 +65,7 @@ _LAZY = {
     "TLEOrbit": "attsim.environment",
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry", "reporting",
-               "actuators", "sensors", "control", "environment", "testing"}
+               "actuators", "sensors", "control", "environment", "testing", "validation", "cli"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

@@ -473,11 +473,14 @@ class Mission:
             },
         }
 
-    def run(self, realtime_factor: float | None = None) -> Telemetry:
+    def run(self, realtime_factor: float | None = None, progress: bool = False) -> Telemetry:
         """Run the mission; write and return its telemetry.
 
         Parameters
         ----------
+        progress : bool
+            Show a progress bar (simulated time, real-time factor) on stderr
+            once the run has lasted two seconds.
         realtime_factor : float, optional
             Pace the loop against the wall clock at this many simulated
             seconds per wall second (``simpy.rt.RealtimeEnvironment``). When
@@ -506,12 +509,18 @@ class Mission:
         recorder = Recorder(self.out_dir, columns, meta=self.meta())
         wall_start = time.perf_counter()
         lag = {"max_s": 0.0}
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=self.duration_s, delay=2.0, unit="s", unit_scale=True, desc=self.name, leave=False,
+                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s simulated, x{rate_fmt} real time")
         env_now = lambda: env.now  # noqa: E731
         try:
             sc = Spacecraft(self, env, recorder)
             for component in self.components:
                 component.start(sc)
-            env.process(self._recorder_process(env, sc, recorder, realtime_factor, wall_start, lag))
+            env.process(self._recorder_process(env, sc, recorder, realtime_factor, wall_start, lag, bar))
             for component in self.components:
                 for process in component.processes(env, sc):
                     env.process(process)
@@ -520,6 +529,9 @@ class Mission:
         except BaseException as exc:
             recorder.abort(f"{type(exc).__name__}: {exc}", wall_s=time.perf_counter() - wall_start, t_stop_s=env_now())
             raise
+        finally:
+            if bar is not None:
+                bar.close()
         wall_s = time.perf_counter() - wall_start
         meta_end = {"wall_s": wall_s, "realtime_factor_achieved": self.duration_s / wall_s if wall_s > 0 else None}
         if realtime_factor is not None:
@@ -541,7 +553,7 @@ class Mission:
             row += component.values(sc)
         recorder.append(t_s, row)
 
-    def _recorder_process(self, env, sc, recorder, realtime_factor, wall_start, lag):
+    def _recorder_process(self, env, sc, recorder, realtime_factor, wall_start, lag, bar=None):
         """Rows at k telemetry_dt before the end; the row at ``duration`` is written after the loop."""
         k = 0
         while True:
@@ -551,6 +563,8 @@ class Mission:
             if t_next > env.now:
                 yield env.timeout(t_next - env.now)
             self._record(sc, recorder, env.now)
+            if bar is not None:
+                bar.update(env.now - bar.n)
             if realtime_factor is not None:
                 behind = (time.perf_counter() - wall_start) - env.now / realtime_factor
                 if behind > lag["max_s"]:

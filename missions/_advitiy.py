@@ -73,12 +73,3 @@ def time_to_stay_below(t, values, bound) -> float:
     if above[-1] == len(values) - 1:
         return float("inf")
     return float(t[above[-1] + 1])
-
-
-def report(name: str, tel, criteria) -> int:
-    """Print one PASS/FAIL line per (label, value, ok, bound), write the HTML report, return the exit code."""
-    print(f"{name}: {tel.meta['duration_s']:.0f} s simulated in {tel.meta['wall_s']:.2f} s wall -> {tel.path}")
-    for label, value, ok, bound in criteria:
-        print(f"{'PASS' if ok else 'FAIL'}  {label}: {value:.4g} (bound {bound})")
-    print(f"report: {attsim.report(tel, criteria=criteria)}")
-    return 0 if all(ok for _, _, ok, _ in criteria) else 1

@@ -35,20 +35,16 @@ def build(out_dir=None, omega0=(0.0, -0.106, 0.0), name="advitiy_detumble") -> a
     return mission
 
 
-def evaluate(name: str, tel) -> int:
+def criteria(tel):
     rate = advitiy.rate_norm(tel)
-    period = tel.meta["duration_s"] / 2
+    period = tel.meta["environment"]["period_s"]
     settle = advitiy.time_to_stay_below(tel.df.index.to_numpy(), rate, RATE_BOUND_RAD_S)
-    return advitiy.report(name, tel, [
+    after_one_orbit = rate[tel.df.index >= period][0] if (tel.df.index >= period).any() else float("nan")
+    return [
         ("time until |omega| stays below 3.5e-3 rad/s [s]", settle, settle <= period, f"<= one orbit, {period:.0f}"),
-        ("|omega| after one orbit [rad/s]", rate[tel.df.index >= period][0], rate[tel.df.index >= period][0] < RATE_BOUND_RAD_S, "< 3.5e-3"),
-    ])
-
-
-def main() -> int:
-    mission = build()
-    return evaluate(mission.name, mission.run())
+        ("|omega| after one orbit [rad/s]", after_one_orbit, after_one_orbit < RATE_BOUND_RAD_S, "< 3.5e-3"),
+    ]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(attsim.cli.run_script(build, criteria))

@@ -32,25 +32,27 @@ def drift_deg(tel, env) -> np.ndarray:
     return np.degrees(rotations.quat_angle_between(lvlh_quaternion(r, v), tel.df[["qw", "qx", "qy", "qz"]].to_numpy()))
 
 
-def run(gravity_gradient: bool):
+def _mission(gravity_gradient: bool, out_dir=None) -> attsim.Mission:
     env = advitiy.environment(field="dipole", disturbances=False, gravity_gradient=gravity_gradient)
     n = env.orbit.mean_motion_rad_s
-    name = "advitiy_orbit_hold" + ("_gg" if gravity_gradient else "")
-    mission = attsim.Mission(name, advitiy.INERTIA_KG_M2, omega0=(0.0, -n, 0.0), q0=advitiy.orbit_frame_attitude(env),
-                             duration=env.orbit.period_s, method="rk4", max_step=1.0, telemetry_dt=10.0,
-                             environment=env, description=__doc__.splitlines()[0])
-    tel = mission.run()
-    return tel, drift_deg(tel, env)
+    name = "advitiy_orbit_hold" + ("_gg" if gravity_gradient else "_free")
+    return attsim.Mission(name, advitiy.INERTIA_KG_M2, omega0=(0.0, -n, 0.0), q0=advitiy.orbit_frame_attitude(env),
+                          duration=env.orbit.period_s, method="rk4", max_step=1.0, telemetry_dt=10.0, environment=env,
+                          out_dir=None if out_dir is None else f"{out_dir}/{name}", description=__doc__.splitlines()[0])
 
 
-def main() -> int:
-    free, drift_free = run(gravity_gradient=False)
-    gg, drift_gg = run(gravity_gradient=True)
-    print(f"drift from the orbit frame after one orbit: free {drift_free[-1]:.3f} deg, gravity gradient {drift_gg[-1]:.3f} deg")
-    code_free = advitiy.report(free.meta["name"], free, [("max drift, no torque [deg]", drift_free.max(), drift_free.max() < 5.0, "< 5")])
-    code_gg = advitiy.report(gg.meta["name"], gg, [("max drift, gravity gradient [deg]", drift_gg.max(), drift_gg.max() < 10.0, "< 10")])
-    return max(code_free, code_gg)
+def build(out_dir=None):
+    return [_mission(False, out_dir), _mission(True, out_dir)]
+
+
+def criteria(runs):
+    env = advitiy.environment(field="dipole", disturbances=False)
+    free, gg = (drift_deg(run, env) for run in runs)
+    return [
+        ("max drift from the orbit frame, no torque [deg]", free.max(), free.max() < 5.0, "< 5"),
+        ("max drift from the orbit frame, gravity gradient [deg]", gg.max(), gg.max() < 10.0, "< 10"),
+    ]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(attsim.cli.run_script(build, criteria))

@@ -15,10 +15,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import advitiy_detumble  # noqa: E402
 
 
-def main() -> int:
-    mission = advitiy_detumble.build(omega0=np.radians((5.0, 5.0, 5.0)), name="advitiy_tumble")
-    return advitiy_detumble.evaluate(mission.name, mission.run())
+criteria = advitiy_detumble.criteria
+
+
+def build(out_dir=None):
+    return advitiy_detumble.build(out_dir=out_dir, omega0=np.radians((5.0, 5.0, 5.0)), name="advitiy_tumble")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import attsim
+
+    sys.exit(attsim.cli.run_script(build, criteria))
