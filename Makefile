@@ -28,6 +28,7 @@ bench: $(STAMP)
 	$(BIN)/python tools/bench_plant.py
 	$(BIN)/python tools/study_integrators.py
 	$(BIN)/python tools/bench_mission.py
+	$(BIN)/python tools/bench_report.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -59,13 +59,14 @@ _LAZY = {
     "QuaternionPD": "attsim.control",
     "MagneticPD": "attsim.control",
     "report": "attsim.reporting",
+    "Propagation": "attsim.studies",
     "Environment": "attsim.environment",
     "Face": "attsim.environment",
     "KeplerOrbit": "attsim.environment",
     "TLEOrbit": "attsim.environment",
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry", "reporting",
-               "actuators", "sensors", "control", "environment", "testing", "validation", "cli"}
+               "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

@@ -94,8 +94,12 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
                 raise InputError("seed", "must be an integer >= 0", f"got {seed}")
             mission.seed = seed
         if method is not None:
-            if method not in ENGINE_METHODS:
-                raise InputError("method", f"must be one of {list(ENGINE_METHODS)} in a mission", f"got {method!r}")
+            from .integrators import REGISTRY
+            from .studies import Propagation
+
+            allowed = list(REGISTRY) if isinstance(mission, Propagation) else list(ENGINE_METHODS)
+            if method not in allowed:
+                raise InputError("method", f"must be one of {allowed} for this run", f"got {method!r}")
             mission.method = method
     runs = [mission.run(progress=True) for mission in missions]
     results = criteria(runs[0] if single else runs)

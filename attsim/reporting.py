@@ -88,29 +88,32 @@ def _intervals(t: np.ndarray, flag: np.ndarray, color: str):
 
 
 def classify_spin(moments, omega0) -> dict:
-    """Which axis the torque-free motion turns about, and whether that is stable.
+    """About which principal axis the body spins, and whether that spin is stable.
 
     ``moments`` are the principal moments and ``omega0`` the body rate in
-    the same (principal) axes.
-
-    With ``d = 2E - M²/I_mid``: ``d < 0`` circles the major axis, ``d > 0``
-    the minor axis (both stable without dissipation); ``|d|`` within 1 % of
-    ``M²/I_mid`` lies on or near the separatrix through the intermediate axis
-    (unstable), where a small perturbation grows at
-    ``λ = (M / I_mid) sqrt((I_mid - I_min)(I_max - I_mid) / (I_min I_max))``
-    (Bhattu 2019; Landau & Lifshitz, sec. 37).
+    the same axes. The spin axis is the principal axis nearest to the
+    angular momentum: spin near the major or the minor axis is stable
+    without dissipation, near the intermediate axis unstable (Bhattu 2019;
+    Landau & Lifshitz, sec. 37). Also returns which axis the polhode
+    encircles (from ``d = 2E - M²/I_mid``: major for ``d < 0``, minor for
+    ``d > 0``) and the growth rate of a small perturbation about the
+    intermediate axis, ``λ = (M / I_mid) sqrt((I_mid - I_min)(I_max - I_mid) / (I_min I_max))``.
     """
-    order = np.argsort(np.asarray(moments, dtype=float))
-    I = np.asarray(moments, dtype=float)[order]
-    m = (np.asarray(moments, dtype=float) * np.asarray(omega0, dtype=float))[order]
+    moments = np.asarray(moments, dtype=float)
+    m = moments * np.asarray(omega0, dtype=float)
+    I = np.sort(moments)
     M2 = float(m @ m)
-    growth = math.sqrt(M2) / I[1] * math.sqrt((I[1] - I[0]) * (I[2] - I[1]) / (I[0] * I[2])) if M2 > 0 else 0.0
     if M2 == 0.0:
-        return {"axis": "none (at rest)", "stable": True, "growth_rate_rad_s": 0.0}
-    d = float(np.sum(m * m / I)) - M2 / I[1]
-    if abs(d) <= 0.01 * M2 / I[1] or np.isclose(I[0], I[2]):
-        return {"axis": "intermediate (near the separatrix)", "stable": False, "growth_rate_rad_s": growth}
-    return {"axis": "major" if d < 0 else "minor", "stable": True, "growth_rate_rad_s": growth}
+        return {"axis": "none (at rest)", "stable": True, "growth_rate_rad_s": 0.0, "polhode_encircles": "none"}
+    growth = math.sqrt(M2) / I[1] * math.sqrt((I[1] - I[0]) * (I[2] - I[1]) / (I[0] * I[2]))
+    nearest = int(np.argmax(np.abs(m)))
+    rank = int(np.argsort(np.argsort(moments))[nearest])  # 0 minor, 1 intermediate, 2 major
+    axis = ("minor", "intermediate", "major")[rank]
+    if np.sum(np.isclose(moments, moments[nearest], rtol=1e-9)) > 1:
+        axis = "transverse (axisymmetric body)"  # neutral: any axis of the equal pair is principal
+    d = float(np.sum(m * m / moments)) - M2 / I[1]
+    return {"axis": axis, "stable": axis != "intermediate", "growth_rate_rad_s": growth,
+            "polhode_encircles": "major" if d < 0 else ("minor" if d > 0 else "separatrix")}
 
 
 def _principal(meta):
@@ -286,7 +289,7 @@ def _single_sections(tel, criteria) -> list[tuple[str, str, list]]:
         sections.append(("nutation", "Nutation", [_lines("Angle between the major principal axis and H", t, series, "deg")]))
         spin = classify_spin(moments, R_BP.T @ np.asarray(meta.get("omega0_rad_s", df[W].iloc[0])))
         text = (f"<p class='classification'>Spin: about the <b>{spin['axis']}</b> axis — <b>{'stable' if spin['stable'] else 'unstable'}</b>"
-                f" (torque-free, initial state). Growth rate of a small perturbation about the intermediate axis: "
+                f" (torque-free, initial state; the polhode encircles the {spin['polhode_encircles']} axis). Growth rate of a small perturbation about the intermediate axis: "
                 f"{spin['growth_rate_rad_s']:.4g} rad/s (e-folding time {1 / spin['growth_rate_rad_s'] if spin['growth_rate_rad_s'] else float('inf'):.4g} s).</p>")
         sections.append(("stability", "Axis stability", [text, _polhode_figure(H_B, moments, R_BP)]))
         sections.append(("attitude3d", "3D attitude", [_ellipsoid_figure(df, J, moments, R_BP, H_I)]))
