@@ -56,6 +56,17 @@ _TASK_NAME = "dynTask"
 _PROCESS_NAME = "dynProcess"
 
 
+def _checked_body(inertia_kg_m2, omega0_rad_s) -> tuple[np.ndarray, np.ndarray]:
+    """The inertia as a symmetric 3x3 array and the body rate as a 3-vector."""
+    inertia = np.asarray(inertia_kg_m2, dtype=float)
+    omega0 = np.asarray(omega0_rad_s, dtype=float).reshape(3)
+    if inertia.shape != (3, 3):
+        raise ValueError(f"inertia_kg_m2 must be 3x3, got shape {inertia.shape}")
+    if not np.allclose(inertia, inertia.T, rtol=0.0, atol=1e-12 * np.abs(inertia).max()):
+        raise ValueError("inertia_kg_m2 must be symmetric")
+    return inertia, omega0
+
+
 def available() -> bool:
     """Tell whether Basilisk can be imported.
 
@@ -211,12 +222,7 @@ def run_torque_free(
     from Basilisk.simulation import spacecraft
     from Basilisk.utilities import SimulationBaseClass, macros
 
-    inertia = np.asarray(inertia_kg_m2, dtype=float)
-    omega0 = np.asarray(omega0_rad_s, dtype=float).reshape(3)
-    if inertia.shape != (3, 3):
-        raise ValueError(f"inertia_kg_m2 must be 3x3, got shape {inertia.shape}")
-    if not np.allclose(inertia, inertia.T, rtol=0.0, atol=1e-12 * np.abs(inertia).max()):
-        raise ValueError("inertia_kg_m2 must be symmetric")
+    inertia, omega0 = _checked_body(inertia_kg_m2, omega0_rad_s)
     n_steps = int(n_steps)
     record_every = int(record_every)
     if n_steps < 0 or record_every < 1:
@@ -427,12 +433,7 @@ def run_detumble(
     from Basilisk.architecture import bskLogging
     from Basilisk.utilities import macros
 
-    inertia = np.asarray(inertia_kg_m2, dtype=float)
-    omega0 = np.asarray(omega0_rad_s, dtype=float).reshape(3)
-    if inertia.shape != (3, 3):
-        raise ValueError(f"inertia_kg_m2 must be 3x3, got shape {inertia.shape}")
-    if not np.allclose(inertia, inertia.T, rtol=0.0, atol=1e-12 * np.abs(inertia).max()):
-        raise ValueError("inertia_kg_m2 must be symmetric")
+    inertia, omega0 = _checked_body(inertia_kg_m2, omega0_rad_s)
     dt_ns = macros.sec2nano(float(dt_s))
     if dt_ns <= 0:
         raise ValueError(f"dt_s must be at least 1 ns, got {dt_s!r}")
