@@ -332,6 +332,22 @@ def never_stop(state, params):
 MAX_TURN_PER_STEP_RAD = math.pi
 
 
+@njit(cache=True, nogil=True)
+def _solution_extremes(state):
+    """One pass over the rows, no temporaries: (all finite, max | |q| - 1 |, max |ω|)."""
+    norm_error = 0.0
+    max_rate2 = 0.0
+    for k in range(state.shape[0]):
+        s = state[k]
+        q2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + s[3] * s[3]
+        w2 = s[4] * s[4] + s[5] * s[5] + s[6] * s[6]
+        if not (math.isfinite(q2) and math.isfinite(w2)):
+            return False, 0.0, 0.0
+        norm_error = max(norm_error, abs(math.sqrt(q2) - 1.0))
+        max_rate2 = max(max_rate2, w2)
+    return True, norm_error, math.sqrt(max_rate2)
+
+
 def check_solution(method: str, problem: Problem, state: np.ndarray) -> None:
     """Refuse a fixed-step result that diverged or could not resolve the motion.
 
@@ -339,14 +355,14 @@ def check_solution(method: str, problem: Problem, state: np.ndarray) -> None:
     holds a non-finite value, a quaternion off unit norm, or a rate that
     turns the body more than half a revolution in one step.
     """
-    if not np.all(np.isfinite(state)):
+    finite, norm_error, max_rate = _solution_extremes(state)
+    if not finite:
         raise InputError("dt", f"is too large: the {method!r} solution diverged (non-finite values)",
                          f"dt = {problem.dt_s:g} s; reduce it")
-    norm_error = float(np.max(np.abs(np.linalg.norm(state[:, :4], axis=1) - 1.0)))
     if norm_error > 1e-6:
         raise InputError("dt", f"is too large: the {method!r} solution diverged (|q| - 1 reached {norm_error:.2g})",
                          f"dt = {problem.dt_s:g} s; reduce it")
-    turn = float(np.max(np.linalg.norm(state[:, 4:], axis=1))) * problem.dt_s
+    turn = max_rate * problem.dt_s
     if turn > MAX_TURN_PER_STEP_RAD:
         raise InputError("dt", "must resolve the rotation: |omega| dt must stay below pi (half a turn per step)",
                          f"|omega| dt reached {turn:.3g} rad with dt = {problem.dt_s:g} s")
