@@ -26,7 +26,6 @@ __all__ = [
     "quat_rates",
     "euler_rates",
     "rigid_body_derivs",
-    "rigid_body_rates",
     "matrix_to_tuple",
     "qmul",
     "qconj",
@@ -76,18 +75,6 @@ def euler_rates(w, tau, J, Jinv):
         Jinv[3] * rx + Jinv[4] * ry + Jinv[5] * rz,
         Jinv[6] * rx + Jinv[7] * ry + Jinv[8] * rz,
     )
-
-
-def rigid_body_rates(state, torque_N_m, inertia_kg_m2, inertia_inv) -> np.ndarray:
-    """Time derivative of the 7-state ``(qw, qx, qy, qz, wx, wy, wz)``.
-
-    A NumPy-facing convenience for callers such as ``scipy.integrate``; the
-    fixed-step integrators call the tuple kernels directly.
-    """
-    q = (state[0], state[1], state[2], state[3])
-    w = (state[4], state[5], state[6])
-    tau = (float(torque_N_m[0]), float(torque_N_m[1]), float(torque_N_m[2]))
-    return np.array(quat_rates(q, w) + euler_rates(w, tau, matrix_to_tuple(inertia_kg_m2), matrix_to_tuple(inertia_inv)))
 
 
 def matrix_to_tuple(matrix) -> tuple:

@@ -7,7 +7,6 @@ integrator and wraps the result in a pandas DataFrame indexed by ``t``.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from . import integrators

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
 import attsim
 from attsim import rotations
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import attsim
-from attsim import analysis, rotations
-from attsim.errors import AttsimError, InputError
+from attsim import rotations
+from attsim.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL_J = np.array([[1.2, 0.1, 0.05], [0.1, 1.0, 0.02], [0.05, 0.02, 0.8]])
@@ -107,7 +107,7 @@ def test_wheels_exchange_momentum_without_changing_the_total(tmp_path):
 def test_saturation_clamps_and_is_logged(tmp_path):
     mission = attsim.Mission("sat", np.eye(3), (0, 0, 0), duration=5.0, out_dir=tmp_path, field=(0, 0, 3e-5))
     mtq = mission.add(attsim.Magnetorquer(dipole_max_Am2=0.1, saturation="scale"))
-    wheel = mission.add(attsim.ReactionWheel("rw", (0, 0, 1), inertia_kg_m2=1e-4, max_torque_Nm=1e-3, max_speed_rad_s=20.0))
+    mission.add(attsim.ReactionWheel("rw", (0, 0, 1), inertia_kg_m2=1e-4, max_torque_Nm=1e-3, max_speed_rad_s=20.0))
     mission.add(attsim.CommandSchedule("mtq", [(0.0, (0.4, -0.2, 0.0)), (2.0, (0.05, 0.0, 0.0))]))
     mission.add(attsim.CommandSchedule("rw", [(0.0, 5e-3)]))
     tel = mission.run()

@@ -2,7 +2,6 @@
 through the engine (a controller samples each sensor every cycle)."""
 
 import numpy as np
-import pytest
 
 import attsim
 from attsim import rotations

@@ -21,7 +21,7 @@ import numpy as np
 from .._validate import finite_array, positive_scalar, vector3
 from ..errors import InputError
 from .atmosphere import ExponentialAtmosphere, MSISAtmosphere
-from .frames import OMEGA_EARTH_RAD_S, R_EARTH_M, Epoch, lvlh_axes, lvlh_quaternion
+from .frames import Epoch, lvlh_axes, lvlh_quaternion
 from .magnetic import IGRF, FieldModel, TiltedDipole
 from .orbit import KeplerOrbit, Orbit, TLEOrbit, make_tle
 from .sun import AU_M, SOLAR_PRESSURE_N_M2, lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci, sun_distance_m

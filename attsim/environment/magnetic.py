@@ -23,7 +23,7 @@ import datetime as _dt
 import numpy as np
 
 from ..errors import InputError
-from .frames import R_EARTH_M, Epoch, ecef_to_eci, eci_to_ecef
+from .frames import Epoch, ecef_to_eci, eci_to_ecef
 
 __all__ = ["FieldModel", "IGRF", "TiltedDipole", "IGRF_VALID_FROM", "IGRF_VALID_UNTIL"]
 

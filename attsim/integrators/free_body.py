@@ -227,7 +227,6 @@ def free_body_setup(q, m, I):
     Aa = math.sqrt(num_c / (Ia * (Ic - Ia)))
     Ab = math.sqrt(num_c / (Ib * (Ic - Ib)))
     Ac = math.sqrt(num_a / (Ic * (Ic - Ia)))
-    k2 = 1.0 if separatrix else min((Ib - Ia) * num_c / ((Ic - Ib) * num_a), 1.0)
     # 1 - k² = -(Ic - Ia) Ib d / ((Ic - Ib) num_a): from d, not by subtraction
     kc2 = 0.0 if separatrix else max(-(Ic - Ia) * Ib * d / ((Ic - Ib) * num_a), 0.0)
     rate = math.sqrt((Ic - Ib) * num_a / (Ia * Ib * Ic))
