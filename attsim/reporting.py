@@ -365,6 +365,20 @@ def _comparison_sections(runs: Sequence) -> list:
     import plotly.graph_objects as go
 
     figs = []
+    differences = {}
+    for name, run in zip(names[1:], runs[1:]):
+        common = np.intersect1d(base.index.to_numpy(), run.df.index.to_numpy())
+        if len(common):
+            differences[name] = pd.Series(
+                rotations.quat_angle_between(base.loc[common, Q].to_numpy(), run.df.loc[common, Q].to_numpy()), index=common)
+    if differences:
+        fig = go.Figure()
+        for name, series in differences.items():
+            x, y = _decimate(series.index.to_numpy(), series.to_numpy())
+            fig.add_trace(go.Scatter(x=x, y=np.where(y > 0, y, np.nan), mode="lines", name=name))
+        fig.update_layout(title=f"Attitude difference to {names[0]} (log scale)", xaxis_title="t [s]", yaxis_title="rad",
+                          yaxis_type="log", height=420)
+        figs.append(fig)
     for column_set, title, unit in ((W, "Body rates", "rad/s"), (Q, "Attitude quaternion", "-")):
         fig = go.Figure()
         for name, run in zip(names, runs):
@@ -374,7 +388,6 @@ def _comparison_sections(runs: Sequence) -> list:
                 fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{name}: {c}"))
         fig.update_layout(title=f"{title}, all runs", xaxis_title="t [s]", yaxis_title=unit, height=420)
         figs.append(fig)
-    del pd
     return [("comparison", "Comparison", [table] + figs)]
 
 
