@@ -24,6 +24,7 @@ __all__ = [
     "angular_momentum_body",
     "angular_momentum_inertial",
     "kinetic_energy",
+    "wheel_momentum_body",
     "relative_drift",
     "nutation_angle",
     "invariants",
@@ -58,6 +59,19 @@ def angular_momentum_inertial(df: pd.DataFrame, inertia=None) -> pd.DataFrame:
     H_B = angular_momentum_body(df, inertia).to_numpy()
     H_I = rotations.quat_rotate(_columns(df, QUATERNION_COLUMNS), H_B)
     return pd.DataFrame(H_I, index=df.index, columns=["H_I_x", "H_I_y", "H_I_z"])
+
+
+def wheel_momentum_body(df: pd.DataFrame, components) -> np.ndarray:
+    """Total reaction-wheel momentum in body axes (N m s), (n, 3).
+
+    ``components`` is a run's ``meta["components"]``: each wheel's axis and
+    its ``<name>_h`` telemetry column give ``Σ h_i a_i``.
+    """
+    total = np.zeros((len(df), 3))
+    for component in components:
+        if component.get("type") == "ReactionWheel" and "axis" in component and f"{component['name']}_h" in df:
+            total += np.outer(df[f"{component['name']}_h"].to_numpy(), component["axis"])
+    return total
 
 
 def kinetic_energy(df: pd.DataFrame, inertia=None) -> pd.Series:

@@ -74,6 +74,7 @@ class Controller(Component):
         self.cycles = 0
 
     def cycle(self, sc) -> None:
+        self._sc = sc  # decide() of the attitude laws reads the true state when no sensor is given
         t = sc.now
         readings = {sensor.name: sensor.sample(sc) for sensor in self.sensors}
         try:
@@ -203,9 +204,8 @@ class QuaternionPD(Controller):
 
     def prepare(self, mission):
         super().prepare(mission)
-        name_of = lambda ref: None if ref is None else (ref if isinstance(ref, str) else ref.name)  # noqa: E731
-        self._attitude, self._rate, self._mag = (name_of(r) for r in self._roles)
-        self._wheels = [self.actuators[name_of(w)] for w in self._wheel_refs]
+        self._attitude, self._rate, self._mag = (_name_of(r) for r in self._roles)
+        self._wheels = [self.actuators[_name_of(w)] for w in self._wheel_refs]
         if self._wheels:
             axes = np.column_stack([w.axis for w in self._wheels])
             if np.linalg.matrix_rank(axes) < 3:
@@ -213,27 +213,15 @@ class QuaternionPD(Controller):
             self._allocation = -np.linalg.pinv(axes)
         self._mtq = None if self._wheels else next(iter(self.actuators))
 
-    def cycle(self, sc):
-        self._sc = sc
-        super().cycle(sc)
-
     def torque(self, q, w) -> np.ndarray:
-        from .rotations import quat_conjugate, quat_multiply
-
-        error = quat_multiply(quat_conjugate(self.target_q), q)
-        sign = 1.0 if error[0] >= 0 else -1.0
-        return -self.kp * sign * error[1:] - self.kd * w
+        return _pd_torque(self.target_q, q, w, self.kp, self.kd)
 
     def decide(self, t_s, readings):
-        q_true, w_true = self._sc.state()
-        q = readings[self._attitude] if self._attitude else np.array(q_true)
-        w = readings[self._rate] if self._rate else np.array(w_true)
+        q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
         tau = self.torque(q, w)
         if self._wheels:
             return {wheel.name: float(t) for wheel, t in zip(self._wheels, self._allocation @ tau)}
-        b = readings[self._mag]
-        b2 = float(b @ b)
-        return {self._mtq: (np.cross(b, tau) / b2 if b2 > 0 else np.zeros(3)) - self.compensation}
+        return {self._mtq: _dipole_for_torque(readings[self._mag], tau)}
 
 
 class MagneticPD(Controller):
@@ -265,25 +253,41 @@ class MagneticPD(Controller):
         super().prepare(mission)
         if mission.environment is None:
             raise InputError("environment", f"controller {self.name!r} holds the orbit frame: the mission needs an environment")
-        name_of = lambda ref: None if ref is None else (ref if isinstance(ref, str) else ref.name)  # noqa: E731
-        self._mag, self._attitude, self._rate = (name_of(r) for r in self._roles)
+        self._mag, self._attitude, self._rate = (_name_of(r) for r in self._roles)
         self._mtq = next(iter(self.actuators))
 
-    def cycle(self, sc):
-        self._sc = sc
-        super().cycle(sc)
-
     def decide(self, t_s, readings):
-        from .rotations import quat_conjugate, quat_multiply, quat_rotate
+        from .rotations import quat_conjugate, quat_rotate
 
-        q_true, w_true = self._sc.state()
-        q = readings[self._attitude] if self._attitude else np.array(q_true)
-        w = readings[self._rate] if self._rate else np.array(w_true)
+        q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
         q_IO, w_orbit_I = self._sc.orbit_frame()
-        error = quat_multiply(quat_conjugate(q_IO), q)
-        w_rel = w - quat_rotate(quat_conjugate(q), w_orbit_I)
-        sign = 1.0 if error[0] >= 0 else -1.0
-        tau = -self.kp * sign * error[1:] - self.kd * w_rel
-        b = readings[self._mag]
-        b2 = float(b @ b)
-        return {self._mtq: (np.cross(b, tau) / b2 if b2 > 0 else np.zeros(3)) - self.compensation}
+        tau = _pd_torque(q_IO, q, w - quat_rotate(quat_conjugate(q), w_orbit_I), self.kp, self.kd)
+        return {self._mtq: _dipole_for_torque(readings[self._mag], tau) - self.compensation}
+
+
+def _name_of(ref):
+    """A component given by name or by object, as its name (None stays None)."""
+    return None if ref is None else (ref if isinstance(ref, str) else ref.name)
+
+
+def _attitude_and_rate(sc, readings, attitude_sensor, rate_sensor):
+    """``(q, ω)`` from the named sensors' readings, or the true state where none is named."""
+    q_true, w_true = sc.state()
+    q = readings[attitude_sensor] if attitude_sensor else np.array(q_true)
+    w = readings[rate_sensor] if rate_sensor else np.array(w_true)
+    return q, w
+
+
+def _pd_torque(q_target, q, w_rel, kp: float, kd: float) -> np.ndarray:
+    """``-k_p sign(δq_w) δq_v - k_d ω_rel`` with ``δq = q_target* ⊗ q`` (the shorter way round)."""
+    from .rotations import quat_conjugate, quat_multiply
+
+    error = quat_multiply(quat_conjugate(q_target), q)
+    sign = 1.0 if error[0] >= 0 else -1.0
+    return -kp * sign * error[1:] - kd * w_rel
+
+
+def _dipole_for_torque(b, tau) -> np.ndarray:
+    """``m = B × τ / |B|²``: the dipole whose torque ``m × B`` is the part of ``τ`` normal to ``B``."""
+    b2 = float(b @ b)
+    return np.cross(b, tau) / b2 if b2 > 0 else np.zeros(3)

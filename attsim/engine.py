@@ -233,7 +233,8 @@ class Spacecraft:
 
     def disturbance_torques(self) -> dict:
         """Each disturbance torque now (body axes, N m), for telemetry."""
-        from .dynamics import ENV_SUN, face_torques, gravity_gradient_torque, lerp3, qconj, qrotate, relative_wind_velocity, table_cell
+        from .dynamics import (ENV_SUN, MU_EARTH, face_torques, gravity_gradient_torque, lerp3, qconj, qrotate,
+                               relative_wind_velocity, table_cell)
 
         q, _ = self.state()
         qc = qconj(q)
@@ -243,7 +244,7 @@ class Spacecraft:
         if self._flags[0]:
             r = e["r"]
             rn = float(np.linalg.norm(r))
-            gg = gravity_gradient_torque(qrotate(qc, tuple(r / rn)), 3.986004418e14 / rn**3, self._J)
+            gg = gravity_gradient_torque(qrotate(qc, tuple(r / rn)), MU_EARTH / rn**3, self._J)
         if self._flags[1] or self._flags[2]:
             k, f = table_cell(self.env_t, self.env.now)
             aero, srp = face_torques(self._faces, qrotate(qc, relative_wind_velocity(self.env_v, k, f)),

@@ -125,10 +125,7 @@ def _principal(meta):
 
 
 def _momentum_inertial(df, J, meta) -> np.ndarray:
-    H_B = df[W].to_numpy() @ J.T
-    for component in meta.get("components", []):
-        if component.get("type") == "ReactionWheel" and "axis" in component and f"{component['name']}_h" in df:
-            H_B = H_B + np.outer(df[f"{component['name']}_h"].to_numpy(), component["axis"])
+    H_B = df[W].to_numpy() @ J.T + analysis.wheel_momentum_body(df, meta.get("components", []))
     return rotations.quat_rotate(df[Q].to_numpy(), H_B), H_B
 
 

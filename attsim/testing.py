@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rotations
+from .analysis import wheel_momentum_body
 from .errors import InputError
 
 __all__ = ["assert_rate_below", "assert_pointing_within", "assert_momentum_conserved", "assert_no_saturation"]
@@ -74,10 +75,7 @@ def assert_momentum_conserved(telemetry, rtol: float, inertia=None) -> float:
     if J.shape != (3, 3):
         raise InputError("inertia", "must be given (3x3) when the telemetry does not record it")
     H_body = df[["wx", "wy", "wz"]].to_numpy() @ J.T
-    H_wheels = np.zeros_like(H_body)
-    for component in meta.get("components", []):
-        if component.get("type") == "ReactionWheel" and "axis" in component:
-            H_wheels += np.outer(df[f"{component['name']}_h"].to_numpy(), component["axis"])
+    H_wheels = wheel_momentum_body(df, meta.get("components", []))
     H_I = rotations.quat_rotate(df[["qw", "qx", "qy", "qz"]].to_numpy(), H_body + H_wheels)
     # relative to the momentum the parts carry: a body at rest with wheels has zero total
     scale = max(np.linalg.norm(H_body, axis=1).max(), np.linalg.norm(H_wheels, axis=1).max(), 1e-300)

@@ -268,3 +268,25 @@ def test_a_mission_runs_twice_with_identical_results(tmp_path):
     df1, events1 = first.df.copy(), first.events.copy()
     second = mission.run()
     assert df1.equals(second.df) and events1.equals(second.events)
+
+
+def test_quaternion_pd_with_magnetorquers_commands_b_cross_tau(tmp_path):
+    # the torque law mapped onto magnetorquers: m = B x tau / |B|^2, so m is normal to B
+    # and m x B is the part of tau normal to the field
+    target = rotations.axis_angle_to_quat([0, 0, 1], 0.3)
+    B = np.array([2e-5, -1e-5, 3e-5])
+    commands = []
+    mission = attsim.Mission("qpd_mtq", FULL_J * 0.01, (0.01, 0.0, 0.0), duration=3.0, field=B, out_dir=tmp_path)
+    mag = mission.add(attsim.Magnetometer(rate_hz=1.0))
+    mtq = mission.add(attsim.Magnetorquer(dipole_max_Am2=10.0))
+    law = mission.add(attsim.QuaternionPD(target, kp=1e-4, kd=1e-3, period_s=1.0, magnetorquer=mtq, magnetometer=mag))
+    original = mtq.command
+    mtq.command = lambda sc, m: (commands.append((np.array(sc.state()[0]), np.array(sc.state()[1]), np.asarray(m))), original(sc, m))
+    mission.run()
+    assert len(commands) == 3
+    for q, w, m in commands:
+        b_body = rotations.quat_rotate(rotations.quat_conjugate(q), B)
+        tau = law.torque(q, w)
+        tau_normal = tau - b_body * (tau @ b_body) / (b_body @ b_body)
+        assert abs(m @ b_body) < 1e-12 * np.linalg.norm(m) * np.linalg.norm(b_body)
+        assert np.allclose(np.cross(m, b_body), tau_normal, rtol=1e-9, atol=0)
