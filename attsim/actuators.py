@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from ._validate import finite_array, positive_scalar, vector3
-from .engine import Component
+from .component import Component
 from .errors import InputError
 
 __all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel"]

@@ -23,8 +23,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ._validate import finite_array, positive_scalar, unit_quaternion
-from .engine import Component, ControllerError, periodic
-from .errors import AttsimError, InputError
+from .component import Component, periodic
+from .errors import AttsimError, ControllerError, InputError
 
 __all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD", "MagneticPD"]
 

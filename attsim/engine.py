@@ -2,17 +2,16 @@
 
 Discrete things happen at discrete times: sensors sample, controllers
 decide, schedules switch torques, the recorder writes telemetry. Each is a
-SimPy process (a generator taking ``env`` first). The continuous plant is
-advanced lazily: whenever a process needs the state or changes a command,
-the plant is first integrated from where it was to ``env.now`` with the
-commands that were held until then (zero-order hold), in sub-steps of at
-most ``max_step``, the last one shortened to land on the event time.
-Torques that depend on the state (``m × B`` of magnetorquers, the wheels'
-gyroscopic coupling) are evaluated at every integrator stage, not frozen at
-the event.
+SimPy process (a generator taking ``env`` first). The continuous plant
+(:class:`~attsim.plant.Spacecraft`) is advanced lazily to each event with
+the commands held since the last one.
 
-A control cycle (sense → decide → command) runs in one process, so nothing
-relies on the order in which SimPy serves events that fall at the same time.
+Order at one instant, defined once: every sample, decision and command due
+at time ``t`` happens first (SimPy's normal priority; a control cycle runs
+sense → decide → command in one process), then the telemetry row at ``t``
+is recorded (:data:`RECORD_PRIORITY`), then the run may end
+(:data:`END_PRIORITY`). So a row shows the measurement taken at its own
+time, the command decided from it, and the state ``q``, ``omega`` there.
 
 Usage::
 
@@ -27,287 +26,47 @@ import math
 import platform
 import time
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
+from simpy.core import NORMAL
+from simpy.events import Event
 
 from . import __version__
 from ._validate import positive_scalar, unit_quaternion, vector3
-from .errors import AttsimError, GimbalLockError, InputError
+from .component import Component, periodic
+from .environment.table import EnvironmentTable, field_table
+from .environment.torques import DISTURBANCE_NAMES
+from .errors import AttsimError, ControllerError, DivergenceError, InputError
 from .inertia import check_inertia
+from .plant import Spacecraft
 from .schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .telemetry import Recorder, Telemetry, load
 
-__all__ = ["Mission", "Spacecraft", "Component", "ControllerError"]
+__all__ = ["Mission", "Spacecraft", "Component", "ControllerError", "periodic", "ENGINE_METHODS", "RECORD_PRIORITY"]
 
-ENGINE_METHODS = ("rk4", "rkn", "rkmk4", "dcm", "euler321")
-_NO_FIELD_T = np.empty(0)
-_NO_FIELD_V = np.empty((0, 3))
-_NO_FACES = np.empty((0, 10))
-ENVIRONMENT_COLUMNS = ["B_I_x", "B_I_y", "B_I_z", "lit"] + [f"tau_{d}_{a}" for d in ("gg", "aero", "srp", "res") for a in "xyz"]
-
-
-class ControllerError(AttsimError):
-    """A controller raised or returned something the engine cannot apply.
-
-    The message names the controller and the simulation time; the telemetry
-    up to that moment is on disk (``mission.run`` flushed it first).
-    """
+# SimPy serves events at one time by priority (lower first); samples, decisions
+# and commands run at NORMAL (1), so a row recorded after them sees them all.
+RECORD_PRIORITY = NORMAL + 1
+END_PRIORITY = NORMAL + 2
+ENVIRONMENT_COLUMNS = ["B_I_x", "B_I_y", "B_I_z", "lit"] + [f"tau_{d}_{a}" for d in DISTURBANCE_NAMES for a in "xyz"]
 
 
-class Component:
-    """Something added to a :class:`Mission`: actuator, sensor, controller, schedule.
-
-    Subclasses may override:
-
-    ``columns()``
-        Names of the telemetry columns this component adds.
-    ``values(sc)``
-        Their values at the recorder's time (``sc`` is the running
-        :class:`Spacecraft`; reading its state advances the plant).
-    ``processes(env, sc)``
-        SimPy generator processes to start (each a generator taking ``env``
-        first).
-    ``prepare(mission)``
-        Checks against the mission before it runs.
-    ``start(sc)``
-        Set-up at ``t = 0`` once the spacecraft exists (random generators,
-        initial wheel momentum), before any process runs.
-    """
-
-    name: str = "component"
-
-    def columns(self) -> list[str]:
-        return []
-
-    def values(self, sc: "Spacecraft") -> list[float]:
-        return []
-
-    def processes(self, env, sc: "Spacecraft") -> Iterable:
-        return ()
-
-    def prepare(self, mission: "Mission") -> None:
-        pass
-
-    def start(self, sc: "Spacecraft") -> None:
-        pass
-
-
-def _field_table(field, duration_s: float, spacing_s: float):
-    """Environment table holding only a magnetic field (T, inertial) on a uniform grid."""
-    from .dynamics import ENV_WIDTH
-
-    t, b = _field_values(field, duration_s, spacing_s)
-    values = np.zeros((t.size, ENV_WIDTH))
-    values[:, 0:3] = b
-    return t, values
-
-
-def _field_values(field, duration_s: float, spacing_s: float):
-    if field is None:
-        return _NO_FIELD_T, _NO_FIELD_V
-    if callable(field):
-        n = max(2, int(math.ceil(duration_s / spacing_s)) + 1)
-        t = np.linspace(0.0, duration_s, n)
-        try:
-            values = np.asarray(field(t), dtype=np.float64)  # vectorised callables: one call
-        except Exception:
-            values = None
-        if values is None or values.shape != (n, 3):
-            values = np.array([np.asarray(field(float(x)), dtype=np.float64) for x in t])
-        if values.shape != (n, 3) or not np.all(np.isfinite(values)):
-            raise InputError("field", "callable must return a finite 3-vector (T, inertial) for every t in [0, duration]")
-        return t, values
-    vector = vector3(field, "field")
-    return np.array([0.0, duration_s]), np.vstack([vector, vector])
-
-
-class Spacecraft:
-    """The running spacecraft: plant state, held commands, field, event log.
-
-    Components receive it as ``sc``. Reading the state (:meth:`state`) or
-    changing a command advances the plant to ``env.now`` first.
-    """
-
-    def __init__(self, mission: "Mission", env, recorder: Recorder | None):
-        from .dynamics import matrix_to_tuple, plant_torque
+def __getattr__(name: str):
+    if name == "ENGINE_METHODS":  # computed on use: the registry imports the compiled integrators
         from .integrators import REGISTRY
 
-        self.env = env
-        self.mission = mission
-        self.recorder = recorder
-        integrator = REGISTRY[mission.method]
-        self._advance = integrator.compiled_advance(plant_torque)
-        self._output = integrator.output_state
-        J = mission.inertia_kg_m2
-        self._J = matrix_to_tuple(J)
-        self._Jinv = matrix_to_tuple(np.linalg.inv(J))
-        self._params = (math.radians(1.0),)  # euler321's gimbal margin; ignored by the others
-        self._state = integrator.initial_state(tuple(mission.q0), tuple(mission.omega0_rad_s), self._J, self._params)
-        self.t_plant_s = 0.0
-        self.env_t, self.env_v = mission.environment_table
-        environment = mission.environment
-        self.environment = environment
-        self._faces = environment.faces_array() if environment is not None else _NO_FACES
-        self._flags = environment.flags if environment is not None else (0.0, 0.0, 0.0)
-        self._residual = tuple(environment.residual_dipole_Am2) if environment is not None else (0.0, 0.0, 0.0)
-        self._external = {}  # source -> body torque (N m)
-        self._wheel_torques = {}  # wheel -> motor torque, body axes (N m)
-        self._tau_ext = (0.0, 0.0, 0.0)
-        self._dipole = self._residual  # commanded + residual
-        self._commanded_dipole = (0.0, 0.0, 0.0)
-        self._tau_wheels = (0.0, 0.0, 0.0)
-        self._h_wheels = (0.0, 0.0, 0.0)
-        self._q_w = self._output(self._state, self._J, self._params)
-        self._rngs = np.random.SeedSequence(mission.seed)
+        return tuple(key for key, cls in REGISTRY.items() if getattr(cls, "mission_ready", False))
+    raise AttributeError(f"module 'attsim.engine' has no attribute {name!r}")
 
-    # --- time and state ---------------------------------------------------
 
-    @property
-    def now(self) -> float:
-        return self.env.now
+class _At(Event):
+    """An event at ``now + delay_s`` served at ``priority`` among the events of that time."""
 
-    def advance_to(self, t_s: float) -> None:
-        """Integrate the plant to ``t_s`` with the commands held since the last change."""
-        if t_s <= self.t_plant_s:
-            return
-        inputs = (self.t_plant_s, self._tau_ext, self._dipole, self._tau_wheels, self._h_wheels, self.env_t, self.env_v,
-                  self._faces, self._flags, self._J)
-        state, stopped = self._advance(self._state, self.t_plant_s, t_s, self.mission.max_step_s, inputs, self._J, self._Jinv, self._params)
-        if stopped:
-            from .rotations import quat_to_euler321
-
-            q, _ = self._output(state, self._J, self._params)
-            raise GimbalLockError(t_s, math.degrees(float(quat_to_euler321(np.array(q))[1])), 1.0)
-        dt = t_s - self.t_plant_s
-        h, tw = self._h_wheels, self._tau_wheels
-        self._h_wheels = (h[0] + tw[0] * dt, h[1] + tw[1] * dt, h[2] + tw[2] * dt)
-        self._state = state
-        self.t_plant_s = t_s
-        self._q_w = self._output(state, self._J, self._params)
-
-    def state(self) -> tuple[tuple, tuple]:
-        """``(q_IB, omega_rad_s)`` as tuples at ``env.now``."""
-        self.advance_to(self.env.now)
-        return self._q_w
-
-    @property
-    def q(self) -> np.ndarray:
-        return np.array(self.state()[0])
-
-    @property
-    def omega_rad_s(self) -> np.ndarray:
-        return np.array(self.state()[1])
-
-    @property
-    def h_wheels_Nms(self) -> tuple:
-        """Total wheel momentum (body axes) at ``env.now``."""
-        self.advance_to(self.env.now)
-        return self._h_wheels
-
-    def field_inertial_T(self, t_s: float | None = None) -> tuple:
-        """Inertial magnetic field (T) at ``t_s`` (default now), from the run's table."""
-        from .dynamics import interpolate_vector
-
-        return interpolate_vector(self.env_t, self.env_v, self.env.now if t_s is None else t_s)
-
-    def environment_now(self) -> dict:
-        """The environment at ``env.now`` (ECI, SI): B_I, r, v, rho, sun, srp_pressure."""
-        from .dynamics import lerp1, lerp3, table_cell
-
-        k, f = table_cell(self.env_t, self.env.now)
-        return {
-            "B_I": np.array(lerp3(self.env_v, k, f, 0)), "r": np.array(lerp3(self.env_v, k, f, 3)),
-            "v": np.array(lerp3(self.env_v, k, f, 6)), "rho": lerp1(self.env_v, k, f, 9),
-            "sun": np.array(lerp3(self.env_v, k, f, 10)), "srp_pressure": lerp1(self.env_v, k, f, 13),
-        }
-
-    def orbit_frame(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(q_IO, ω_O_I)``: the orbit (LVLH) frame now and its inertial angular velocity (ECI)."""
-        from .environment.frames import lvlh_quaternion
-
-        if self.environment is None:
-            raise AttsimError("the orbit frame needs a mission environment with an orbit")
-        e = self.environment_now()
-        return lvlh_quaternion(e["r"], e["v"]), np.cross(e["r"], e["v"]) / float(e["r"] @ e["r"])
-
-    def disturbance_torques(self) -> dict:
-        """Each disturbance torque now (body axes, N m), for telemetry."""
-        from .dynamics import (ENV_SUN, MU_EARTH, face_torques, gravity_gradient_torque, lerp3, qconj, qrotate,
-                               relative_wind_velocity, table_cell)
-
-        q, _ = self.state()
-        qc = qconj(q)
-        e = self.environment_now()
-        zero = (0.0, 0.0, 0.0)
-        gg = aero = srp = zero
-        if self._flags[0]:
-            r = e["r"]
-            rn = float(np.linalg.norm(r))
-            gg = gravity_gradient_torque(qrotate(qc, tuple(r / rn)), MU_EARTH / rn**3, self._J)
-        if self._flags[1] or self._flags[2]:
-            k, f = table_cell(self.env_t, self.env.now)
-            aero, srp = face_torques(self._faces, qrotate(qc, relative_wind_velocity(self.env_v, k, f)),
-                                     e["rho"] if self._flags[1] else 0.0, qrotate(qc, lerp3(self.env_v, k, f, ENV_SUN)),
-                                     e["srp_pressure"] if self._flags[2] else 0.0)
-        b = qrotate(qc, tuple(e["B_I"]))
-        res = tuple(np.cross(self._residual, b))
-        return {"gg": gg, "aero": aero, "srp": srp, "res": res}
-
-    def field_body_T(self) -> np.ndarray:
-        """Magnetic field in body axes (T) now: ``R_IBᵀ B_I``."""
-        from .dynamics import qconj, qrotate
-
-        q, _ = self.state()
-        return np.array(qrotate(qconj(q), self.field_inertial_T()))
-
-    # --- commands (zero-order hold) ----------------------------------------
-
-    def set_external_torque(self, source: str, torque_body_Nm) -> None:
-        """Hold a body-fixed external torque from ``source`` (sources add)."""
-        self.advance_to(self.env.now)
-        self._external[source] = (float(torque_body_Nm[0]), float(torque_body_Nm[1]), float(torque_body_Nm[2]))
-        self._tau_ext = _vector_sum(self._external.values())
-
-    def set_dipole(self, dipole_body_Am2) -> None:
-        """Hold the magnetorquers' total dipole (body axes, A m^2); the residual dipole adds to it."""
-        self.advance_to(self.env.now)
-        m = (float(dipole_body_Am2[0]), float(dipole_body_Am2[1]), float(dipole_body_Am2[2]))
-        self._commanded_dipole = m
-        self._dipole = (m[0] + self._residual[0], m[1] + self._residual[1], m[2] + self._residual[2])
-
-    def set_wheel_torque(self, wheel: str, torque_body_Nm) -> None:
-        """Hold one wheel's motor torque (body axes; the body feels minus this)."""
-        self.advance_to(self.env.now)
-        self._wheel_torques[wheel] = (float(torque_body_Nm[0]), float(torque_body_Nm[1]), float(torque_body_Nm[2]))
-        self._tau_wheels = _vector_sum(self._wheel_torques.values())
-
-    def add_wheel_momentum(self, h_body_Nms) -> None:
-        """Add a wheel's initial momentum (body axes); only before the run starts."""
-        if self.t_plant_s != 0.0:
-            raise AttsimError("wheel momentum can only be set before the run starts")
-        h = self._h_wheels
-        self._h_wheels = (h[0] + float(h_body_Nms[0]), h[1] + float(h_body_Nms[1]), h[2] + float(h_body_Nms[2]))
-
-    @property
-    def external_torque_Nm(self) -> tuple:
-        return self._tau_ext
-
-    @property
-    def dipole_Am2(self) -> tuple:
-        """The commanded dipole (without the residual)."""
-        return self._commanded_dipole
-
-    # --- bookkeeping ---------------------------------------------------------
-
-    def event(self, kind: str, **fields) -> None:
-        """Log an event at the current simulation time."""
-        if self.recorder is not None:
-            self.recorder.event(self.env.now, kind, **fields)
-
-    def rng(self) -> np.random.Generator:
-        """A new generator, deterministic for the mission seed and the order of requests."""
-        return np.random.default_rng(self._rngs.spawn(1)[0])
+    def __init__(self, env, delay_s: float, priority: int):
+        super().__init__(env)
+        self._ok = True
+        self._value = None
+        env.schedule(self, priority, delay_s)
 
 
 def _describe_component(component) -> dict:
@@ -332,11 +91,17 @@ def _describe_environment(environment) -> dict:
     }
 
 
-def _vector_sum(vectors) -> tuple:
-    tx = ty = tz = 0.0
-    for x, y, z in vectors:
-        tx, ty, tz = tx + x, ty + y, tz + z
-    return (tx, ty, tz)
+def _original_error(exc: BaseException) -> BaseException:
+    """The exception a component raised, not SimPy's copy of it.
+
+    SimPy re-raises a failed process's exception as ``type(exc)(*exc.args)``
+    with the original as ``__cause__``; the original carries the traceback
+    into the component and any attributes set after construction.
+    """
+    cause = exc.__cause__
+    if isinstance(cause, AttsimError) and type(cause) is type(exc):
+        return cause
+    return exc
 
 
 class Mission:
@@ -411,8 +176,9 @@ class Mission:
         self.omega0_rad_s = vector3(omega0, "omega0")
         self.q0 = unit_quaternion(q0, "q0")
         self.duration_s = positive_scalar(duration, "duration")
-        if method not in ENGINE_METHODS:
-            raise InputError("method", f"must be one of {list(ENGINE_METHODS)} in a mission", f"got {method!r}")
+        allowed = __getattr__("ENGINE_METHODS")
+        if method not in allowed:
+            raise InputError("method", f"must be one of {list(allowed)} in a mission", f"got {method!r}")
         self.method = method
         self.max_step_s = positive_scalar(max_step, "max_step")
         self.telemetry_dt_s = positive_scalar(telemetry_dt, "telemetry_dt")
@@ -487,6 +253,13 @@ class Mission:
             seconds per wall second (``simpy.rt.RealtimeEnvironment``). When
             the loop cannot keep up it runs as fast as it can and records
             how far it lagged (``meta["realtime_max_lag_s"]``).
+
+        Raises
+        ------
+        AttsimError
+            The error that stopped the run (a component's, a controller's,
+            the plant's :class:`~attsim.errors.DivergenceError`), as it was
+            raised; the telemetry up to then is on disk, marked partial.
         """
         import simpy
         import simpy.rt
@@ -498,10 +271,6 @@ class Mission:
         else:
             factor = positive_scalar(realtime_factor, "realtime_factor")
             env = simpy.rt.RealtimeEnvironment(factor=1.0 / factor, strict=False)
-        if self.environment is not None:
-            self.environment_table = self.environment.table(self.duration_s)
-        else:
-            self.environment_table = _field_table(self.field_spec, self.duration_s, self.field_dt_s)
         columns = list(QUATERNION_COLUMNS + RATE_COLUMNS)
         if self.environment is not None:
             columns += ENVIRONMENT_COLUMNS
@@ -516,19 +285,28 @@ class Mission:
 
             bar = tqdm(total=self.duration_s, delay=2.0, unit="s", unit_scale=True, desc=self.name, leave=False,
                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s simulated, x{rate_fmt} real time")
-        env_now = lambda: env.now  # noqa: E731
+        sc = None
+        self._last_row_t_s = None
         try:
-            sc = Spacecraft(self, env, recorder)
+            if self.environment is not None:
+                table = EnvironmentTable(*self.environment.table(self.duration_s))
+            else:
+                table = field_table(self.field_spec, self.duration_s, self.field_dt_s)
+            sc = Spacecraft(self, env, recorder, table)
             for component in self.components:
                 component.start(sc)
             env.process(self._recorder_process(env, sc, recorder, realtime_factor, wall_start, lag, bar))
             for component in self.components:
                 for process in component.processes(env, sc):
                     env.process(process)
-            env.run(until=self.duration_s)
-            self._record(sc, recorder, self.duration_s)
+            env.run(until=_At(env, self.duration_s, END_PRIORITY))
         except BaseException as exc:
-            recorder.abort(f"{type(exc).__name__}: {exc}", wall_s=time.perf_counter() - wall_start, t_stop_s=env_now())
+            original = _original_error(exc)
+            if sc is not None and not isinstance(original, DivergenceError):
+                self._record_last_row(sc, recorder, env.now)
+            recorder.abort(f"{type(original).__name__}: {original}", wall_s=time.perf_counter() - wall_start, t_stop_s=env.now)
+            if original is not exc:
+                raise original.with_traceback(original.__traceback__) from None
             raise
         finally:
             if bar is not None:
@@ -546,23 +324,29 @@ class Mission:
         row = [q[0], q[1], q[2], q[3], w[0], w[1], w[2]]
         if self.environment is not None:
             e = sc.environment_now()
-            p0 = e["srp_pressure"]
-            row += [*e["B_I"], 1.0 if p0 > 0 else 0.0]
-            for torque in sc.disturbance_torques().values():
+            row += [*e["B_I"], 1.0 if e["srp_pressure"] > 0 else 0.0]
+            for torque in sc.disturbance_torques():
                 row += list(torque)
         for component in self.components:
             row += component.values(sc)
         recorder.append(t_s, row)
+        self._last_row_t_s = t_s
+
+    def _record_last_row(self, sc: Spacecraft, recorder: Recorder, t_s: float) -> None:
+        """On an error, the row at the time the run stopped, when the state there is sound and not yet recorded."""
+        if self._last_row_t_s is not None and self._last_row_t_s >= t_s:
+            return
+        try:
+            self._record(sc, recorder, t_s)
+        except Exception:  # noqa: BLE001 - the original error is what the caller must see
+            pass
 
     def _recorder_process(self, env, sc, recorder, realtime_factor, wall_start, lag, bar=None):
-        """Rows at k telemetry_dt before the end; the row at ``duration`` is written after the loop."""
+        """Rows at ``k telemetry_dt`` and at ``duration``, each after everything else due at its time."""
         k = 0
         while True:
-            t_next = k * self.telemetry_dt_s
-            if t_next >= self.duration_s:
-                return
-            if t_next > env.now:
-                yield env.timeout(t_next - env.now)
+            t_next = min(k * self.telemetry_dt_s, self.duration_s)
+            yield _At(env, t_next - env.now, RECORD_PRIORITY)
             self._record(sc, recorder, env.now)
             if bar is not None:
                 bar.update(env.now - bar.n)
@@ -570,17 +354,6 @@ class Mission:
                 behind = (time.perf_counter() - wall_start) - env.now / realtime_factor
                 if behind > lag["max_s"]:
                     lag["max_s"] = behind
+            if t_next >= self.duration_s:
+                return
             k += 1
-
-
-def periodic(env, period_s: float, phase_s: float, duration_s: float, action: Callable[[], None]):
-    """A SimPy process calling ``action()`` at ``phase + k period`` (times by multiplication)."""
-    k = 0
-    while True:
-        t_next = phase_s + k * period_s
-        if t_next > duration_s:
-            return
-        if t_next > env.now:
-            yield env.timeout(t_next - env.now)
-        action()
-        k += 1

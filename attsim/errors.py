@@ -13,6 +13,8 @@ from __future__ import annotations
 __all__ = [
     "AttsimError",
     "AttsimWarning",
+    "ControllerError",
+    "DivergenceError",
     "GimbalLockError",
     "InputError",
     "NonPhysicalInertiaError",
@@ -21,7 +23,15 @@ __all__ = [
 
 
 class AttsimError(Exception):
-    """Base class of every exception raised by attsim."""
+    """Base class of every exception raised by attsim.
+
+    Contract of every subclass: ``args`` holds exactly the constructor's
+    arguments, so ``type(exc)(*exc.args)`` rebuilds an equal exception (same
+    type, message and fields). SimPy re-raises a failed process's exception
+    that way, and pickling (to and from worker processes) relies on it too.
+    Subclasses that format a message from their fields override
+    :meth:`__str__` instead of passing the message to ``Exception``.
+    """
 
 
 class InputError(AttsimError, ValueError):
@@ -41,10 +51,11 @@ class InputError(AttsimError, ValueError):
         self.field = field
         self.rule = rule
         self.detail = detail
-        message = f"{field}: {rule}"
-        if detail:
-            message += f" ({detail})"
-        super().__init__(message)
+        super().__init__(field, rule, detail)
+
+    def __str__(self) -> str:
+        message = f"{self.field}: {self.rule}"
+        return f"{message} ({self.detail})" if self.detail else message
 
 
 class NonPhysicalInertiaError(InputError):
@@ -76,11 +87,47 @@ class GimbalLockError(AttsimError):
     def __init__(self, t_s: float, pitch_deg: float, margin_deg: float, partial=None):
         self.t_s = t_s
         self.pitch_deg = pitch_deg
+        self.margin_deg = margin_deg
         self.partial = partial
-        super().__init__(
-            f"euler321: pitch reached {pitch_deg:.4f} deg at t = {t_s:.6g} s, within {margin_deg:g} deg of the "
-            "3-2-1 singularity (gimbal lock); use 'dcm', 'rk4' or 'rkmk4', which have no singular attitude"
-        )
+        super().__init__(t_s, pitch_deg, margin_deg, partial)
+
+    def __str__(self) -> str:
+        return (f"euler321: pitch reached {self.pitch_deg:.4f} deg at t = {self.t_s:.6g} s, within {self.margin_deg:g} "
+                "deg of the 3-2-1 singularity (gimbal lock); use 'dcm', 'rk4' or 'rkmk4', which have no singular attitude")
+
+
+class DivergenceError(AttsimError):
+    """A mission's plant integration diverged: its step cannot resolve the motion.
+
+    Attributes
+    ----------
+    t_s : float
+        The event time the plant was being advanced to when the state failed
+        the check (it failed somewhere in ``(t_from_s, t_s]``).
+    reason : str
+        What failed: a non-finite state, a quaternion off unit norm, or a
+        rate that turns the body more than half a revolution per step.
+    t_from_s : float
+        Where that advance started (the state there was sound).
+    max_step_s : float
+        The mission's integration step.
+    """
+
+    def __init__(self, t_s: float, reason: str, t_from_s: float, max_step_s: float):
+        self.t_s, self.reason, self.t_from_s, self.max_step_s = t_s, reason, t_from_s, max_step_s
+        super().__init__(t_s, reason, t_from_s, max_step_s)
+
+    def __str__(self) -> str:
+        return (f"max_step: the plant diverged between t = {self.t_from_s:.6g} s and {self.t_s:.6g} s ({self.reason}) "
+                f"with max_step = {self.max_step_s:g} s; reduce max_step or the torques")
+
+
+class ControllerError(AttsimError):
+    """A controller raised or returned something the engine cannot apply.
+
+    The message names the controller and the simulation time; the telemetry
+    up to that moment is on disk (``Mission.run`` flushed it first).
+    """
 
 
 class AttsimWarning(UserWarning):

@@ -371,10 +371,19 @@ def check_inertia(value, *, allow_nonphysical: bool = False, field_name: str = "
     ``SYMMETRY_TOLERANCE`` relative); positive definite; principal moments
     obeying ``I_a + I_b >= I_c`` for every ordering (to
     ``TRIANGLE_TOLERANCE`` relative), unless ``allow_nonphysical`` is true.
-    A :class:`CompositeBody` contributes its ``inertia_kg_m2``.
+    A body may also be given as a :class:`CompositeBody` (its inertia about
+    its centre of mass), a :class:`Part` alone (its shape's inertia turned
+    into body axes: a single part's centre of mass is the body's) or a
+    :class:`Shape` (its inertia about its centre of mass, shape axes as body
+    axes).
     """
     if isinstance(value, CompositeBody):
         value = value.inertia_kg_m2
+    elif isinstance(value, Part):
+        R = rotations.quat_to_dcm(np.array(value.q_body_part))
+        value = R @ value.shape.inertia_kg_m2() @ R.T
+    elif isinstance(value, Shape):
+        value = value.inertia_kg_m2()
     array = finite_array(value, field_name)
     if array.shape == (3,):
         array = np.diag(array)

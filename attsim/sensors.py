@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from ._validate import finite_array, positive_scalar, vector3
-from .engine import Component, periodic
+from .component import Component, periodic
 from .errors import InputError
 
 __all__ = ["Sensor", "Gyro", "Magnetometer", "SunSensor", "StarTracker"]

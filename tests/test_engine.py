@@ -283,10 +283,57 @@ def test_quaternion_pd_with_magnetorquers_commands_b_cross_tau(tmp_path):
     original = mtq.command
     mtq.command = lambda sc, m: (commands.append((np.array(sc.state()[0]), np.array(sc.state()[1]), np.asarray(m))), original(sc, m))
     mission.run()
-    assert len(commands) == 3
+    assert len(commands) == 4  # cycles at t = 0, 1, 2 and at the final instant 3 (sampled for its row)
     for q, w, m in commands:
         b_body = rotations.quat_rotate(rotations.quat_conjugate(q), B)
         tau = law.torque(q, w)
         tau_normal = tau - b_body * (tau @ b_body) / (b_body @ b_body)
         assert abs(m @ b_body) < 1e-12 * np.linalg.norm(m) * np.linalg.norm(b_body)
         assert np.allclose(np.cross(m, b_body), tau_normal, rtol=1e-9, atol=0)
+
+
+def test_a_row_shows_the_samples_taken_at_its_own_time(tmp_path):
+    # The rate changes every instant (torque on), so a sample from the previous cycle would differ from the row's
+    # own omega. One gyro samples on its own process, one is sampled by a controller; both at the telemetry times.
+    mission = attsim.Mission("order", FULL_J, (0.1, -0.2, 0.3), duration=5.0, max_step=0.01, telemetry_dt=0.5,
+                             out_dir=tmp_path)
+    mission.add(attsim.TorqueSchedule([(0.0, 5.0, (0.01, 0.02, -0.03))]))
+    mission.add(attsim.Gyro(rate_hz=2.0, name="free_gyro"))
+    driven = mission.add(attsim.Gyro(rate_hz=2.0, name="driven_gyro"))
+    mission.add(attsim.FunctionController(lambda t, r: {}, period_s=0.5, sensors=[driven]))
+    df = mission.run().df
+    assert list(df.index) == [0.5 * k for k in range(11)]
+    omega = df[["wx", "wy", "wz"]].to_numpy()
+    for gyro in ("free_gyro", "driven_gyro"):
+        for columns in ([f"{gyro}_x", f"{gyro}_y", f"{gyro}_z"], [f"{gyro}_true_x", f"{gyro}_true_y", f"{gyro}_true_z"]):
+            assert np.array_equal(df[columns].to_numpy(), omega), gyro  # including the rows at t = 0 and the end
+
+
+def test_a_row_shows_the_command_decided_at_its_own_time(tmp_path):
+    # the schedule switches at t = 1.0 exactly: the row at 1.0 already holds the new torque
+    mission = attsim.Mission("switch", FULL_J, (0.0, 0.0, 0.0), duration=2.0, out_dir=tmp_path)
+    mission.add(attsim.TorqueSchedule([(1.0, 2.0, (0.0, 0.0, 1e-3))]))
+    df = mission.run().df
+    assert df.loc[0.0, "schedule_tau_z"] == 0.0 and df.loc[1.0, "schedule_tau_z"] == 1e-3
+
+
+@pytest.mark.parametrize("body", [
+    attsim.inertia.SolidCuboid(4.0, (0.1, 0.2, 0.3)),
+    attsim.inertia.Part(attsim.inertia.SolidCylinder(2.0, 0.1, 0.4), position_m=(0.3, 0.0, 0.0),
+                        q_body_part=rotations.axis_angle_to_quat([1, 0, 0], 0.4)),
+    attsim.inertia.CompositeBody([attsim.inertia.Part(attsim.inertia.SolidSphere(1.0, 0.1)),
+                                  attsim.inertia.Part(attsim.inertia.PointMass(0.5), position_m=(0.0, 0.0, 0.2))]),
+], ids=["shape", "part", "composite"])
+def test_mission_accepts_any_body_description(tmp_path, body):
+    from attsim import inertia
+
+    mission = attsim.Mission("body", body, (0.01, 0.0, 0.0), duration=1.0, out_dir=tmp_path)
+    if isinstance(body, inertia.Part):  # a part alone: its shape's tensor turned into body axes, about its own centre
+        R = rotations.quat_to_dcm(np.array(body.q_body_part))
+        expected = R @ body.shape.inertia_kg_m2() @ R.T
+    elif isinstance(body, inertia.CompositeBody):
+        expected = body.inertia_kg_m2
+    else:
+        expected = body.inertia_kg_m2()
+    assert np.allclose(mission.inertia_kg_m2, expected, rtol=1e-14, atol=0)
+    assert not mission.run().partial

@@ -12,7 +12,9 @@ import pytest
 
 import attsim
 from attsim import rotations
-from attsim.dynamics import ENV_WIDTH, matrix_to_tuple, plant_torque
+from attsim.dynamics import matrix_to_tuple
+from attsim.environment.table import WIDTH as ENV_WIDTH
+from attsim.plant import PlantInputs, plant_torque
 from attsim.environment import Environment, Face, KeplerOrbit, TLEOrbit, make_tle
 from attsim.environment.frames import R_EARTH_M, Epoch, lvlh_quaternion
 from attsim.environment.magnetic import IGRF, TiltedDipole
@@ -127,11 +129,16 @@ def test_gravity_gradient_pitch_libration_at_the_analytic_frequency(tmp_path):
 
 def test_magnetorquer_torque_test_vector():
     # Advitiy's actuator test: m = (1, 2, 3) A m^2 in B = (4, 9, 3) T gives tau = (-21, 9, 1) N m
+    from attsim.environment.table import B_I
+    from attsim.environment.torques import DisturbanceSwitches
+
     table = np.zeros((2, ENV_WIDTH))
-    table[:, 0:3] = (4.0, 9.0, 3.0)
+    table[:, B_I:B_I + 3] = (4.0, 9.0, 3.0)
     J = matrix_to_tuple(np.eye(3))
-    inputs = (0.0, (0.0, 0.0, 0.0), (1.0, 2.0, 3.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), np.array([0.0, 1.0]), table,
-              np.empty((0, 10)), (0.0, 0.0, 0.0), J)
+    zero = (0.0, 0.0, 0.0)
+    inputs = PlantInputs(t0_s=0.0, tau_ext_Nm=zero, dipole_Am2=(1.0, 2.0, 3.0), tau_wheels_Nm=zero, h_wheels0_Nms=zero,
+                         env_t=np.array([0.0, 1.0]), env_v=table, faces=np.empty((0, 10)),
+                         switches=DisturbanceSwitches(0.0, 0.0, 0.0), J=J, residual_dipole_Am2=zero)
     assert plant_torque(0.5, (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), inputs) == (-21.0, 9.0, 1.0)
     # and through the engine: a body too heavy to turn measurably in 1 s
     mission = attsim.Mission("mtq_vector", 1e12 * np.eye(3), (0, 0, 0), duration=1.0, field=(4.0, 9.0, 3.0),
@@ -193,7 +200,7 @@ def test_make_tle_round_trips_the_elements():
 
 def test_drag_and_solar_pressure_on_an_offset_cube():
     # a cube whose centre of pressure is offset from the centre of mass feels a torque cp x F
-    from attsim.dynamics import face_torques
+    from attsim.environment.torques import face_torques
 
     faces = np.array([f.row() for f in Face.cube(0.1, (0.0, 0.0, -0.01), drag_coefficient=2.0, specular=0.0, diffuse=0.0)])
     aero, srp = face_torques(faces, (7500.0, 0.0, 0.0), 1e-12, (1.0, 0.0, 0.0), 4.56e-6)

@@ -6,7 +6,7 @@ import numpy as np
 import attsim
 from attsim import rotations
 
-N = 100_000
+N = 100_000  # cycles at k / RATE_HZ for k = 0..N: N + 1 samples, the last at the final instant
 RATE_HZ = 100.0
 
 
@@ -24,7 +24,7 @@ def test_gyro_white_noise_and_bias(tmp_path):
     arw, bias = 2e-4, np.array([1e-3, -2e-3, 5e-4])
     omega = np.array([0.01, -0.02, 0.03])  # sphere: constant rate
     readings = collect(tmp_path, attsim.Gyro(RATE_HZ, arw_rad_sqrt_s=arw, bias_rad_s=bias), omega0=omega)
-    assert readings.shape == (N, 3)
+    assert readings.shape == (N + 1, 3)
     sigma = arw * np.sqrt(RATE_HZ)  # sigma_v / sqrt(dt)
     error = readings - omega - bias
     assert np.all(np.abs(error.mean(axis=0)) < 5 * sigma / np.sqrt(N))

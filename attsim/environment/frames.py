@@ -25,16 +25,12 @@ import math
 
 import numpy as np
 
-from ..dynamics import MU_EARTH, OMEGA_EARTH
+from ..constants import J2_EARTH, MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S, R_EARTH_M
 from ..errors import InputError
 
 __all__ = ["Epoch", "gmst_rad", "eci_to_ecef", "ecef_to_eci", "lvlh_axes", "lvlh_quaternion",
            "R_EARTH_M", "MU_EARTH_M3_S2", "J2_EARTH", "OMEGA_EARTH_RAD_S"]
 
-R_EARTH_M = 6378137.0  # WGS-84 equatorial radius
-MU_EARTH_M3_S2 = MU_EARTH  # the plant's gravity-gradient constant, shared
-J2_EARTH = 1.08262668e-3
-OMEGA_EARTH_RAD_S = OMEGA_EARTH
 _J2000_JD = 2451545.0
 
 

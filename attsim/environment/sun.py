@@ -23,14 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .frames import R_EARTH_M
+from ..constants import AU_M, R_EARTH_M, R_SUN_M, SOLAR_PRESSURE_N_M2
 
 __all__ = ["sun_direction_eci", "sun_distance_m", "lit_fraction_cylindrical", "lit_fraction_conical", "AU_M", "R_SUN_M",
            "SOLAR_PRESSURE_N_M2"]
 
-AU_M = 149597870700.0
-R_SUN_M = 696.0e6
-SOLAR_PRESSURE_N_M2 = 4.56e-6  # at 1 AU
 
 
 def _angles(jd):

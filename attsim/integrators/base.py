@@ -26,8 +26,10 @@ from numba import njit
 from ..dynamics import TUPLE_ARITHMETIC, matrix_to_tuple
 from ..errors import InputError
 from ..torque import TorqueModel
+from .principal_frame import PrincipalFrame
 
-__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque", "bind_globals", "bind_stage_torque", "fixed_step_loop", "advance_loop", "check_solution"]
+__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque", "bind_globals", "bind_stage_torque", "fixed_step_loop", "advance_loop", "check_solution",
+           "PrincipalFrame"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,11 @@ class Integrator:
         What the method keeps to round-off, e.g. ``("unit quaternion",)``.
     ``options``
         Names of the method-specific keyword options it accepts.
+    ``mission_ready``
+        True when the method can drive a mission's plant: a fixed-step
+        method with a compiled ``advance`` whose stage torque is the plant's
+        (:meth:`FixedStepIntegrator.compiled_advance`) and whose parameters
+        in a mission come from :meth:`FixedStepIntegrator.engine_params`.
 
     and implements :meth:`integrate`, which must
 
@@ -131,6 +138,7 @@ class Integrator:
     torque: ClassVar[str] = "any"
     invariants: ClassVar[tuple[str, ...]] = ()
     options: ClassVar[tuple[str, ...]] = ()
+    mission_ready: ClassVar[bool] = False
 
     def integrate(self, problem: Problem) -> Trajectory:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -281,12 +289,13 @@ def advance_loop(state, t0, t1, max_step, targs, J, Jinv, params):
     ``max_step``, the last one shortened to land on ``t1`` exactly.
 
     Step ``i`` starts at ``t0 + i max_step`` (by multiplication, so time
-    does not accumulate round-off). Returns ``(state, stopped)``; ``stopped``
-    is true when the method's ``must_stop`` ended the advance early.
+    does not accumulate round-off). Returns ``(state, stopped, t_reached)``;
+    ``stopped`` is true when the method's ``must_stop`` ended the advance
+    early, at ``t_reached`` (otherwise ``t_reached`` is ``t1``).
     """
     span = t1 - t0
     if span <= 0.0:
-        return state, False
+        return state, False, t1
     ratio = span / max_step
     n = int(ratio)
     if ratio - n > 1e-9 * max(1.0, ratio):
@@ -296,8 +305,8 @@ def advance_loop(state, t0, t1, max_step, targs, J, Jinv, params):
         h = max_step if i < n - 1 else span - (n - 1) * max_step
         state = step(targs, t0 + i * max_step, h, state, J, Jinv, params)  # noqa: F821 - bound per method
         if must_stop(state, params):  # noqa: F821
-            return state, True
-    return state, False
+            return state, True, t0 + i * max_step + h
+    return state, False, t1
 
 
 @njit(cache=True, nogil=True)
@@ -397,6 +406,11 @@ class FixedStepIntegrator(Integrator):
         return (0.0,)
 
     @classmethod
+    def engine_params(cls) -> tuple:
+        """The kernel parameters in a mission, where no per-run options exist (a tuple of floats)."""
+        return (0.0,)
+
+    @classmethod
     def _bindings(cls, step) -> dict:
         return dict(
             step=step,
@@ -460,44 +474,3 @@ class FixedStepIntegrator(Integrator):
     def stopped(self, problem: Problem, partial: Trajectory):  # pragma: no cover - only methods that stop
         """Raise the method's error for a run that ``must_stop`` ended early."""
         raise AssertionError(f"{self.name} stopped without saying why")
-
-
-class PrincipalFrame:
-    """Moves a problem into principal axes and back.
-
-    ``R_BP`` has the principal axes as columns (``inertia.principal_axes``):
-    ``q_IP = q_IB ⊗ q_BP``, ``v_P = R_BP^T v_B``.
-    """
-
-    def __init__(self, inertia_kg_m2):
-        from ..inertia import principal_axes
-        from ..rotations import dcm_to_quat
-
-        self.moments, self.R_BP = principal_axes(inertia_kg_m2)
-        self.q_BP = dcm_to_quat(self.R_BP)
-
-    def enter(self, q_IB, w_B):
-        from ..rotations import quat_multiply
-
-        return quat_multiply(q_IB, self.q_BP), self.R_BP.T @ w_B
-
-    def vector_in(self, v_B):
-        return tuple(float(x) for x in self.R_BP.T @ np.asarray(v_B))
-
-    def leave(self, state_P: np.ndarray) -> np.ndarray:
-        from ..rotations import quat_conjugate, quat_multiply
-
-        q_IB = quat_multiply(state_P[:, :4], quat_conjugate(self.q_BP))
-        return np.column_stack([q_IB, state_P[:, 4:] @ self.R_BP.T])
-
-    def wrap_torque(self, torque_B: Callable) -> Callable:
-        """A stage torque in principal axes from one written for body axes."""
-        R, q_PB = self.R_BP, tuple(float(x) for x in self.q_BP * np.array([1.0, -1.0, -1.0, -1.0]))
-        from ..dynamics import qmul
-
-        def torque_P(t, q_IP, w_P, targs):
-            q_IB = qmul(q_IP, q_PB)
-            w_B = tuple(float(x) for x in R @ np.asarray(w_P))
-            return tuple(float(x) for x in R.T @ np.asarray(torque_B(t, q_IB, w_B, targs)))
-
-        return torque_P

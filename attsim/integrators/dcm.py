@@ -84,6 +84,7 @@ def dcm_step(targs, t, h, state, J, Jinv, params):
 
 class DCM(FixedStepIntegrator):
     name = "dcm"
+    mission_ready = True
     description = "direction cosines (no singularity) with Gray-Rubinoff-Sohon normalisation and orthogonalisation, RK4"
     order = 4
     torque = "any"

@@ -86,6 +86,7 @@ def near_gimbal_lock(state, params):
 
 class Euler321(FixedStepIntegrator):
     name = "euler321"
+    mission_ready = True
     description = "3-2-1 Euler angles with RK4; stops with GimbalLockError near pitch +-90 deg (teaching/comparison)"
     order = 4
     torque = "any"
@@ -104,6 +105,10 @@ class Euler321(FixedStepIntegrator):
 
     def params(self, problem):
         return (math.radians(self.margin_deg(problem)),)
+
+    @classmethod
+    def engine_params(cls) -> tuple:
+        return (math.radians(DEFAULT_MARGIN_DEG),)
 
     def integrate(self, problem):
         from ..rotations import quat_to_euler321

@@ -32,6 +32,7 @@ def rk4_step(targs, t, h, state, J, Jinv, params):
 
 class RK4(FixedStepIntegrator):
     name = "rk4"
+    mission_ready = True
     description = "classical Runge-Kutta 4, fixed step, quaternion renormalised each step (parity with Basilisk/42)"
     order = 4
     torque = "any"

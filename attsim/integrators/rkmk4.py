@@ -76,6 +76,7 @@ def rkmk4_step(targs, t, h, state, J, Jinv, params):
 
 class RKMK4(FixedStepIntegrator):
     name = "rkmk4"
+    mission_ready = True
     description = "Lie-group Runge-Kutta-Munthe-Kaas 4 on S^3: unit quaternion kept without renormalising; any torque"
     order = 4
     torque = "any"

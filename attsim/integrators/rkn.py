@@ -59,6 +59,7 @@ def rkn_step(targs, t, h, state, J, Jinv, params):
 
 class RKN(FixedStepIntegrator):
     name = "rkn"
+    mission_ready = True
     description = "Runge-Kutta-Nystrom 4 on the second-order quaternion equation (Mandre 2008); any torque"
     order = 4
     torque = "any"

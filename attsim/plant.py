@@ -1,0 +1,288 @@
+"""The running spacecraft (layer 6): plant state, held commands, the compiled plant torque.
+
+A mission's continuous part. Commands from actuators are held (zero-order
+hold) until they change; whenever a component reads the state or changes a
+command, the plant is first integrated from where it was to ``env.now``
+with the commands held until then, in sub-steps of at most ``max_step``,
+the last one shortened to land on the event time. Torques that depend on
+the state (``m × B``, the wheels' gyroscopic coupling, the disturbances)
+are evaluated at every integrator stage by :func:`plant_torque`, whose
+inputs travel as one :class:`PlantInputs`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .dynamics import matrix_to_tuple, normalized4, qconj, qrotate
+from .environment.table import B_I, EMPTY, P_SRP, RHO, SUN, R, V, EnvironmentTable, lerp1, lerp3, table_cell
+from .environment.torques import Disturbances, DisturbanceSwitches, disturbance_torques
+from .errors import AttsimError, DivergenceError, GimbalLockError
+
+__all__ = ["PlantInputs", "plant_torque", "Spacecraft", "NO_FACES"]
+
+NO_FACES = np.empty((0, 10))
+_NO_SWITCHES = DisturbanceSwitches(0.0, 0.0, 0.0)
+
+
+class PlantInputs(NamedTuple):
+    """What the plant integrates under between two events (SI, body axes unless named).
+
+    ``J`` is the inertia as a row-major 9-tuple; the environment table is
+    ECI (:mod:`attsim.environment.table`); ``faces`` has the columns of
+    :data:`attsim.environment.torques.FACE_COLUMNS`.
+    """
+
+    t0_s: float
+    tau_ext_Nm: tuple
+    dipole_Am2: tuple
+    tau_wheels_Nm: tuple
+    h_wheels0_Nms: tuple
+    env_t: np.ndarray
+    env_v: np.ndarray
+    faces: np.ndarray
+    switches: DisturbanceSwitches
+    J: tuple
+    residual_dipole_Am2: tuple
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def plant_torque(t, q, w, inputs):
+    """Torque on the rigid part of a gyrostat spacecraft under held commands.
+
+    With the commands held since ``t0`` (zero-order hold)::
+
+        h_w(t) = h_w0 + τ_w (t - t0)          wheel momentum, body axes
+        τ = τ_ext + m × B_B - τ_w - ω × h_w(t) + τ_gg + τ_aero + τ_srp + m_res × B_B
+
+    so that Euler's equation for the body, ``J dω/dt = τ - ω × J ω``, is the
+    gyrostat's (Markley & Crassidis 2014, sec. 3.3.5). The environment is
+    interpolated at the stage time and rotated into the body with the stage
+    attitude, so torques that depend on the attitude follow it inside the
+    integration instead of being frozen at the event.
+    """
+    p = inputs
+    dt = t - p.t0_s
+    h0, tau_w, m, ext = p.h_wheels0_Nms, p.tau_wheels_Nm, p.dipole_Am2, p.tau_ext_Nm
+    hx = h0[0] + tau_w[0] * dt
+    hy = h0[1] + tau_w[1] * dt
+    hz = h0[2] + tau_w[2] * dt
+    k, f = table_cell(p.env_t, t)
+    b = qrotate(normalized4(qconj(q)), lerp3(p.env_v, k, f, B_I))
+    tx = ext[0] + m[1] * b[2] - m[2] * b[1] - tau_w[0] - (w[1] * hz - w[2] * hy)
+    ty = ext[1] + m[2] * b[0] - m[0] * b[2] - tau_w[1] - (w[2] * hx - w[0] * hz)
+    tz = ext[2] + m[0] * b[1] - m[1] * b[0] - tau_w[2] - (w[0] * hy - w[1] * hx)
+    d = disturbance_torques(t, q, p.env_t, p.env_v, p.faces, p.switches, p.J, p.residual_dipole_Am2)
+    tx += d.gg[0] + d.aero[0] + d.srp[0] + d.res[0]
+    ty += d.gg[1] + d.aero[1] + d.srp[1] + d.res[1]
+    tz += d.gg[2] + d.aero[2] + d.srp[2] + d.res[2]
+    return (tx, ty, tz)
+
+
+def _vector_sum(vectors) -> tuple:
+    tx = ty = tz = 0.0
+    for x, y, z in vectors:
+        tx, ty, tz = tx + x, ty + y, tz + z
+    return (tx, ty, tz)
+
+
+class Spacecraft:
+    """The running spacecraft: plant state, held commands, environment, event log.
+
+    Components receive it as ``sc``. Reading the state (:meth:`state`) or
+    changing a command advances the plant to ``env.now`` first.
+    """
+
+    def __init__(self, mission, env, recorder, table: EnvironmentTable = EMPTY):
+        from .integrators import REGISTRY
+
+        self.env = env
+        self.mission = mission
+        self.recorder = recorder
+        integrator = REGISTRY[mission.method]
+        self._advance = integrator.compiled_advance(plant_torque)
+        self._output = integrator.output_state
+        J = mission.inertia_kg_m2
+        self._J = matrix_to_tuple(J)
+        self._Jinv = matrix_to_tuple(np.linalg.inv(J))
+        self._params = integrator.engine_params()
+        self._state = integrator.initial_state(tuple(mission.q0), tuple(mission.omega0_rad_s), self._J, self._params)
+        self.t_plant_s = 0.0
+        self.table = table
+        self.env_t, self.env_v = table
+        environment = mission.environment
+        self.environment = environment
+        self._faces = environment.faces_array() if environment is not None else NO_FACES
+        self._switches = DisturbanceSwitches(*environment.flags) if environment is not None else _NO_SWITCHES
+        self._residual = tuple(float(x) for x in environment.residual_dipole_Am2) if environment is not None else (0.0, 0.0, 0.0)
+        self._external = {}  # source -> body torque (N m)
+        self._wheel_torques = {}  # wheel -> motor torque, body axes (N m)
+        self._tau_ext = (0.0, 0.0, 0.0)
+        self._commanded_dipole = (0.0, 0.0, 0.0)
+        self._tau_wheels = (0.0, 0.0, 0.0)
+        self._h_wheels = (0.0, 0.0, 0.0)
+        self._q_w = self._output(self._state, self._J, self._params)
+        self._rngs = np.random.SeedSequence(mission.seed)
+
+    # --- time and state ---------------------------------------------------
+
+    @property
+    def now(self) -> float:
+        return self.env.now
+
+    def inputs(self) -> PlantInputs:
+        """The held commands and environment the plant integrates under from ``t_plant_s``."""
+        return PlantInputs(self.t_plant_s, self._tau_ext, self._commanded_dipole, self._tau_wheels, self._h_wheels,
+                           self.env_t, self.env_v, self._faces, self._switches, self._J, self._residual)
+
+    def advance_to(self, t_s: float) -> None:
+        """Integrate the plant to ``t_s`` with the commands held since the last change.
+
+        Raises :class:`~attsim.errors.GimbalLockError` where the method's
+        parameterisation fails and :class:`~attsim.errors.DivergenceError`
+        where the state stops being finite or the attitude leaves unit norm.
+        """
+        if t_s <= self.t_plant_s:
+            return
+        state, stopped, t_reached = self._advance(self._state, self.t_plant_s, t_s, self.mission.max_step_s, self.inputs(),
+                                       self._J, self._Jinv, self._params)
+        q, w = self._output(state, self._J, self._params)
+        if stopped:
+            from .rotations import quat_to_euler321
+
+            raise GimbalLockError(t_reached, math.degrees(float(quat_to_euler321(np.array(q))[1])), math.degrees(self._params[0]))
+        _check_state(q, w, self.t_plant_s, t_s, self.mission.max_step_s)
+        dt = t_s - self.t_plant_s
+        h, tw = self._h_wheels, self._tau_wheels
+        self._h_wheels = (h[0] + tw[0] * dt, h[1] + tw[1] * dt, h[2] + tw[2] * dt)
+        self._state = state
+        self.t_plant_s = t_s
+        self._q_w = (q, w)
+
+    def state(self) -> tuple[tuple, tuple]:
+        """``(q_IB, omega_rad_s)`` as tuples at ``env.now``."""
+        self.advance_to(self.env.now)
+        return self._q_w
+
+    @property
+    def q(self) -> np.ndarray:
+        return np.array(self.state()[0])
+
+    @property
+    def omega_rad_s(self) -> np.ndarray:
+        return np.array(self.state()[1])
+
+    @property
+    def inertia_inv(self) -> tuple:
+        """``J⁻¹`` of the rigid part as a row-major 9-tuple."""
+        return self._Jinv
+
+    @property
+    def h_wheels_Nms(self) -> tuple:
+        """Total wheel momentum (body axes) at ``env.now``."""
+        self.advance_to(self.env.now)
+        return self._h_wheels
+
+    def field_inertial_T(self, t_s: float | None = None) -> tuple:
+        """Inertial magnetic field (T) at ``t_s`` (default now), from the run's table."""
+        from .environment.table import interpolate_vector
+
+        return interpolate_vector(self.env_t, self.env_v, self.env.now if t_s is None else t_s)
+
+    def environment_now(self) -> dict:
+        """The environment at ``env.now`` (ECI, SI): B_I, r, v, rho, sun, srp_pressure."""
+        k, f = table_cell(self.env_t, self.env.now)
+        return {
+            "B_I": np.array(lerp3(self.env_v, k, f, B_I)), "r": np.array(lerp3(self.env_v, k, f, R)),
+            "v": np.array(lerp3(self.env_v, k, f, V)), "rho": lerp1(self.env_v, k, f, RHO),
+            "sun": np.array(lerp3(self.env_v, k, f, SUN)), "srp_pressure": lerp1(self.env_v, k, f, P_SRP),
+        }
+
+    def orbit_frame(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(q_IO, ω_O_I)``: the orbit (LVLH) frame now and its inertial angular velocity (ECI)."""
+        from .environment.frames import lvlh_quaternion
+
+        if self.environment is None:
+            raise AttsimError("the orbit frame needs a mission environment with an orbit")
+        e = self.environment_now()
+        return lvlh_quaternion(e["r"], e["v"]), np.cross(e["r"], e["v"]) / float(e["r"] @ e["r"])
+
+    def disturbance_torques(self) -> Disturbances:
+        """Each disturbance torque now (body axes, N m): the plant's own function, for telemetry."""
+        q, _ = self.state()
+        return disturbance_torques(self.env.now, q, self.env_t, self.env_v, self._faces, self._switches, self._J,
+                                   self._residual)
+
+    def field_body_T(self) -> np.ndarray:
+        """Magnetic field in body axes (T) now: ``R_IBᵀ B_I``."""
+        q, _ = self.state()
+        return np.array(qrotate(qconj(q), self.field_inertial_T()))
+
+    # --- commands (zero-order hold) ----------------------------------------
+
+    def set_external_torque(self, source: str, torque_body_Nm) -> None:
+        """Hold a body-fixed external torque from ``source`` (sources add)."""
+        self.advance_to(self.env.now)
+        self._external[source] = (float(torque_body_Nm[0]), float(torque_body_Nm[1]), float(torque_body_Nm[2]))
+        self._tau_ext = _vector_sum(self._external.values())
+
+    def set_dipole(self, dipole_body_Am2) -> None:
+        """Hold the magnetorquers' commanded dipole (body axes, A m^2); the residual dipole acts besides."""
+        self.advance_to(self.env.now)
+        self._commanded_dipole = (float(dipole_body_Am2[0]), float(dipole_body_Am2[1]), float(dipole_body_Am2[2]))
+
+    def set_wheel_torque(self, wheel: str, torque_body_Nm) -> None:
+        """Hold one wheel's motor torque (body axes; the body feels minus this)."""
+        self.advance_to(self.env.now)
+        self._wheel_torques[wheel] = (float(torque_body_Nm[0]), float(torque_body_Nm[1]), float(torque_body_Nm[2]))
+        self._tau_wheels = _vector_sum(self._wheel_torques.values())
+
+    def add_wheel_momentum(self, h_body_Nms) -> None:
+        """Add a wheel's initial momentum (body axes); only before the run starts."""
+        if self.t_plant_s != 0.0:
+            raise AttsimError("wheel momentum can only be set before the run starts")
+        h = self._h_wheels
+        self._h_wheels = (h[0] + float(h_body_Nms[0]), h[1] + float(h_body_Nms[1]), h[2] + float(h_body_Nms[2]))
+
+    @property
+    def external_torque_Nm(self) -> tuple:
+        return self._tau_ext
+
+    @property
+    def dipole_Am2(self) -> tuple:
+        """The commanded dipole (without the residual)."""
+        return self._commanded_dipole
+
+    # --- bookkeeping ---------------------------------------------------------
+
+    def event(self, kind: str, **fields) -> None:
+        """Log an event at the current simulation time."""
+        if self.recorder is not None:
+            self.recorder.event(self.env.now, kind, **fields)
+
+    def rng(self) -> np.random.Generator:
+        """A new generator, deterministic for the mission seed and the order of requests."""
+        return np.random.default_rng(self._rngs.spawn(1)[0])
+
+
+# A quaternion this far off unit norm after an advance means the integration
+# diverged; the fixed-step methods renormalise, so anything larger is not round-off.
+QUATERNION_DRIFT_LIMIT = 1e-6
+
+
+def _check_state(q, w, t0_s: float, t1_s: float, max_step_s: float) -> None:
+    """Refuse a plant state that diverged over ``[t0_s, t1_s]`` (see :class:`DivergenceError`)."""
+    q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+    w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
+    if not (math.isfinite(q2) and math.isfinite(w2)):
+        raise DivergenceError(t1_s, "the state is no longer finite", t0_s, max_step_s)
+    if abs(math.sqrt(q2) - 1.0) > QUATERNION_DRIFT_LIMIT:
+        raise DivergenceError(t1_s, f"|q| - 1 reached {math.sqrt(q2) - 1.0:.2g}", t0_s, max_step_s)
+    turn = math.sqrt(w2) * max_step_s
+    if turn > math.pi:
+        raise DivergenceError(t1_s, f"|omega| max_step reached {turn:.3g} rad (more than half a turn per step)",
+                              t0_s, max_step_s)
