@@ -283,7 +283,9 @@ class ReactionWheel(Component):
     feels ``-τ a`` and the gyroscopic ``-ω × h a``. Its speed relative to the
     body is ``Ω = h / I_w - a·ω``. Torque commands are limited to
     ``max_torque_Nm``; at ``max_speed_rad_s`` the motor stops pushing
-    further (speed saturation). Both are logged as events.
+    further (speed saturation), checked by the plant after every
+    integration step (:mod:`attsim.actuator_models`). Both are logged as
+    events.
 
     The mission's inertia must then exclude the wheel's axial inertia.
     """
@@ -300,68 +302,32 @@ class ReactionWheel(Component):
         self.speed0_rad_s = float(finite_array(speed0_rad_s, "speed0_rad_s", ()))
         if abs(self.speed0_rad_s) > self.max_speed_rad_s:
             raise InputError("speed0_rad_s", "must not exceed max_speed_rad_s", f"{self.speed0_rad_s} > {self.max_speed_rad_s}")
-        self.torque_Nm = 0.0
-        self._h_ref = 0.0
-        self._t_ref = 0.0
-        self._generation = 0
-        self._torque_saturation = _Saturation(name, "torque")
-        self._speed_saturation = _Saturation(name, "speed")
+        self.index = None
 
     def start(self, sc) -> None:
-        self.torque_Nm = 0.0
-        self._t_ref = 0.0
-        self._generation += 1
-        self._torque_saturation = _Saturation(self.name, "torque")
-        self._speed_saturation = _Saturation(self.name, "speed")
         w0 = sc.mission.omega0_rad_s
-        self._h_ref = self.inertia_kg_m2 * (self.speed0_rad_s + float(self.axis @ w0))
-        sc.add_wheel_momentum(self._h_ref * self.axis)
+        h0 = self.inertia_kg_m2 * (self.speed0_rad_s + float(self.axis @ w0))
+        self.index = sc.register_wheel(self.name, self.axis, self.inertia_kg_m2, self.max_torque_Nm, self.max_speed_rad_s, h0)
+        self._sc = sc
+
+    @property
+    def torque_Nm(self) -> float:
+        """The motor torque held now (after the torque and speed limits)."""
+        return 0.0 if self.index is None else float(self._sc.wheels.torque_Nm[self.index])
 
     def momentum_Nms(self, sc) -> float:
-        return self._h_ref + self.torque_Nm * (sc.now - self._t_ref)
+        sc.advance_to(sc.now)
+        return float(sc.wheels.h_Nms[self.index])
 
     def speed_rad_s(self, sc) -> float:
-        _, w = sc.state()
-        return self.momentum_Nms(sc) / self.inertia_kg_m2 - (self.axis[0] * w[0] + self.axis[1] * w[1] + self.axis[2] * w[2])
+        return float(sc.wheel_speed_rad_s(self.index))
 
     def command(self, sc, torque_Nm) -> None:
         requested = float(finite_array(torque_Nm, f"{self.name}.command", ()))
-        torque = max(-self.max_torque_Nm, min(self.max_torque_Nm, requested))
-        self._torque_saturation.update(sc, torque != requested, requested=requested)
-        speed = self.speed_rad_s(sc)
-        at_limit = (speed >= self.max_speed_rad_s and torque > 0) or (speed <= -self.max_speed_rad_s and torque < 0)
-        self._speed_saturation.update(sc, at_limit, speed_rad_s=speed)
-        self._apply(sc, 0.0 if at_limit else torque)
-        if not at_limit and torque != 0.0:
-            self._watch_speed(sc, torque)
-
-    def _apply(self, sc, torque: float) -> None:
-        self._h_ref = self.momentum_Nms(sc)
-        self._t_ref = sc.now
-        self.torque_Nm = torque
-        self._generation += 1
-        sc.set_wheel_torque(self.name, torque * self.axis)
-
-    def _watch_speed(self, sc, torque: float) -> None:
-        """Stop the motor when the wheel reaches its speed limit before the next command."""
-        generation = self._generation
-        _, w = sc.state()
-        limit = math.copysign(self.max_speed_rad_s, torque)
-        h_limit = self.inertia_kg_m2 * (limit + float(self.axis @ np.asarray(w)))
-        delay = (h_limit - self.momentum_Nms(sc)) / torque
-        if not delay > 0 or not math.isfinite(delay):
-            return
-
-        def watch(env):
-            yield env.timeout(delay)
-            if self._generation == generation:
-                self._speed_saturation.update(sc, True, speed_rad_s=self.speed_rad_s(sc))
-                self._apply(sc, 0.0)
-
-        sc.env.process(watch(sc.env))
+        sc.command_wheel(self.index, requested)
 
     def columns(self):
         return [f"{self.name}_speed", f"{self.name}_h", f"{self.name}_torque"]
 
     def values(self, sc):
-        return [self.speed_rad_s(sc), self.momentum_Nms(sc), self.torque_Nm]
+        return [self.speed_rad_s(sc), self.momentum_Nms(sc), float(sc.wheels.torque_Nm[self.index])]

@@ -18,12 +18,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .actuator_models import (SATURATION_NONE, SATURATION_START, WheelBank, empty_wheel_bank, pushes_past_limit,
+                              wheel_command, wheel_speed, wheels_total)
 from .dynamics import matrix_to_tuple, normalized4, qconj, qrotate
 from .environment.table import B_I, EMPTY, P_SRP, RHO, SUN, R, V, EnvironmentTable, lerp1, lerp3, table_cell
 from .environment.torques import Disturbances, DisturbanceSwitches, disturbance_torques
 from .errors import AttsimError, DivergenceError, GimbalLockError
 
-__all__ = ["PlantInputs", "plant_torque", "Spacecraft", "NO_FACES"]
+__all__ = ["PlantInputs", "plant_torque", "plant_advance_loop", "Spacecraft", "NO_FACES"]
 
 NO_FACES = np.empty((0, 10))
 _NO_SWITCHES = DisturbanceSwitches(0.0, 0.0, 0.0)
@@ -83,6 +85,72 @@ def plant_torque(t, q, w, inputs):
     return (tx, ty, tz)
 
 
+def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params, stops):
+    """Advance the plant from ``t0`` to ``t1`` under held commands, enforcing the wheels' speed limits.
+
+    Steps of at most ``max_step`` (step ``i`` starts at ``t0 + i max_step``;
+    the last is shortened to land on ``t1``). After every step each wheel
+    whose motor pushes it beyond its speed limit is stopped there: its
+    torque becomes zero and the held inputs restart from that time, so the
+    limit holds to within one step's change of the wheel speed. Each stop
+    is written to ``stops`` as a row ``(t, wheel index, speed)``.
+
+    A template: ``step``, ``must_stop`` and ``output_state`` are the
+    method's kernels, bound by
+    :meth:`~attsim.integrators.base.FixedStepIntegrator.compiled_template`.
+    On return ``wheels.h_Nms`` holds the momenta at the time reached.
+
+    Returns ``(state, stopped, t_reached, stop count)``; ``stopped`` is true
+    when the method's ``must_stop`` ended the advance early.
+    """
+    n_stops = 0
+    span = t1 - t0
+    if span <= 0.0:
+        return state, False, t1, n_stops
+    ratio = span / max_step
+    n = int(ratio)
+    if ratio - n > 1e-9 * max(1.0, ratio):
+        n += 1
+    n = max(n, 1)
+    n_wheels = wheels.axis.shape[0]
+    t_ref = inputs.t0_s  # wheels.h_Nms holds the momenta at t_ref
+    for i in range(n):
+        t_i = t0 + i * max_step
+        h = max_step if i < n - 1 else span - (n - 1) * max_step
+        state = step(inputs, t_i, h, state, J, Jinv, params)  # noqa: F821 - bound per method
+        t_e = t_i + h
+        if must_stop(state, params):  # noqa: F821
+            for j in range(n_wheels):
+                wheels.h_Nms[j] += wheels.torque_Nm[j] * (t_e - t_ref)
+            return state, True, t_e, n_stops
+        stop_any = False
+        if n_wheels > 0:
+            _, w = output_state(state, J, params)  # noqa: F821
+            for j in range(n_wheels):
+                tau = wheels.torque_Nm[j]
+                if tau != 0.0:
+                    speed = wheel_speed(wheels, j, wheels.h_Nms[j] + tau * (t_e - t_ref), w)
+                    if pushes_past_limit(wheels, j, speed, tau) and n_stops < stops.shape[0]:
+                        stops[n_stops, 0], stops[n_stops, 1], stops[n_stops, 2] = t_e, j, speed
+                        n_stops += 1
+                        stop_any = True
+        if stop_any:
+            for j in range(n_wheels):
+                wheels.h_Nms[j] += wheels.torque_Nm[j] * (t_e - t_ref)
+            for k in range(n_stops):
+                if stops[k, 0] == t_e:
+                    j = int(stops[k, 1])
+                    wheels.torque_Nm[j] = 0.0
+                    wheels.speed_saturated[j] = 1.0
+            t_ref = t_e
+            tau_w, h_w = wheels_total(wheels)
+            inputs = PlantInputs(t_e, inputs.tau_ext_Nm, inputs.dipole_Am2, tau_w, h_w, inputs.env_t, inputs.env_v,
+                                 inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
+    for j in range(n_wheels):
+        wheels.h_Nms[j] += wheels.torque_Nm[j] * (t1 - t_ref)
+    return state, False, t1, n_stops
+
+
 def _vector_sum(vectors) -> tuple:
     tx = ty = tz = 0.0
     for x, y, z in vectors:
@@ -104,7 +172,7 @@ class Spacecraft:
         self.mission = mission
         self.recorder = recorder
         integrator = REGISTRY[mission.method]
-        self._advance = integrator.compiled_advance(plant_torque)
+        self._advance = integrator.compiled_template(plant_advance_loop, plant_torque)
         self._output = integrator.output_state
         J = mission.inertia_kg_m2
         self._J = matrix_to_tuple(J)
@@ -120,11 +188,11 @@ class Spacecraft:
         self._switches = DisturbanceSwitches(*environment.flags) if environment is not None else _NO_SWITCHES
         self._residual = tuple(float(x) for x in environment.residual_dipole_Am2) if environment is not None else (0.0, 0.0, 0.0)
         self._external = {}  # source -> body torque (N m)
-        self._wheel_torques = {}  # wheel -> motor torque, body axes (N m)
         self._tau_ext = (0.0, 0.0, 0.0)
         self._commanded_dipole = (0.0, 0.0, 0.0)
-        self._tau_wheels = (0.0, 0.0, 0.0)
-        self._h_wheels = (0.0, 0.0, 0.0)
+        self.wheels: WheelBank = empty_wheel_bank(0)
+        self.wheel_names: list[str] = []
+        self._stops = np.empty((1, 3))
         self._q_w = self._output(self._state, self._J, self._params)
         self._rngs = np.random.SeedSequence(mission.seed)
 
@@ -136,7 +204,8 @@ class Spacecraft:
 
     def inputs(self) -> PlantInputs:
         """The held commands and environment the plant integrates under from ``t_plant_s``."""
-        return PlantInputs(self.t_plant_s, self._tau_ext, self._commanded_dipole, self._tau_wheels, self._h_wheels,
+        tau_w, h_w = wheels_total(self.wheels)
+        return PlantInputs(self.t_plant_s, self._tau_ext, self._commanded_dipole, tau_w, h_w,
                            self.env_t, self.env_v, self._faces, self._switches, self._J, self._residual)
 
     def advance_to(self, t_s: float) -> None:
@@ -148,20 +217,20 @@ class Spacecraft:
         """
         if t_s <= self.t_plant_s:
             return
-        state, stopped, t_reached = self._advance(self._state, self.t_plant_s, t_s, self.mission.max_step_s, self.inputs(),
-                                       self._J, self._Jinv, self._params)
+        state, stopped, t_reached, n_stops = self._advance(self._state, self.t_plant_s, t_s, self.mission.max_step_s,
+                                                            self.inputs(), self.wheels, self._J, self._Jinv, self._params,
+                                                            self._stops)
         q, w = self._output(state, self._J, self._params)
+        t_from = self.t_plant_s
+        self._state, self.t_plant_s, self._q_w = state, t_reached, (q, w)
+        for k in range(n_stops):
+            t_stop, j, speed = self._stops[k]
+            self._log(float(t_stop), "saturation", actuator=self.wheel_names[int(j)], what="speed", speed_rad_s=float(speed))
         if stopped:
             from .rotations import quat_to_euler321
 
             raise GimbalLockError(t_reached, math.degrees(float(quat_to_euler321(np.array(q))[1])), math.degrees(self._params[0]))
-        _check_state(q, w, self.t_plant_s, t_s, self.mission.max_step_s)
-        dt = t_s - self.t_plant_s
-        h, tw = self._h_wheels, self._tau_wheels
-        self._h_wheels = (h[0] + tw[0] * dt, h[1] + tw[1] * dt, h[2] + tw[2] * dt)
-        self._state = state
-        self.t_plant_s = t_s
-        self._q_w = (q, w)
+        _check_state(q, w, t_from, t_s, self.mission.max_step_s)
 
     def state(self) -> tuple[tuple, tuple]:
         """``(q_IB, omega_rad_s)`` as tuples at ``env.now``."""
@@ -185,7 +254,7 @@ class Spacecraft:
     def h_wheels_Nms(self) -> tuple:
         """Total wheel momentum (body axes) at ``env.now``."""
         self.advance_to(self.env.now)
-        return self._h_wheels
+        return wheels_total(self.wheels)[1]
 
     def field_inertial_T(self, t_s: float | None = None) -> tuple:
         """Inertial magnetic field (T) at ``t_s`` (default now), from the run's table."""
@@ -235,18 +304,44 @@ class Spacecraft:
         self.advance_to(self.env.now)
         self._commanded_dipole = (float(dipole_body_Am2[0]), float(dipole_body_Am2[1]), float(dipole_body_Am2[2]))
 
-    def set_wheel_torque(self, wheel: str, torque_body_Nm) -> None:
-        """Hold one wheel's motor torque (body axes; the body feels minus this)."""
-        self.advance_to(self.env.now)
-        self._wheel_torques[wheel] = (float(torque_body_Nm[0]), float(torque_body_Nm[1]), float(torque_body_Nm[2]))
-        self._tau_wheels = _vector_sum(self._wheel_torques.values())
-
-    def add_wheel_momentum(self, h_body_Nms) -> None:
-        """Add a wheel's initial momentum (body axes); only before the run starts."""
+    def register_wheel(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float,
+                       h0_Nms: float) -> int:
+        """Add a reaction wheel to the plant before the run starts; returns its row in :attr:`wheels`."""
         if self.t_plant_s != 0.0:
-            raise AttsimError("wheel momentum can only be set before the run starts")
-        h = self._h_wheels
-        self._h_wheels = (h[0] + float(h_body_Nms[0]), h[1] + float(h_body_Nms[1]), h[2] + float(h_body_Nms[2]))
+            raise AttsimError("reaction wheels can only be added before the run starts")
+        old, n = self.wheels, len(self.wheel_names)
+        bank = empty_wheel_bank(n + 1)
+        for field, column in zip(WheelBank._fields, (old.axis, old.inertia_kg_m2, old.max_torque_Nm, old.max_speed_rad_s,
+                                                      old.h_Nms, old.torque_Nm, old.torque_saturated, old.speed_saturated)):
+            getattr(bank, field)[:n] = column
+        bank.axis[n] = axis
+        bank.inertia_kg_m2[n], bank.max_torque_Nm[n], bank.max_speed_rad_s[n] = inertia_kg_m2, max_torque_Nm, max_speed_rad_s
+        bank.h_Nms[n] = h0_Nms
+        self.wheels = bank
+        self.wheel_names.append(name)
+        self._stops = np.empty((n + 1, 3))
+        return n
+
+    def command_wheel(self, index: int, requested_Nm: float) -> float:
+        """Hold a motor torque on wheel ``index`` (clipped, stopped at the speed limit); returns what it applies.
+
+        Logs the start and end of torque and speed saturation.
+        """
+        self.advance_to(self.env.now)
+        applied, torque_change, speed_change, speed = wheel_command(self.wheels, index, requested_Nm, self._q_w[1])
+        name = self.wheel_names[index]
+        if torque_change != SATURATION_NONE:
+            self.event("saturation" if torque_change == SATURATION_START else "saturation_end", actuator=name,
+                       what="torque", requested=float(requested_Nm))
+        if speed_change != SATURATION_NONE:
+            self.event("saturation" if speed_change == SATURATION_START else "saturation_end", actuator=name,
+                       what="speed", speed_rad_s=float(speed))
+        return applied
+
+    def wheel_speed_rad_s(self, index: int) -> float:
+        """Wheel ``index``'s speed relative to the body at ``env.now``."""
+        self.advance_to(self.env.now)
+        return wheel_speed(self.wheels, index, self.wheels.h_Nms[index], self._q_w[1])
 
     @property
     def external_torque_Nm(self) -> tuple:
@@ -261,8 +356,11 @@ class Spacecraft:
 
     def event(self, kind: str, **fields) -> None:
         """Log an event at the current simulation time."""
+        self._log(self.env.now, kind, **fields)
+
+    def _log(self, t_s: float, kind: str, **fields) -> None:
         if self.recorder is not None:
-            self.recorder.event(self.env.now, kind, **fields)
+            self.recorder.event(t_s, kind, **fields)
 
     def rng(self) -> np.random.Generator:
         """A new generator, deterministic for the mission seed and the order of requests."""

@@ -434,13 +434,32 @@ class FixedStepIntegrator(Integrator):
     def compiled_advance(cls, torque: Callable) -> Callable:
         """Compiled :func:`advance_loop` of this method with ``torque`` as its
         stage torque (a numba-compiled ``torque(t, q, w, targs)``), cached."""
-        key = f"_advance_{torque.__name__}"
-        if cls.__dict__.get(key) is None:
+        return cls.compiled_template(advance_loop, torque)
+
+    @classmethod
+    def compiled_template(cls, template: Callable, torque: Callable, **extra: Callable) -> Callable:
+        """``template`` compiled with this method's kernels, cached per method on disk.
+
+        The template (a plain Python function) calls the method's kernels as
+        globals: ``step`` (whose stage torque is ``torque``, a numba-compiled
+        ``torque(t, q, w, targs)``), ``must_stop``, ``initial_state`` and
+        ``output_state``; ``extra`` binds further compiled globals (e.g. an
+        inner loop already compiled for this method). The compiled function
+        is named after the method, the template, the torque and a digest of
+        attsim's sources, which is what numba's disk cache keys it by.
+        """
+        key = (template.__module__, template.__name__, torque.__name__, tuple(sorted(extra)))
+        compiled = cls.__dict__.get("_compiled_templates")
+        if compiled is None:
+            compiled = {}
+            cls._compiled_templates = compiled
+        if key not in compiled:
             suffix = f"{torque.__name__}_{package_digest()}"
             step = bind_stage_torque(cls.step, torque, compile_suffix=suffix)
-            loop = bind_globals(advance_loop, f"{cls.name}_advance_{suffix}", step=step, must_stop=cls.must_stop)
-            setattr(cls, key, njit(cache=True, nogil=True)(loop))
-        return cls.__dict__[key]
+            name = f"{cls.name}_{template.__name__}_{suffix}"
+            bindings = dict(cls._bindings(step), **extra)
+            compiled[key] = njit(cache=True, nogil=True)(bind_globals(template, name, **bindings))
+        return compiled[key]
 
     @classmethod
     def python_loop(cls, torque: Callable) -> Callable:

@@ -1,0 +1,132 @@
+"""Compiled models of the built-in actuators (layer 5): state in plain arrays, steps in numba.
+
+The reaction wheels of a mission live in one :class:`WheelBank` (the plant
+integrates with it; :class:`~attsim.actuators.ReactionWheel` is the user's
+configuration and reads its wheel's row). The kernels here are the one
+source of the actuators' arithmetic for both the Python components and the
+compiled mission loop.
+
+Wheel model (Markley & Crassidis 2014, sec. 3.3.5): the state of wheel ``j``
+is its absolute axial angular momentum ``h_j`` (N m s); the motor torque
+``τ_j`` changes it, ``dh_j/dt = τ_j``, and the body feels ``-τ_j a_j`` and
+the gyroscopic ``-ω × h_j a_j``. The speed relative to the body is
+``Ω_j = h_j / I_j - a_j·ω``. The motor cannot push past ``|Ω_j| = Ω_max``:
+the plant checks every wheel after every integration step and stops a
+motor that reached its limit while pushing outward, so the limit holds to
+within one step's change of ``Ω``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+__all__ = ["WheelBank", "empty_wheel_bank", "wheel_speed", "wheel_command", "wheels_total", "magnetorquer_saturate",
+           "SATURATION_NONE", "SATURATION_START", "SATURATION_END"]
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+# what a command did to a saturation state: nothing, entered it, left it
+SATURATION_NONE, SATURATION_START, SATURATION_END = 0, 1, 2
+
+
+class WheelBank(NamedTuple):
+    """Every reaction wheel of a mission, one row each (SI). Arrays are updated in place.
+
+    ``h_Nms`` is each wheel's axial momentum at the plant's current time;
+    ``torque_Nm`` the motor torque it holds; ``torque_saturated`` and
+    ``speed_saturated`` are 1.0 while the command is clipped at the torque
+    limit or the motor is stopped at the speed limit.
+    """
+
+    axis: np.ndarray
+    inertia_kg_m2: np.ndarray
+    max_torque_Nm: np.ndarray
+    max_speed_rad_s: np.ndarray
+    h_Nms: np.ndarray
+    torque_Nm: np.ndarray
+    torque_saturated: np.ndarray
+    speed_saturated: np.ndarray
+
+
+def empty_wheel_bank(count: int = 0) -> WheelBank:
+    """A bank of ``count`` rows of zeros, to be filled by the wheels at the start of a run."""
+    return WheelBank(np.zeros((count, 3)), np.ones(count), np.ones(count), np.ones(count), np.zeros(count),
+                     np.zeros(count), np.zeros(count), np.zeros(count))
+
+
+@njit(**_JIT)
+def wheel_speed(bank, j, h_Nms, w):
+    """``Ω_j = h_j / I_j - a_j·ω``: wheel ``j``'s speed relative to the body (rad/s) at momentum ``h_Nms``."""
+    a = bank.axis[j]
+    return h_Nms / bank.inertia_kg_m2[j] - (a[0] * w[0] + a[1] * w[1] + a[2] * w[2])
+
+
+@njit(**_JIT)
+def pushes_past_limit(bank, j, speed, torque):
+    """True when ``torque`` would drive wheel ``j`` further beyond its speed limit."""
+    limit = bank.max_speed_rad_s[j]
+    return (torque > 0.0 and speed >= limit) or (torque < 0.0 and speed <= -limit)
+
+
+@njit(**_JIT)
+def wheel_command(bank, j, requested_Nm, w):
+    """Apply a motor torque command to wheel ``j`` at the plant's current time.
+
+    Clips the request to ``±max_torque``, and holds zero instead when the
+    wheel is at its speed limit and the torque would push it further.
+    Returns ``(torque applied, torque-saturation change, speed-saturation
+    change, speed)`` with the changes as ``SATURATION_*`` codes.
+    """
+    limit = bank.max_torque_Nm[j]
+    torque = min(limit, max(-limit, requested_Nm))
+    clipped = 1.0 if torque != requested_Nm else 0.0
+    torque_change = SATURATION_NONE
+    if clipped != bank.torque_saturated[j]:
+        torque_change = SATURATION_START if clipped == 1.0 else SATURATION_END
+        bank.torque_saturated[j] = clipped
+    speed = wheel_speed(bank, j, bank.h_Nms[j], w)
+    stopped = 1.0 if pushes_past_limit(bank, j, speed, torque) else 0.0
+    speed_change = SATURATION_NONE
+    if stopped != bank.speed_saturated[j]:
+        speed_change = SATURATION_START if stopped == 1.0 else SATURATION_END
+        bank.speed_saturated[j] = stopped
+    applied = 0.0 if stopped == 1.0 else torque
+    bank.torque_Nm[j] = applied
+    return applied, torque_change, speed_change, speed
+
+
+@njit(**_JIT)
+def wheels_total(bank):
+    """``(Σ τ_j a_j, Σ h_j a_j)``: the wheels' motor torque and momentum in body axes."""
+    tx = ty = tz = hx = hy = hz = 0.0
+    for j in range(bank.axis.shape[0]):
+        a = bank.axis[j]
+        t, h = bank.torque_Nm[j], bank.h_Nms[j]
+        tx += t * a[0]
+        ty += t * a[1]
+        tz += t * a[2]
+        hx += h * a[0]
+        hy += h * a[1]
+        hz += h * a[2]
+    return (tx, ty, tz), (hx, hy, hz)
+
+
+@njit(**_JIT)
+def magnetorquer_saturate(m, limit, scale):
+    """The dipole three orthogonal magnetorquers apply for the request ``m`` (A m²).
+
+    Each axis is limited to ``±limit``: by clipping each axis on its own
+    (``scale`` false: the direction may change) or by shrinking the whole
+    vector until every axis fits (``scale`` true: the direction is kept).
+    Returns ``(applied, saturated)``.
+    """
+    ratio = max(abs(m[0]) / limit[0], abs(m[1]) / limit[1], abs(m[2]) / limit[2])
+    if ratio <= 1.0:
+        return (m[0], m[1], m[2]), False
+    if scale:
+        return (m[0] / ratio, m[1] / ratio, m[2] / ratio), True
+    return ((min(limit[0], max(-limit[0], m[0])), min(limit[1], max(-limit[1], m[1])),
+             min(limit[2], max(-limit[2], m[2]))), True)
