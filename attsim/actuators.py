@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from ._validate import finite_array, positive_scalar, vector3
-from .component import Component
+from .component import At, Component
 from .errors import InputError
 
 __all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel"]
@@ -101,7 +101,7 @@ class TorqueSchedule(Component):
         def process(env):
             for t in changes:
                 if t > env.now:
-                    yield env.timeout(t - env.now)
+                    yield At(env, t)
                 self._current = self.torque_at(t)
                 sc.set_external_torque(self.name, self._current)
                 sc.event("command", actuator=self.name, torque_Nm=list(self._current))
@@ -140,7 +140,7 @@ class CommandSchedule(Component):
         def process(env):
             for t, value in self.commands:
                 if t > env.now:
-                    yield env.timeout(t - env.now)
+                    yield At(env, t)
                 sc.event("command", actuator=self.actuator_name, command=np.asarray(value, dtype=float).tolist())
                 self.actuator.command(sc, value)
 

@@ -8,13 +8,17 @@ at every telemetry row; :func:`periodic` is the process most of them run.
 
 from __future__ import annotations
 
+from heapq import heappush
 from typing import TYPE_CHECKING, Callable, Iterable
+
+from simpy.core import NORMAL
+from simpy.events import Event
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Mission
     from .plant import Spacecraft
 
-__all__ = ["Component", "periodic"]
+__all__ = ["Component", "periodic", "At"]
 
 
 class Component:
@@ -57,10 +61,31 @@ class Component:
         pass
 
 
+class At(Event):
+    """An event at the absolute time ``t_s``, served at ``priority`` among the events of that time.
+
+    ``env.timeout(t - env.now)`` lands on ``env.now + (t - env.now)``, which
+    in floating point can differ from ``t`` by an ulp; two processes aiming
+    at the same instant would then not meet, and the order defined for one
+    instant (samples before the telemetry row) would not hold. An ``At``
+    lands on ``t_s`` exactly (SimPy keeps its queue as a heap of
+    ``(time, priority, id, event)``).
+    """
+
+    def __init__(self, env, t_s: float, priority: int = NORMAL):
+        super().__init__(env)
+        if t_s < env.now:
+            raise ValueError(f"At: {t_s} is before now ({env.now})")
+        self._ok = True
+        self._value = None
+        heappush(env._queue, (t_s, priority, next(env._eid), self))
+
+
 def periodic(env, period_s: float, phase_s: float, duration_s: float, action: Callable[[], None]):
     """A SimPy process calling ``action()`` at ``phase + k period`` up to and including ``duration_s``.
 
-    Times are computed by multiplication, so they do not accumulate round-off.
+    Times are computed by multiplication and scheduled exactly (:class:`At`),
+    so they do not accumulate round-off and coincide with other processes'.
     """
     k = 0
     while True:
@@ -68,6 +93,6 @@ def periodic(env, period_s: float, phase_s: float, duration_s: float, action: Ca
         if t_next > duration_s:
             return
         if t_next > env.now:
-            yield env.timeout(t_next - env.now)
+            yield At(env, t_next)
         action()
         k += 1

@@ -29,11 +29,10 @@ from pathlib import Path
 
 import numpy as np
 from simpy.core import NORMAL
-from simpy.events import Event
 
 from . import __version__
 from ._validate import positive_scalar, unit_quaternion, vector3
-from .component import Component, periodic
+from .component import At, Component, periodic
 from .environment.table import EnvironmentTable, field_table
 from .environment.torques import DISTURBANCE_NAMES
 from .errors import AttsimError, ControllerError, DivergenceError, InputError
@@ -57,16 +56,6 @@ def __getattr__(name: str):
 
         return tuple(key for key, cls in REGISTRY.items() if getattr(cls, "mission_ready", False))
     raise AttributeError(f"module 'attsim.engine' has no attribute {name!r}")
-
-
-class _At(Event):
-    """An event at ``now + delay_s`` served at ``priority`` among the events of that time."""
-
-    def __init__(self, env, delay_s: float, priority: int):
-        super().__init__(env)
-        self._ok = True
-        self._value = None
-        env.schedule(self, priority, delay_s)
 
 
 def _describe_component(component) -> dict:
@@ -240,11 +229,18 @@ class Mission:
             },
         }
 
-    def run(self, realtime_factor: float | None = None, progress: bool = False) -> Telemetry:
+    def run(self, realtime_factor: float | None = None, progress: bool = False, compiled: bool | None = None) -> Telemetry:
         """Run the mission; write and return its telemetry.
 
         Parameters
         ----------
+        compiled : bool, optional
+            Run the periodic work (sensors, controllers, actuators,
+            schedules, telemetry rows) and the plant in one compiled loop
+            (:mod:`attsim.mission_loop`). By default (None) this happens when
+            every component has a compiled form and no real-time pacing is
+            asked for; False forces the Python path (same results to
+            round-off); True refuses a mission that cannot run compiled.
         progress : bool
             Show a progress bar (simulated time, real-time factor) on stderr
             once the run has lasted two seconds.
@@ -266,6 +262,13 @@ class Mission:
 
         for component in self.components:
             component.prepare(self)
+        from .compiled_mission import compiled_form, run_compiled
+
+        can_compile = compiled_form(self) and realtime_factor is None
+        if compiled and not can_compile:
+            raise InputError("compiled", "needs every component to be a built-in with a compiled form and no realtime_factor",
+                             f"components: {[type(c).__name__ for c in self.components]}")
+        use_compiled = can_compile if compiled is None else bool(compiled)
         if realtime_factor is None:
             env = simpy.Environment()
         else:
@@ -295,11 +298,15 @@ class Mission:
             sc = Spacecraft(self, env, recorder, table)
             for component in self.components:
                 component.start(sc)
-            env.process(self._recorder_process(env, sc, recorder, realtime_factor, wall_start, lag, bar))
-            for component in self.components:
-                for process in component.processes(env, sc):
-                    env.process(process)
-            env.run(until=_At(env, self.duration_s, END_PRIORITY))
+            if use_compiled:
+                self._last_row_t_s = float("inf")  # the loop writes every row; none to add on an error
+                env.process(run_compiled(env, self, sc, recorder, None if bar is None else lambda t: bar.update(t - bar.n)))
+            else:
+                env.process(self._recorder_process(env, sc, recorder, realtime_factor, wall_start, lag, bar))
+                for component in self.components:
+                    for process in component.processes(env, sc):
+                        env.process(process)
+            env.run(until=At(env, self.duration_s, END_PRIORITY))
         except BaseException as exc:
             original = _original_error(exc)
             if sc is not None and not isinstance(original, DivergenceError):
@@ -346,7 +353,7 @@ class Mission:
         k = 0
         while True:
             t_next = min(k * self.telemetry_dt_s, self.duration_s)
-            yield _At(env, t_next - env.now, RECORD_PRIORITY)
+            yield At(env, t_next, RECORD_PRIORITY)
             self._record(sc, recorder, env.now)
             if bar is not None:
                 bar.update(env.now - bar.n)

@@ -10,11 +10,13 @@ Spacecraft Attitude Determination and Control* (2014), secs. 4.7 and 6.1.
 
 from __future__ import annotations
 
+import math
+
 from numba import njit
 
 from .dynamics import qexp, qmul
 
-__all__ = ["quantize", "magnetometer_measure", "star_tracker_measure", "sun_sensor_truth", "sun_sensor_measure",
+__all__ = ["quantize", "gyro_measure", "magnetometer_measure", "star_tracker_measure", "sun_sensor_truth", "sun_sensor_measure",
            "SUN_SENSOR_NORMALS"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
@@ -72,3 +74,23 @@ def sun_sensor_measure(truth, noise, normals, quantization):
             quantize(max(0.0, truth[3] + noise * normals[3]), quantization),
             quantize(max(0.0, truth[4] + noise * normals[4]), quantization),
             quantize(max(0.0, truth[5] + noise * normals[5]), quantization))
+
+
+@njit(**_JIT)
+def gyro_measure(w, bias, dt_s, arw, bias_rw, normals, quantization):
+    """One gyro output after ``dt_s`` of propagation (Markley & Crassidis 2014, eqs. 6.91-6.93).
+
+    ``b⁺ = b + σ_u √Δt n_u`` and
+    ``ω_m = ω + ½ (b⁺ + b) + √(σ_v²/Δt + σ_u² Δt / 12) n_v``, with ``n_v``
+    the first three normals and ``n_u`` the last three; each axis quantised.
+    ``Δt`` is the time since the sensor's state was last propagated, so the
+    noise is a process in time whoever reads the gyro, however often.
+    Returns ``(ω_m, b⁺)``.
+    """
+    root = math.sqrt(dt_s)
+    b = (bias[0] + bias_rw * root * normals[3], bias[1] + bias_rw * root * normals[4],
+         bias[2] + bias_rw * root * normals[5])
+    sigma = math.sqrt(arw * arw / dt_s + bias_rw * bias_rw * dt_s / 12.0)
+    return ((quantize(w[0] + 0.5 * (b[0] + bias[0]) + sigma * normals[0], quantization),
+             quantize(w[1] + 0.5 * (b[1] + bias[1]) + sigma * normals[1], quantization),
+             quantize(w[2] + 0.5 * (b[2] + bias[2]) + sigma * normals[2], quantization)), b)

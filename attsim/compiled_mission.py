@@ -1,0 +1,241 @@
+"""Running a mission's periodic work compiled (layer 6): banks from components, a SimPy process around the loop.
+
+:func:`compiled_form` decides whether a mission can run compiled — every
+component is a built-in whose compiled form exists — and fills the banks of
+:mod:`attsim.mission_loop` from the components once, at the start of the
+run. :func:`run_compiled` is then the mission's only SimPy process: it calls
+the compiled loop, hands its rows and events to the recorder, refills the
+sensors' random draws from their own generators (the same draws, in the same
+order, as the Python path takes), and raises the errors the Python path
+raises, at the same times.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import mission_loop as ml
+from .actuators import Magnetorquer, ReactionWheel, TorqueSchedule
+from .component import At
+from .control import BDot, MagneticPD, QuaternionPD
+from .errors import DivergenceError, GimbalLockError
+from .plant import plant_advance_loop, plant_torque
+from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
+
+__all__ = ["CompiledMission", "compiled_form", "run_compiled"]
+
+NORMALS_BLOCK = 6 * 4096  # draws held per sensor between refills
+ROWS_BLOCK = 4096  # telemetry rows per hand-over at most
+EVENTS_BLOCK = 1024
+_SENSOR_KINDS = {Gyro: ml.GYRO, Magnetometer: ml.MAGNETOMETER, SunSensor: ml.SUN_SENSOR, StarTracker: ml.STAR_TRACKER}
+
+
+class CompiledMission(NamedTuple):
+    """The banks of one run and the names that turn their rows back into events."""
+
+    sensors: ml.SensorBank
+    controllers: ml.ControllerBank
+    magnetorquers: ml.MagnetorquerBank
+    schedules: ml.ScheduleBank
+    telemetry: ml.Telemetry
+    buffers: ml.Buffers
+    sensor_objects: list
+    magnetorquer_names: list
+    schedule_names: list
+
+
+def _compilable(component, mission) -> bool:
+    kind = type(component)
+    if kind is SunSensor:  # only the environment's Sun and shadow are tabulated for the loop
+        return component.sun_inertial is None and component.eclipse is None and mission.environment is not None
+    return kind in _SENSOR_KINDS or kind in (QuaternionPD, BDot, MagneticPD, ReactionWheel, Magnetorquer, TorqueSchedule)
+
+
+def compiled_form(mission) -> bool:
+    """True when every component of ``mission`` has a compiled form (built-in types, not subclasses)."""
+    return all(_compilable(c, mission) for c in mission.components)
+
+
+def _sensor_bank(sensors, driven) -> ml.SensorBank:
+    n = len(sensors)
+    parameters = np.zeros((n, 8))
+    bias = np.zeros((n, 3))
+    for s, sensor in enumerate(sensors):
+        if isinstance(sensor, Gyro):
+            parameters[s, :3] = sensor.arw, sensor.bias_rw, sensor.quantization
+            bias[s] = sensor.bias0
+        elif isinstance(sensor, Magnetometer):
+            parameters[s, :5] = sensor.noise, *sensor.bias, sensor.quantization
+        elif isinstance(sensor, SunSensor):
+            parameters[s, :2] = sensor.noise, sensor.quantization
+        else:
+            parameters[s, :3] = sensor.sigma_rad
+    normals = np.stack([sensor.rng.standard_normal(NORMALS_BLOCK) for sensor in sensors]) if n else np.zeros((0, 1))
+    return ml.SensorBank(
+        kind=np.array([_SENSOR_KINDS[type(s)] for s in sensors], dtype=np.int64),
+        period_s=np.array([s.period_s for s in sensors], dtype=float), phase_s=np.array([s.phase_s for s in sensors], dtype=float),
+        next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s in driven else 1.0 for s in sensors]),
+        parameters=parameters, output=np.full((n, 12), np.nan), bias=bias, t_last_s=np.full(n, np.nan),
+        normals=normals, cursor=np.zeros(n, dtype=np.int64))
+
+
+def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> ml.ControllerBank:
+    n = len(controllers)
+    width = max([len(c.sensors) for c in controllers] + [1])
+    bank = ml.ControllerBank(
+        kind=np.zeros(n, dtype=np.int64), period_s=np.array([c.period_s for c in controllers], dtype=float),
+        phase_s=np.array([c.phase_s for c in controllers], dtype=float), next_k=np.zeros(n, dtype=np.int64),
+        parameters=np.zeros((n, 10)), memory=np.zeros((n, 4)), roles=np.full((n, 3), -1, dtype=np.int64),
+        samples=np.full((n, width), -1, dtype=np.int64), drives_wheel=np.zeros((n, max(n_wheels, 1))),
+        allocation=np.zeros((n, max(n_wheels, 1), 3)), magnetorquer=np.full(n, -1, dtype=np.int64))
+    for c, law in enumerate(controllers):
+        for i, sensor in enumerate(law.sensors):
+            bank.samples[c, i] = sensor_row[sensor.name]
+        p = bank.parameters[c]
+        if isinstance(law, QuaternionPD):
+            p[:4], p[4], p[5] = law.target_q, law.kp, law.kd
+            roles = (law._attitude, law._rate, law._mag)
+            if law._wheels:
+                bank.kind[c] = ml.QPD_WHEELS
+                for wheel, row in zip(law._wheels, law._allocation):
+                    bank.drives_wheel[c, wheel_row[wheel.name]] = 1.0
+                    bank.allocation[c, wheel_row[wheel.name]] = row
+            else:
+                bank.kind[c] = ml.QPD_MAGNETORQUER
+                bank.magnetorquer[c] = mtq_row[law._mtq]
+        elif isinstance(law, MagneticPD):
+            bank.kind[c] = ml.MAGNETIC_PD
+            p[4], p[5], p[7:10] = law.kp, law.kd, law.compensation
+            roles = (law._attitude, law._rate, law._mag)
+            bank.magnetorquer[c] = mtq_row[law._mtq]
+        else:
+            bank.kind[c] = ml.BDOT_RATE if law.form == "rate" else ml.BDOT_DIRECTION
+            p[6] = law.gain_used
+            roles = (None, None, law._mag)
+            bank.magnetorquer[c] = mtq_row[law._mtq]
+        bank.roles[c] = [-1 if name is None else sensor_row[name] for name in roles]
+    return bank
+
+
+def _schedule_bank(schedules) -> ml.ScheduleBank:
+    changes = [sorted({t for t0, t1, _ in s.segments for t in (t0, t1)}) for s in schedules]
+    width = max([len(c) for c in changes] + [1])
+    times = np.full((len(schedules), width), np.inf)
+    torque = np.zeros((len(schedules), width, 3))
+    for k, (schedule, moments) in enumerate(zip(schedules, changes)):
+        times[k, :len(moments)] = moments
+        torque[k, :len(moments)] = [schedule.torque_at(t) for t in moments]  # the Python path's own sums
+    return ml.ScheduleBank(times, torque, np.array([len(c) for c in changes], dtype=np.int64),
+                           np.zeros(len(schedules), dtype=np.int64), np.zeros((len(schedules), 3)))
+
+
+def build(mission, sc, width: int) -> CompiledMission:
+    """The banks of ``mission`` at ``t = 0``, after its components were prepared and started on ``sc``."""
+    sensors = [c for c in mission.components if type(c) in _SENSOR_KINDS]
+    controllers = [c for c in mission.components if type(c) in (QuaternionPD, BDot, MagneticPD)]
+    magnetorquers = [c for c in mission.components if type(c) is Magnetorquer]
+    schedules = [c for c in mission.components if type(c) is TorqueSchedule]
+    sensor_row = {s.name: k for k, s in enumerate(sensors)}
+    mtq_row = {m.name: k for k, m in enumerate(magnetorquers)}
+    wheel_row = {name: k for k, name in enumerate(sc.wheel_names)}
+    driven = {s for c in controllers for s in c.sensors}
+    layout = []
+    for component in mission.components:
+        if type(component) in _SENSOR_KINDS:
+            layout.append((ml.ROW_SENSOR, sensor_row[component.name]))
+        elif type(component) is TorqueSchedule:
+            layout.append((ml.ROW_SCHEDULE, schedules.index(component)))
+        elif type(component) is Magnetorquer:
+            layout.append((ml.ROW_MAGNETORQUER, mtq_row[component.name]))
+        elif type(component) is ReactionWheel:
+            layout.append((ml.ROW_WHEEL, wheel_row[component.name]))
+    m = len(magnetorquers)
+    return CompiledMission(
+        sensors=_sensor_bank(sensors, driven),
+        controllers=_controller_bank(controllers, sensor_row, wheel_row, mtq_row, len(sc.wheel_names)),
+        magnetorquers=ml.MagnetorquerBank(np.array([q.dipole_max_Am2 for q in magnetorquers]).reshape(m, 3),
+                                          np.array([1.0 if q.saturation == "scale" else 0.0 for q in magnetorquers]),
+                                          np.zeros((m, 3)), np.zeros(m)),
+        schedules=_schedule_bank(schedules),
+        telemetry=ml.Telemetry(mission.telemetry_dt_s, mission.duration_s, np.zeros(1, dtype=np.int64),
+                               np.array(layout, dtype=np.int64).reshape(-1, 2), 1.0 if mission.environment is not None else 0.0),
+        buffers=ml.Buffers(np.empty((ROWS_BLOCK, width)), np.empty((EVENTS_BLOCK, 8)), np.zeros(2, dtype=np.int64),
+                           np.empty((max(len(sc.wheel_names), 1), 3))),
+        sensor_objects=sensors, magnetorquer_names=[q.name for q in magnetorquers],
+        schedule_names=[s.name for s in schedules])
+
+
+def _refill(bank: ml.SensorBank, sensors) -> None:
+    for s, sensor in enumerate(sensors):
+        used = int(bank.cursor[s])
+        if used:
+            keep = bank.normals.shape[1] - used
+            bank.normals[s, :keep] = bank.normals[s, used:]
+            bank.normals[s, keep:] = sensor.rng.standard_normal(used)
+            bank.cursor[s] = 0
+
+
+def _flush(form: CompiledMission, sc, recorder) -> None:
+    rows, events, counts = form.buffers.rows, form.buffers.events, form.buffers.counts
+    for e in events[: counts[1]]:
+        t, kind, what, index = float(e[0]), int(e[1]), int(e[2]), int(e[3])
+        if kind == ml.EVENT_COMMAND:
+            recorder.event(t, "command", actuator=form.schedule_names[index], torque_Nm=[float(v) for v in e[4:7]])
+            continue
+        label = "saturation" if kind == ml.EVENT_SATURATION else "saturation_end"
+        if what == ml.WHAT_DIPOLE:
+            recorder.event(t, label, actuator=form.magnetorquer_names[index], what="dipole",
+                           requested=[float(v) for v in e[4:7]])
+        elif what == ml.WHAT_TORQUE:
+            recorder.event(t, label, actuator=sc.wheel_names[index], what="torque", requested=float(e[4]))
+        else:
+            recorder.event(t, label, actuator=sc.wheel_names[index], what="speed", speed_rad_s=float(e[4]))
+    for row in rows[: counts[0]]:
+        recorder.append(float(row[0]), row[1:])
+    counts[:] = 0
+
+
+def run_compiled(env, mission, sc, recorder, on_row=None):
+    """The SimPy process of a compiled mission: the loop up to each hand-over, then the recorder's share."""
+    from .integrators import REGISTRY
+
+    integrator = REGISTRY[mission.method]
+    advance = integrator.compiled_template(plant_advance_loop, plant_torque)
+    loop = integrator.compiled_template(ml.mission_loop, plant_torque, advance=advance)
+    form = build(mission, sc, 1 + len(recorder.columns))
+    t_now = 0.0
+    inputs = sc.inputs()
+    while True:
+        state, t_now, reason, t_from = loop(sc._state, t_now, mission.max_step_s, inputs, sc.wheels, form.sensors,
+                                    form.controllers, form.magnetorquers, form.schedules, form.telemetry, sc._J,
+                                    sc._Jinv, sc._params, form.buffers)
+        q, w = sc._output(state, sc._J, sc._params)
+        sc._state, sc.t_plant_s, sc._q_w = state, t_now, (q, w)
+        sc._tau_ext = tuple(float(v) for v in form.schedules.current_Nm.sum(axis=0))
+        sc._commanded_dipole = tuple(float(v) for v in form.magnetorquers.dipole_Am2.sum(axis=0))
+        inputs = sc.inputs()
+        _flush(form, sc, recorder)
+        if on_row is not None:
+            on_row(t_now)
+        if t_now > env.now:
+            yield At(env, t_now)
+        if reason == ml.DONE:
+            break
+        if reason == ml.REFILL:
+            _refill(form.sensors, form.sensor_objects)
+        elif reason == ml.GIMBAL_LOCK:
+            from math import degrees
+
+            from .rotations import quat_to_euler321
+
+            raise GimbalLockError(t_now, degrees(float(quat_to_euler321(np.array(q))[1])), degrees(sc._params[0]))
+        elif reason == ml.DIVERGED:
+            from .plant import _check_state
+
+            _check_state(q, w, t_from, t_now, mission.max_step_s)  # raises DivergenceError saying what failed
+            raise DivergenceError(t_now, "the state failed its check", t_from, mission.max_step_s)
+    for sensor, row in zip(form.sensor_objects, form.sensors.output):
+        axes = len(sensor.axes)
+        sensor.latest, sensor._latest_truth = row[:axes].copy(), row[6:6 + axes].copy()

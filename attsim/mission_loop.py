@@ -1,0 +1,423 @@
+"""The compiled mission loop (layer 6): a mission's periodic work and its plant in one numba loop.
+
+When every component of a mission has a compiled form, the engine hands
+the whole periodic part of the run to :func:`mission_loop`: the plant
+between events, sensor samples, control cycles (sense → decide → command),
+torque-schedule switches, wheel speed stops and telemetry rows, in the
+same order and with the same kernels as the Python components
+(:mod:`attsim.sensor_models`, :mod:`attsim.control_laws`,
+:mod:`attsim.actuator_models`). Rows and events go to buffers; the loop
+returns to Python (a SimPy process, :mod:`attsim.compiled_mission`) when a
+buffer fills, a sensor needs more random draws, the run ends or fails.
+
+Order at one instant ``t`` (as in the Python path): the plant reaches
+``t``; schedules switch; free-running sensors sample; controllers sample
+their sensors, decide and command; then the telemetry row at ``t``.
+
+Everything is plain arrays in SI, grouped into named tuples (banks) whose
+rows are the components; see :mod:`attsim.compiled_mission` for how a
+mission's components fill them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .actuator_models import SATURATION_NONE, magnetorquer_saturate, wheel_command, wheel_speed, wheels_total
+from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
+                           orbit_rate_inertial, pd_torque)
+from .dynamics import qconj, qrotate
+from .environment.table import B_I, P_SRP, SUN, R, V, lerp1, lerp3, table_cell
+from .environment.torques import disturbance_torques
+from .plant import PlantInputs
+from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
+                            sun_sensor_measure, sun_sensor_truth)
+
+__all__ = ["SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "Telemetry", "Buffers", "mission_loop",
+           "GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE",
+           "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD",
+           "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING",
+           "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE",
+           "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL"]
+
+# sensor kinds, their output widths and the normal draws one sample takes
+GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
+SENSOR_AXES = (3, 3, 6, 4)
+NORMALS_PER_SAMPLE = (6, 3, 6, 3)
+# controller kinds
+QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD = 0, 1, 2, 3, 4
+# what a component writes to a telemetry row
+ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING = 0, 1, 2, 3, 4
+# event rows: (t, kind, what, component index, v0, v1, v2, unused)
+EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND = 0, 1, 2
+WHAT_TORQUE, WHAT_SPEED, WHAT_DIPOLE = 0, 1, 2
+# why the loop returned
+DONE, ROWS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, EVENTS_FULL = 0, 1, 2, 3, 4, 5
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+# after each advance, as the Python plant checks (attsim.plant._check_state)
+_QUATERNION_DRIFT_LIMIT = 1e-6
+
+
+class SensorBank(NamedTuple):
+    """One row per sensor. ``parameters`` by kind: gyro (arw, bias_rw, quantization); magnetometer (noise,
+    bias x y z, quantization); sun sensor (noise, quantization); star tracker (sigma x y z, rad).
+    ``output`` holds the latest measurement (first columns) and truth (from column 6), NaN before the
+    first sample; ``normals`` a block of standard normal draws consumed from ``cursor``."""
+
+    kind: np.ndarray
+    period_s: np.ndarray
+    phase_s: np.ndarray
+    next_k: np.ndarray
+    free_running: np.ndarray
+    parameters: np.ndarray
+    output: np.ndarray
+    bias: np.ndarray
+    t_last_s: np.ndarray
+    normals: np.ndarray
+    cursor: np.ndarray
+
+
+class ControllerBank(NamedTuple):
+    """One row per controller. ``parameters``: target q (0-3), kp (4), kd (5), gain (6), dipole
+    compensation (7-9). ``memory``: the previous field sample (0-2) and whether there is one (3).
+    ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state / none).
+    ``samples``: the sensor rows sampled each cycle, -1 padded. ``allocation[c, j]``: the torque-to-motor
+    row of wheel ``j`` (zero for wheels the controller does not drive); ``magnetorquer``: its row or -1."""
+
+    kind: np.ndarray
+    period_s: np.ndarray
+    phase_s: np.ndarray
+    next_k: np.ndarray
+    parameters: np.ndarray
+    memory: np.ndarray
+    roles: np.ndarray
+    samples: np.ndarray
+    drives_wheel: np.ndarray
+    allocation: np.ndarray
+    magnetorquer: np.ndarray
+
+
+class MagnetorquerBank(NamedTuple):
+    """One row per set of magnetorquers: per-axis limit (A m²), scale (1) or clip (0), applied dipole, saturated."""
+
+    limit_Am2: np.ndarray
+    scale: np.ndarray
+    dipole_Am2: np.ndarray
+    saturated: np.ndarray
+
+
+class ScheduleBank(NamedTuple):
+    """One row per torque schedule: its change times (padded), the held torque after each, the count, the
+    next change's index and the torque held now (N m, body axes)."""
+
+    times_s: np.ndarray
+    torque_Nm: np.ndarray
+    count: np.ndarray
+    next_k: np.ndarray
+    current_Nm: np.ndarray
+
+
+class Telemetry(NamedTuple):
+    """The row layout: ``layout[i] = (ROW_*, bank row)`` per component in mission order; ``environment``
+    (1.0: environment columns after the state); the row period and the next row's index (``next_k[0]``,
+    -1 once the row at the end is written)."""
+
+    dt_s: float
+    duration_s: float
+    next_k: np.ndarray
+    layout: np.ndarray
+    environment: float
+
+
+class Buffers(NamedTuple):
+    """Rows and events written by the loop (``counts[0]`` rows, ``counts[1]`` events) and wheel stop scratch."""
+
+    rows: np.ndarray
+    events: np.ndarray
+    counts: np.ndarray
+    stops: np.ndarray
+
+
+@njit(**_JIT)
+def _event(buffers, t, kind, what, index, v0, v1, v2):
+    n = buffers.counts[1]
+    e = buffers.events[n]
+    e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7] = t, kind, what, index, v0, v1, v2, 0.0
+    buffers.counts[1] = n + 1
+
+
+@njit(**_JIT)
+def _sample(sensors, s, t, q, w, env_t, env_v):
+    """Take sensor ``s``'s measurement at ``t`` from the true state; returns False when it needs more normals."""
+    kind = sensors.kind[s]
+    need = NORMALS_PER_SAMPLE[kind]
+    c = sensors.cursor[s]
+    if c + need > sensors.normals.shape[1]:
+        return False
+    n = sensors.normals[s]
+    p = sensors.parameters[s]
+    out = sensors.output[s]
+    if kind == GYRO:
+        # the first sample has no elapsed time: its noise spans one nominal period and the bias has not walked
+        dt = sensors.period_s[s] if math.isnan(sensors.t_last_s[s]) else t - sensors.t_last_s[s]
+        if dt > 0.0:
+            b = (sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2])
+            m, b_new = gyro_measure(w, b, dt, p[0], p[1], (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5]),
+                                    p[2])
+            sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2] = b_new
+            sensors.cursor[s] = c + need
+            out[0], out[1], out[2] = m
+            out[6], out[7], out[8] = w
+        sensors.t_last_s[s] = t
+    elif kind == MAGNETOMETER:
+        k, f = table_cell(env_t, t)
+        b_B = qrotate(qconj(q), lerp3(env_v, k, f, B_I))
+        m = magnetometer_measure(b_B, (p[1], p[2], p[3]), p[0], (n[c], n[c + 1], n[c + 2]), p[4])
+        sensors.cursor[s] = c + need
+        out[0], out[1], out[2] = m
+        out[6], out[7], out[8] = b_B
+    elif kind == SUN_SENSOR:
+        k, f = table_cell(env_t, t)
+        truth = sun_sensor_truth(qrotate(qconj(q), lerp3(env_v, k, f, SUN)), lerp1(env_v, k, f, P_SRP) > 0.0)
+        if sun_sensor_any_light(truth):
+            m = sun_sensor_measure(truth, p[0], (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5]), p[1])
+            sensors.cursor[s] = c + need
+        else:
+            m = truth
+        for i in range(6):
+            out[i] = m[i]
+            out[6 + i] = truth[i]
+    else:
+        m = star_tracker_measure(q, (p[0], p[1], p[2]), (n[c], n[c + 1], n[c + 2]))
+        sensors.cursor[s] = c + need
+        for i in range(4):
+            out[i] = m[i]
+            out[6 + i] = q[i]
+    return True
+
+
+@njit(**_JIT)
+def _command_wheels(controllers, c, wheels, tau, w, t, buffers):
+    for j in range(wheels.axis.shape[0]):
+        if controllers.drives_wheel[c, j] != 0.0:
+            a = controllers.allocation[c, j]
+            requested = a[0] * tau[0] + a[1] * tau[1] + a[2] * tau[2]
+            _, torque_change, speed_change, speed = wheel_command(wheels, j, requested, w)
+            if torque_change != SATURATION_NONE:
+                _event(buffers, t, EVENT_SATURATION if torque_change == 1 else EVENT_SATURATION_END, WHAT_TORQUE, j,
+                       requested, 0.0, 0.0)
+            if speed_change != SATURATION_NONE:
+                _event(buffers, t, EVENT_SATURATION if speed_change == 1 else EVENT_SATURATION_END, WHAT_SPEED, j,
+                       speed, 0.0, 0.0)
+
+
+@njit(**_JIT)
+def _command_dipole(magnetorquers, i, m, t, buffers):
+    applied, saturated = magnetorquer_saturate(m, magnetorquers.limit_Am2[i], magnetorquers.scale[i] != 0.0)
+    flag = 1.0 if saturated else 0.0
+    if flag != magnetorquers.saturated[i]:
+        _event(buffers, t, EVENT_SATURATION if saturated else EVENT_SATURATION_END, WHAT_DIPOLE, i, m[0], m[1], m[2])
+        magnetorquers.saturated[i] = flag
+    magnetorquers.dipole_Am2[i, 0], magnetorquers.dipole_Am2[i, 1], magnetorquers.dipole_Am2[i, 2] = applied
+
+
+@njit(**_JIT)
+def _reading3(sensors, s, offset):
+    o = sensors.output[s]
+    return (o[offset], o[offset + 1], o[offset + 2])
+
+
+@njit(**_JIT)
+def _cycle(controllers, c, sensors, wheels, magnetorquers, t, q, w, env_t, env_v, buffers):
+    """One control cycle of controller ``c`` at ``t``: sample, decide, command. False: a sensor needs normals."""
+    for i in range(controllers.samples.shape[1]):
+        s = controllers.samples[c, i]
+        if s >= 0 and not _sample(sensors, s, t, q, w, env_t, env_v):
+            return False
+    kind = controllers.kind[c]
+    p = controllers.parameters[c]
+    role_q, role_w, role_b = controllers.roles[c, 0], controllers.roles[c, 1], controllers.roles[c, 2]
+    q_in = q
+    if role_q >= 0:
+        o = sensors.output[role_q]
+        q_in = (o[0], o[1], o[2], o[3])
+    w_in = w if role_w < 0 else _reading3(sensors, role_w, 0)
+    if kind == QPD_WHEELS or kind == QPD_MAGNETORQUER:
+        tau = pd_torque((p[0], p[1], p[2], p[3]), q_in, w_in, p[4], p[5])
+        if kind == QPD_WHEELS:
+            _command_wheels(controllers, c, wheels, tau, w, t, buffers)
+        else:
+            _command_dipole(magnetorquers, controllers.magnetorquer[c], dipole_for_torque(_reading3(sensors, role_b, 0),
+                                                                                         tau), t, buffers)
+    elif kind == MAGNETIC_PD:
+        k, f = table_cell(env_t, t)
+        r, v = lerp3(env_v, k, f, R), lerp3(env_v, k, f, V)
+        tau = pd_torque(lvlh_quaternion_tuple(r, v), q_in, body_rate_relative(q_in, w_in, orbit_rate_inertial(r, v)),
+                        p[4], p[5])
+        m = dipole_for_torque(_reading3(sensors, role_b, 0), tau)
+        _command_dipole(magnetorquers, controllers.magnetorquer[c], (m[0] - p[7], m[1] - p[8], m[2] - p[9]), t,
+                        buffers)
+    else:  # B-dot: the first cycle only samples
+        b = _reading3(sensors, role_b, 0)
+        mem = controllers.memory[c]
+        if mem[3] != 0.0:
+            previous = (mem[0], mem[1], mem[2])
+            if kind == BDOT_RATE:
+                m = bdot_rate(b, previous, p[6], controllers.period_s[c])
+            else:
+                m = bdot_direction(b, previous, p[6], controllers.period_s[c])
+            _command_dipole(magnetorquers, controllers.magnetorquer[c], m, t, buffers)
+        mem[0], mem[1], mem[2], mem[3] = b[0], b[1], b[2], 1.0
+    return True
+
+
+@njit(**_JIT)
+def _write_row(telemetry, sensors, schedules, magnetorquers, wheels, t, q, w, inputs, buffers):
+    n = buffers.counts[0]
+    row = buffers.rows[n]
+    row[0] = t
+    for i in range(4):
+        row[1 + i] = q[i]
+    for i in range(3):
+        row[5 + i] = w[i]
+    col = 8
+    if telemetry.environment != 0.0:
+        k, f = table_cell(inputs.env_t, t)
+        b = lerp3(inputs.env_v, k, f, B_I)
+        row[col], row[col + 1], row[col + 2] = b
+        row[col + 3] = 1.0 if lerp1(inputs.env_v, k, f, P_SRP) > 0.0 else 0.0
+        col += 4
+        d = disturbance_torques(t, q, inputs.env_t, inputs.env_v, inputs.faces, inputs.switches, inputs.J,
+                                inputs.residual_dipole_Am2)
+        for torque in (d.gg, d.aero, d.srp, d.res):
+            row[col], row[col + 1], row[col + 2] = torque
+            col += 3
+    for i in range(telemetry.layout.shape[0]):
+        what, index = telemetry.layout[i, 0], telemetry.layout[i, 1]
+        if what == ROW_SENSOR:
+            axes = SENSOR_AXES[sensors.kind[index]]
+            for a in range(axes):
+                row[col + a] = sensors.output[index, a]
+                row[col + axes + a] = sensors.output[index, 6 + a]
+            col += 2 * axes
+        elif what == ROW_SCHEDULE:
+            for a in range(3):
+                row[col + a] = schedules.current_Nm[index, a]
+            col += 3
+        elif what == ROW_MAGNETORQUER:
+            for a in range(3):
+                row[col + a] = magnetorquers.dipole_Am2[index, a]
+            col += 3
+        elif what == ROW_WHEEL:
+            row[col] = wheel_speed(wheels, index, wheels.h_Nms[index], w)
+            row[col + 1] = wheels.h_Nms[index]
+            row[col + 2] = wheels.torque_Nm[index]
+            col += 3
+    buffers.counts[0] = n + 1
+
+
+def mission_loop(state, t_now, max_step, inputs, wheels, sensors, controllers, magnetorquers, schedules, telemetry,
+                 J, Jinv, params, buffers):
+    """Run the mission from ``t_now`` until it ends or must hand over to Python.
+
+    A template: ``advance`` (:func:`attsim.plant.plant_advance_loop` bound to
+    the mission's method) and ``output_state`` are bound per integrator by
+    :meth:`~attsim.integrators.base.FixedStepIntegrator.compiled_template`.
+    ``inputs`` are the held commands at ``t_now``. The banks are updated in
+    place. Returns ``(state, t_now, reason, t_from)`` with ``reason`` one
+    of ``DONE``, ``ROWS_FULL``, ``EVENTS_FULL``, ``REFILL`` (the state is at
+    ``t_now`` and every event before it is done; call again), ``GIMBAL_LOCK``
+    or ``DIVERGED`` (``t_now`` is where the method stopped or the state
+    failed its check, ``t_from`` where that advance started).
+    """
+    duration = telemetry.duration_s
+    inf = math.inf
+    while True:
+        # the next instant anything happens
+        t_next = inf
+        for s in range(sensors.kind.shape[0]):
+            if sensors.free_running[s] != 0.0:
+                ts = sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s]
+                if ts <= duration and ts < t_next:
+                    t_next = ts
+        for c in range(controllers.kind.shape[0]):
+            tc = controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c]
+            if tc <= duration and tc < t_next:
+                t_next = tc
+        for k in range(schedules.count.shape[0]):
+            if schedules.next_k[k] < schedules.count[k] and schedules.times_s[k, schedules.next_k[k]] < t_next:
+                t_next = schedules.times_s[k, schedules.next_k[k]]
+        k_row = telemetry.next_k[0]
+        t_row = min(k_row * telemetry.dt_s, duration) if k_row >= 0 else inf
+        if t_row < t_next:
+            t_next = t_row
+        if t_next == inf:
+            return state, t_now, DONE, t_now
+        if buffers.counts[0] >= buffers.rows.shape[0] or buffers.counts[1] + 2 * (wheels.axis.shape[0] + 4) > \
+                buffers.events.shape[0]:
+            return state, t_now, ROWS_FULL if buffers.counts[0] >= buffers.rows.shape[0] else EVENTS_FULL, t_now
+        # the plant reaches t_next under the commands held since t_now
+        if t_next > t_now:
+            state, stopped, t_reached, n_stops = advance(state, t_now, t_next, max_step, inputs, wheels, J, Jinv,  # noqa: F821
+                                                         params, buffers.stops)
+            for i in range(n_stops):
+                _event(buffers, buffers.stops[i, 0], EVENT_SATURATION, WHAT_SPEED, int(buffers.stops[i, 1]),
+                       buffers.stops[i, 2], 0.0, 0.0)
+            if stopped:
+                return state, t_reached, GIMBAL_LOCK, t_now
+            q, w = output_state(state, J, params)  # noqa: F821
+            q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+            w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
+            if not (math.isfinite(q2) and math.isfinite(w2)) or abs(math.sqrt(q2) - 1.0) > _QUATERNION_DRIFT_LIMIT \
+                    or math.sqrt(w2) * max_step > math.pi:
+                return state, t_next, DIVERGED, t_now
+            t_now = t_next
+        q, w = output_state(state, J, params)  # noqa: F821
+        # what happens at t_now, in the engine's order; a sensor short of normals hands over before anything changes
+        for s in range(sensors.kind.shape[0]):
+            if sensors.free_running[s] != 0.0 and sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s] == t_now \
+                    and sensors.cursor[s] + NORMALS_PER_SAMPLE[sensors.kind[s]] > sensors.normals.shape[1]:
+                return state, t_now, REFILL, t_now
+        for c in range(controllers.kind.shape[0]):
+            if controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c] == t_now:
+                for i in range(controllers.samples.shape[1]):
+                    s = controllers.samples[c, i]
+                    if s >= 0 and sensors.cursor[s] + NORMALS_PER_SAMPLE[sensors.kind[s]] > sensors.normals.shape[1]:
+                        return state, t_now, REFILL, t_now
+        ext_x = ext_y = ext_z = 0.0
+        for k in range(schedules.count.shape[0]):
+            j = schedules.next_k[k]
+            if j < schedules.count[k] and schedules.times_s[k, j] == t_now:
+                cur = schedules.current_Nm[k]
+                cur[0], cur[1], cur[2] = schedules.torque_Nm[k, j, 0], schedules.torque_Nm[k, j, 1], \
+                    schedules.torque_Nm[k, j, 2]
+                schedules.next_k[k] = j + 1
+                _event(buffers, t_now, EVENT_COMMAND, WHAT_TORQUE, k, cur[0], cur[1], cur[2])
+            ext_x += schedules.current_Nm[k, 0]
+            ext_y += schedules.current_Nm[k, 1]
+            ext_z += schedules.current_Nm[k, 2]
+        for s in range(sensors.kind.shape[0]):
+            if sensors.free_running[s] != 0.0 and sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s] == t_now:
+                _sample(sensors, s, t_now, q, w, inputs.env_t, inputs.env_v)
+                sensors.next_k[s] += 1
+        for c in range(controllers.kind.shape[0]):
+            if controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c] == t_now:
+                _cycle(controllers, c, sensors, wheels, magnetorquers, t_now, q, w, inputs.env_t, inputs.env_v, buffers)
+                controllers.next_k[c] += 1
+        mx = my = mz = 0.0
+        for i in range(magnetorquers.scale.shape[0]):
+            mx += magnetorquers.dipole_Am2[i, 0]
+            my += magnetorquers.dipole_Am2[i, 1]
+            mz += magnetorquers.dipole_Am2[i, 2]
+        tau_w, h_w = wheels_total(wheels)
+        inputs = PlantInputs(t_now, (ext_x, ext_y, ext_z), (mx, my, mz), tau_w, h_w, inputs.env_t, inputs.env_v,
+                             inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
+        if t_row == t_now:
+            _write_row(telemetry, sensors, schedules, magnetorquers, wheels, t_now, q, w, inputs, buffers)
+            telemetry.next_k[0] = -1 if t_row >= duration else k_row + 1
