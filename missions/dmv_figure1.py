@@ -40,8 +40,9 @@ def body_axes_figure(df, path: Path) -> Path:
     fig = go.Figure([go.Surface(x=np.cos(u) * np.sin(v), y=np.sin(u) * np.sin(v), z=np.cos(v), opacity=0.15,
                                 showscale=False, colorscale=[[0, "#bbbbbb"], [1, "#bbbbbb"]], hoverinfo="skip")])
     for k, colour in enumerate(AXIS_COLOURS):
-        fig.add_trace(go.Scatter3d(x=R[:, 0, k], y=R[:, 1, k], z=R[:, 2, k], mode="lines", line=dict(color=colour, width=3),
-                                   name=f"body axis e{k + 1} (I{k + 1} = {MOMENTS[k]:g})"))
+        name = f"body axis e{k + 1} (I{k + 1} = {MOMENTS[k]:g})"
+        fig.add_trace(go.Scatter3d(x=R[:, 0, k], y=R[:, 1, k], z=R[:, 2, k], mode="lines",
+                                   line=dict(color=colour, width=3), name=name))
     fig.update_layout(title="Principal axes in the fixed frame, DMV order 10, h = 0.01 s, 0 <= t <= 40 s "
                             "(Vilmart, Rigid body dynamics, fig. 1)", height=700,
                       scene=dict(aspectmode="cube", xaxis_title="x", yaxis_title="y", zaxis_title="z"))

@@ -65,8 +65,8 @@ def bench_steps(n_steps: int, n_callable: int, repeats: int) -> dict[str, float]
         )
     for order in (2, 10):  # the preprocessing costs nothing per step: the same step on modified moments
         cases[f"dmv order={order} torque-free"] = (
-            lambda order=order: attsim.propagate(SEED002_INERTIA, SEED002_OMEGA0, t_end=n_steps * dt, dt=dt, method="dmv",
-                                                 order=order),
+            lambda order=order: attsim.propagate(SEED002_INERTIA, SEED002_OMEGA0, t_end=n_steps * dt, dt=dt,
+                                                 method="dmv", order=order),
             n_steps,
         )
     rates = {}
