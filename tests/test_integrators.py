@@ -250,7 +250,8 @@ def test_callable_torque_path_equals_compiled_path(method):
 
 def test_methods_lists_every_integrator_with_a_description():
     listed = attsim.methods()
-    assert set(listed) == {"rk4", "rkn", "dop853", "exact", "split2", "split4", "split6", "split_exact", "rkmk4", "dcm", "euler321"}
+    assert set(listed) == {"rk4", "rkn", "dop853", "exact", "split2", "split4", "split6", "split_exact", "dmv", "rkmk4",
+                           "dcm", "euler321"}
     assert all(isinstance(d, str) and len(d) > 20 for d in listed.values())
 
 

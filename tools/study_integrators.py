@@ -22,6 +22,11 @@ process when it can be imported.
     BSK at equal wall time, the best attsim method >= 100 x more accurate
         than Basilisk's RK4
 
+It also prints, for the same case, the wall time ``exact``, ``split6`` and
+the preprocessed ``dmv`` of order 10 need for a maximum attitude error of
+1e-10 rad over [0, 40] s (the largest step of a ladder that reaches it), so
+a user can pick the cheapest.
+
 Run: ``python tools/study_integrators.py [--out reports/integrators]``
 """
 
@@ -45,8 +50,15 @@ MOMENTS = np.array([0.376, 0.627, 1.0])
 M0 = np.array([0.0, 0.6, -0.8])
 OMEGA0 = M0 / MOMENTS
 Q_COLS, W_COLS = ["qw", "qx", "qy", "qz"], ["wx", "wy", "wz"]
-FIXED_STEP = ["rk4", "rkn", "rkmk4", "dcm", "euler321", "split2", "split4", "split6", "split_exact"]
+# (label, method, options): the DMV family is one method with an order option
+FIXED_STEP = [(m, m, {}) for m in ("rk4", "rkn", "rkmk4", "dcm", "euler321", "split2", "split4", "split6",
+                                   "split_exact")]
+FIXED_STEP += [(f"dmv{order}", "dmv", {"order": order}) for order in (2, 4, 6, 8, 10)]
 STEPS = [0.2, 0.1, 0.05, 0.02, 0.01, 0.005]
+# steps that divide [0, 40] s, largest first, for the cost of a 1e-10 rad attitude error
+TARGET_ATTITUDE_RAD = 1e-10
+STEP_LADDER = [0.5, 0.4, 0.32, 0.25, 0.2, 0.16, 0.125, 0.1, 0.08, 0.0625, 0.05, 0.04, 0.032, 0.025, 0.02, 0.016,
+               0.0125, 0.01, 0.008, 0.00625, 0.005, 0.004, 0.0025, 0.002, 0.00125, 0.001]
 DOP853_TOLERANCES = [1e-6, 1e-8, 1e-10, 1e-12]
 
 
@@ -83,16 +95,16 @@ def independent_reference(t_eval, torque=None):
 def work_precision(repeats: int):
     """Rows (method, label, step_s, wall_s, momentum error, attitude error) on [0, 40] s."""
     rows = []
-    for method in FIXED_STEP:
+    for label, method, options in FIXED_STEP:
         for h in STEPS:
             try:
-                df = run(method, dt=h)
+                df = run(method, dt=h, **options)
             except GimbalLockError as exc:
-                rows.append((method, f"h={h}", h, np.nan, np.nan, np.nan, f"gimbal lock at t = {exc.t_s:.2f} s"))
+                rows.append((label, f"h={h}", h, np.nan, np.nan, np.nan, f"gimbal lock at t = {exc.t_s:.2f} s"))
                 break
-            wall = median_time(lambda: run(method, dt=h), repeats)
+            wall = median_time(lambda: run(method, dt=h, **options), repeats)
             exact = run("exact", dt=h)
-            rows.append((method, f"h={h}", h, wall, *errors(df, exact), ""))
+            rows.append((label, f"h={h}", h, wall, *errors(df, exact), ""))
     for tol in DOP853_TOLERANCES:
         wall = median_time(lambda: run("dop853", dt=0.01, rtol=tol, atol=tol), repeats)
         rows.append(("dop853", f"tol={tol:g}", np.nan, wall, *errors(run("dop853", dt=0.01, rtol=tol, atol=tol), run("exact")), ""))
@@ -100,6 +112,35 @@ def work_precision(repeats: int):
         wall = median_time(lambda: run("exact", dt=h), repeats)
         rows.append(("exact", f"out={h}", h, wall, *errors(run("exact", dt=h), independent_reference(np.asarray(run("exact", dt=h).index))), "vs independent reference"))
     return rows
+
+
+def cost_of_attitude_target(repeats: int):
+    """Rows (label, step_s, n_steps, wall_s, attitude error) of the cheapest run reaching
+    :data:`TARGET_ATTITUDE_RAD` on [0, 40] s, for exact, split6 and dmv of order 10.
+
+    A fixed-step method takes the largest step of :data:`STEP_LADDER` whose
+    maximum attitude error over its own samples (every step) is within the
+    target. ``exact`` needs no step: it is timed at the output grid of the
+    DMV10 run (same samples) and for the final state alone.
+    """
+    rows = {}
+    for label, method, options in (("split6", "split6", {}), ("dmv10", "dmv", {"order": 10})):
+        for h in STEP_LADDER:
+            error = errors(run(method, dt=h, **options), run("exact", dt=h))[1]
+            if error <= TARGET_ATTITUDE_RAD:
+                wall = median_time(lambda: run(method, dt=h, **options), repeats)
+                rows[label] = (label, h, round(40.0 / h), wall, error)
+                break
+        else:
+            rows[label] = (label, np.nan, 0, np.nan, np.nan)
+    h = rows["dmv10"][1]
+    if np.isfinite(h):
+        error = errors(run("exact", dt=h), independent_reference(np.asarray(run("exact", dt=h).index)))[1]
+        rows["exact"] = ("exact", h, round(40.0 / h), median_time(lambda: run("exact", dt=h), repeats), error)
+    error = errors(run("exact", dt=40.0), independent_reference(np.array([0.0, 40.0])))[1]
+    wall = median_time(lambda: run("exact", dt=40.0), repeats)
+    rows["exact, final state"] = ("exact, final state", 40.0, 1, wall, error)
+    return [rows[k] for k in ("exact", "exact, final state", "split6", "dmv10") if k in rows]
 
 
 def goal_g2():
@@ -227,6 +268,14 @@ def main() -> int:
     ok = g3[0] <= 1e-12 and g3[1] <= 2e-12
     failures += not ok
     print(f"{verdict(ok)} G3 split6 on [0, 40]: momentum {g3[0]:.2e} (bound 1e-12), attitude {g3[1]:.2e} (bound 2e-12)")
+
+    print(f"\nwall time for a max attitude error <= {TARGET_ATTITUDE_RAD:g} rad on [0, 40] s "
+          f"(median of {args.repeats}):")
+    print("  method               step [s]   outputs   wall [ms]   attitude err")
+    for label, h, n, wall, error in cost_of_attitude_target(args.repeats):
+        print(f"  {label:20s} {h:9.4g} {n:9d} {wall * 1e3:11.3f} {error:14.2e}")
+    print("  (exact: timed on the DMV10 run's samples, and for the final state alone; its error is against the "
+          "independent reference)")
 
     exact_flow, axis_flow = goal_g4()
     ratio = max(axis_flow) / max(exact_flow)

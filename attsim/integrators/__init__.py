@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..errors import InputError
 from .base import FixedStepIntegrator, Integrator, Problem, Trajectory
 from .dcm import DCM
+from .dmv import DMV
 from .dop853 import DOP853
 from .euler321 import Euler321
 from .exact import Exact
@@ -21,7 +22,9 @@ from .splitting import Split2, Split4, Split6
 
 __all__ = ["REGISTRY", "get", "descriptions", "Integrator", "FixedStepIntegrator", "Problem", "Trajectory"]
 
-REGISTRY: dict[str, type[Integrator]] = {cls.name: cls for cls in (RK4, RKN, DOP853, Exact, Split2, Split4, Split6, SplitExact, RKMK4, DCM, Euler321)}
+REGISTRY: dict[str, type[Integrator]] = {
+    cls.name: cls for cls in (RK4, RKN, DOP853, Exact, Split2, Split4, Split6, SplitExact, DMV, RKMK4, DCM, Euler321)
+}
 
 
 def get(name: str) -> Integrator:
