@@ -58,6 +58,7 @@ _LAZY = {
     "BDot": "attsim.control",
     "QuaternionPD": "attsim.control",
     "MagneticPD": "attsim.control",
+    "NumbaController": "attsim.numba_controller",
     "report": "attsim.reporting",
     "Propagation": "attsim.studies",
     "Environment": "attsim.environment",

@@ -135,6 +135,9 @@ class CommandSchedule(Component):
         self.actuator = mission.component(self.actuator_name)
         if not hasattr(self.actuator, "command"):
             raise InputError("actuator", f"{self.actuator_name!r} is not an actuator")
+        check = getattr(self.actuator, "check_command", None)  # a user's own actuator may not have one
+        for k, (_, value) in enumerate(self.commands if check is not None else ()):  # checked once, before the run
+            check(value, f"{self.name}.commands[{k}]")
 
     def processes(self, env, sc):
         def process(env):
@@ -184,10 +187,15 @@ class Thruster(Component):
     def torque_body_Nm(self) -> np.ndarray:
         return np.cross(self.position_m, self.force_body_N)
 
+    def check_command(self, on_time_s, field: str) -> float:
+        """An on-time (s): a finite number >= 0."""
+        on_time = float(finite_array(on_time_s, field, ()))
+        if on_time < 0:
+            raise InputError(field, "on-time must be finite and >= 0 (s)", f"got {on_time_s!r}")
+        return on_time
+
     def command(self, sc, on_time_s) -> None:
-        on_time = float(on_time_s)
-        if not math.isfinite(on_time) or on_time < 0:
-            raise InputError(f"{self.name}.command", "on-time must be finite and >= 0 (s)", f"got {on_time_s!r}")
+        on_time = self.check_command(on_time_s, f"{self.name}.command")
         self._generation += 1
         if on_time == 0.0:
             self._switch(sc, False)
@@ -253,20 +261,23 @@ class Magnetorquer(Component):
         self._saturation = _Saturation(self.name, "dipole")
 
     def saturate(self, dipole_Am2) -> tuple[np.ndarray, bool]:
+        """The dipole applied for a request, and whether a limit cut it (:func:`~attsim.actuator_models.magnetorquer_saturate`)."""
+        from .actuator_models import magnetorquer_saturate
+
         m = np.asarray(dipole_Am2, dtype=float)
-        ratio = np.max(np.abs(m) / self.dipole_max_Am2)
-        if ratio <= 1.0:
-            return m, False
-        if self.saturation == "clip":
-            return np.clip(m, -self.dipole_max_Am2, self.dipole_max_Am2), True
-        return m / ratio, True
+        applied, saturated = magnetorquer_saturate((m[0], m[1], m[2]), self.dipole_max_Am2, self.saturation == "scale")
+        return np.array(applied), saturated
+
+    def check_command(self, dipole_Am2, field: str) -> np.ndarray:
+        """A dipole (A m², body axes): a finite 3-vector."""
+        return finite_array(dipole_Am2, field, (3,))
 
     def command(self, sc, dipole_Am2) -> None:
-        m = finite_array(dipole_Am2, f"{self.name}.command", (3,))
+        m = self.check_command(dipole_Am2, f"{self.name}.command")
         applied, saturated = self.saturate(m)
         self._saturation.update(sc, saturated, requested=m.tolist())
         self.dipole_Am2 = applied
-        sc.set_dipole(applied)
+        sc.set_dipole(self.name, applied)
 
     def columns(self):
         return [f"{self.name}_m_x", f"{self.name}_m_y", f"{self.name}_m_z"]
@@ -322,8 +333,12 @@ class ReactionWheel(Component):
     def speed_rad_s(self, sc) -> float:
         return float(sc.wheel_speed_rad_s(self.index))
 
+    def check_command(self, torque_Nm, field: str) -> float:
+        """A motor torque (N m): a finite number."""
+        return float(finite_array(torque_Nm, field, ()))
+
     def command(self, sc, torque_Nm) -> None:
-        requested = float(finite_array(torque_Nm, f"{self.name}.command", ()))
+        requested = self.check_command(torque_Nm, f"{self.name}.command")
         sc.command_wheel(self.index, requested)
 
     def columns(self):

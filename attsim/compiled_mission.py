@@ -16,11 +16,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import mission_loop as ml
-from .actuators import Magnetorquer, ReactionWheel, TorqueSchedule
+from . import mission_banks as ml
+from . import mission_loop as loops
+from .actuators import CommandSchedule, Magnetorquer, ReactionWheel, TorqueSchedule
 from .component import At
 from .control import BDot, MagneticPD, QuaternionPD
-from .errors import DivergenceError, GimbalLockError
+from .errors import ControllerError, DivergenceError, GimbalLockError
+from .numba_controller import MAX_READING_WIDTH, NumbaController
 from .plant import plant_advance_loop, plant_torque
 from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
 
@@ -39,23 +41,34 @@ class CompiledMission(NamedTuple):
     controllers: ml.ControllerBank
     magnetorquers: ml.MagnetorquerBank
     schedules: ml.ScheduleBank
+    playback: ml.PlaybackBank
     telemetry: ml.Telemetry
     buffers: ml.Buffers
     sensor_objects: list
     magnetorquer_names: list
     schedule_names: list
+    playback_objects: list
+    controller_objects: list
 
 
 def _compilable(component, mission) -> bool:
     kind = type(component)
     if kind is SunSensor:  # only the environment's Sun and shadow are tabulated for the loop
         return component.sun_inertial is None and component.eclipse is None and mission.environment is not None
+    if kind is CommandSchedule:  # playback to a wheel or a set of magnetorquers (not to a thruster)
+        target = next((c for c in mission.components if c.name == component.actuator_name), None)
+        return type(target) in (ReactionWheel, Magnetorquer)
     return kind in _SENSOR_KINDS or kind in (QuaternionPD, BDot, MagneticPD, ReactionWheel, Magnetorquer, TorqueSchedule)
 
 
 def compiled_form(mission) -> bool:
-    """True when every component of ``mission`` has a compiled form (built-in types, not subclasses)."""
-    return all(_compilable(c, mission) for c in mission.components)
+    """True when every component of ``mission`` has a compiled form (built-in types, not subclasses).
+
+    A :class:`~attsim.numba_controller.NumbaController` counts; the loop can
+    hold one user law, so all of them must share one function.
+    """
+    laws = {c.decide_function for c in mission.components if type(c) is NumbaController}
+    return len(laws) <= 1 and all(_compilable(c, mission) or type(c) is NumbaController for c in mission.components)
 
 
 def _sensor_bank(sensors, driven) -> ml.SensorBank:
@@ -84,17 +97,33 @@ def _sensor_bank(sensors, driven) -> ml.SensorBank:
 def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> ml.ControllerBank:
     n = len(controllers)
     width = max([len(c.sensors) for c in controllers] + [1])
+    users = [c for c in controllers if isinstance(c, NumbaController)]
+    n_par = max([c.parameters.size for c in users] + [1])
+    n_mem = max([c.memory_size for c in users] + [1])
+    n_out = max([c._width for c in users] + [1])
     bank = ml.ControllerBank(
         kind=np.zeros(n, dtype=np.int64), period_s=np.array([c.period_s for c in controllers], dtype=float),
         phase_s=np.array([c.phase_s for c in controllers], dtype=float), next_k=np.zeros(n, dtype=np.int64),
         parameters=np.zeros((n, 10)), memory=np.zeros((n, 4)), roles=np.full((n, 3), -1, dtype=np.int64),
         samples=np.full((n, width), -1, dtype=np.int64), drives_wheel=np.zeros((n, max(n_wheels, 1))),
-        allocation=np.zeros((n, max(n_wheels, 1), 3)), magnetorquer=np.full(n, -1, dtype=np.int64))
+        allocation=np.zeros((n, max(n_wheels, 1), 3)), magnetorquer=np.full(n, -1, dtype=np.int64),
+        wheel_order=np.full((n, max(n_wheels, 1)), -1, dtype=np.int64), user_sizes=np.zeros((n, 2), dtype=np.int64),
+        user_parameters=np.zeros((n, n_par)), user_memory=np.zeros((n, n_mem)),
+        user_readings=np.zeros((n, width, MAX_READING_WIDTH)), user_commands=np.zeros((n, n_out)))
     for c, law in enumerate(controllers):
         for i, sensor in enumerate(law.sensors):
             bank.samples[c, i] = sensor_row[sensor.name]
         p = bank.parameters[c]
-        if isinstance(law, QuaternionPD):
+        if isinstance(law, NumbaController):
+            bank.kind[c] = ml.USER
+            bank.user_sizes[c] = law.parameters.size, law.memory_size
+            bank.user_parameters[c, : law.parameters.size] = law.parameters
+            roles = (None, None, None)
+            if law._width == 3 and law._outputs[0] in mtq_row:
+                bank.magnetorquer[c] = mtq_row[law._outputs[0]]
+            else:
+                bank.wheel_order[c, : len(law._outputs)] = [wheel_row[name] for name in law._outputs]
+        elif isinstance(law, QuaternionPD):
             p[:4], p[4], p[5] = law.target_q, law.kp, law.kd
             roles = (law._attitude, law._rate, law._mag)
             if law._wheels:
@@ -131,12 +160,32 @@ def _schedule_bank(schedules) -> ml.ScheduleBank:
                            np.zeros(len(schedules), dtype=np.int64), np.zeros((len(schedules), 3)))
 
 
+def _playback_bank(playbacks, wheel_row, mtq_row) -> ml.PlaybackBank:
+    n = len(playbacks)
+    width = max([len(p.commands) for p in playbacks] + [1])
+    times, values = np.full((n, width), np.inf), np.zeros((n, width, 3))
+    target, index = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    for k, playback in enumerate(playbacks):
+        on_wheel = playback.actuator_name in wheel_row
+        target[k] = ml.PLAYBACK_WHEEL if on_wheel else ml.PLAYBACK_MAGNETORQUER
+        index[k] = wheel_row[playback.actuator_name] if on_wheel else mtq_row[playback.actuator_name]
+        for j, (t, value) in enumerate(playback.commands):
+            times[k, j] = t
+            if on_wheel:
+                values[k, j, 0] = float(value)
+            else:
+                values[k, j] = np.asarray(value, dtype=float)
+    return ml.PlaybackBank(times, values, np.array([len(p.commands) for p in playbacks], dtype=np.int64),
+                           np.zeros(n, dtype=np.int64), target, index)
+
+
 def build(mission, sc, width: int) -> CompiledMission:
     """The banks of ``mission`` at ``t = 0``, after its components were prepared and started on ``sc``."""
     sensors = [c for c in mission.components if type(c) in _SENSOR_KINDS]
-    controllers = [c for c in mission.components if type(c) in (QuaternionPD, BDot, MagneticPD)]
+    controllers = [c for c in mission.components if type(c) in (QuaternionPD, BDot, MagneticPD, NumbaController)]
     magnetorquers = [c for c in mission.components if type(c) is Magnetorquer]
     schedules = [c for c in mission.components if type(c) is TorqueSchedule]
+    playbacks = [c for c in mission.components if type(c) is CommandSchedule]
     sensor_row = {s.name: k for k, s in enumerate(sensors)}
     mtq_row = {m.name: k for k, m in enumerate(magnetorquers)}
     wheel_row = {name: k for k, name in enumerate(sc.wheel_names)}
@@ -159,12 +208,13 @@ def build(mission, sc, width: int) -> CompiledMission:
                                           np.array([1.0 if q.saturation == "scale" else 0.0 for q in magnetorquers]),
                                           np.zeros((m, 3)), np.zeros(m)),
         schedules=_schedule_bank(schedules),
+        playback=_playback_bank(playbacks, wheel_row, mtq_row),
         telemetry=ml.Telemetry(mission.telemetry_dt_s, mission.duration_s, np.zeros(1, dtype=np.int64),
                                np.array(layout, dtype=np.int64).reshape(-1, 2), 1.0 if mission.environment is not None else 0.0),
         buffers=ml.Buffers(np.empty((ROWS_BLOCK, width)), np.empty((EVENTS_BLOCK, 8)), np.zeros(2, dtype=np.int64),
                            np.empty((max(len(sc.wheel_names), 1), 3))),
         sensor_objects=sensors, magnetorquer_names=[q.name for q in magnetorquers],
-        schedule_names=[s.name for s in schedules])
+        schedule_names=[s.name for s in schedules], playback_objects=playbacks, controller_objects=controllers)
 
 
 def _refill(bank: ml.SensorBank, sensors) -> None:
@@ -181,6 +231,11 @@ def _flush(form: CompiledMission, sc, recorder) -> None:
     rows, events, counts = form.buffers.rows, form.buffers.events, form.buffers.counts
     for e in events[: counts[1]]:
         t, kind, what, index = float(e[0]), int(e[1]), int(e[2]), int(e[3])
+        if kind == ml.EVENT_PLAYBACK:  # the Python path logs the command as given, before the actuator acts
+            playback = form.playback_objects[index]
+            value = playback.commands[int(e[7])][1]
+            recorder.event(t, "command", actuator=playback.actuator_name, command=np.asarray(value, dtype=float).tolist())
+            continue
         if kind == ml.EVENT_COMMAND:
             recorder.event(t, "command", actuator=form.schedule_names[index], torque_Nm=[float(v) for v in e[4:7]])
             continue
@@ -203,13 +258,17 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
 
     integrator = REGISTRY[mission.method]
     advance = integrator.compiled_template(plant_advance_loop, plant_torque)
-    loop = integrator.compiled_template(ml.mission_loop, plant_torque, advance=advance)
+    law = next((c for c in mission.components if type(c) is NumbaController), None)
+    tag = "nouser" if law is None else f"user_{law.digest}"
+    user_cycle = loops.bind_user_law(loops.no_user_decide if law is None else law.decide_function, tag)
+    loop = integrator.compiled_template(loops.mission_loop, plant_torque, tag=tag, advance=advance, user_cycle=user_cycle)
     form = build(mission, sc, 1 + len(recorder.columns))
     t_now = 0.0
     inputs = sc.inputs()
     while True:
         state, t_now, reason, t_from = loop(sc._state, t_now, mission.max_step_s, inputs, sc.wheels, form.sensors,
-                                    form.controllers, form.magnetorquers, form.schedules, form.telemetry, sc._J,
+                                    form.controllers, form.magnetorquers, form.schedules, form.playback,
+                                    form.telemetry, sc._J,
                                     sc._Jinv, sc._params, form.buffers)
         q, w = sc._output(state, sc._J, sc._params)
         sc._state, sc.t_plant_s, sc._q_w = state, t_now, (q, w)
@@ -231,11 +290,18 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
             from .rotations import quat_to_euler321
 
             raise GimbalLockError(t_now, degrees(float(quat_to_euler321(np.array(q))[1])), degrees(sc._params[0]))
+        elif reason == ml.USER_FAULT:
+            controller = form.controller_objects[int(t_from)]
+            controller.apply_commands(t_now, form.controllers.user_commands[int(t_from)].copy())  # raises, naming it
+            raise ControllerError(f"controller {controller.name!r} at t = {t_now:.6g} s wrote an invalid command")
         elif reason == ml.DIVERGED:
             from .plant import _check_state
 
             _check_state(q, w, t_from, t_now, mission.max_step_s)  # raises DivergenceError saying what failed
             raise DivergenceError(t_now, "the state failed its check", t_from, mission.max_step_s)
+    for c, controller in enumerate(form.controller_objects):
+        if isinstance(controller, NumbaController):
+            controller.memory[:] = form.controllers.user_memory[c, : controller.memory_size]
     for sensor, row in zip(form.sensor_objects, form.sensors.output):
         axes = len(sensor.axes)
         sensor.latest, sensor._latest_truth = row[:axes].copy(), row[6:6 + axes].copy()

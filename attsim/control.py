@@ -160,17 +160,14 @@ class BDot(Controller):
         self._previous = None
 
     def decide(self, t_s, readings):
-        b = readings[self._mag]
+        from .control_laws import bdot_direction, bdot_rate
+
+        b = tuple(readings[self._mag])
         previous, self._previous = self._previous, b
         if previous is None:
             return {}
-        if self.form == "rate":
-            return {self._mtq: -self.gain_used * (b - previous) / self.period_s}
-        norm = np.linalg.norm(b)
-        if norm == 0.0 or np.linalg.norm(previous) == 0.0:
-            return {self._mtq: np.zeros(3)}
-        direction_rate = (b / norm - previous / np.linalg.norm(previous)) / self.period_s
-        return {self._mtq: -self.gain_used / norm * direction_rate}
+        law = bdot_rate if self.form == "rate" else bdot_direction
+        return {self._mtq: law(b, previous, self.gain_used, self.period_s)}
 
 
 class QuaternionPD(Controller):
@@ -197,6 +194,7 @@ class QuaternionPD(Controller):
         actuators = list(wheels) + ([magnetorquer] if magnetorquer is not None else [])
         super().__init__(name, period_s, sensors=sensors, actuators=actuators)
         self.target_q = unit_quaternion(target_q, "target_q")
+        self._target = tuple(float(v) for v in self.target_q)
         self.kp = positive_scalar(kp, "kp")
         self.kd = positive_scalar(kd, "kd")
         self._roles = (attitude_sensor, rate_sensor, magnetometer)
@@ -211,17 +209,24 @@ class QuaternionPD(Controller):
             if np.linalg.matrix_rank(axes) < 3:
                 raise InputError("wheels", "must span three axes for three-axis control")
             self._allocation = -np.linalg.pinv(axes)
+            self._allocation_rows = [tuple(float(v) for v in row) for row in self._allocation]
         self._mtq = None if self._wheels else next(iter(self.actuators))
 
     def torque(self, q, w) -> np.ndarray:
-        return _pd_torque(self.target_q, q, w, self.kp, self.kd)
+        """``τ = -k_p sign(δq_w) δq_v - k_d ω`` for attitude ``q`` and rate ``w`` (N m, body axes)."""
+        from .control_laws import pd_torque
+
+        return np.array(pd_torque(self._target, tuple(q), tuple(w), self.kp, self.kd))
 
     def decide(self, t_s, readings):
+        from .control_laws import dipole_for_torque, pd_torque
+
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
-        tau = self.torque(q, w)
+        tau = pd_torque(self._target, q, w, self.kp, self.kd)
         if self._wheels:
-            return {wheel.name: float(t) for wheel, t in zip(self._wheels, self._allocation @ tau)}
-        return {self._mtq: _dipole_for_torque(readings[self._mag], tau)}
+            return {wheel.name: a[0] * tau[0] + a[1] * tau[1] + a[2] * tau[2]
+                    for wheel, a in zip(self._wheels, self._allocation_rows)}
+        return {self._mtq: dipole_for_torque(tuple(readings[self._mag]), tau)}
 
 
 class MagneticPD(Controller):
@@ -257,12 +262,15 @@ class MagneticPD(Controller):
         self._mtq = next(iter(self.actuators))
 
     def decide(self, t_s, readings):
-        from .rotations import quat_conjugate, quat_rotate
+        from .control_laws import body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque
 
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
-        q_IO, w_orbit_I = self._sc.orbit_frame()
-        tau = _pd_torque(q_IO, q, w - quat_rotate(quat_conjugate(q), w_orbit_I), self.kp, self.kd)
-        return {self._mtq: _dipole_for_torque(readings[self._mag], tau) - self.compensation}
+        e = self._sc.environment_now()
+        r, v = tuple(e["r"]), tuple(e["v"])
+        tau = pd_torque(lvlh_quaternion_tuple(r, v), q, body_rate_relative(q, w, orbit_rate_inertial(r, v)), self.kp, self.kd)
+        m = dipole_for_torque(tuple(readings[self._mag]), tau)
+        c = self.compensation
+        return {self._mtq: (m[0] - c[0], m[1] - c[1], m[2] - c[2])}
 
 
 def _name_of(ref):
@@ -270,24 +278,9 @@ def _name_of(ref):
     return None if ref is None else (ref if isinstance(ref, str) else ref.name)
 
 
-def _attitude_and_rate(sc, readings, attitude_sensor, rate_sensor):
-    """``(q, ω)`` from the named sensors' readings, or the true state where none is named."""
+def _attitude_and_rate(sc, readings, attitude_sensor, rate_sensor) -> tuple[tuple, tuple]:
+    """``(q, ω)`` as tuples from the named sensors' readings, or the true state where none is named."""
     q_true, w_true = sc.state()
-    q = readings[attitude_sensor] if attitude_sensor else np.array(q_true)
-    w = readings[rate_sensor] if rate_sensor else np.array(w_true)
+    q = tuple(float(v) for v in readings[attitude_sensor]) if attitude_sensor else q_true
+    w = tuple(float(v) for v in readings[rate_sensor]) if rate_sensor else w_true
     return q, w
-
-
-def _pd_torque(q_target, q, w_rel, kp: float, kd: float) -> np.ndarray:
-    """``-k_p sign(δq_w) δq_v - k_d ω_rel`` with ``δq = q_target* ⊗ q`` (the shorter way round)."""
-    from .rotations import quat_conjugate, quat_multiply
-
-    error = quat_multiply(quat_conjugate(q_target), q)
-    sign = 1.0 if error[0] >= 0 else -1.0
-    return -kp * sign * error[1:] - kd * w_rel
-
-
-def _dipole_for_torque(b, tau) -> np.ndarray:
-    """``m = B × τ / |B|²``: the dipole whose torque ``m × B`` is the part of ``τ`` normal to ``B``."""
-    b2 = float(b @ b)
-    return np.cross(b, tau) / b2 if b2 > 0 else np.zeros(3)

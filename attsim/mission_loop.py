@@ -22,7 +22,6 @@ mission's components fill them.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -33,115 +32,23 @@ from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole
 from .dynamics import qconj, qrotate
 from .environment.table import B_I, P_SRP, SUN, R, V, lerp1, lerp3, table_cell
 from .environment.torques import disturbance_torques
+from .mission_banks import (BDOT_DIRECTION, BDOT_RATE, Buffers, ControllerBank, DIVERGED, DONE, EVENTS_FULL,
+                            EVENT_COMMAND, EVENT_PLAYBACK, EVENT_SATURATION, EVENT_SATURATION_END, GIMBAL_LOCK, GYRO,
+                            MAGNETIC_PD, MAGNETOMETER, MagnetorquerBank, NORMALS_PER_SAMPLE, PLAYBACK_MAGNETORQUER,
+                            PLAYBACK_WHEEL, PlaybackBank, QPD_MAGNETORQUER, QPD_WHEELS, REFILL, ROWS_FULL,
+                            ROW_MAGNETORQUER, ROW_NOTHING, ROW_SCHEDULE, ROW_SENSOR, ROW_WHEEL, SENSOR_AXES,
+                            STAR_TRACKER, SUN_SENSOR, ScheduleBank, SensorBank, Telemetry, USER, USER_FAULT,
+                            WHAT_DIPOLE, WHAT_SPEED, WHAT_TORQUE)
 from .plant import PlantInputs
 from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
                             sun_sensor_measure, sun_sensor_truth)
 
-__all__ = ["SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "Telemetry", "Buffers", "mission_loop",
-           "GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE",
-           "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD",
-           "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING",
-           "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE",
-           "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL"]
-
-# sensor kinds, their output widths and the normal draws one sample takes
-GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
-SENSOR_AXES = (3, 3, 6, 4)
-NORMALS_PER_SAMPLE = (6, 3, 6, 3)
-# controller kinds
-QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD = 0, 1, 2, 3, 4
-# what a component writes to a telemetry row
-ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING = 0, 1, 2, 3, 4
-# event rows: (t, kind, what, component index, v0, v1, v2, unused)
-EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND = 0, 1, 2
-WHAT_TORQUE, WHAT_SPEED, WHAT_DIPOLE = 0, 1, 2
-# why the loop returned
-DONE, ROWS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, EVENTS_FULL = 0, 1, 2, 3, 4, 5
+__all__ = ["mission_loop", "no_user_decide", "bind_user_law", "user_cycle_template"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 # after each advance, as the Python plant checks (attsim.plant._check_state)
 _QUATERNION_DRIFT_LIMIT = 1e-6
-
-
-class SensorBank(NamedTuple):
-    """One row per sensor. ``parameters`` by kind: gyro (arw, bias_rw, quantization); magnetometer (noise,
-    bias x y z, quantization); sun sensor (noise, quantization); star tracker (sigma x y z, rad).
-    ``output`` holds the latest measurement (first columns) and truth (from column 6), NaN before the
-    first sample; ``normals`` a block of standard normal draws consumed from ``cursor``."""
-
-    kind: np.ndarray
-    period_s: np.ndarray
-    phase_s: np.ndarray
-    next_k: np.ndarray
-    free_running: np.ndarray
-    parameters: np.ndarray
-    output: np.ndarray
-    bias: np.ndarray
-    t_last_s: np.ndarray
-    normals: np.ndarray
-    cursor: np.ndarray
-
-
-class ControllerBank(NamedTuple):
-    """One row per controller. ``parameters``: target q (0-3), kp (4), kd (5), gain (6), dipole
-    compensation (7-9). ``memory``: the previous field sample (0-2) and whether there is one (3).
-    ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state / none).
-    ``samples``: the sensor rows sampled each cycle, -1 padded. ``allocation[c, j]``: the torque-to-motor
-    row of wheel ``j`` (zero for wheels the controller does not drive); ``magnetorquer``: its row or -1."""
-
-    kind: np.ndarray
-    period_s: np.ndarray
-    phase_s: np.ndarray
-    next_k: np.ndarray
-    parameters: np.ndarray
-    memory: np.ndarray
-    roles: np.ndarray
-    samples: np.ndarray
-    drives_wheel: np.ndarray
-    allocation: np.ndarray
-    magnetorquer: np.ndarray
-
-
-class MagnetorquerBank(NamedTuple):
-    """One row per set of magnetorquers: per-axis limit (A m²), scale (1) or clip (0), applied dipole, saturated."""
-
-    limit_Am2: np.ndarray
-    scale: np.ndarray
-    dipole_Am2: np.ndarray
-    saturated: np.ndarray
-
-
-class ScheduleBank(NamedTuple):
-    """One row per torque schedule: its change times (padded), the held torque after each, the count, the
-    next change's index and the torque held now (N m, body axes)."""
-
-    times_s: np.ndarray
-    torque_Nm: np.ndarray
-    count: np.ndarray
-    next_k: np.ndarray
-    current_Nm: np.ndarray
-
-
-class Telemetry(NamedTuple):
-    """The row layout: ``layout[i] = (ROW_*, bank row)`` per component in mission order; ``environment``
-    (1.0: environment columns after the state); the row period and the next row's index (``next_k[0]``,
-    -1 once the row at the end is written)."""
-
-    dt_s: float
-    duration_s: float
-    next_k: np.ndarray
-    layout: np.ndarray
-    environment: float
-
-
-class Buffers(NamedTuple):
-    """Rows and events written by the loop (``counts[0]`` rows, ``counts[1]`` events) and wheel stop scratch."""
-
-    rows: np.ndarray
-    events: np.ndarray
-    counts: np.ndarray
-    stops: np.ndarray
 
 
 @njit(**_JIT)
@@ -165,11 +72,12 @@ def _sample(sensors, s, t, q, w, env_t, env_v):
     out = sensors.output[s]
     if kind == GYRO:
         # the first sample has no elapsed time: its noise spans one nominal period and the bias has not walked
-        dt = sensors.period_s[s] if math.isnan(sensors.t_last_s[s]) else t - sensors.t_last_s[s]
+        first = math.isnan(sensors.t_last_s[s])
+        dt = sensors.period_s[s] if first else t - sensors.t_last_s[s]
         if dt > 0.0:
             b = (sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2])
-            m, b_new = gyro_measure(w, b, dt, p[0], p[1], (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5]),
-                                    p[2])
+            m, b_new = gyro_measure(w, b, dt, p[0], 0.0 if first else p[1],
+                                    (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5]), p[2])
             sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2] = b_new
             sensors.cursor[s] = c + need
             out[0], out[1], out[2] = m
@@ -203,18 +111,22 @@ def _sample(sensors, s, t, q, w, env_t, env_v):
 
 
 @njit(**_JIT)
+def _command_wheel(wheels, j, requested, w, t, buffers):
+    _, torque_change, speed_change, speed = wheel_command(wheels, j, requested, w)
+    if torque_change != SATURATION_NONE:
+        _event(buffers, t, EVENT_SATURATION if torque_change == 1 else EVENT_SATURATION_END, WHAT_TORQUE, j,
+               requested, 0.0, 0.0)
+    if speed_change != SATURATION_NONE:
+        _event(buffers, t, EVENT_SATURATION if speed_change == 1 else EVENT_SATURATION_END, WHAT_SPEED, j,
+               speed, 0.0, 0.0)
+
+
+@njit(**_JIT)
 def _command_wheels(controllers, c, wheels, tau, w, t, buffers):
     for j in range(wheels.axis.shape[0]):
         if controllers.drives_wheel[c, j] != 0.0:
             a = controllers.allocation[c, j]
-            requested = a[0] * tau[0] + a[1] * tau[1] + a[2] * tau[2]
-            _, torque_change, speed_change, speed = wheel_command(wheels, j, requested, w)
-            if torque_change != SATURATION_NONE:
-                _event(buffers, t, EVENT_SATURATION if torque_change == 1 else EVENT_SATURATION_END, WHAT_TORQUE, j,
-                       requested, 0.0, 0.0)
-            if speed_change != SATURATION_NONE:
-                _event(buffers, t, EVENT_SATURATION if speed_change == 1 else EVENT_SATURATION_END, WHAT_SPEED, j,
-                       speed, 0.0, 0.0)
+            _command_wheel(wheels, j, a[0] * tau[0] + a[1] * tau[1] + a[2] * tau[2], w, t, buffers)
 
 
 @njit(**_JIT)
@@ -322,8 +234,51 @@ def _write_row(telemetry, sensors, schedules, magnetorquers, wheels, t, q, w, in
     buffers.counts[0] = n + 1
 
 
-def mission_loop(state, t_now, max_step, inputs, wheels, sensors, controllers, magnetorquers, schedules, telemetry,
-                 J, Jinv, params, buffers):
+@njit(**_JIT)
+def no_user_decide(t_s, readings, parameters, memory, commands):
+    """The user law bound into the loop when the mission has none (never called)."""
+    return None
+
+
+def user_cycle_template(controllers, c, sensors, wheels, magnetorquers, t, w, buffers):
+    """One cycle of a user's law (sensors already sampled): call it, apply what it wrote. False: an infinite command.
+
+    A template: ``user_decide`` is bound to the user's law (:func:`bind_user_law`).
+    """
+    readings = controllers.user_readings[c]
+    for i in range(controllers.samples.shape[1]):
+        s = controllers.samples[c, i]
+        if s >= 0:
+            for a in range(6):
+                readings[i, a] = sensors.output[s, a] if a < SENSOR_AXES[sensors.kind[s]] else 0.0
+    commands = controllers.user_commands[c]
+    commands[:] = np.nan
+    user_decide(t, readings, controllers.user_parameters[c, : controllers.user_sizes[c, 0]],  # noqa: F821 - bound
+                controllers.user_memory[c, : controllers.user_sizes[c, 1]], commands)
+    for i in range(commands.shape[0]):
+        if np.isinf(commands[i]):
+            return False
+    m = controllers.magnetorquer[c]
+    if m >= 0:
+        if not (np.isnan(commands[0]) or np.isnan(commands[1]) or np.isnan(commands[2])):
+            _command_dipole(magnetorquers, m, (commands[0], commands[1], commands[2]), t, buffers)
+    else:
+        for i in range(controllers.wheel_order.shape[1]):
+            j = controllers.wheel_order[c, i]
+            if j >= 0 and not np.isnan(commands[i]):
+                _command_wheel(wheels, j, commands[i], w, t, buffers)
+    return True
+
+
+def bind_user_law(decide, digest: str):
+    """:func:`user_cycle_template` compiled with ``user_decide`` bound to ``decide`` (cached on disk by ``digest``)."""
+    from .integrators.base import bind_globals, package_digest
+
+    return njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}", user_decide=decide))
+
+
+def mission_loop(state, t_now, max_step, inputs, wheels, sensors, controllers, magnetorquers, schedules, playback,
+                 telemetry, J, Jinv, params, buffers):
     """Run the mission from ``t_now`` until it ends or must hand over to Python.
 
     A template: ``advance`` (:func:`attsim.plant.plant_advance_loop` bound to
@@ -353,6 +308,9 @@ def mission_loop(state, t_now, max_step, inputs, wheels, sensors, controllers, m
         for k in range(schedules.count.shape[0]):
             if schedules.next_k[k] < schedules.count[k] and schedules.times_s[k, schedules.next_k[k]] < t_next:
                 t_next = schedules.times_s[k, schedules.next_k[k]]
+        for k in range(playback.count.shape[0]):
+            if playback.next_k[k] < playback.count[k] and playback.times_s[k, playback.next_k[k]] < t_next:
+                t_next = playback.times_s[k, playback.next_k[k]]
         k_row = telemetry.next_k[0]
         t_row = min(k_row * telemetry.dt_s, duration) if k_row >= 0 else inf
         if t_row < t_next:
@@ -402,13 +360,32 @@ def mission_loop(state, t_now, max_step, inputs, wheels, sensors, controllers, m
             ext_x += schedules.current_Nm[k, 0]
             ext_y += schedules.current_Nm[k, 1]
             ext_z += schedules.current_Nm[k, 2]
+        for k in range(playback.count.shape[0]):
+            j = playback.next_k[k]
+            if j < playback.count[k] and playback.times_s[k, j] == t_now:
+                v = playback.values[k, j]
+                _event(buffers, t_now, EVENT_PLAYBACK, playback.target[k], k, v[0], v[1], v[2])
+                buffers.events[buffers.counts[1] - 1, 7] = j  # which command, for the event log's own copy of it
+                if playback.target[k] == PLAYBACK_WHEEL:
+                    _command_wheel(wheels, playback.index[k], v[0], w, t_now, buffers)
+                else:
+                    _command_dipole(magnetorquers, playback.index[k], (v[0], v[1], v[2]), t_now, buffers)
+                playback.next_k[k] = j + 1
         for s in range(sensors.kind.shape[0]):
             if sensors.free_running[s] != 0.0 and sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s] == t_now:
                 _sample(sensors, s, t_now, q, w, inputs.env_t, inputs.env_v)
                 sensors.next_k[s] += 1
         for c in range(controllers.kind.shape[0]):
             if controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c] == t_now:
-                _cycle(controllers, c, sensors, wheels, magnetorquers, t_now, q, w, inputs.env_t, inputs.env_v, buffers)
+                if controllers.kind[c] == USER:
+                    for i in range(controllers.samples.shape[1]):
+                        if controllers.samples[c, i] >= 0:
+                            _sample(sensors, controllers.samples[c, i], t_now, q, w, inputs.env_t, inputs.env_v)
+                    if not user_cycle(controllers, c, sensors, wheels, magnetorquers, t_now, w, buffers):  # noqa: F821
+                        return state, t_now, USER_FAULT, float(c)
+                else:
+                    _cycle(controllers, c, sensors, wheels, magnetorquers, t_now, q, w, inputs.env_t, inputs.env_v,
+                           buffers)
                 controllers.next_k[c] += 1
         mx = my = mz = 0.0
         for i in range(magnetorquers.scale.shape[0]):

@@ -188,6 +188,7 @@ class Spacecraft:
         self._switches = DisturbanceSwitches(*environment.flags) if environment is not None else _NO_SWITCHES
         self._residual = tuple(float(x) for x in environment.residual_dipole_Am2) if environment is not None else (0.0, 0.0, 0.0)
         self._external = {}  # source -> body torque (N m)
+        self._dipoles = {}  # magnetorquer set -> dipole (A m^2)
         self._tau_ext = (0.0, 0.0, 0.0)
         self._commanded_dipole = (0.0, 0.0, 0.0)
         self.wheels: WheelBank = empty_wheel_bank(0)
@@ -299,10 +300,11 @@ class Spacecraft:
         self._external[source] = (float(torque_body_Nm[0]), float(torque_body_Nm[1]), float(torque_body_Nm[2]))
         self._tau_ext = _vector_sum(self._external.values())
 
-    def set_dipole(self, dipole_body_Am2) -> None:
-        """Hold the magnetorquers' commanded dipole (body axes, A m^2); the residual dipole acts besides."""
+    def set_dipole(self, source: str, dipole_body_Am2) -> None:
+        """Hold the dipole of one set of magnetorquers (body axes, A m^2); sets add, the residual dipole acts besides."""
         self.advance_to(self.env.now)
-        self._commanded_dipole = (float(dipole_body_Am2[0]), float(dipole_body_Am2[1]), float(dipole_body_Am2[2]))
+        self._dipoles[source] = (float(dipole_body_Am2[0]), float(dipole_body_Am2[1]), float(dipole_body_Am2[2]))
+        self._commanded_dipole = _vector_sum(self._dipoles.values())
 
     def register_wheel(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float,
                        h0_Nms: float) -> int:
@@ -355,7 +357,12 @@ class Spacecraft:
     # --- bookkeeping ---------------------------------------------------------
 
     def event(self, kind: str, **fields) -> None:
-        """Log an event at the current simulation time."""
+        """Log an event at the current simulation time.
+
+        The plant is advanced to now first, so what happened in the plant up
+        to now (a wheel reaching its speed limit) is logged before it.
+        """
+        self.advance_to(self.env.now)
         self._log(self.env.now, kind, **fields)
 
     def _log(self, t_s: float, kind: str, **fields) -> None:

@@ -78,7 +78,7 @@ def sun_sensor_measure(truth, noise, normals, quantization):
 
 @njit(**_JIT)
 def gyro_measure(w, bias, dt_s, arw, bias_rw, normals, quantization):
-    """One gyro output after ``dt_s`` of propagation (Markley & Crassidis 2014, eqs. 6.91-6.93).
+    """One gyro output after ``dt_s`` of propagation.
 
     ``b⁺ = b + σ_u √Δt n_u`` and
     ``ω_m = ω + ½ (b⁺ + b) + √(σ_v²/Δt + σ_u² Δt / 12) n_v``, with ``n_v``

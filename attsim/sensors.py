@@ -10,15 +10,17 @@ the truth and the measurement to telemetry (``<name>_true_*`` and
 
 Noise models (Markley & Crassidis 2014, secs. 4.7 and 6.1):
 
-* gyro: ``ω_m = ω + b + η_v``, ``η_v ~ N(0, σ_v² / Δt)`` with ``σ_v`` the
-  angle random walk (rad/√s); the bias walks ``b_{k+1} = b_k + σ_u √Δt
-  N(0, 1)`` with ``σ_u`` the rate random walk (rad/s/√s);
+* gyro: ``b⁺ = b + σ_u √Δt n_u`` and ``ω_m = ω + ½ (b⁺ + b)
+  + √(σ_v²/Δt + σ_u² Δt/12) n_v`` with ``σ_v`` the angle random walk
+  (rad/√s), ``σ_u`` the rate random walk (rad/s/√s) and ``Δt`` the time
+  since the gyro's state was last propagated (whoever reads it);
 * magnetometer: ``B_m = Rᵀ B_I + b + N(0, σ²)`` (T);
 * coarse sun sensors: one cosine detector per face, ``max(0, n·s)`` plus
   noise, dark in eclipse;
 * star tracker: ``q_m = q ⊗ exp(δθ)``, ``δθ ~ N(0, σ²)`` per body axis.
 
-Quantisation rounds the output to a multiple of the step.
+Quantisation rounds the output to a multiple of the step. The arithmetic is
+that of :mod:`attsim.sensor_models`, shared with the compiled mission loop.
 """
 
 from __future__ import annotations
@@ -34,10 +36,6 @@ from .errors import InputError
 __all__ = ["Sensor", "Gyro", "Magnetometer", "SunSensor", "StarTracker"]
 
 _ARCSEC = math.pi / (180.0 * 3600.0)
-
-
-def _quantize(value: np.ndarray, step: float) -> np.ndarray:
-    return value if step == 0.0 else np.round(value / step) * step
 
 
 def _non_negative(value, field: str) -> float:
@@ -108,15 +106,32 @@ class Gyro(Sensor):
     def start(self, sc):
         super().start(sc)
         self.bias = self.bias0.copy()
+        self._t_last_s = None
 
     def truth(self, sc):
         return np.array(sc.state()[1])
 
-    def measure(self, truth):
-        dt = self.period_s
-        noise = self.rng.standard_normal(6)
-        self.bias = self.bias + self.bias_rw * math.sqrt(dt) * noise[3:]
-        return _quantize(truth + self.bias + self.arw / math.sqrt(dt) * noise[:3], self.quantization)
+    def sample(self, sc) -> np.ndarray:
+        """Propagate the gyro's state to now and measure.
+
+        The bias walks and the angle noise averages over the time since the
+        last propagation, whoever reads the gyro and however often; a second
+        read at the same instant returns the same sample. The first sample's
+        noise spans one nominal period, and the bias has not walked yet.
+        """
+        from .sensor_models import gyro_measure
+
+        t = sc.now
+        first = self._t_last_s is None
+        dt = self.period_s if first else t - self._t_last_s
+        if dt > 0.0:
+            truth = self.truth(sc)
+            measured, bias = gyro_measure(tuple(truth), tuple(self.bias), dt, self.arw, 0.0 if first else self.bias_rw,
+                                          tuple(self.rng.standard_normal(6)), self.quantization)
+            self.bias = np.array(bias)
+            self.latest, self._latest_truth = np.array(measured), truth
+        self._t_last_s = t
+        return self.latest
 
 
 class Magnetometer(Sensor):
@@ -133,7 +148,10 @@ class Magnetometer(Sensor):
         return sc.field_body_T()
 
     def measure(self, truth):
-        return _quantize(truth + self.bias + self.noise * self.rng.standard_normal(3), self.quantization)
+        from .sensor_models import magnetometer_measure
+
+        return np.array(magnetometer_measure(tuple(truth), tuple(self.bias), self.noise,
+                                             tuple(self.rng.standard_normal(3)), self.quantization))
 
 
 class SunSensor(Sensor):
@@ -148,7 +166,6 @@ class SunSensor(Sensor):
     """
 
     axes = ("px", "mx", "py", "my", "pz", "mz")
-    _NORMALS = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float)
 
     def __init__(self, rate_hz: float, sun_inertial=None, eclipse=None, noise: float = 0.0,
                  quantization: float = 0.0, phase_s: float = 0.0, name: str = "css"):
@@ -163,8 +180,6 @@ class SunSensor(Sensor):
         self.quantization = _non_negative(quantization, "quantization")
 
     def truth(self, sc):
-        from .rotations import quat_conjugate, quat_rotate
-
         t = sc.now
         if self.sun_inertial is None:  # from the mission environment: Sun and shadow along the orbit
             if sc.environment is None:
@@ -177,13 +192,17 @@ class SunSensor(Sensor):
             return np.zeros(6)
         else:
             s_I = np.asarray(self.sun_inertial(t) if callable(self.sun_inertial) else self.sun_inertial, dtype=float)
-        s_B = quat_rotate(quat_conjugate(np.array(sc.state()[0])), s_I)
-        return np.maximum(0.0, self._NORMALS @ s_B)
+        from .dynamics import qconj, qrotate
+        from .sensor_models import sun_sensor_truth
+
+        return np.array(sun_sensor_truth(qrotate(qconj(sc.state()[0]), tuple(float(x) for x in s_I)), True))
 
     def measure(self, truth):
-        if not np.any(truth):
+        from .sensor_models import sun_sensor_any_light, sun_sensor_measure
+
+        if not sun_sensor_any_light(tuple(truth)):  # dark: no noise drawn
             return truth
-        return _quantize(np.maximum(0.0, truth + self.noise * self.rng.standard_normal(6)), self.quantization)
+        return np.array(sun_sensor_measure(tuple(truth), self.noise, tuple(self.rng.standard_normal(6)), self.quantization))
 
     def sun_vector(self, reading=None) -> np.ndarray:
         r = self.latest if reading is None else reading
@@ -212,8 +231,6 @@ class StarTracker(Sensor):
         return np.array(sc.state()[0])
 
     def measure(self, truth):
-        from .rotations import quat_multiply, rotvec_to_quat
+        from .sensor_models import star_tracker_measure
 
-        error = rotvec_to_quat(self.sigma_rad * self.rng.standard_normal(3))
-        q = quat_multiply(truth, error)
-        return q if q[0] >= 0 else -q
+        return np.array(star_tracker_measure(tuple(truth), tuple(self.sigma_rad), tuple(self.rng.standard_normal(3))))

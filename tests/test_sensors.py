@@ -2,6 +2,7 @@
 through the engine (a controller samples each sensor every cycle)."""
 
 import numpy as np
+import pytest
 
 import attsim
 from attsim import rotations
@@ -31,13 +32,21 @@ def test_gyro_white_noise_and_bias(tmp_path):
     assert np.all(np.abs(error.std(axis=0) / sigma - 1) < 5 / np.sqrt(2 * N))
 
 
-def test_gyro_bias_random_walk_grows_as_sqrt_time(tmp_path):
-    sigma_u = 1e-5
-    readings = collect(tmp_path, attsim.Gyro(RATE_HZ, bias_rw_rad_s_sqrt_s=sigma_u))
-    increments = np.diff(readings, axis=0)  # no white noise: differences are the bias steps
-    expected = sigma_u * np.sqrt(1.0 / RATE_HZ)
-    assert np.all(np.abs(increments.std(axis=0) / expected - 1) < 5 / np.sqrt(2 * N))
-    assert np.all(np.abs(increments.mean(axis=0)) < 5 * expected / np.sqrt(N))
+@pytest.mark.parametrize("lag", [1, 100])
+def test_gyro_bias_random_walk_grows_as_sqrt_time(tmp_path, lag):
+    # Markley-Crassidis: b_k = b_(k-1) + u_k, y_k = (b_k + b_(k-1)) / 2 + v_k with var u = s^2 dt, var v = s^2 dt / 12
+    # (no angle random walk here). Then y_(k+m) - y_k = (b_(k+m-1) - b_k) + (u_(k+m) + u_k) / 2 + v_(k+m) - v_k, whose
+    # variance is s^2 dt (m - 1 + 1/2 + 1/6) = s^2 dt (m - 1/3): over 1 s (m = 100) the walk's own s^2 (1 s) to 0.3 %.
+    sigma_u, dt = 1e-5, 1.0 / RATE_HZ
+    readings = collect(tmp_path, attsim.Gyro(RATE_HZ, bias_rw_rad_s_sqrt_s=sigma_u))[1:]  # the first sample has no walk
+    increments = readings[lag::lag] - readings[:-lag:lag]  # non-overlapping windows
+    expected = sigma_u * np.sqrt(dt * (lag - 1.0 / 3.0))
+    n = len(increments)
+    # consecutive lag-1 increments share a u and a v: correlation (1/4 - 1/12) / (2/3) = 1/4, which widens the
+    # spread of their sample deviation by sqrt(1 + 2 rho^2)
+    spread = 5 * np.sqrt((1.0 + 2 * 0.25**2) / (2 * n)) if lag == 1 else 5 / np.sqrt(2 * n)
+    assert np.all(np.abs(increments.std(axis=0) / expected - 1) < spread)
+    assert np.all(np.abs(increments.mean(axis=0)) < 5 * expected / np.sqrt(n))
 
 
 def test_magnetometer_noise_bias_and_quantisation(tmp_path):

@@ -437,7 +437,7 @@ class FixedStepIntegrator(Integrator):
         return cls.compiled_template(advance_loop, torque)
 
     @classmethod
-    def compiled_template(cls, template: Callable, torque: Callable, **extra: Callable) -> Callable:
+    def compiled_template(cls, template: Callable, torque: Callable, tag: str = "", **extra: Callable) -> Callable:
         """``template`` compiled with this method's kernels, cached per method on disk.
 
         The template (a plain Python function) calls the method's kernels as
@@ -445,10 +445,12 @@ class FixedStepIntegrator(Integrator):
         ``torque(t, q, w, targs)``), ``must_stop``, ``initial_state`` and
         ``output_state``; ``extra`` binds further compiled globals (e.g. an
         inner loop already compiled for this method). The compiled function
-        is named after the method, the template, the torque and a digest of
-        attsim's sources, which is what numba's disk cache keys it by.
+        is named after the method, the template, the torque, ``tag`` (which
+        must tell apart different ``extra`` functions, e.g. a digest of a
+        user's code) and a digest of attsim's sources, which is what numba's
+        disk cache keys it by.
         """
-        key = (template.__module__, template.__name__, torque.__name__, tuple(sorted(extra)))
+        key = (template.__module__, template.__name__, torque.__name__, tag, tuple(sorted(extra)))
         compiled = cls.__dict__.get("_compiled_templates")
         if compiled is None:
             compiled = {}
@@ -456,7 +458,7 @@ class FixedStepIntegrator(Integrator):
         if key not in compiled:
             suffix = f"{torque.__name__}_{package_digest()}"
             step = bind_stage_torque(cls.step, torque, compile_suffix=suffix)
-            name = f"{cls.name}_{template.__name__}_{suffix}"
+            name = f"{cls.name}_{template.__name__}_{tag + '_' if tag else ''}{suffix}"
             bindings = dict(cls._bindings(step), **extra)
             compiled[key] = njit(cache=True, nogil=True)(bind_globals(template, name, **bindings))
         return compiled[key]

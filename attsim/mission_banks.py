@@ -1,0 +1,134 @@
+"""The data of the compiled mission loop (layer 6): named banks of plain arrays, and the codes they use.
+
+Each bank is a named tuple of arrays whose rows are a mission's components of
+one kind; :mod:`attsim.compiled_mission` fills them from the components at
+the start of a run, :mod:`attsim.mission_loop` updates them in place.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
+
+# sensor kinds, their output widths and the normal draws one sample takes
+GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
+SENSOR_AXES = (3, 3, 6, 4)
+NORMALS_PER_SAMPLE = (6, 3, 6, 3)
+# controller kinds
+QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD, USER = 0, 1, 2, 3, 4, 5
+# what a component writes to a telemetry row
+ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING = 0, 1, 2, 3, 4
+# event rows: (t, kind, what, component index, v0, v1, v2, unused)
+EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND, EVENT_PLAYBACK = 0, 1, 2, 3
+WHAT_TORQUE, WHAT_SPEED, WHAT_DIPOLE = 0, 1, 2
+# why the loop returned
+DONE, ROWS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, EVENTS_FULL, USER_FAULT = 0, 1, 2, 3, 4, 5, 6
+
+
+
+
+class SensorBank(NamedTuple):
+    """One row per sensor. ``parameters`` by kind: gyro (arw, bias_rw, quantization); magnetometer (noise,
+    bias x y z, quantization); sun sensor (noise, quantization); star tracker (sigma x y z, rad).
+    ``output`` holds the latest measurement (first columns) and truth (from column 6), NaN before the
+    first sample; ``normals`` a block of standard normal draws consumed from ``cursor``."""
+
+    kind: np.ndarray
+    period_s: np.ndarray
+    phase_s: np.ndarray
+    next_k: np.ndarray
+    free_running: np.ndarray
+    parameters: np.ndarray
+    output: np.ndarray
+    bias: np.ndarray
+    t_last_s: np.ndarray
+    normals: np.ndarray
+    cursor: np.ndarray
+
+
+class ControllerBank(NamedTuple):
+    """One row per controller. ``parameters``: target q (0-3), kp (4), kd (5), gain (6), dipole
+    compensation (7-9). ``memory``: the previous field sample (0-2) and whether there is one (3).
+    ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state / none).
+    ``samples``: the sensor rows sampled each cycle, -1 padded. ``allocation[c, j]``: the torque-to-motor
+    row of wheel ``j`` (zero for wheels the controller does not drive); ``magnetorquer``: its row or -1.
+    A user's law (``USER``): ``wheel_order`` (the wheel rows its commands go to, -1 padded), ``user_sizes``
+    (lengths of its parameters and memory), and its arrays (see :mod:`attsim.numba_controller`)."""
+
+    kind: np.ndarray
+    period_s: np.ndarray
+    phase_s: np.ndarray
+    next_k: np.ndarray
+    parameters: np.ndarray
+    memory: np.ndarray
+    roles: np.ndarray
+    samples: np.ndarray
+    drives_wheel: np.ndarray
+    allocation: np.ndarray
+    magnetorquer: np.ndarray
+    wheel_order: np.ndarray
+    user_sizes: np.ndarray
+    user_parameters: np.ndarray
+    user_memory: np.ndarray
+    user_readings: np.ndarray
+    user_commands: np.ndarray
+
+
+class MagnetorquerBank(NamedTuple):
+    """One row per set of magnetorquers: per-axis limit (A m²), scale (1) or clip (0), applied dipole, saturated."""
+
+    limit_Am2: np.ndarray
+    scale: np.ndarray
+    dipole_Am2: np.ndarray
+    saturated: np.ndarray
+
+
+class ScheduleBank(NamedTuple):
+    """One row per torque schedule: its change times (padded), the held torque after each, the count, the
+    next change's index and the torque held now (N m, body axes)."""
+
+    times_s: np.ndarray
+    torque_Nm: np.ndarray
+    count: np.ndarray
+    next_k: np.ndarray
+    current_Nm: np.ndarray
+
+
+class PlaybackBank(NamedTuple):
+    """One row per command schedule: its command times (padded), the commands (a wheel torque in column 0, or a
+    dipole), the count, the next command's index, and the actuator it drives (``target``: 0 a wheel, 1 a set of
+    magnetorquers; ``index``: its row)."""
+
+    times_s: np.ndarray
+    values: np.ndarray
+    count: np.ndarray
+    next_k: np.ndarray
+    target: np.ndarray
+    index: np.ndarray
+
+
+PLAYBACK_WHEEL, PLAYBACK_MAGNETORQUER = 0, 1
+
+
+class Telemetry(NamedTuple):
+    """The row layout: ``layout[i] = (ROW_*, bank row)`` per component in mission order; ``environment``
+    (1.0: environment columns after the state); the row period and the next row's index (``next_k[0]``,
+    -1 once the row at the end is written)."""
+
+    dt_s: float
+    duration_s: float
+    next_k: np.ndarray
+    layout: np.ndarray
+    environment: float
+
+
+class Buffers(NamedTuple):
+    """Rows and events written by the loop (``counts[0]`` rows, ``counts[1]`` events) and wheel stop scratch."""
+
+    rows: np.ndarray
+    events: np.ndarray
+    counts: np.ndarray
+    stops: np.ndarray
