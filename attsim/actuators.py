@@ -335,6 +335,9 @@ class ReactionWheel(Component):
 
     def check_command(self, torque_Nm, field: str) -> float:
         """A motor torque (N m): a finite number."""
+        if type(torque_Nm) is float or type(torque_Nm) is np.float64:  # a controller's usual output: no array made
+            if math.isfinite(torque_Nm):
+                return float(torque_Nm)
         return float(finite_array(torque_Nm, field, ()))
 
     def command(self, sc, torque_Nm) -> None:

@@ -11,6 +11,9 @@ its norm (the Casimir), and so is the kinetic energy ``T = ½ ω·J ω``.
 
 from __future__ import annotations
 
+import math
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
@@ -25,6 +28,10 @@ __all__ = [
     "angular_momentum_inertial",
     "kinetic_energy",
     "wheel_momentum_body",
+    "total_momentum",
+    "MomentumParts",
+    "SCALE_FLOOR",
+    "classify_spin",
     "relative_drift",
     "nutation_angle",
     "invariants",
@@ -72,6 +79,40 @@ def wheel_momentum_body(df: pd.DataFrame, components) -> np.ndarray:
         if component.get("type") == "ReactionWheel" and "axis" in component and f"{component['name']}_h" in df:
             total += np.outer(df[f"{component['name']}_h"].to_numpy(), component["axis"])
     return total
+
+
+# The floor of the scale a relative change is measured against (N m s, J): below it the quantity is zero to
+# round-off, and a change relative to it would only measure that round-off.
+SCALE_FLOOR = 1e-30
+
+
+class MomentumParts(NamedTuple):
+    """The angular momentum of a run with wheels, (n, 3) each (N m s).
+
+    ``inertial``: ``R_IB (J ω + Σ h_i a_i)``; ``body``: the rigid body's own
+    ``J ω`` in body axes; ``wheels``: ``Σ h_i a_i`` in body axes;
+    ``scale``: the largest momentum either part carries (at least
+    :data:`SCALE_FLOOR`), against which a change of the total is relative —
+    a body at rest with spinning wheels has no total to compare with.
+    """
+
+    inertial: np.ndarray
+    body: np.ndarray
+    wheels: np.ndarray
+    scale: float
+
+
+def total_momentum(df: pd.DataFrame, inertia=None, components=()) -> MomentumParts:
+    """The inertial angular momentum of body and wheels (see :class:`MomentumParts`).
+
+    ``components`` is a run's ``meta["components"]`` (the wheels' axes).
+    """
+    body = angular_momentum_body(df, inertia).to_numpy()
+    wheels = wheel_momentum_body(df, components)
+    inertial = rotations.quat_rotate(_columns(df, QUATERNION_COLUMNS), body + wheels)
+    scale = max(float(np.linalg.norm(body, axis=1).max(initial=0.0)), float(np.linalg.norm(wheels, axis=1).max(initial=0.0)),
+                SCALE_FLOOR)
+    return MomentumParts(inertial, body, wheels, scale)
 
 
 def kinetic_energy(df: pd.DataFrame, inertia=None) -> pd.Series:
@@ -204,3 +245,32 @@ def symmetric_top(moments_kg_m2, omega0, t_s, q0=(1.0, 0.0, 0.0, 0.0)) -> pd.Dat
     H_B = rotations.quat_rotate(rotations.axis_angle_to_quat(e_a, -lam * t), H_B0)
     state = np.column_stack([q, H_B / I])
     return pd.DataFrame(state, index=pd.Index(t, name=TIME_INDEX), columns=list(STATE_COLUMNS))
+
+
+def classify_spin(moments, omega0) -> dict:
+    """About which principal axis the body spins, and whether that spin is stable.
+
+    ``moments`` are the principal moments and ``omega0`` the body rate in
+    the same axes. The spin axis is the principal axis nearest to the
+    angular momentum: spin near the major or the minor axis is stable
+    without dissipation, near the intermediate axis unstable (Bhattu 2019;
+    Landau & Lifshitz, sec. 37). Also returns which axis the polhode
+    encircles (from ``d = 2E - M²/I_mid``: major for ``d < 0``, minor for
+    ``d > 0``) and the growth rate of a small perturbation about the
+    intermediate axis, ``λ = (M / I_mid) sqrt((I_mid - I_min)(I_max - I_mid) / (I_min I_max))``.
+    """
+    moments = np.asarray(moments, dtype=float)
+    m = moments * np.asarray(omega0, dtype=float)
+    I = np.sort(moments)
+    M2 = float(m @ m)
+    if M2 == 0.0:
+        return {"axis": "none (at rest)", "stable": True, "growth_rate_rad_s": 0.0, "polhode_encircles": "none"}
+    growth = math.sqrt(M2) / I[1] * math.sqrt((I[1] - I[0]) * (I[2] - I[1]) / (I[0] * I[2]))
+    nearest = int(np.argmax(np.abs(m)))
+    rank = int(np.argsort(np.argsort(moments))[nearest])  # 0 minor, 1 intermediate, 2 major
+    axis = ("minor", "intermediate", "major")[rank]
+    if np.sum(np.isclose(moments, moments[nearest], rtol=1e-9)) > 1:
+        axis = "transverse (axisymmetric body)"  # neutral: any axis of the equal pair is principal
+    d = float(np.sum(m * m / moments)) - M2 / I[1]
+    return {"axis": axis, "stable": axis != "intermediate", "growth_rate_rad_s": growth,
+            "polhode_encircles": "major" if d < 0 else ("minor" if d > 0 else "separatrix")}

@@ -85,13 +85,16 @@ def _sensor_bank(sensors, driven) -> ml.SensorBank:
             parameters[s, :2] = sensor.noise, sensor.quantization
         else:
             parameters[s, :3] = sensor.sigma_rad
-    normals = np.stack([sensor.rng.standard_normal(NORMALS_BLOCK) for sensor in sensors]) if n else np.zeros((0, 1))
+    normals = np.zeros((n, NORMALS_BLOCK))
+    for s, sensor in enumerate(sensors):
+        if sensor.draws:
+            normals[s] = sensor.rng.standard_normal(NORMALS_BLOCK)
     return ml.SensorBank(
         kind=np.array([_SENSOR_KINDS[type(s)] for s in sensors], dtype=np.int64),
         period_s=np.array([s.period_s for s in sensors], dtype=float), phase_s=np.array([s.phase_s for s in sensors], dtype=float),
         next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s in driven else 1.0 for s in sensors]),
         parameters=parameters, output=np.full((n, 12), np.nan), bias=bias, t_last_s=np.full(n, np.nan),
-        normals=normals, cursor=np.zeros(n, dtype=np.int64))
+        normals=normals, cursor=np.zeros(n, dtype=np.int64), draws=np.array([s.draws for s in sensors], dtype=np.int64))
 
 
 def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> ml.ControllerBank:
@@ -220,7 +223,7 @@ def build(mission, sc, width: int) -> CompiledMission:
 def _refill(bank: ml.SensorBank, sensors) -> None:
     for s, sensor in enumerate(sensors):
         used = int(bank.cursor[s])
-        if used:
+        if used and sensor.draws:
             keep = bank.normals.shape[1] - used
             bank.normals[s, :keep] = bank.normals[s, used:]
             bank.normals[s, keep:] = sensor.rng.standard_normal(used)

@@ -24,6 +24,8 @@ import numpy as np
 
 from ._validate import finite_array, positive_scalar, unit_quaternion
 from .component import Component, periodic
+from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
+                           orbit_rate_inertial, pd_torque)
 from .errors import AttsimError, ControllerError, InputError
 
 __all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD", "MagneticPD"]
@@ -160,8 +162,6 @@ class BDot(Controller):
         self._previous = None
 
     def decide(self, t_s, readings):
-        from .control_laws import bdot_direction, bdot_rate
-
         b = tuple(readings[self._mag])
         previous, self._previous = self._previous, b
         if previous is None:
@@ -214,13 +214,9 @@ class QuaternionPD(Controller):
 
     def torque(self, q, w) -> np.ndarray:
         """``τ = -k_p sign(δq_w) δq_v - k_d ω`` for attitude ``q`` and rate ``w`` (N m, body axes)."""
-        from .control_laws import pd_torque
-
         return np.array(pd_torque(self._target, tuple(q), tuple(w), self.kp, self.kd))
 
     def decide(self, t_s, readings):
-        from .control_laws import dipole_for_torque, pd_torque
-
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
         tau = pd_torque(self._target, q, w, self.kp, self.kd)
         if self._wheels:
@@ -262,8 +258,6 @@ class MagneticPD(Controller):
         self._mtq = next(iter(self.actuators))
 
     def decide(self, t_s, readings):
-        from .control_laws import body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque
-
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
         e = self._sc.environment_now()
         r, v = tuple(e["r"]), tuple(e["v"])

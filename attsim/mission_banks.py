@@ -34,7 +34,8 @@ class SensorBank(NamedTuple):
     """One row per sensor. ``parameters`` by kind: gyro (arw, bias_rw, quantization); magnetometer (noise,
     bias x y z, quantization); sun sensor (noise, quantization); star tracker (sigma x y z, rad).
     ``output`` holds the latest measurement (first columns) and truth (from column 6), NaN before the
-    first sample; ``normals`` a block of standard normal draws consumed from ``cursor``."""
+    first sample; ``normals`` a block of standard normal draws consumed from ``cursor``, ``draws`` per sample
+    (``NORMALS_PER_SAMPLE`` of the kind, or 0 for a noise-free sensor, whose block is zeros)."""
 
     kind: np.ndarray
     period_s: np.ndarray
@@ -47,6 +48,7 @@ class SensorBank(NamedTuple):
     t_last_s: np.ndarray
     normals: np.ndarray
     cursor: np.ndarray
+    draws: np.ndarray
 
 
 class ControllerBank(NamedTuple):

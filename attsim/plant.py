@@ -20,6 +20,7 @@ from numba import njit
 
 from .actuator_models import (SATURATION_NONE, SATURATION_START, WheelBank, empty_wheel_bank, pushes_past_limit,
                               wheel_command, wheel_speed, wheels_total)
+from ._fastcall import entry_point
 from .dynamics import matrix_to_tuple, normalized4, qconj, qrotate
 from .environment.table import B_I, EMPTY, P_SRP, RHO, SUN, R, V, EnvironmentTable, lerp1, lerp3, table_cell
 from .environment.torques import Disturbances, DisturbanceSwitches, disturbance_torques
@@ -85,6 +86,28 @@ def plant_torque(t, q, w, inputs):
     return (tx, ty, tz)
 
 
+# A quaternion this far off unit norm after an advance means the integration
+# diverged; the fixed-step methods renormalise, so anything larger is not round-off.
+QUATERNION_DRIFT_LIMIT = 1e-6
+# what state_fault finds
+SOUND, NOT_FINITE, OFF_UNIT_NORM, UNRESOLVED_TURN = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def state_fault(q, w, max_step):
+    """What is wrong with a plant state, if anything: ``SOUND``, ``NOT_FINITE``, ``OFF_UNIT_NORM`` (|q| - 1 beyond
+    :data:`QUATERNION_DRIFT_LIMIT`) or ``UNRESOLVED_TURN`` (|ω| max_step > π: more than half a turn a step)."""
+    q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+    w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
+    if not (math.isfinite(q2) and math.isfinite(w2)):
+        return NOT_FINITE
+    if abs(math.sqrt(q2) - 1.0) > QUATERNION_DRIFT_LIMIT:
+        return OFF_UNIT_NORM
+    if math.sqrt(w2) * max_step > math.pi:
+        return UNRESOLVED_TURN
+    return SOUND
+
+
 def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params, stops):
     """Advance the plant from ``t0`` to ``t1`` under held commands, enforcing the wheels' speed limits.
 
@@ -100,13 +123,14 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
     :meth:`~attsim.integrators.base.FixedStepIntegrator.compiled_template`.
     On return ``wheels.h_Nms`` holds the momenta at the time reached.
 
-    Returns ``(state, stopped, t_reached, stop count)``; ``stopped`` is true
-    when the method's ``must_stop`` ended the advance early.
+    Returns ``(state, stopped, t_reached, stop count, fault)``; ``stopped``
+    is true when the method's ``must_stop`` ended the advance early;
+    ``fault`` is :func:`state_fault` of the state reached.
     """
     n_stops = 0
     span = t1 - t0
     if span <= 0.0:
-        return state, False, t1, n_stops
+        return state, False, t1, n_stops, SOUND
     ratio = span / max_step
     n = int(ratio)
     if ratio - n > 1e-9 * max(1.0, ratio):
@@ -122,7 +146,7 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
         if must_stop(state, params):  # noqa: F821
             for j in range(n_wheels):
                 wheels.h_Nms[j] += wheels.torque_Nm[j] * (t_e - t_ref)
-            return state, True, t_e, n_stops
+            return state, True, t_e, n_stops, SOUND
         stop_any = False
         if n_wheels > 0:
             _, w = output_state(state, J, params)  # noqa: F821
@@ -148,7 +172,8 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
                                  inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
     for j in range(n_wheels):
         wheels.h_Nms[j] += wheels.torque_Nm[j] * (t1 - t_ref)
-    return state, False, t1, n_stops
+    q, w = output_state(state, J, params)  # noqa: F821
+    return state, False, t1, n_stops, state_fault(q, w, max_step)
 
 
 def _vector_sum(vectors) -> tuple:
@@ -194,6 +219,7 @@ class Spacecraft:
         self.wheels: WheelBank = empty_wheel_bank(0)
         self.wheel_names: list[str] = []
         self._stops = np.empty((1, 3))
+        self._advance_entry = self._advance_bank = self._command_entry = self._total_entry = self._total_bank = None
         self._q_w = self._output(self._state, self._J, self._params)
         self._rngs = np.random.SeedSequence(mission.seed)
 
@@ -205,7 +231,9 @@ class Spacecraft:
 
     def inputs(self) -> PlantInputs:
         """The held commands and environment the plant integrates under from ``t_plant_s``."""
-        tau_w, h_w = wheels_total(self.wheels)
+        if self._total_entry is None or self._total_bank is not self.wheels:
+            self._total_entry, self._total_bank = entry_point(wheels_total, self.wheels), self.wheels
+        tau_w, h_w = self._total_entry(self.wheels)
         return PlantInputs(self.t_plant_s, self._tau_ext, self._commanded_dipole, tau_w, h_w,
                            self.env_t, self.env_v, self._faces, self._switches, self._J, self._residual)
 
@@ -218,9 +246,11 @@ class Spacecraft:
         """
         if t_s <= self.t_plant_s:
             return
-        state, stopped, t_reached, n_stops = self._advance(self._state, self.t_plant_s, t_s, self.mission.max_step_s,
-                                                            self.inputs(), self.wheels, self._J, self._Jinv, self._params,
-                                                            self._stops)
+        args = (self._state, self.t_plant_s, float(t_s), self.mission.max_step_s, self.inputs(), self.wheels, self._J,
+                self._Jinv, self._params, self._stops)
+        if self._advance_entry is None or self._advance_bank is not self.wheels:  # the argument types are now fixed
+            self._advance_entry, self._advance_bank = entry_point(self._advance, *args), self.wheels
+        state, stopped, t_reached, n_stops, fault = self._advance_entry(*args)
         q, w = self._output(state, self._J, self._params)
         t_from = self.t_plant_s
         self._state, self.t_plant_s, self._q_w = state, t_reached, (q, w)
@@ -231,11 +261,14 @@ class Spacecraft:
             from .rotations import quat_to_euler321
 
             raise GimbalLockError(t_reached, math.degrees(float(quat_to_euler321(np.array(q))[1])), math.degrees(self._params[0]))
-        _check_state(q, w, t_from, t_s, self.mission.max_step_s)
+        if fault != SOUND:
+            _check_state(q, w, t_from, t_s, self.mission.max_step_s)
 
     def state(self) -> tuple[tuple, tuple]:
         """``(q_IB, omega_rad_s)`` as tuples at ``env.now``."""
-        self.advance_to(self.env.now)
+        now = self.env._now
+        if now > self.t_plant_s:
+            self.advance_to(now)
         return self._q_w
 
     @property
@@ -329,8 +362,11 @@ class Spacecraft:
 
         Logs the start and end of torque and speed saturation.
         """
-        self.advance_to(self.env.now)
-        applied, torque_change, speed_change, speed = wheel_command(self.wheels, index, requested_Nm, self._q_w[1])
+        self.state()
+        if self._command_entry is None or self._advance_bank is not self.wheels:
+            self._command_entry = entry_point(wheel_command, self.wheels, index, float(requested_Nm), self._q_w[1])
+        applied, torque_change, speed_change, speed = self._command_entry(self.wheels, index, float(requested_Nm),
+                                                                         self._q_w[1])
         name = self.wheel_names[index]
         if torque_change != SATURATION_NONE:
             self.event("saturation" if torque_change == SATURATION_START else "saturation_end", actuator=name,
@@ -374,20 +410,15 @@ class Spacecraft:
         return np.random.default_rng(self._rngs.spawn(1)[0])
 
 
-# A quaternion this far off unit norm after an advance means the integration
-# diverged; the fixed-step methods renormalise, so anything larger is not round-off.
-QUATERNION_DRIFT_LIMIT = 1e-6
-
-
 def _check_state(q, w, t0_s: float, t1_s: float, max_step_s: float) -> None:
     """Refuse a plant state that diverged over ``[t0_s, t1_s]`` (see :class:`DivergenceError`)."""
-    q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
-    w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
-    if not (math.isfinite(q2) and math.isfinite(w2)):
+    fault = state_fault(q, w, max_step_s)
+    if fault == NOT_FINITE:
         raise DivergenceError(t1_s, "the state is no longer finite", t0_s, max_step_s)
-    if abs(math.sqrt(q2) - 1.0) > QUATERNION_DRIFT_LIMIT:
-        raise DivergenceError(t1_s, f"|q| - 1 reached {math.sqrt(q2) - 1.0:.2g}", t0_s, max_step_s)
-    turn = math.sqrt(w2) * max_step_s
-    if turn > math.pi:
+    if fault == OFF_UNIT_NORM:
+        norm = math.sqrt(sum(x * x for x in q))
+        raise DivergenceError(t1_s, f"|q| - 1 reached {norm - 1.0:.2g}", t0_s, max_step_s)
+    if fault == UNRESOLVED_TURN:
+        turn = math.sqrt(sum(x * x for x in w)) * max_step_s
         raise DivergenceError(t1_s, f"|omega| max_step reached {turn:.3g} rad (more than half a turn per step)",
                               t0_s, max_step_s)

@@ -37,6 +37,8 @@ from .errors import InputError
 
 __all__ = ["report", "MAX_POINTS", "classify_spin"]
 
+classify_spin = analysis.classify_spin  # where missions written against an earlier attsim look for it
+
 MAX_POINTS = 5000
 ANIMATION_FRAMES = 60
 Q = ["qw", "qx", "qy", "qz"]
@@ -87,35 +89,6 @@ def _intervals(t: np.ndarray, flag: np.ndarray, color: str):
     return shapes
 
 
-def classify_spin(moments, omega0) -> dict:
-    """About which principal axis the body spins, and whether that spin is stable.
-
-    ``moments`` are the principal moments and ``omega0`` the body rate in
-    the same axes. The spin axis is the principal axis nearest to the
-    angular momentum: spin near the major or the minor axis is stable
-    without dissipation, near the intermediate axis unstable (Bhattu 2019;
-    Landau & Lifshitz, sec. 37). Also returns which axis the polhode
-    encircles (from ``d = 2E - M²/I_mid``: major for ``d < 0``, minor for
-    ``d > 0``) and the growth rate of a small perturbation about the
-    intermediate axis, ``λ = (M / I_mid) sqrt((I_mid - I_min)(I_max - I_mid) / (I_min I_max))``.
-    """
-    moments = np.asarray(moments, dtype=float)
-    m = moments * np.asarray(omega0, dtype=float)
-    I = np.sort(moments)
-    M2 = float(m @ m)
-    if M2 == 0.0:
-        return {"axis": "none (at rest)", "stable": True, "growth_rate_rad_s": 0.0, "polhode_encircles": "none"}
-    growth = math.sqrt(M2) / I[1] * math.sqrt((I[1] - I[0]) * (I[2] - I[1]) / (I[0] * I[2]))
-    nearest = int(np.argmax(np.abs(m)))
-    rank = int(np.argsort(np.argsort(moments))[nearest])  # 0 minor, 1 intermediate, 2 major
-    axis = ("minor", "intermediate", "major")[rank]
-    if np.sum(np.isclose(moments, moments[nearest], rtol=1e-9)) > 1:
-        axis = "transverse (axisymmetric body)"  # neutral: any axis of the equal pair is principal
-    d = float(np.sum(m * m / moments)) - M2 / I[1]
-    return {"axis": axis, "stable": axis != "intermediate", "growth_rate_rad_s": growth,
-            "polhode_encircles": "major" if d < 0 else ("minor" if d > 0 else "separatrix")}
-
-
 def _principal(meta):
     from .inertia import principal_axes
 
@@ -123,10 +96,6 @@ def _principal(meta):
     moments, R = principal_axes(J)
     return J, moments, R
 
-
-def _momentum_inertial(df, J, meta) -> np.ndarray:
-    H_B = df[W].to_numpy() @ J.T + analysis.wheel_momentum_body(df, meta.get("components", []))
-    return rotations.quat_rotate(df[Q].to_numpy(), H_B), H_B
 
 
 def _summary(tel, criteria) -> str:
@@ -265,17 +234,18 @@ def _single_sections(tel, criteria) -> list[tuple[str, str, list]]:
     ]))
     if "inertia_kg_m2" in meta:
         J, moments, R_BP = _principal(meta)
-        H_I, H_B = _momentum_inertial(df, J, meta)
+        parts = analysis.total_momentum(df, J, meta.get("components", []))
+        H_I = parts.inertial
         norm = np.linalg.norm(H_I, axis=1)
-        # relative to the momentum the body or wheels carry (zero total for a body at rest with wheels)
-        scale = max(np.linalg.norm(df[W].to_numpy() @ J.T, axis=1).max(), np.linalg.norm(H_B, axis=1).max(), 1e-30)
-        energy = 0.5 * np.einsum("ni,ij,nj->n", df[W].to_numpy(), J, df[W].to_numpy())
+        scale = parts.scale
+        energy = analysis.kinetic_energy(df, J).to_numpy()
         figs = [
             _lines("Inertial angular momentum H_I (body + wheels)", t, {"H_I_x": H_I[:, 0], "H_I_y": H_I[:, 1], "H_I_z": H_I[:, 2], "|H|": norm}, "N m s"),
             _lines("Conservation check: relative drift (log scale)", t,
                    {"|H_I - H_I(0)| / |H(0)|": np.linalg.norm(H_I - H_I[0], axis=1) / scale,
                     "| |H| - |H(0)| | / |H(0)|": np.abs(norm - norm[0]) / scale,
-                    "|T - T(0)| / max T": np.abs(energy - energy[0]) / max(np.abs(energy).max(), 1e-30)}, "relative", log_y=True),
+                    "|T - T(0)| / max T": np.abs(energy - energy[0]) / max(np.abs(energy).max(), analysis.SCALE_FLOOR)},
+                   "relative", log_y=True),
             _lines("Rotational kinetic energy", t, {"T_rot": energy}, "J"),
         ]
         sections.append(("momentum", "Angular momentum and energy", figs))
@@ -284,11 +254,11 @@ def _single_sections(tel, criteria) -> list[tuple[str, str, list]]:
         if np.isclose(moments[0], moments[1], rtol=1e-9) or np.isclose(moments[1], moments[2], rtol=1e-9):
             series["analytic (symmetric top: constant)"] = np.full_like(nutation, nutation[0])
         sections.append(("nutation", "Nutation", [_lines("Angle between the major principal axis and H", t, series, "deg")]))
-        spin = classify_spin(moments, R_BP.T @ np.asarray(meta.get("omega0_rad_s", df[W].iloc[0])))
+        spin = analysis.classify_spin(moments, R_BP.T @ np.asarray(meta.get("omega0_rad_s", df[W].iloc[0])))
         text = (f"<p class='classification'>Spin: about the <b>{spin['axis']}</b> axis — <b>{'stable' if spin['stable'] else 'unstable'}</b>"
                 f" (torque-free, initial state; the polhode encircles the {spin['polhode_encircles']} axis). Growth rate of a small perturbation about the intermediate axis: "
                 f"{spin['growth_rate_rad_s']:.4g} rad/s (e-folding time {1 / spin['growth_rate_rad_s'] if spin['growth_rate_rad_s'] else float('inf'):.4g} s).</p>")
-        sections.append(("stability", "Axis stability", [text, _polhode_figure(H_B, moments, R_BP)]))
+        sections.append(("stability", "Axis stability", [text, _polhode_figure(parts.body + parts.wheels, moments, R_BP)]))
         sections.append(("attitude3d", "3D attitude", [_ellipsoid_figure(df, J, moments, R_BP, H_I)]))
     sections += _component_sections(tel)
     return sections

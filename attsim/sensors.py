@@ -31,11 +31,17 @@ import numpy as np
 
 from ._validate import finite_array, positive_scalar, vector3
 from .component import Component, periodic
+from .dynamics import qconj, qrotate
+from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
+                            sun_sensor_measure, sun_sensor_truth)
 from .errors import InputError
 
 __all__ = ["Sensor", "Gyro", "Magnetometer", "SunSensor", "StarTracker"]
 
 _ARCSEC = math.pi / (180.0 * 3600.0)
+
+
+_ZEROS = (0.0,) * 6  # the draws of a noise-free sample
 
 
 def _non_negative(value, field: str) -> float:
@@ -69,11 +75,25 @@ class Sensor(Component):
         nan = np.full(len(self.axes), np.nan)
         self.latest, self._latest_truth = nan, nan
 
+    @property
+    def draws(self) -> int:
+        """Standard normal draws per sample: 0 when the sensor is noise-free (its generator is then never used)."""
+        return 0
+
+    def normals(self) -> tuple:
+        """The next sample's standard normal draws from the sensor's own generator (zeros when noise-free)."""
+        n = self.draws
+        return tuple(self.rng.standard_normal(n)) if n else _ZEROS
+
     def sample(self, sc) -> np.ndarray:
-        """Take a measurement now (advances the plant), remember and return it."""
+        """Take a measurement now (advances the plant), remember and return it.
+
+        ``truth(sc)`` and ``measure(truth)`` work on tuples (the compiled
+        models' arguments); the sample is kept as arrays, what readers get.
+        """
         truth = self.truth(sc)
-        self._latest_truth = truth
-        self.latest = self.measure(truth)
+        self._latest_truth = np.array(truth)
+        self.latest = np.array(self.measure(truth))
         return self.latest
 
     def processes(self, env, sc):
@@ -103,13 +123,17 @@ class Gyro(Sensor):
         self.bias_rw = _non_negative(bias_rw_rad_s_sqrt_s, "bias_rw_rad_s_sqrt_s")
         self.quantization = _non_negative(quantization_rad_s, "quantization_rad_s")
 
+    @property
+    def draws(self) -> int:
+        return 6 if self.arw or self.bias_rw else 0
+
     def start(self, sc):
         super().start(sc)
-        self.bias = self.bias0.copy()
+        self._bias = tuple(float(v) for v in self.bias0)
         self._t_last_s = None
 
     def truth(self, sc):
-        return np.array(sc.state()[1])
+        return sc.state()[1]
 
     def sample(self, sc) -> np.ndarray:
         """Propagate the gyro's state to now and measure.
@@ -119,19 +143,22 @@ class Gyro(Sensor):
         read at the same instant returns the same sample. The first sample's
         noise spans one nominal period, and the bias has not walked yet.
         """
-        from .sensor_models import gyro_measure
-
         t = sc.now
         first = self._t_last_s is None
         dt = self.period_s if first else t - self._t_last_s
         if dt > 0.0:
             truth = self.truth(sc)
-            measured, bias = gyro_measure(tuple(truth), tuple(self.bias), dt, self.arw, 0.0 if first else self.bias_rw,
-                                          tuple(self.rng.standard_normal(6)), self.quantization)
-            self.bias = np.array(bias)
-            self.latest, self._latest_truth = np.array(measured), truth
+            measured, bias = gyro_measure(truth, self._bias, dt, self.arw, 0.0 if first else self.bias_rw,
+                                          self.normals(), self.quantization)
+            self._bias = bias
+            self.latest, self._latest_truth = np.array(measured), np.array(truth)
         self._t_last_s = t
         return self.latest
+
+    @property
+    def bias(self) -> np.ndarray:
+        """The gyro's bias now (rad/s), as propagated by its last sample."""
+        return np.array(self._bias)
 
 
 class Magnetometer(Sensor):
@@ -142,16 +169,19 @@ class Magnetometer(Sensor):
         super().__init__(name, rate_hz, phase_s)
         self.noise = _non_negative(noise_T, "noise_T")
         self.bias = vector3(bias_T, "bias_T")
+        self._bias = tuple(float(v) for v in self.bias)
         self.quantization = _non_negative(quantization_T, "quantization_T")
 
+    @property
+    def draws(self) -> int:
+        return 3 if self.noise else 0
+
     def truth(self, sc):
-        return sc.field_body_T()
+        q, _ = sc.state()
+        return qrotate(qconj(q), sc.field_inertial_T())
 
     def measure(self, truth):
-        from .sensor_models import magnetometer_measure
-
-        return np.array(magnetometer_measure(tuple(truth), tuple(self.bias), self.noise,
-                                             tuple(self.rng.standard_normal(3)), self.quantization))
+        return magnetometer_measure(truth, self._bias, self.noise, self.normals(), self.quantization)
 
 
 class SunSensor(Sensor):
@@ -179,6 +209,10 @@ class SunSensor(Sensor):
         self.noise = _non_negative(noise, "noise")
         self.quantization = _non_negative(quantization, "quantization")
 
+    @property
+    def draws(self) -> int:
+        return 6 if self.noise else 0
+
     def truth(self, sc):
         t = sc.now
         if self.sun_inertial is None:  # from the mission environment: Sun and shadow along the orbit
@@ -186,23 +220,18 @@ class SunSensor(Sensor):
                 raise InputError("sun_inertial", f"sun sensor {self.name!r} needs a sun direction or a mission environment")
             e = sc.environment_now()
             if e["srp_pressure"] <= 0.0:
-                return np.zeros(6)
+                return _ZEROS
             s_I = e["sun"]
         elif self.eclipse is not None and self.eclipse(t):
-            return np.zeros(6)
+            return _ZEROS
         else:
             s_I = np.asarray(self.sun_inertial(t) if callable(self.sun_inertial) else self.sun_inertial, dtype=float)
-        from .dynamics import qconj, qrotate
-        from .sensor_models import sun_sensor_truth
-
-        return np.array(sun_sensor_truth(qrotate(qconj(sc.state()[0]), tuple(float(x) for x in s_I)), True))
+        return sun_sensor_truth(qrotate(qconj(sc.state()[0]), tuple(float(x) for x in s_I)), True)
 
     def measure(self, truth):
-        from .sensor_models import sun_sensor_any_light, sun_sensor_measure
-
-        if not sun_sensor_any_light(tuple(truth)):  # dark: no noise drawn
+        if not sun_sensor_any_light(truth):  # dark: no noise drawn
             return truth
-        return np.array(sun_sensor_measure(tuple(truth), self.noise, tuple(self.rng.standard_normal(6)), self.quantization))
+        return sun_sensor_measure(truth, self.noise, self.normals(), self.quantization)
 
     def sun_vector(self, reading=None) -> np.ndarray:
         r = self.latest if reading is None else reading
@@ -226,11 +255,14 @@ class StarTracker(Sensor):
         if not np.all(np.isfinite(sigma)) or np.any(sigma < 0):
             raise InputError("noise_arcsec", "must be finite and >= 0", f"got {noise_arcsec!r}")
         self.sigma_rad = sigma * _ARCSEC
+        self._sigma = tuple(float(v) for v in self.sigma_rad)
+
+    @property
+    def draws(self) -> int:
+        return 3 if any(self._sigma) else 0
 
     def truth(self, sc):
-        return np.array(sc.state()[0])
+        return sc.state()[0]
 
     def measure(self, truth):
-        from .sensor_models import star_tracker_measure
-
-        return np.array(star_tracker_measure(tuple(truth), tuple(self.sigma_rad), tuple(self.rng.standard_normal(3))))
+        return star_tracker_measure(truth, self._sigma, self.normals())

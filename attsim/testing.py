@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rotations
-from .analysis import wheel_momentum_body
+from .analysis import total_momentum
 from .errors import InputError
 
 __all__ = ["assert_rate_below", "assert_pointing_within", "assert_momentum_conserved", "assert_no_saturation"]
@@ -74,12 +74,8 @@ def assert_momentum_conserved(telemetry, rtol: float, inertia=None) -> float:
     J = np.asarray(inertia if inertia is not None else meta.get("inertia_kg_m2"), dtype=float)
     if J.shape != (3, 3):
         raise InputError("inertia", "must be given (3x3) when the telemetry does not record it")
-    H_body = df[["wx", "wy", "wz"]].to_numpy() @ J.T
-    H_wheels = wheel_momentum_body(df, meta.get("components", []))
-    H_I = rotations.quat_rotate(df[["qw", "qx", "qy", "qz"]].to_numpy(), H_body + H_wheels)
-    # relative to the momentum the parts carry: a body at rest with wheels has zero total
-    scale = max(np.linalg.norm(H_body, axis=1).max(), np.linalg.norm(H_wheels, axis=1).max(), 1e-300)
-    change = np.linalg.norm(H_I - H_I[0], axis=1) / scale
+    parts = total_momentum(df, J, meta.get("components", []))
+    change = np.linalg.norm(parts.inertial - parts.inertial[0], axis=1) / parts.scale
     worst = int(np.argmax(change))
     if change[worst] > rtol:
         raise AssertionError(f"inertial angular momentum changed by {change[worst]:.3g} (relative) at t = "

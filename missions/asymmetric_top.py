@@ -16,7 +16,7 @@ import numpy as np
 
 import attsim
 from attsim import analysis
-from attsim.reporting import classify_spin
+from attsim.analysis import classify_spin
 
 INERTIA = [2.0, 8.0, 4.0]
 CASES = {"asymmetric_top_major": (0.0, 1.0, 0.1), "asymmetric_top_intermediate": (0.0, 0.1, 1.0)}

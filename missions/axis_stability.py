@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 import attsim
-from attsim.reporting import classify_spin
+from attsim.analysis import classify_spin
 
 CASES = {
     "axis_stability_intermediate": (np.diag([1.0, 5.0, 3.0]), (0.1, 0.08, 1.0), 2, "intermediate"),
