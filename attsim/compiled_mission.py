@@ -269,7 +269,8 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
     t_now = 0.0
     inputs = sc.inputs()
     while True:
-        state, t_now, reason, t_from = loop(sc._state, t_now, mission.max_step_s, inputs, sc.wheels, form.sensors,
+        horizon = t_now + max(recorder.chunk_s, mission.telemetry_dt_s)  # rows reach the recorder this often at least
+        state, t_now, reason, t_from = loop(sc._state, t_now, horizon, mission.max_step_s, inputs, sc.wheels, form.sensors,
                                     form.controllers, form.magnetorquers, form.schedules, form.playback,
                                     form.telemetry, sc._J,
                                     sc._Jinv, sc._params, form.buffers)

@@ -279,7 +279,8 @@ class Mission:
             columns += ENVIRONMENT_COLUMNS
         for component in self.components:
             columns += component.columns()
-        recorder = Recorder(self.out_dir, columns, meta=self.meta())
+        # the run directory, its lock and meta.json exist before the long set-up, so a kill there leaves a run
+        recorder = Recorder(self.out_dir, meta=self.meta(), row_dt_s=self.telemetry_dt_s)
         wall_start = time.perf_counter()
         lag = {"max_s": 0.0}
         bar = None
@@ -295,6 +296,7 @@ class Mission:
                 table = EnvironmentTable(*self.environment.table(self.duration_s))
             else:
                 table = field_table(self.field_spec, self.duration_s, self.field_dt_s)
+            recorder.start(columns)
             sc = Spacecraft(self, env, recorder, table)
             for component in self.components:
                 component.start(sc)

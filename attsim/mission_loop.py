@@ -275,15 +275,16 @@ def bind_user_law(decide, digest: str):
     return njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}", user_decide=decide))
 
 
-def mission_loop(state, t_now, max_step, inputs, wheels, sensors, controllers, magnetorquers, schedules, playback,
-                 telemetry, J, Jinv, params, buffers):
+def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, controllers, magnetorquers, schedules,
+                 playback, telemetry, J, Jinv, params, buffers):
     """Run the mission from ``t_now`` until it ends or must hand over to Python.
 
     A template: ``advance`` (:func:`attsim.plant.plant_advance_loop` bound to
     the mission's method) and ``output_state`` are bound per integrator by
     :meth:`~attsim.integrators.base.FixedStepIntegrator.compiled_template`.
     ``inputs`` are the held commands at ``t_now``. The banks are updated in
-    place. Returns ``(state, t_now, reason, t_from)`` with ``reason`` one
+    place. The loop hands its rows over before going past ``t_horizon``
+    (the recorder's bound on how much simulated time a kill may lose). Returns ``(state, t_now, reason, t_from)`` with ``reason`` one
     of ``DONE``, ``ROWS_FULL``, ``EVENTS_FULL``, ``REFILL`` (the state is at
     ``t_now`` and every event before it is done; call again), ``GIMBAL_LOCK``
     or ``DIVERGED`` (``t_now`` is where the method stopped or the state
@@ -315,9 +316,10 @@ def mission_loop(state, t_now, max_step, inputs, wheels, sensors, controllers, m
             t_next = t_row
         if t_next == inf:
             return state, t_now, DONE, t_now
-        if buffers.counts[0] >= buffers.rows.shape[0] or buffers.counts[1] + 2 * (wheels.axis.shape[0] + 4) > \
-                buffers.events.shape[0]:
-            return state, t_now, ROWS_FULL if buffers.counts[0] >= buffers.rows.shape[0] else EVENTS_FULL, t_now
+        if buffers.counts[0] >= buffers.rows.shape[0] or t_next > t_horizon:
+            return state, t_now, ROWS_FULL, t_now
+        if buffers.counts[1] + 2 * (wheels.axis.shape[0] + 4) > buffers.events.shape[0]:
+            return state, t_now, EVENTS_FULL, t_now
         # the plant reaches t_next under the commands held since t_now
         if t_next > t_now:
             state, stopped, t_reached, n_stops, fault = advance(state, t_now, t_next, max_step, inputs, wheels,  # noqa: F821

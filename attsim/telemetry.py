@@ -2,22 +2,36 @@
 
 A run directory holds::
 
+    .attsim.lock          the writer's exclusive lock (attsim.run_lock)
     telemetry.parquet     the telemetry, indexed by t (written when the run ends)
     telemetry.f64         while the run goes on: raw little-endian float64 rows
     events.jsonl          one JSON object per line: {"t": ..., "kind": ..., ...}
-    meta.json             scenario parameters, seed, versions, columns;
-                          "partial": true until the run ends
+    meta.json             scenario parameters, seed, versions, columns, the row
+                          width and the writer's pid; "partial": true and
+                          "running": true until the run ends
 
-Rows are buffered and appended to ``telemetry.f64`` whenever the buffer
-holds ``chunk_rows`` rows or spans ``chunk_s`` seconds of simulated time.
-Parquet cannot be appended safely (its footer is written last), so the
-in-flight file is the simplest format that survives a crash: fixed-width
-rows, readable up to the last whole row whatever moment the process died
-(even by SIGKILL). When the run ends, or stops on an error, the rows are
-converted to ``telemetry.parquet`` in row groups, with bounded memory; a run
-that was killed is converted by :func:`load`, which marks it partial.
-Appending a chunk costs microseconds, so even a 1 Hz telemetry flushed
-every 10 simulated seconds adds little to a fast run.
+Rows are buffered and appended to ``telemetry.f64``. Parquet cannot be
+appended safely (its footer is written last), so the in-flight file is the
+simplest format that survives a crash: fixed-width rows, readable up to the
+last whole row whatever moment the process died (even by SIGKILL).
+
+What a kill at any moment leaves:
+
+* before the run's set-up (environment table) ends: ``meta.json`` and empty
+  files; :func:`load` gives a partial run with no rows, "killed during set-up";
+* afterwards: every row appended more than one wall second ago, and every
+  row whose successor is more than ``chunk_s`` (10 simulated seconds) later,
+  is on disk: a buffered row is flushed when the rows held span ``chunk_s``
+  of simulated time or ``chunk_rows`` rows, when the next row will be more
+  than ``chunk_s`` after the oldest held one (sparse telemetry: each row at
+  once), and by a background flusher once the oldest held row is one wall
+  second old. Events are written as they happen.
+
+When the run ends, or stops on an error, the rows are converted to
+``telemetry.parquet`` (atomic rename) with bounded memory. :func:`load` of a
+live run reads what reached the disk without touching any file; of a run
+whose writer is gone, it converts the rows under the directory's lock, so
+concurrent loaders neither race nor fail.
 
 Column names and units are those of :mod:`attsim.schema`.
 """
@@ -27,21 +41,26 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
+import time
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from .errors import AttsimError, InputError
+from .run_lock import RunDirectoryLockedError, RunLock, process_alive
 from .schema import TIME_INDEX
 
-__all__ = ["Recorder", "Telemetry", "load", "TELEMETRY_FILE", "ROWS_FILE", "EVENTS_FILE", "META_FILE"]
+__all__ = ["Recorder", "Telemetry", "load", "TELEMETRY_FILE", "ROWS_FILE", "EVENTS_FILE", "META_FILE",
+           "RunDirectoryLockedError"]
 
 TELEMETRY_FILE = "telemetry.parquet"
 ROWS_FILE = "telemetry.f64"
 EVENTS_FILE = "events.jsonl"
 META_FILE = "meta.json"
 ROW_GROUP_ROWS = 65_536
+FLUSH_WALL_S = 1.0  # the longest a recorded row waits in memory, in wall seconds (plus the flusher's tick)
 
 
 def _write_json_atomic(path: Path, payload: dict) -> None:
@@ -59,49 +78,79 @@ def _json_default(value):
 
 
 class Recorder:
-    """Buffers telemetry rows and appends them to the run directory.
+    """Buffers telemetry rows and appends them to the run directory, which it holds locked.
 
     Parameters
     ----------
     out_dir : path
         Run directory; created if missing. An earlier run's files there are
-        replaced.
-    columns : sequence of str
-        Value columns after the time index ``t``, fixed for the run.
+        replaced; a directory another live run holds is refused
+        (:class:`~attsim.run_lock.RunDirectoryLockedError`) before any file
+        in it is touched.
+    columns : sequence of str, optional
+        Value columns after the time index ``t``, fixed for the run. When
+        None, the directory and ``meta.json`` are written now (a run in
+        set-up) and the columns come with :meth:`start`.
     meta : dict
         Scenario metadata, written at once with ``"partial": true``.
     chunk_rows : int
         Flush after this many buffered rows.
     chunk_s : float
-        Flush when the buffered rows span this much simulated time (s).
+        Flush before the buffered rows span more than this much simulated time (s).
+    row_dt_s : float
+        The telemetry period, if known: a row whose successor would make the
+        buffer span more than ``chunk_s`` is flushed at once.
     """
 
-    def __init__(self, out_dir, columns: Sequence[str], meta: dict | None = None, chunk_rows: int = 10_000, chunk_s: float = 10.0):
+    def __init__(self, out_dir, columns: Sequence[str] | None = None, meta: dict | None = None, chunk_rows: int = 10_000,
+                 chunk_s: float = 10.0, row_dt_s: float = 0.0):
         if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
             raise InputError("chunk_rows", "must be an integer >= 1", f"got {chunk_rows!r}")
         if not chunk_s > 0:
             raise InputError("chunk_s", "must be > 0", f"got {chunk_s!r}")
-        self.out_dir = Path(out_dir)
-        self.columns = list(columns)
-        if len(set(self.columns)) != len(self.columns) or TIME_INDEX in self.columns:
-            raise InputError("columns", f"must be unique and must not include the index {TIME_INDEX!r}", f"got {self.columns}")
+        self.out_dir = _run_directory(out_dir)
+        self._lock = RunLock(self.out_dir)
+        if not self._lock.acquire():
+            raise RunDirectoryLockedError(str(self.out_dir), _holder(self.out_dir))
         self.chunk_rows = chunk_rows
         self.chunk_s = float(chunk_s)
-        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.row_dt_s = float(row_dt_s)
         for stale in (TELEMETRY_FILE, ROWS_FILE):
             path = self.out_dir / stale
             if path.is_dir():
                 shutil.rmtree(path)
             elif path.exists():
                 path.unlink()
-        self._buffer = np.empty((self.chunk_rows, len(self.columns) + 1))
+        self._events = open(self.out_dir / EVENTS_FILE, "w", encoding="utf-8")
+        self.columns: list[str] = []
         self._rows = 0
         self.rows_written = 0
-        self._file = open(self.out_dir / ROWS_FILE, "wb")
-        self._events = open(self.out_dir / EVENTS_FILE, "w", encoding="utf-8")
-        self.meta = {**(meta or {}), "partial": True, "columns": [TIME_INDEX] + self.columns}
+        self._file = None
+        self._mutex = threading.Lock()
+        self._oldest_wall = 0.0
+        self._stop = threading.Event()
+        self._flusher = None
+        self.meta = {**(meta or {}), "partial": True, "running": True, "stage": "setup", "writer_pid": os.getpid()}
         _write_json_atomic(self.out_dir / META_FILE, self.meta)
         self.closed = False
+        if columns is not None:
+            self.start(columns)
+
+    def start(self, columns: Sequence[str]) -> None:
+        """Fix the columns and begin recording (the end of the run's set-up)."""
+        columns = list(columns)
+        if len(set(columns)) != len(columns) or TIME_INDEX in columns or not all(isinstance(c, str) for c in columns):
+            self._release()
+            raise InputError("columns", f"must be unique strings and must not include the index {TIME_INDEX!r}",
+                             f"got {columns}")
+        self.columns = columns
+        self._buffer = np.empty((self.chunk_rows, len(self.columns) + 1))
+        self._file = open(self.out_dir / ROWS_FILE, "wb")
+        self.meta.update(columns=[TIME_INDEX] + self.columns, row_width=len(self.columns) + 1, stage="running")
+        _write_json_atomic(self.out_dir / META_FILE, self.meta)
+        self._flusher = threading.Thread(target=self._flush_by_wall_time, name=f"attsim-flush-{self.out_dir.name}",
+                                         daemon=True)
+        self._flusher.start()
 
     @property
     def rows(self) -> int:
@@ -109,13 +158,16 @@ class Recorder:
         return self.rows_written + self._rows
 
     def append(self, t_s: float, values: Sequence[float]) -> None:
-        """Record one row at time ``t_s``; flushes when a chunk is full."""
-        row = self._buffer[self._rows]
-        row[0] = t_s
-        row[1:] = values
-        self._rows += 1
-        if self._rows == self.chunk_rows or t_s - self._buffer[0, 0] >= self.chunk_s:
-            self.flush()
+        """Record one row at time ``t_s``; flushes as the class docstring says."""
+        with self._mutex:
+            row = self._buffer[self._rows]
+            row[0] = t_s
+            row[1:] = values
+            if self._rows == 0:
+                self._oldest_wall = time.monotonic()
+            self._rows += 1
+            if self._rows == self.chunk_rows or t_s + self.row_dt_s - self._buffer[0, 0] >= self.chunk_s:
+                self._flush_locked()
 
     def event(self, t_s: float, kind: str, **fields) -> None:
         """Log an event (command, saturation, mode change, ...) at time ``t_s``."""
@@ -124,24 +176,43 @@ class Recorder:
 
     def flush(self) -> None:
         """Append the buffered rows to the row file and hand them to the OS."""
-        if self._rows == 0:
+        with self._mutex:
+            self._flush_locked()
+
+    def _flush_locked(self) -> None:
+        if self._rows == 0 or self._file is None:
             return
         self._file.write(self._buffer[: self._rows].astype("<f8", copy=False).tobytes())
         self._file.flush()
         self.rows_written += self._rows
         self._rows = 0
 
+    def _flush_by_wall_time(self) -> None:
+        while not self._stop.wait(0.25):
+            with self._mutex:
+                if self._rows and time.monotonic() - self._oldest_wall >= FLUSH_WALL_S:
+                    self._flush_locked()
+
     def _finish(self, **meta_updates) -> None:
+        self._stop.set()
+        if self._flusher is not None:
+            self._flusher.join()
         self.flush()
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
         self._events.close()
-        _rows_to_parquet(self.out_dir, len(self.columns) + 1, [TIME_INDEX] + self.columns)
-        self.meta.update(meta_updates, rows=self.rows_written)
+        names = [TIME_INDEX] + self.columns
+        _rows_to_parquet(self.out_dir, len(names), names)
+        self.meta.update(meta_updates, rows=self.rows_written, running=False)
         _write_json_atomic(self.out_dir / META_FILE, self.meta)
         self.closed = True
+        self._release()
+
+    def _release(self) -> None:
+        self._lock.release()
 
     def close(self, **meta_updates) -> None:
-        """Flush, convert to Parquet, and mark the run complete."""
+        """Flush, convert to Parquet, mark the run complete and release the directory."""
         if not self.closed:
             self._finish(**meta_updates, partial=False)
 
@@ -149,6 +220,32 @@ class Recorder:
         """Keep what was produced and record why the run stopped early (stays partial)."""
         if not self.closed:
             self._finish(**meta_updates, partial=True, stopped=reason)
+
+
+def _run_directory(out_dir) -> Path:
+    """``out_dir`` as a directory that exists and can be written, or an InputError naming it."""
+    if isinstance(out_dir, bool) or not isinstance(out_dir, (str, os.PathLike)) or not str(out_dir):
+        raise InputError("out_dir", "must be a directory path (str or os.PathLike)", f"got {out_dir!r}")
+    root = Path(out_dir)
+    if root.exists() and not root.is_dir():
+        raise InputError("out_dir", "must be a directory, not a file", f"{root} is a file")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError("out_dir", "must not lie under a file", f"{root}") from None
+    except OSError as exc:
+        raise InputError("out_dir", "must be a directory that can be created", f"{root}: {exc.strerror}") from None
+    if not os.access(root, os.W_OK | os.X_OK):
+        raise InputError("out_dir", "must be writable", f"{root}")
+    return root
+
+
+def _holder(root: Path) -> str:
+    try:
+        pid = json.loads((root / META_FILE).read_text(encoding="utf-8")).get("writer_pid")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return f"pid {pid}" if pid else ""
 
 
 def _rows_to_parquet(root: Path, width: int, names: list[str]) -> int:
@@ -187,12 +284,14 @@ class Telemetry:
     ----------
     df : pandas.DataFrame
         Telemetry indexed by ``t`` (s); read from disk on first access, so
-        a long run can be handed back without holding it in memory.
+        a long run can be handed back without holding it in memory. For a
+        live run, the whole rows on disk when it is first read.
     events : pandas.DataFrame
         Event log: columns ``t``, ``kind`` and the event's own fields.
     meta : dict
         Scenario parameters, seed, method, package versions, wall time;
-        ``meta["partial"]`` is True for a run that did not finish.
+        ``meta["partial"]`` is True for a run that did not finish,
+        ``meta["running"]`` while its writer is alive.
     path : Path or None
         The run directory.
     """
@@ -208,14 +307,14 @@ class Telemetry:
         return bool(self.meta.get("partial", False))
 
     @property
+    def running(self) -> bool:
+        """True for a run whose writer was alive when it was loaded (read-only view)."""
+        return bool(self.meta.get("running", False))
+
+    @property
     def df(self):
         if self._df is None:
-            import pandas as pd
-
-            try:
-                self._df = pd.read_parquet(self.path / TELEMETRY_FILE).set_index(TIME_INDEX)
-            except Exception as exc:  # pyarrow raises several types for a damaged file
-                raise AttsimError(f"{self.path / TELEMETRY_FILE}: unreadable telemetry ({exc})") from exc
+            self._df = _read_live_rows(self.path, self.meta) if self.running else _read_parquet(self.path)
         return self._df
 
     @property
@@ -225,34 +324,101 @@ class Telemetry:
         return self._events
 
     def __repr__(self) -> str:
-        return f"Telemetry({self.meta.get('name', '?')!r}, rows={self.meta.get('rows', '?')}, partial={self.partial}, path={str(self.path)!r})"
+        state = "running" if self.running else f"partial={self.partial}"
+        return f"Telemetry({self.meta.get('name', '?')!r}, rows={self.meta.get('rows', '?')}, {state}, path={str(self.path)!r})"
 
 
-def load(path) -> Telemetry:
-    """Open a run directory (complete or partial); the frames load lazily.
+def _read_parquet(root: Path):
+    import pandas as pd
 
-    A run that was killed before it could convert its rows is converted to
-    ``telemetry.parquet`` here and marked partial. Raises
-    :class:`~attsim.errors.AttsimError` naming the path when it is not a run
-    directory or its files are unreadable.
-    """
-    root = Path(path)
+    try:
+        return pd.read_parquet(root / TELEMETRY_FILE).set_index(TIME_INDEX)
+    except Exception as exc:  # pyarrow raises several types for a damaged file
+        raise AttsimError(f"{root / TELEMETRY_FILE}: unreadable telemetry ({exc})") from exc
+
+
+def _read_live_rows(root: Path, meta: dict):
+    """The whole rows a live run has on disk, without touching its files (or the Parquet file, if it has ended)."""
+    import pandas as pd
+
+    columns = list(meta.get("columns", [TIME_INDEX]))
+    try:
+        source = open(root / ROWS_FILE, "rb")  # held open: a finishing writer may unlink it meanwhile
+    except FileNotFoundError:
+        return _read_parquet(root) if (root / TELEMETRY_FILE).is_file() else pd.DataFrame(columns=columns).set_index(TIME_INDEX)
+    with source:
+        n = os.fstat(source.fileno()).st_size // (8 * len(columns))
+        block = np.fromfile(source, dtype="<f8", count=n * len(columns)).reshape(n, len(columns))
+    return pd.DataFrame(block, columns=columns).set_index(TIME_INDEX)
+
+
+def _read_meta(root: Path) -> dict:
     meta_path = root / META_FILE
     if not meta_path.is_file():
         raise AttsimError(f"{root}: not an attsim run directory (no {META_FILE})")
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        columns = list(meta["columns"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        if not isinstance(meta, dict):
+            raise TypeError(f"a JSON {type(meta).__name__}, not an object")
+    except (OSError, ValueError, TypeError) as exc:
         raise AttsimError(f"{meta_path}: unreadable metadata ({exc})") from exc
-    if (root / ROWS_FILE).exists():  # killed mid-run: recover what reached the disk
-        meta["rows"] = _rows_to_parquet(root, len(columns), columns)
-        meta["partial"] = True
-        meta.setdefault("stopped", "killed: recovered from the row file")
-        _write_json_atomic(meta_path, meta)
+    columns = meta.get("columns")
+    if columns is not None:
+        if not (isinstance(columns, list) and columns and columns[0] == TIME_INDEX and all(isinstance(c, str) for c in columns)):
+            raise AttsimError(f"{meta_path}: columns must be a list of names starting with {TIME_INDEX!r}")
+        width = meta.get("row_width")
+        if width is not None and width != len(columns):
+            raise AttsimError(f"{meta_path}: the column list ({len(columns)} names) does not match the row width the "
+                              f"run recorded ({width}); the rows cannot be read against it")
+    return meta
+
+
+def load(path) -> Telemetry:
+    """Open a run directory (complete, partial or still running); the frames load lazily.
+
+    A live run (its writer holds the directory's lock) is read as it is, without
+    touching its files: ``meta["running"]`` and ``meta["partial"]`` are True.
+    A run whose writer is gone but left its rows unconverted (killed) is
+    converted to ``telemetry.parquet`` here, under the lock, and marked
+    partial; concurrent loaders wait for one conversion and read its result.
+    Raises :class:`~attsim.errors.AttsimError` naming the path when it is
+    not a run directory or its files are unreadable.
+    """
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise InputError("path", "must be a run directory path (str or os.PathLike)", f"got {path!r}")
+    root = Path(path)
+    meta = _read_meta(root)
+    lock = RunLock(root)
+    try:
+        free = lock.acquire()
+    except OSError:  # a read-only copy of a run: no writer can be there, nothing can be converted
+        finished = (root / TELEMETRY_FILE).is_file() and not (root / ROWS_FILE).exists()
+        return Telemetry(root, meta if finished else {**meta, "running": True, "partial": True})
+    if not free:
+        if process_alive(meta.get("writer_pid")) and meta.get("running", False):
+            return Telemetry(root, {**meta, "running": True, "partial": True})
+        lock.acquire(blocking=True, timeout_s=600.0)  # another loader is recovering the run: wait for it
+    try:
+        meta = _read_meta(root)  # as the last holder left it
+        if (root / ROWS_FILE).exists() or meta.get("running", False):
+            _recover(root, meta)
+            meta = _read_meta(root)
+    finally:
+        lock.release()
     if not (root / TELEMETRY_FILE).is_file():
         raise AttsimError(f"{root}: no telemetry ({TELEMETRY_FILE} missing)")
     return Telemetry(root, meta)
+
+
+def _recover(root: Path, meta: dict) -> None:
+    """Convert a dead writer's rows (none, if it died in set-up) and mark the run partial. Holds the lock."""
+    columns = list(meta.get("columns", [TIME_INDEX]))
+    set_up = meta.get("stage") == "setup" or "columns" not in meta
+    meta["rows"] = _rows_to_parquet(root, len(columns), columns)
+    meta.update(partial=True, running=False)
+    meta.setdefault("columns", columns)
+    meta.setdefault("stopped", "killed during set-up" if set_up else "killed: recovered from the row file")
+    _write_json_atomic(root / META_FILE, meta)
 
 
 def _read_events(path: Path):

@@ -98,3 +98,178 @@ def test_recorder_arguments_are_checked(tmp_path):
         Recorder(tmp_path, ["x", "x"])
     with pytest.raises(InputError, match="columns"):
         Recorder(tmp_path, ["t"])
+
+
+# --- data safety: live runs, exclusive directories, bounded loss, concurrent recovery -------------------------
+
+def _start(script: str, *args) -> subprocess.Popen:
+    code = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(ROOT)!r})
+        import numpy as np, attsim
+    """) + textwrap.dedent(script)
+    return subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+LONG_MISSION = """
+    out = sys.argv[1]
+    m = attsim.Mission("live", np.diag([1.0, 2.0, 2.5]), (0.1, 0.2, 0.3), duration=float(sys.argv[2]),
+                       max_step=0.05, telemetry_dt=float(sys.argv[3]), out_dir=out)
+    m.add(attsim.FunctionController(lambda t, r: {}, period_s=0.01))  # a Python cycle: a run of some seconds
+    print("starting", flush=True)
+    tel = m.run(compiled=False)
+    print("rows", tel.meta["rows"], flush=True)
+"""
+
+
+def _wait_for_rows(path: Path, width_bytes: int, rows: int, timeout_s: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        f = path / "telemetry.f64"
+        if f.exists() and f.stat().st_size >= rows * width_bytes:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"no {rows} rows in {path} after {timeout_s} s")
+
+
+def test_loading_a_live_run_reads_it_without_touching_it(tmp_path):
+    proc = _start(LONG_MISSION, str(tmp_path), "400", "0.1")
+    try:
+        assert proc.stdout.readline().strip() == "starting"
+        _wait_for_rows(tmp_path, 8 * 8, 200)
+        before = sorted(p.name for p in tmp_path.iterdir())
+        for _ in range(2):  # loading twice, and reading the frame, changes nothing
+            tel = load(tmp_path)
+            assert tel.running and tel.partial
+            df = tel.df
+            assert len(df) >= 200 and np.array_equal(df.index.to_numpy(), 0.1 * np.arange(len(df)))
+            assert np.all(np.isfinite(df.to_numpy()))
+        assert sorted(p.name for p in tmp_path.iterdir()) == before and not (tmp_path / "telemetry.parquet").exists()
+        out, err = proc.communicate(timeout=600)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    tel = load(tmp_path)
+    assert not tel.running and not tel.partial and tel.meta["rows"] == 4001 == len(tel.df)
+
+
+def test_a_second_run_into_a_live_directory_is_refused_and_the_first_is_intact(tmp_path):
+    from attsim.run_lock import RunDirectoryLockedError
+
+    proc = _start(LONG_MISSION, str(tmp_path), "2000", "0.1")  # 200,000 Python cycles: many seconds
+    try:
+        assert proc.stdout.readline().strip() == "starting"
+        _wait_for_rows(tmp_path, 8 * 8, 50)
+        second = __import__("attsim").Mission("second", np.eye(3), (0.0, 0.0, 0.0), duration=1.0, out_dir=tmp_path)
+        with pytest.raises(RunDirectoryLockedError, match=f"out_dir: {tmp_path} is in use by another run"):
+            second.run()
+        out, err = proc.communicate(timeout=600)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    tel = load(tmp_path)
+    assert tel.meta["name"] == "live" and tel.meta["rows"] == 20001 == len(tel.df) and not tel.partial
+
+
+def test_a_killed_run_does_not_lock_its_directory(tmp_path):
+    proc = _start(LONG_MISSION, str(tmp_path), "1e6", "0.1")
+    try:
+        assert proc.stdout.readline().strip() == "starting"
+        _wait_for_rows(tmp_path, 8 * 8, 20)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    import attsim
+
+    tel = attsim.Mission("again", np.eye(3), (0.0, 0.0, 0.0), duration=1.0, out_dir=tmp_path).run()
+    assert tel.meta["name"] == "again" and not tel.partial
+
+
+def test_sparse_rows_reach_the_disk_at_once(tmp_path):
+    rec = Recorder(tmp_path, ["x"], chunk_s=10.0, row_dt_s=60.0)
+    for k in range(3):
+        rec.append(60.0 * k, (k,))
+        assert rec.rows_written == k + 1  # the next row is 60 s away: a kill must not lose this one
+    rec.close()
+
+
+def test_a_held_row_reaches_the_disk_within_a_wall_second(tmp_path):
+    rec = Recorder(tmp_path, ["x"], chunk_s=10.0, row_dt_s=0.001)
+    rec.append(0.0, (1.0,))
+    assert rec.rows_written == 0
+    deadline = time.monotonic() + 3.0
+    while rec.rows_written == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert rec.rows_written == 1 and (tmp_path / "telemetry.f64").stat().st_size == 16
+    rec.close()
+
+
+def test_a_kill_during_set_up_leaves_a_readable_partial_run(tmp_path):
+    script = """
+        out = sys.argv[1]
+        def slow_field(t):  # the set-up (the field table) takes long
+            print("in set-up", flush=True)
+            time.sleep(600)
+        m = attsim.Mission("setup", np.eye(3), (0.0, 0.0, 0.0), duration=10.0, field=slow_field, out_dir=out)
+        m.run()
+    """
+    proc = _start(script, str(tmp_path))
+    try:
+        assert proc.stdout.readline().strip() == "in set-up"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    tel = load(tmp_path)
+    assert tel.partial and not tel.running and tel.meta["stopped"] == "killed during set-up"
+    assert len(tel.df) == 0 and tel.meta["name"] == "setup"
+
+
+def test_concurrent_loads_of_a_killed_run_all_succeed_with_the_same_rows(tmp_path):
+    proc = _start(LONG_MISSION, str(tmp_path), "1e6", "0.1")
+    try:
+        assert proc.stdout.readline().strip() == "starting"
+        _wait_for_rows(tmp_path, 8 * 8, 3000)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    loader = """
+        tel = attsim.load(sys.argv[1])
+        print(len(tel.df), tel.partial, tel.meta["rows"], flush=True)
+    """
+    loaders = [_start(loader, str(tmp_path)) for _ in range(4)]
+    results = [p.communicate(timeout=300) for p in loaders]
+    assert all(p.returncode == 0 for p in loaders), [err for _, err in results]
+    lines = {out.strip() for out, _ in results}
+    assert len(lines) == 1, lines
+    n, partial, rows = lines.pop().split()
+    assert int(n) == int(rows) >= 3000 and partial == "True"
+
+
+def test_load_names_a_bad_path_argument():
+    for bad in (None, 5, b"x", ""):
+        with pytest.raises(InputError, match="^path: must be a run directory path"):
+            load(bad)
+
+
+def test_a_shortened_column_list_is_refused_not_misread(tmp_path):
+    rec = Recorder(tmp_path, ["a", "b", "c"])
+    for k in range(5):
+        rec.append(float(k), (k, 2 * k, 3 * k))
+    rec.close()
+    meta = json.loads((tmp_path / "meta.json").read_text())
+    meta["columns"] = meta["columns"][:-1]
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(AttsimError, match="does not match the row width"):
+        load(tmp_path)
+
+
+def test_out_dir_must_be_a_writable_directory(tmp_path):
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    with pytest.raises(InputError, match="^out_dir: must be a directory, not a file"):
+        Recorder(a_file, ["x"])
+    with pytest.raises(InputError, match="^out_dir: must not lie under a file"):
+        Recorder(a_file / "run", ["x"])
+    with pytest.raises(InputError, match="^out_dir: must be a directory path"):
+        Recorder(None, ["x"])
