@@ -10,9 +10,11 @@ the truth and the measurement to telemetry (``<name>_true_*`` and
 
 Noise models (Markley & Crassidis 2014, secs. 4.7 and 6.1):
 
-* gyro: ``ω_m = ω + b + η_v``, ``η_v ~ N(0, σ_v² / Δt)`` with ``σ_v`` the
-  angle random walk (rad/√s); the bias walks ``b_{k+1} = b_k + σ_u √Δt
-  N(0, 1)`` with ``σ_u`` the rate random walk (rad/s/√s);
+* gyro: the discrete model of Markley & Crassidis (sec. 6.1; Crassidis &
+  Junkins) with ``Δt`` the time since the gyro's state was last propagated,
+  whoever reads it: ``b_{k+1} = b_k + σ_u √Δt N_u`` and ``ω_m = ω + ½ (b_{k+1}
+  + b_k) + sqrt(σ_v²/Δt + σ_u² Δt/12) N_v``, with ``σ_v`` the angle random walk
+  (rad/√s) and ``σ_u`` the rate random walk (rad/s/√s);
 * magnetometer: ``B_m = Rᵀ B_I + b + N(0, σ²)`` (T);
 * coarse sun sensors: one cosine detector per face, ``max(0, n·s)`` plus
   noise, dark in eclipse;
@@ -95,6 +97,23 @@ class Gyro(Sensor):
 
     Parameters: ``arw_rad_sqrt_s`` (σ_v), ``bias_rad_s`` (initial bias),
     ``bias_rw_rad_s_sqrt_s`` (σ_u), ``quantization_rad_s``.
+
+    The noise is a process in time, not in samples (Markley & Crassidis 2014,
+    sec. 6.1, eqs. 6.9-6.10; Crassidis & Junkins, *Optimal Estimation of
+    Dynamic Systems*, sec. 7.2). A read at ``t_(k+1)``, ``Δt = t_(k+1) - t_k``
+    after the previous one, propagates the bias and returns the mean rate
+    over the interval::
+
+        b_(k+1) = b_k + σ_u sqrt(Δt) N_u
+        ω_m = ω(t_(k+1)) + ½ (b_(k+1) + b_k) + sqrt(σ_v² / Δt + σ_u² Δt / 12) N_v
+
+    so a gyro read once a second by a 1 Hz controller walks its bias by
+    ``σ_u² · 1 s`` per read, as one read every 0.1 s would over ten reads.
+    ``rate_hz`` sets when the gyro samples itself if no controller reads it.
+    A read with no elapsed time (the first, or a second at the same instant)
+    moves the bias by nothing and carries the white noise of one nominal
+    sample period, ``σ_v² · rate_hz``: the reading of a gyro that integrates
+    over its own sample period.
     """
 
     def __init__(self, rate_hz: float, arw_rad_sqrt_s: float = 0.0, bias_rad_s=(0.0, 0.0, 0.0),
@@ -108,15 +127,28 @@ class Gyro(Sensor):
     def start(self, sc):
         super().start(sc)
         self.bias = self.bias0.copy()
+        self.t_propagated_s = None  # time the bias was last propagated to (None: never read)
+        self._t_read_s = 0.0
+
+    def sample(self, sc) -> np.ndarray:
+        self._t_read_s = sc.now  # the noise model needs the read's time
+        return super().sample(sc)
 
     def truth(self, sc):
         return np.array(sc.state()[1])
 
     def measure(self, truth):
-        dt = self.period_s
-        noise = self.rng.standard_normal(6)
-        self.bias = self.bias + self.bias_rw * math.sqrt(dt) * noise[3:]
-        return _quantize(truth + self.bias + self.arw / math.sqrt(dt) * noise[:3], self.quantization)
+        t = self._t_read_s
+        dt = 0.0 if self.t_propagated_s is None else t - self.t_propagated_s
+        self.t_propagated_s = t
+        noise = self.rng.standard_normal(6)  # always six draws: the stream stays aligned for a seed
+        previous = self.bias
+        if dt > 0.0:
+            self.bias = previous + self.bias_rw * math.sqrt(dt) * noise[3:]
+            sigma = math.sqrt(self.arw**2 / dt + self.bias_rw**2 * dt / 12.0)
+        else:
+            sigma = self.arw / math.sqrt(self.period_s)
+        return _quantize(truth + 0.5 * (previous + self.bias) + sigma * noise[:3], self.quantization)
 
 
 class Magnetometer(Sensor):
