@@ -282,8 +282,10 @@ class ReactionWheel(Component):
     ``h`` (N m s), which the motor torque changes: ``dh/dt = τ``; the body
     feels ``-τ a`` and the gyroscopic ``-ω × h a``. Its speed relative to the
     body is ``Ω = h / I_w - a·ω``. Torque commands are limited to
-    ``max_torque_Nm``; at ``max_speed_rad_s`` the motor stops pushing
-    further (speed saturation). Both are logged as events.
+    ``max_torque_Nm``; when ``|Ω|`` reaches ``max_speed_rad_s`` the motor
+    stops pushing further (speed saturation), to within a small fraction of
+    one integration step's change of ``Ω``; a torque the other way is
+    accepted at once. Both saturations are logged as events.
 
     The mission's inertia must then exclude the wheel's axial inertia.
     """
@@ -316,6 +318,10 @@ class ReactionWheel(Component):
         w0 = sc.mission.omega0_rad_s
         self._h_ref = self.inertia_kg_m2 * (self.speed0_rad_s + float(self.axis @ w0))
         sc.add_wheel_momentum(self._h_ref * self.axis)
+        J = sc.mission.inertia_kg_m2
+        self._J = J
+        self._Jinv_a = np.linalg.solve(J, self.axis)  # J⁻¹a: how the body answers a torque about the axis
+        self._speed_per_torque = 1.0 / self.inertia_kg_m2 + float(self.axis @ self._Jinv_a)  # 1/I_w + a·J⁻¹a
 
     def momentum_Nms(self, sc) -> float:
         return self._h_ref + self.torque_Nm * (sc.now - self._t_ref)
@@ -324,13 +330,37 @@ class ReactionWheel(Component):
         _, w = sc.state()
         return self.momentum_Nms(sc) / self.inertia_kg_m2 - (self.axis[0] * w[0] + self.axis[1] * w[1] + self.axis[2] * w[2])
 
+    def speed_rate_rad_s2(self, sc, torque_Nm: float) -> float:
+        """``dΩ/dt`` now under the motor torque ``torque_Nm``, from this wheel's own torque
+        and the gyroscopic coupling.
+
+        With ``dh/dt = τ`` and ``J dω/dt = -τ a - ω × (J ω + h_w) + ...`` (``h_w`` all
+        wheels' momentum), ``Ω = h / I_w - a·ω`` changes at::
+
+            dΩ/dt = τ (1/I_w + a·J⁻¹a) + (J⁻¹a)·(ω × (J ω + h_w))
+
+        The body counter-rotates, so the wheel speeds up relative to it faster
+        than ``τ / I_w``. Other torques on the body (other wheels, external,
+        environment) are left out here; :meth:`_watch_speed` measures them.
+        """
+        w = np.array(sc.state()[1])
+        gyroscopic = np.cross(w, self._J @ w + np.asarray(sc.h_wheels_Nms))
+        return torque_Nm * self._speed_per_torque + float(self._Jinv_a @ gyroscopic)
+
+    def _speed_tolerance(self, sc, torque_Nm: float) -> float:
+        """How near the limit counts as at it: a thousandth of one integration step's change."""
+        return 1e-3 * sc.mission.max_step_s * abs(torque_Nm) * self._speed_per_torque
+
+    def _room(self, sc, torque_Nm: float) -> float:
+        """Speed left before the limit in the direction the torque pushes (negative: past it)."""
+        return self.max_speed_rad_s - math.copysign(1.0, torque_Nm) * self.speed_rad_s(sc)
+
     def command(self, sc, torque_Nm) -> None:
         requested = float(finite_array(torque_Nm, f"{self.name}.command", ()))
         torque = max(-self.max_torque_Nm, min(self.max_torque_Nm, requested))
         self._torque_saturation.update(sc, torque != requested, requested=requested)
-        speed = self.speed_rad_s(sc)
-        at_limit = (speed >= self.max_speed_rad_s and torque > 0) or (speed <= -self.max_speed_rad_s and torque < 0)
-        self._speed_saturation.update(sc, at_limit, speed_rad_s=speed)
+        at_limit = torque != 0.0 and self._room(sc, torque) <= self._speed_tolerance(sc, torque)
+        self._speed_saturation.update(sc, at_limit, speed_rad_s=self.speed_rad_s(sc))
         self._apply(sc, 0.0 if at_limit else torque)
         if not at_limit and torque != 0.0:
             self._watch_speed(sc, torque)
@@ -343,20 +373,48 @@ class ReactionWheel(Component):
         sc.set_wheel_torque(self.name, torque * self.axis)
 
     def _watch_speed(self, sc, torque: float) -> None:
-        """Stop the motor when the wheel reaches its speed limit before the next command."""
+        """Stop the motor when the wheel's speed relative to the body reaches its limit.
+
+        A Newton iteration on ``Ω(t) = ±Ω_max`` in simulated time: the rate
+        is :meth:`speed_rate_rad_s2` plus what the plant adds beyond it
+        (measured as the difference between the speed change since the last
+        check and what that rate predicted for it). While the limit is more
+        than one step away the next check comes after half the predicted
+        time, so a rate that grows cannot carry the wheel past the limit;
+        then at the predicted time, until the speed is within
+        :meth:`_speed_tolerance` of the limit or past it. A new command ends
+        the watch.
+
+        With the motor off the wheel spins freely: torques that other wheels
+        or the environment put on the body still change its speed relative
+        to the body.
+        """
         generation = self._generation
-        _, w = sc.state()
-        limit = math.copysign(self.max_speed_rad_s, torque)
-        h_limit = self.inertia_kg_m2 * (limit + float(self.axis @ np.asarray(w)))
-        delay = (h_limit - self.momentum_Nms(sc)) / torque
-        if not delay > 0 or not math.isfinite(delay):
-            return
+        max_step = sc.mission.max_step_s
+        tolerance = self._speed_tolerance(sc, torque)
 
         def watch(env):
-            yield env.timeout(delay)
-            if self._generation == generation:
-                self._speed_saturation.update(sc, True, speed_rad_s=self.speed_rad_s(sc))
-                self._apply(sc, 0.0)
+            t_last, speed_last, rate_last, unmodelled = None, 0.0, 0.0, 0.0
+            for _ in range(200):
+                room = self._room(sc, torque)
+                if room <= tolerance:
+                    break
+                speed, rate = self.speed_rad_s(sc), self.speed_rate_rad_s2(sc, torque)
+                if t_last is not None and env.now > t_last:
+                    # speed change not explained by the modelled rate (trapezoid over the interval)
+                    unmodelled = (speed - speed_last) / (env.now - t_last) - 0.5 * (rate_last + rate)
+                t_last, speed_last, rate_last = env.now, speed, rate
+                toward = math.copysign(1.0, torque) * (rate + unmodelled)
+                if toward <= 0.0:  # something else holds the wheel back: look again later
+                    delay = 10.0 * max_step
+                else:
+                    remaining = room / toward
+                    delay = remaining if remaining <= max_step else 0.5 * remaining
+                yield env.timeout(max(delay, 1e-9 * max_step))
+                if self._generation != generation:
+                    return
+            self._speed_saturation.update(sc, True, speed_rad_s=self.speed_rad_s(sc))
+            self._apply(sc, 0.0)
 
         sc.env.process(watch(sc.env))
 
