@@ -382,8 +382,9 @@ class ReactionWheel(Component):
         than one step away the next check comes after half the predicted
         time, so a rate that grows cannot carry the wheel past the limit;
         then at the predicted time, until the speed is within
-        :meth:`_speed_tolerance` of the limit or past it. A new command ends
-        the watch.
+        :meth:`_speed_tolerance` of the limit or past it (if the rate points
+        away from the limit it looks again ten steps later). A new command
+        ends the watch.
 
         With the motor off the wheel spins freely: torques that other wheels
         or the environment put on the body still change its speed relative
@@ -395,11 +396,12 @@ class ReactionWheel(Component):
 
         def watch(env):
             t_last, speed_last, rate_last, unmodelled = None, 0.0, 0.0, 0.0
-            for _ in range(200):
-                room = self._room(sc, torque)
+            while True:  # ends at the limit, or (below) when a new command takes over
+                speed = self.speed_rad_s(sc)
+                room = self.max_speed_rad_s - math.copysign(1.0, torque) * speed
                 if room <= tolerance:
                     break
-                speed, rate = self.speed_rad_s(sc), self.speed_rate_rad_s2(sc, torque)
+                rate = self.speed_rate_rad_s2(sc, torque)
                 if t_last is not None and env.now > t_last:
                     # speed change not explained by the modelled rate (trapezoid over the interval)
                     unmodelled = (speed - speed_last) / (env.now - t_last) - 0.5 * (rate_last + rate)
