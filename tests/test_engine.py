@@ -1,5 +1,6 @@
 """The mission engine: coupling with the plant, timing, determinism, crash safety."""
 
+import math
 import os
 import signal
 import subprocess
@@ -120,6 +121,71 @@ def test_saturation_clamps_and_is_logged(tmp_path):
     assert tel.df.loc[1.0, "rw_torque"] == 1e-3
     assert abs(tel.df["rw_speed"].abs().max() - 20.0) < 0.02 and tel.df.loc[5.0, "rw_torque"] == 0.0
     assert np.allclose(mtq.saturate((0.3, 0.0, 0.0))[0], (0.1, 0.0, 0.0))
+
+
+AUDIT_BODY_J = np.diag([0.04, 0.045, 0.05])
+
+
+def run_one_wheel(tmp_path, axis, omega0, max_step, commands, duration):
+    """One wheel (5e-3 kg m^2, 100 rad/s) on the audit's body, telemetry every 0.01 s."""
+    mission = attsim.Mission("rwlimit", AUDIT_BODY_J, omega0, duration=duration, max_step=max_step, telemetry_dt=0.01,
+                             out_dir=tmp_path)
+    mission.add(attsim.ReactionWheel("rw", axis, inertia_kg_m2=5e-3, max_torque_Nm=0.02, max_speed_rad_s=100.0))
+    mission.add(attsim.CommandSchedule("rw", commands))
+    return mission.run()
+
+
+def saturation_times(tel, kind="saturation"):
+    ev = tel.events
+    return ev.loc[(ev["kind"] == kind) & (ev["what"] == "speed"), "t"].to_numpy()
+
+
+# the body ends near 9 rad/s: steps stay below the engine's half-turn-a-step rule (max_step < pi / 9.1 s)
+@pytest.mark.parametrize("max_step", [0.05, 0.2, 0.3])
+def test_wheel_stops_at_its_speed_limit_relative_to_the_counter_rotating_body(tmp_path, max_step):
+    # the audit's case: the body counter-rotates, so the relative speed grows at
+    # tau (1/I_w + 1/J_z) = 0.01 (200 + 20) = 2.2 rad/s^2 (exactly: omega stays along z), not 2.0
+    rate = 0.01 * (1 / 5e-3 + 1 / 0.05)
+    tel = run_one_wheel(tmp_path, (0, 0, 1), (0, 0, 0), max_step, [(0.0, 0.01)], duration=80.0)
+    speed = tel.df["rw_speed"].to_numpy()
+    bound = max_step * rate  # one integration step's change of the relative speed
+    assert speed.max() <= 100.0 + bound, speed.max()
+    assert abs(speed[-1] - 100.0) <= bound  # it does get there, and stays
+    assert np.allclose(saturation_times(tel), [100.0 / rate], rtol=0, atol=max_step)
+    assert tel.df.loc[79.0, "rw_torque"] == 0.0 and tel.df.loc[45.0, "rw_torque"] == 0.01
+
+
+@pytest.mark.parametrize("max_step", [0.05, 0.1, 0.25])  # the body ends above 10 rad/s: 0.25 s is 2.6 rad a step
+def test_off_axis_wheel_on_a_tumbling_body_stops_at_its_limit(tmp_path, max_step):
+    # a pyramid wheel (54.74 deg from z) on a body already turning: the gyroscopic coupling moves the rate
+    beta = math.acos(1 / math.sqrt(3))
+    axis = (math.sin(beta), 0.0, math.cos(beta))
+    tel = run_one_wheel(tmp_path, axis, (0.05, -0.03, 0.02), max_step, [(0.0, -0.01)], duration=80.0)
+    speed = tel.df["rw_speed"].to_numpy()
+    pushing = tel.df["rw_torque"].to_numpy()[:-1] != 0.0
+    rate = np.abs(np.diff(speed) / 0.01)[pushing].max()  # the relative speed's rate of change, measured
+    bound = max_step * rate
+    assert 2.0 < rate < 2.5
+    assert speed.min() >= -100.0 - bound, speed.min()
+    assert abs(speed[-1] + 100.0) <= bound
+    assert len(saturation_times(tel)) == 1 and not pushing[-100:].any()
+
+
+def test_wheel_at_its_limit_ignores_more_push_and_takes_a_reversal(tmp_path):
+    rate = 0.01 * (1 / 5e-3 + 1 / 0.05)
+    step = 0.25  # the body reaches 9.1 rad/s: 2.3 rad a step, inside the engine's half-turn rule
+    commands = [(0.0, 0.01), (50.0, 0.01), (55.0, 0.02), (60.0, -0.01), (70.0, -0.01)]
+    tel = run_one_wheel(tmp_path, (0, 0, 1), (0, 0, 0), step, commands, duration=170.0)
+    df = tel.df
+    assert np.abs(df["rw_speed"]).max() <= 100.0 + step * rate
+    # pushed again at the limit (t = 50 and 55 s): nothing moves and nothing new is logged
+    assert (df.loc[45.5:59.99, "rw_torque"] == 0.0).all()
+    assert np.allclose(df.loc[46.0:59.99, "rw_speed"], 100.0, rtol=0, atol=step * rate)
+    # reversed at 60 s: runs down from +100 to -100 at the same rate and stops there
+    assert df.loc[61.0, "rw_torque"] == -0.01
+    assert np.allclose(saturation_times(tel), [100.0 / rate, 60.0 + 200.0 / rate], rtol=0, atol=0.5)
+    assert np.allclose(saturation_times(tel, "saturation_end"), [60.0], rtol=0, atol=0)
+    assert abs(df["rw_speed"].iloc[-1] + 100.0) <= step * rate
 
 
 def test_same_seed_same_frame_other_seed_other_noise(tmp_path):

@@ -16,7 +16,8 @@ from attsim.dynamics import matrix_to_tuple
 from attsim.environment.table import WIDTH as ENV_WIDTH
 from attsim.plant import PlantInputs, plant_torque
 from attsim.environment import Environment, Face, KeplerOrbit, TLEOrbit, make_tle
-from attsim.environment.frames import R_EARTH_M, Epoch, lvlh_quaternion
+from attsim.environment.atmosphere import ExponentialAtmosphere
+from attsim.environment.frames import R_EARTH_M, Epoch, ecef_to_eci, ecef_to_geodetic, lvlh_quaternion
 from attsim.environment.magnetic import IGRF, TiltedDipole
 from attsim.environment.sun import lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci
 from attsim.errors import InputError
@@ -208,3 +209,33 @@ def test_drag_and_solar_pressure_on_an_offset_cube():
     assert np.allclose(aero, np.cross([0.05, 0.0, -0.01], [F_drag, 0.0, 0.0]), rtol=1e-12, atol=0)
     F_light = -4.56e-6 * 0.01  # fully absorbed, normal incidence
     assert np.allclose(srp, np.cross([0.05, 0.0, -0.01], [F_light, 0.0, 0.0]), rtol=1e-12, atol=0)
+
+
+def test_ecef_to_geodetic_inverts_the_closed_form_forward_map():
+    # geodetic_to_ecef above is the textbook closed form (N = a / sqrt(1 - e² sin²φ)); it shares no code
+    # with the iterated Bowring inverse. Poles, equator, below the surface, LEO, GEO and random points.
+    rng = np.random.default_rng(3)
+    lat = np.concatenate([[90.0, -90.0, 0.0, 45.0, -60.0, 89.999], rng.uniform(-90.0, 90.0, 5000)])
+    lon = np.concatenate([[0.0, 10.0, -179.0, 100.0, 33.0, -20.0], rng.uniform(-180.0, 180.0, 5000)])
+    h = np.concatenate([[0.0, 550e3, 35786e3, -5e3, 550e3, 400e3], rng.uniform(-10e3, 40000e3, 5000)])
+    where = ecef_to_geodetic(geodetic_to_ecef(lat, lon, h))
+    assert where.lat_rad.shape == where.lon_rad.shape == where.height_m.shape == lat.shape
+    assert np.abs(where.lat_rad - np.radians(lat)).max() < 1e-14
+    assert np.abs(where.height_m - h).max() < 1e-7  # metres, at up to 6.4e7 m from the centre
+    off_pole = np.abs(lat) < 90.0
+    dlon = (np.degrees(where.lon_rad) - lon + 180.0) % 360.0 - 180.0
+    assert np.abs(dlon[off_pole]).max() < 1e-11
+    one = ecef_to_geodetic(geodetic_to_ecef(30.0, 40.0, 700e3))  # a single point keeps scalar shape
+    assert np.ndim(one.height_m) == 0 and abs(one.height_m - 700e3) < 1e-8
+
+
+def test_exponential_density_is_vallados_table_at_the_geodetic_height():
+    # Vallado table 8-4, band 500-600 km: rho0 = 6.967e-13 kg/m^3, H = 63.822 km, at h = 550 km above
+    # WGS-84. At 60 deg latitude |r| - a is 534 km: indexing by it gives a density 28 % too high.
+    expected = 6.967e-13 * math.exp(-(550.0 - 500.0) / 63.822)
+    epoch = Epoch("2020-03-20T03:00:00")
+    t = np.array([0.0, 1000.0, 2000.0])
+    r_ecef = geodetic_to_ecef(np.array([60.0, -60.0, 0.0]), np.array([20.0, 200.0, -75.0]), 550e3)
+    r_eci = ecef_to_eci(r_ecef, epoch.jd_at(t))
+    rho = ExponentialAtmosphere().density_kg_m3(r_eci, epoch, t)
+    assert np.allclose(rho, expected, rtol=1e-9, atol=0), rho / expected

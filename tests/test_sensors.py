@@ -49,6 +49,65 @@ def test_gyro_bias_random_walk_grows_as_sqrt_time(tmp_path, lag):
     assert np.all(np.abs(increments.mean(axis=0)) < 5 * expected / np.sqrt(n))
 
 
+def run_gyro_read_by_controller(tmp_path, gyro, read_period_s, duration_s, seed=11):
+    """The gyro read by a controller every ``read_period_s``: (times, readings, bias after each read)."""
+    times, readings, biases = [], [], []
+
+    def record(t, r):
+        times.append(t)
+        readings.append(r[gyro.name].copy())
+        biases.append(gyro.bias.copy())
+        return {}
+
+    mission = attsim.Mission("gyro", np.eye(3), (0.01, -0.02, 0.03), duration=duration_s, max_step=1.0,
+                             telemetry_dt=duration_s, out_dir=tmp_path, seed=seed)
+    mission.add(gyro)
+    mission.add(attsim.FunctionController(record, period_s=read_period_s, sensors=[gyro]))
+    mission.run()
+    return np.array(times), np.array(readings), np.array(biases)
+
+
+@pytest.mark.parametrize("read_period_s", [0.1, 1.0], ids=["read-at-10Hz", "read-at-1Hz"])
+def test_gyro_bias_walk_is_a_process_in_time_not_in_reads(tmp_path, read_period_s):
+    # the audit's gyro: 10 Hz, sigma_u = 3e-5 rad/s/sqrt(s). Whether a controller reads it every 0.1 s or
+    # every 1 s, the bias moves by sigma_u^2 * 1 s in variance over each second.
+    sigma_u, duration_s = 3e-5, 3000.0
+    gyro = attsim.Gyro(rate_hz=10.0, bias_rw_rad_s_sqrt_s=sigma_u)
+    times, _, biases = run_gyro_read_by_controller(tmp_path, gyro, read_period_s, duration_s)
+    per_second = biases[np.isclose(times % 1.0, 0.0, atol=1e-9) | np.isclose(times % 1.0, 1.0, atol=1e-9)]
+    increments = np.diff(per_second, axis=0).ravel()  # three independent axes pooled
+    n = increments.size
+    assert n >= 3 * (duration_s - 1)
+    variance_ratio = np.mean(increments**2) / (sigma_u**2 * 1.0)
+    assert abs(variance_ratio - 1.0) < 5.0 * np.sqrt(2.0 / n), variance_ratio
+    assert abs(increments.mean()) < 5.0 * sigma_u / np.sqrt(n)
+
+
+@pytest.mark.parametrize("read_period_s", [0.1, 1.0], ids=["read-at-10Hz", "read-at-1Hz"])
+def test_gyro_white_noise_follows_the_time_between_reads(tmp_path, read_period_s):
+    # ω_m - ω - ½ (b_(k+1) + b_k) ~ N(0, σ_v²/Δt + σ_u² Δt/12); σ_u is large here so both terms show
+    sigma_v, sigma_u, duration_s = 1e-4, 1e-3, 1000.0 if read_period_s == 0.1 else 10000.0
+    omega = np.array([0.01, -0.02, 0.03])  # a sphere: the rate stays constant
+    gyro = attsim.Gyro(rate_hz=10.0, arw_rad_sqrt_s=sigma_v, bias_rw_rad_s_sqrt_s=sigma_u)
+    times, readings, biases = run_gyro_read_by_controller(tmp_path, gyro, read_period_s, duration_s)
+    # the first read has no elapsed time: no bias step, white noise of one nominal 0.1 s sample
+    assert np.array_equal(biases[0], np.zeros(3))
+    error = (readings[1:] - omega - 0.5 * (biases[1:] + biases[:-1])).ravel()
+    n = error.size
+    variance = sigma_v**2 / read_period_s + sigma_u**2 * read_period_s / 12.0
+    assert abs(np.mean(error**2) / variance - 1.0) < 5.0 * np.sqrt(2.0 / n), np.mean(error**2) / variance
+    assert abs(error.mean()) < 5.0 * np.sqrt(variance / n)
+
+
+def test_gyro_noise_is_deterministic_for_a_seed(tmp_path):
+    make = lambda: attsim.Gyro(rate_hz=10.0, arw_rad_sqrt_s=1e-4, bias_rw_rad_s_sqrt_s=1e-5)  # noqa: E731
+    a = run_gyro_read_by_controller(tmp_path / "a", make(), 1.0, 50.0, seed=5)
+    b = run_gyro_read_by_controller(tmp_path / "b", make(), 1.0, 50.0, seed=5)
+    c = run_gyro_read_by_controller(tmp_path / "c", make(), 1.0, 50.0, seed=6)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not np.array_equal(a[1], c[1])
+
+
 def test_magnetometer_noise_bias_and_quantisation(tmp_path):
     B = np.array([2e-5, -1e-5, 3e-5])
     noise, bias = 1e-7, np.array([5e-8, 0.0, -2e-7])

@@ -6,6 +6,11 @@
 * :class:`MSISAtmosphere` — NRLMSIS 2.1 through ``pymsis`` (optional extra
   ``msis``), always given explicit F10.7 and Ap so it never tries to fetch
   space-weather files.
+
+Both are indexed by geodetic height above the WGS-84 ellipsoid (and MSIS by
+geodetic latitude), from :func:`~.frames.ecef_to_geodetic`. ``|r| - a`` would
+not do: the ellipsoid is 21 km lower at the poles than at the equator, which
+at 550 km and 60° latitude makes the exponential model's density 28 % too high.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from .frames import R_EARTH_M, Epoch, eci_to_ecef
+from .frames import Epoch, Geodetic, ecef_to_geodetic, eci_to_ecef
 
 __all__ = ["ExponentialAtmosphere", "MSISAtmosphere"]
 
@@ -29,11 +34,18 @@ _BANDS = np.array([
 ])
 
 
+def geodetic_of(r_eci_m, epoch: Epoch, t_s) -> Geodetic:
+    """Geodetic position of ECI points ``r_eci_m`` (..., 3) at ``t_s`` seconds after ``epoch``."""
+    return ecef_to_geodetic(eci_to_ecef(np.asarray(r_eci_m, dtype=float), epoch.jd_at(t_s)))
+
+
 class ExponentialAtmosphere:
+    """Vallado's exponential model (table 8-4) at the geodetic height above WGS-84."""
+
     name = "exponential"
 
     def density_kg_m3(self, r_eci_m, epoch: Epoch, t_s) -> np.ndarray:
-        h_km = (np.linalg.norm(np.asarray(r_eci_m, dtype=float), axis=-1) - R_EARTH_M) / 1e3
+        h_km = geodetic_of(r_eci_m, epoch, t_s).height_m / 1e3
         band = np.clip(np.searchsorted(_BANDS[:, 0], h_km, side="right") - 1, 0, len(_BANDS) - 1)
         h0, rho0, scale = _BANDS[band, 0], _BANDS[band, 1], _BANDS[band, 2]
         return rho0 * np.exp(-(h_km - h0) / scale)
@@ -64,10 +76,8 @@ class MSISAtmosphere:
         except ImportError as exc:
             raise InputError("atmosphere", "MSISAtmosphere needs the optional package pymsis (pip install 'attsim[msis]')") from exc
         t = np.atleast_1d(np.asarray(t_s, dtype=float))
-        r_ecef = eci_to_ecef(np.asarray(r_eci_m, dtype=float), epoch.jd_at(t))
-        lon = np.degrees(np.arctan2(r_ecef[:, 1], r_ecef[:, 0]))
-        lat = np.degrees(np.arcsin(r_ecef[:, 2] / np.linalg.norm(r_ecef, axis=1)))  # geocentric: fine for density
-        alt = (np.linalg.norm(r_ecef, axis=1) - R_EARTH_M) / 1e3
+        where = geodetic_of(np.atleast_2d(r_eci_m), epoch, t)  # NRLMSIS takes geodetic latitude and height
+        lon, lat, alt = np.degrees(where.lon_rad), np.degrees(where.lat_rad), where.height_m / 1e3
         dates = np.array([np.datetime64(epoch.plus(x)) for x in t])
         n = t.size
         out = pymsis.calculate(dates, lon, lat, alt, f107s=np.full(n, self.f107), f107as=np.full(n, self.f107a),

@@ -14,6 +14,9 @@ Frames, named once here and used everywhere:
 ``LVLH``
     The orbit frame: z toward nadir, y along the negative orbit normal, x
     completing the triad (along the velocity for a circular orbit).
+``geodetic``
+    Latitude, longitude and height above the WGS-84 ellipsoid, from ECEF
+    (:func:`ecef_to_geodetic`); what atmosphere tables and models are indexed by.
 
 Time is UTC; an :class:`Epoch` plus seconds since it locate an instant.
 """
@@ -22,14 +25,15 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-from ..constants import J2_EARTH, MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S, R_EARTH_M
+from ..constants import J2_EARTH, MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S, R_EARTH_M, WGS84_E2, WGS84_FLATTENING
 from ..errors import InputError
 
-__all__ = ["Epoch", "gmst_rad", "eci_to_ecef", "ecef_to_eci", "lvlh_axes", "lvlh_quaternion",
-           "R_EARTH_M", "MU_EARTH_M3_S2", "J2_EARTH", "OMEGA_EARTH_RAD_S"]
+__all__ = ["Epoch", "gmst_rad", "eci_to_ecef", "ecef_to_eci", "lvlh_axes", "lvlh_quaternion", "Geodetic",
+           "ecef_to_geodetic", "R_EARTH_M", "WGS84_FLATTENING", "MU_EARTH_M3_S2", "J2_EARTH", "OMEGA_EARTH_RAD_S"]
 
 _J2000_JD = 2451545.0
 
@@ -111,3 +115,42 @@ def lvlh_quaternion(r, v) -> np.ndarray:
     from ..rotations import dcm_to_quat
 
     return dcm_to_quat(lvlh_axes(r, v))
+
+
+class Geodetic(NamedTuple):
+    """A position on or above the WGS-84 ellipsoid; arrays of the input's leading shape."""
+
+    lat_rad: np.ndarray
+    lon_rad: np.ndarray
+    height_m: np.ndarray
+
+
+def ecef_to_geodetic(r_ecef_m) -> Geodetic:
+    """Geodetic latitude, longitude and height above the WGS-84 ellipsoid of ECEF points (..., 3).
+
+    Bowring's method (Bowring, *Survey Review* 23(181), 1976), iterated: with
+    ``p = sqrt(x² + y²)``, ``b = a (1 - f)``, ``e² = f (2 - f)``, ``e'² = e² / (1 - e²)``
+    and the reduced latitude ``β``::
+
+        tan φ = (z + e'² b sin³β) / (p - e² a cos³β),   tan β = (1 - f) tan φ
+
+    starting from ``tan β = z / ((1 - f) p)``. It converges cubically; three
+    passes leave below 1e-15 rad from the surface to beyond geostationary
+    height. The height is taken without dividing by ``cos φ`` (exact for the
+    given ``φ`` and well conditioned at the poles)::
+
+        h = p cos φ + z sin φ - a sqrt(1 - e² sin²φ)
+    """
+    r = np.asarray(r_ecef_m, dtype=float)
+    x, y, z = r[..., 0], r[..., 1], r[..., 2]
+    a, f = R_EARTH_M, WGS84_FLATTENING
+    b, e2 = a * (1.0 - f), WGS84_E2
+    ep2 = e2 / (1.0 - e2)
+    p = np.hypot(x, y)
+    beta = np.arctan2(z, (1.0 - f) * p)
+    for _ in range(3):
+        lat = np.arctan2(z + ep2 * b * np.sin(beta) ** 3, p - e2 * a * np.cos(beta) ** 3)
+        beta = np.arctan2((1.0 - f) * np.sin(lat), np.cos(lat))
+    sin_lat = np.sin(lat)
+    height = p * np.cos(lat) + z * sin_lat - a * np.sqrt(1.0 - e2 * sin_lat**2)
+    return Geodetic(lat, np.arctan2(y, x), height)
