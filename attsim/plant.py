@@ -219,7 +219,9 @@ class Spacecraft:
         self.wheels: WheelBank = empty_wheel_bank(0)
         self.wheel_names: list[str] = []
         self._stops = np.empty((1, 3))
-        self._advance_entry = self._advance_bank = self._command_entry = self._total_entry = self._total_bank = None
+        # compiled entry points, made once per wheel bank (their argument types are fixed then)
+        self._advance_entry = self._advance_bank = self._command_entry = self._command_bank = None
+        self._total_entry = self._total_bank = None
         self._q_w = self._output(self._state, self._J, self._params)
         self._rngs = np.random.SeedSequence(mission.seed)
 
@@ -363,8 +365,9 @@ class Spacecraft:
         Logs the start and end of torque and speed saturation.
         """
         self.state()
-        if self._command_entry is None or self._advance_bank is not self.wheels:
+        if self._command_entry is None or self._command_bank is not self.wheels:
             self._command_entry = entry_point(wheel_command, self.wheels, index, float(requested_Nm), self._q_w[1])
+            self._command_bank = self.wheels
         applied, torque_change, speed_change, speed = self._command_entry(self.wheels, index, float(requested_Nm),
                                                                          self._q_w[1])
         name = self.wheel_names[index]
