@@ -61,6 +61,7 @@ EVENTS_FILE = "events.jsonl"
 META_FILE = "meta.json"
 ROW_GROUP_ROWS = 65_536
 FLUSH_WALL_S = 1.0  # the longest a recorded row waits in memory, in wall seconds (plus the flusher's tick)
+READER_HOLD_S = 2.0  # how long a new run waits for a directory a loader is reading, before calling it in use
 
 
 def _write_json_atomic(path: Path, payload: dict) -> None:
@@ -110,7 +111,7 @@ class Recorder:
             raise InputError("chunk_s", "must be > 0", f"got {chunk_s!r}")
         self.out_dir = _run_directory(out_dir)
         self._lock = RunLock(self.out_dir)
-        if not self._lock.acquire():
+        if not self._lock.acquire(blocking=True, timeout_s=READER_HOLD_S):  # a loader holds it only briefly
             raise RunDirectoryLockedError(str(self.out_dir), _holder(self.out_dir))
         self.chunk_rows = chunk_rows
         self.chunk_s = float(chunk_s)
@@ -242,10 +243,11 @@ def _run_directory(out_dir) -> Path:
 
 def _holder(root: Path) -> str:
     try:
-        pid = json.loads((root / META_FILE).read_text(encoding="utf-8")).get("writer_pid")
+        meta = json.loads((root / META_FILE).read_text(encoding="utf-8"))
+        pid = meta.get("writer_pid") if meta.get("running") else None
     except (OSError, ValueError, AttributeError):
         return ""
-    return f"pid {pid}" if pid else ""
+    return f"pid {pid}" if pid and process_alive(pid) else ""
 
 
 def _rows_to_parquet(root: Path, width: int, names: list[str]) -> int:
@@ -296,11 +298,12 @@ class Telemetry:
         The run directory.
     """
 
-    def __init__(self, path: Path, meta: dict, df=None, events=None):
+    def __init__(self, path: Path, meta: dict, df=None, events=None, from_rows: bool = False):
         self.path = path
         self.meta = meta
         self._df = df
         self._events = events
+        self._from_rows = from_rows  # a live or unrecoverable run: the raw row file, not the Parquet file
 
     @property
     def partial(self) -> bool:
@@ -314,7 +317,7 @@ class Telemetry:
     @property
     def df(self):
         if self._df is None:
-            self._df = _read_live_rows(self.path, self.meta) if self.running else _read_parquet(self.path)
+            self._df = _read_live_rows(self.path, self.meta) if self._from_rows else _read_parquet(self.path)
         return self._df
 
     @property
@@ -364,8 +367,9 @@ def _read_meta(root: Path) -> dict:
         raise AttsimError(f"{meta_path}: unreadable metadata ({exc})") from exc
     columns = meta.get("columns")
     if columns is not None:
-        if not (isinstance(columns, list) and columns and columns[0] == TIME_INDEX and all(isinstance(c, str) for c in columns)):
-            raise AttsimError(f"{meta_path}: columns must be a list of names starting with {TIME_INDEX!r}")
+        if not (isinstance(columns, list) and columns and columns[0] == TIME_INDEX and all(isinstance(c, str) for c in columns)
+                and len(set(columns)) == len(columns)):
+            raise AttsimError(f"{meta_path}: columns must be a list of unique names starting with {TIME_INDEX!r}")
         width = meta.get("row_width")
         if width is not None and width != len(columns):
             raise AttsimError(f"{meta_path}: the column list ({len(columns)} names) does not match the row width the "
@@ -390,31 +394,67 @@ def load(path) -> Telemetry:
     meta = _read_meta(root)
     lock = RunLock(root)
     try:
-        free = lock.acquire()
-    except OSError:  # a read-only copy of a run: no writer can be there, nothing can be converted
+        free = _take_for_reading(lock, root)
+    except OSError:  # a read-only copy of a run: nothing there can be converted, what is on disk is read as it is
         finished = (root / TELEMETRY_FILE).is_file() and not (root / ROWS_FILE).exists()
-        return Telemetry(root, meta if finished else {**meta, "running": True, "partial": True})
-    if not free:
-        if process_alive(meta.get("writer_pid")) and meta.get("running", False):
-            return Telemetry(root, {**meta, "running": True, "partial": True})
-        lock.acquire(blocking=True, timeout_s=600.0)  # another loader is recovering the run: wait for it
+        if finished:
+            return Telemetry(root, meta)
+        stopped = meta.get("stopped", "killed; not recovered (the directory is read-only)")
+        return Telemetry(root, {**meta, "running": False, "partial": True, "stopped": stopped}, from_rows=True)
+    if not free:  # a live writer holds it: read what is on disk, touch nothing
+        return Telemetry(root, {**_read_meta(root), "running": True, "partial": True}, from_rows=True)
     try:
         meta = _read_meta(root)  # as the last holder left it
         if (root / ROWS_FILE).exists() or meta.get("running", False):
             _recover(root, meta)
             meta = _read_meta(root)
+        if not (root / TELEMETRY_FILE).is_file():
+            raise AttsimError(f"{root}: no telemetry ({TELEMETRY_FILE} missing)")
     finally:
         lock.release()
-    if not (root / TELEMETRY_FILE).is_file():
-        raise AttsimError(f"{root}: no telemetry ({TELEMETRY_FILE} missing)")
     return Telemetry(root, meta)
+
+
+# How long a loader waits for a lock held by a process that is not a live writer: another loader converting a
+# killed run, or a new run that has taken the lock and not yet written its meta.json.
+LOCK_WAIT_S = 30.0
+
+
+def _take_for_reading(lock: RunLock, root: Path) -> bool:
+    """Take the directory's lock to read (and maybe recover) a run; False when a live writer holds it.
+
+    Never recovers without the lock: when the holder cannot be identified as
+    a live writer and the lock stays held for :data:`LOCK_WAIT_S`, the run is
+    read as a live one.
+    """
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        if lock.acquire():
+            return True
+        try:
+            meta = _read_meta(root)
+        except AttsimError:
+            meta = {}
+        if (meta.get("running") and process_alive(meta.get("writer_pid"))) or time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
 
 
 def _recover(root: Path, meta: dict) -> None:
     """Convert a dead writer's rows (none, if it died in set-up) and mark the run partial. Holds the lock."""
     columns = list(meta.get("columns", [TIME_INDEX]))
     set_up = meta.get("stage") == "setup" or "columns" not in meta
-    meta["rows"] = _rows_to_parquet(root, len(columns), columns)
+    if not (root / ROWS_FILE).exists() and (root / TELEMETRY_FILE).is_file() and not set_up:
+        # killed after converting its rows, before saying so: the Parquet file is whole
+        import pyarrow.parquet as pq
+
+        meta["rows"] = pq.ParquetFile(root / TELEMETRY_FILE).metadata.num_rows
+        meta.setdefault("stopped", "killed after its telemetry was written")
+    else:
+        if (root / ROWS_FILE).exists() and "row_width" not in meta:
+            raise AttsimError(f"{root / META_FILE}: no row_width, so its columns cannot be checked against the rows; "
+                              f"not converting {ROWS_FILE} (it is left as it is)")
+        meta["rows"] = _rows_to_parquet(root, len(columns), columns)
     meta.update(partial=True, running=False)
     meta.setdefault("columns", columns)
     meta.setdefault("stopped", "killed during set-up" if set_up else "killed: recovered from the row file")

@@ -157,7 +157,8 @@ def test_loading_a_live_run_reads_it_without_touching_it(tmp_path):
 def test_a_second_run_into_a_live_directory_is_refused_and_the_first_is_intact(tmp_path):
     from attsim.run_lock import RunDirectoryLockedError
 
-    proc = _start(LONG_MISSION, str(tmp_path), "2000", "0.1")  # 200,000 Python cycles: many seconds
+    paced = LONG_MISSION.replace("m.run(compiled=False)", "m.run(realtime_factor=10.0)")  # 60 s simulated in 6 s
+    proc = _start(paced, str(tmp_path), "60", "0.1")
     try:
         assert proc.stdout.readline().strip() == "starting"
         _wait_for_rows(tmp_path, 8 * 8, 50)
@@ -169,7 +170,7 @@ def test_a_second_run_into_a_live_directory_is_refused_and_the_first_is_intact(t
         proc.kill()
     assert proc.returncode == 0, err
     tel = load(tmp_path)
-    assert tel.meta["name"] == "live" and tel.meta["rows"] == 20001 == len(tel.df) and not tel.partial
+    assert tel.meta["name"] == "live" and tel.meta["rows"] == 601 == len(tel.df) and not tel.partial
 
 
 def test_a_killed_run_does_not_lock_its_directory(tmp_path):
@@ -273,3 +274,58 @@ def test_out_dir_must_be_a_writable_directory(tmp_path):
         Recorder(a_file / "run", ["x"])
     with pytest.raises(InputError, match="^out_dir: must be a directory path"):
         Recorder(None, ["x"])
+
+
+# --- found by an outside review of the loader ---------------------------------------------------------------------
+
+def _finished_run(path: Path, rows: int = 101) -> None:
+    rec = Recorder(path, ["x"])
+    for k in range(rows):
+        rec.append(float(k), (k,))
+    rec.close()
+
+
+def test_a_writer_killed_after_converting_its_rows_keeps_them(tmp_path):
+    _finished_run(tmp_path)
+    meta = json.loads((tmp_path / "meta.json").read_text())
+    meta.update(running=True, writer_pid=2**22 + 12345)  # as if killed between the Parquet file and meta.json
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    tel = load(tmp_path)
+    assert len(tel.df) == 101 and tel.meta["rows"] == 101 and tel.partial and not tel.running
+
+
+def test_a_lock_held_by_an_unknown_process_is_never_recovered_through(tmp_path, monkeypatch):
+    import attsim.telemetry as telemetry
+    from attsim.run_lock import RunLock
+
+    proc = _start(LONG_MISSION, str(tmp_path), "1e6", "0.1")
+    try:
+        assert proc.stdout.readline().strip() == "starting"
+        _wait_for_rows(tmp_path, 8 * 8, 20)
+        meta = json.loads((tmp_path / "meta.json").read_text())
+        meta["writer_pid"] = 2**22 + 12345  # a writer this process cannot see (another PID namespace)
+        (tmp_path / "meta.json").write_text(json.dumps(meta))
+        monkeypatch.setattr(telemetry, "LOCK_WAIT_S", 0.5)
+        tel = load(tmp_path)
+        assert tel.running and (tmp_path / "telemetry.f64").exists() and not (tmp_path / "telemetry.parquet").exists()
+        assert len(tel.df) >= 20
+        assert not RunLock(tmp_path).acquire()  # the writer still holds its directory
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def test_rows_are_not_converted_against_columns_that_cannot_be_checked(tmp_path):
+    rec = Recorder(tmp_path, ["a", "b"])
+    for k in range(20):
+        rec.append(float(k), (k, 2 * k))
+    rec.flush()
+    meta = json.loads((tmp_path / "meta.json").read_text())
+    del meta["row_width"]
+    meta["columns"] = meta["columns"][:-1]
+    meta["writer_pid"] = 2**22 + 12345
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    rec._lock.release()  # the writer is gone
+    with pytest.raises(AttsimError, match="no row_width"):
+        load(tmp_path)
+    assert (tmp_path / "telemetry.f64").stat().st_size == 20 * 3 * 8  # the rows are left as they were
