@@ -110,7 +110,7 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> m
         parameters=np.zeros((n, 10)), memory=np.zeros((n, 4)), roles=np.full((n, 3), -1, dtype=np.int64),
         samples=np.full((n, width), -1, dtype=np.int64), drives_wheel=np.zeros((n, max(n_wheels, 1))),
         allocation=np.zeros((n, max(n_wheels, 1), 3)), magnetorquer=np.full(n, -1, dtype=np.int64),
-        wheel_order=np.full((n, max(n_wheels, 1)), -1, dtype=np.int64), user_sizes=np.zeros((n, 2), dtype=np.int64),
+        wheel_order=np.full((n, max(n_wheels, 1)), -1, dtype=np.int64), user_sizes=np.zeros((n, 4), dtype=np.int64),
         user_parameters=np.zeros((n, n_par)), user_memory=np.zeros((n, n_mem)),
         user_readings=np.zeros((n, width, MAX_READING_WIDTH)), user_commands=np.zeros((n, n_out)))
     for c, law in enumerate(controllers):
@@ -119,7 +119,7 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> m
         p = bank.parameters[c]
         if isinstance(law, NumbaController):
             bank.kind[c] = ml.USER
-            bank.user_sizes[c] = law.parameters.size, law.memory_size
+            bank.user_sizes[c] = law.parameters.size, law.memory_size, max(len(law.sensors), 1), law._width
             bank.user_parameters[c, : law.parameters.size] = law.parameters
             roles = (None, None, None)
             if law._width == 3 and law._outputs[0] in mtq_row:
@@ -151,8 +151,8 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> m
     return bank
 
 
-def _schedule_bank(schedules) -> ml.ScheduleBank:
-    changes = [sorted({t for t0, t1, _ in s.segments for t in (t0, t1)}) for s in schedules]
+def _schedule_bank(schedules, duration_s: float) -> ml.ScheduleBank:
+    changes = [sorted({t for t0, t1, _ in s.segments for t in (t0, t1) if t <= duration_s}) for s in schedules]
     width = max([len(c) for c in changes] + [1])
     times = np.full((len(schedules), width), np.inf)
     torque = np.zeros((len(schedules), width, 3))
@@ -163,23 +163,30 @@ def _schedule_bank(schedules) -> ml.ScheduleBank:
                            np.zeros(len(schedules), dtype=np.int64), np.zeros((len(schedules), 3)))
 
 
-def _playback_bank(playbacks, wheel_row, mtq_row) -> ml.PlaybackBank:
+def _playback_bank(playbacks, wheel_row, mtq_row, duration_s: float) -> ml.PlaybackBank:
     n = len(playbacks)
-    width = max([len(p.commands) for p in playbacks] + [1])
+    due = [[(t, value) for t, value in p.commands if t <= duration_s] for p in playbacks]  # later ones never come
+    width = max([len(d) for d in due] + [1])
     times, values = np.full((n, width), np.inf), np.zeros((n, width, 3))
     target, index = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     for k, playback in enumerate(playbacks):
         on_wheel = playback.actuator_name in wheel_row
         target[k] = ml.PLAYBACK_WHEEL if on_wheel else ml.PLAYBACK_MAGNETORQUER
         index[k] = wheel_row[playback.actuator_name] if on_wheel else mtq_row[playback.actuator_name]
-        for j, (t, value) in enumerate(playback.commands):
+        for j, (t, value) in enumerate(due[k]):
             times[k, j] = t
             if on_wheel:
                 values[k, j, 0] = float(value)
             else:
                 values[k, j] = np.asarray(value, dtype=float)
-    return ml.PlaybackBank(times, values, np.array([len(p.commands) for p in playbacks], dtype=np.int64),
+    return ml.PlaybackBank(times, values, np.array([len(d) for d in due], dtype=np.int64),
                            np.zeros(n, dtype=np.int64), target, index)
+
+
+def _most_at_once(commands) -> int:
+    from collections import Counter
+
+    return max(Counter(t for t, _ in commands).values(), default=0)
 
 
 def build(mission, sc, width: int) -> CompiledMission:
@@ -204,20 +211,39 @@ def build(mission, sc, width: int) -> CompiledMission:
         elif type(component) is ReactionWheel:
             layout.append((ml.ROW_WHEEL, wheel_row[component.name]))
     m = len(magnetorquers)
+    n_wheels = len(sc.wheel_names)
+    # the most events one instant can log: every schedule switch, every playback command with the saturation changes
+    # it causes, every controller's commands' saturation changes, every wheel reaching its speed limit
+    per_instant = (len(schedules) + sum(3 * _most_at_once(p.commands) for p in playbacks)
+                   + len(controllers) * (2 * n_wheels + 1) + n_wheels + 1)
     return CompiledMission(
         sensors=_sensor_bank(sensors, driven),
         controllers=_controller_bank(controllers, sensor_row, wheel_row, mtq_row, len(sc.wheel_names)),
         magnetorquers=ml.MagnetorquerBank(np.array([q.dipole_max_Am2 for q in magnetorquers]).reshape(m, 3),
                                           np.array([1.0 if q.saturation == "scale" else 0.0 for q in magnetorquers]),
                                           np.zeros((m, 3)), np.zeros(m)),
-        schedules=_schedule_bank(schedules),
-        playback=_playback_bank(playbacks, wheel_row, mtq_row),
+        schedules=_schedule_bank(schedules, mission.duration_s),
+        playback=_playback_bank(playbacks, wheel_row, mtq_row, mission.duration_s),
         telemetry=ml.Telemetry(mission.telemetry_dt_s, mission.duration_s, np.zeros(1, dtype=np.int64),
                                np.array(layout, dtype=np.int64).reshape(-1, 2), 1.0 if mission.environment is not None else 0.0),
-        buffers=ml.Buffers(np.empty((ROWS_BLOCK, width)), np.empty((EVENTS_BLOCK, 8)), np.zeros(2, dtype=np.int64),
-                           np.empty((max(len(sc.wheel_names), 1), 3))),
+        buffers=ml.Buffers(np.empty((ROWS_BLOCK, width)), np.empty((max(EVENTS_BLOCK, 4 * per_instant), 8)),
+                           np.zeros(2, dtype=np.int64), np.empty((max(len(sc.wheel_names), 1), 3)), per_instant),
         sensor_objects=sensors, magnetorquer_names=[q.name for q in magnetorquers],
         schedule_names=[s.name for s in schedules], playback_objects=playbacks, controller_objects=controllers)
+
+
+def _law_error(form: CompiledMission, law, exc: Exception) -> Exception:
+    """The error a user's law caused in the loop, named as the Python path names it."""
+    from .numba_controller import _plain
+
+    if law is None:
+        return exc
+    c = form.controller_objects.index(law)
+    if form.controllers.next_k[c] == 0 and "Typing" in type(exc).__name__:
+        return ControllerError(f"controller {law.name!r}: its law does not compile as decide(t_s, readings, "
+                               f"parameters, memory, commands): {_plain(exc)}")
+    t = law.phase_s + int(form.controllers.next_k[c]) * law.period_s  # the cycle that was running
+    return ControllerError(f"controller {law.name!r} raised at t = {t:.6g} s: {_plain(exc)}")
 
 
 def _refill(bank: ml.SensorBank, sensors) -> None:
@@ -263,17 +289,20 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
     advance = integrator.compiled_template(plant_advance_loop, plant_torque)
     law = next((c for c in mission.components if type(c) is NumbaController), None)
     tag = "nouser" if law is None else f"user_{law.digest}"
-    user_cycle = loops.bind_user_law(loops.no_user_decide if law is None else law.decide_function, tag)
+    user_cycle = loops.bind_user_law(loops.no_user_decide if law is None else law.law, tag)
     loop = integrator.compiled_template(loops.mission_loop, plant_torque, tag=tag, advance=advance, user_cycle=user_cycle)
     form = build(mission, sc, 1 + len(recorder.columns))
     t_now = 0.0
     inputs = sc.inputs()
     while True:
         horizon = t_now + max(recorder.chunk_s, mission.telemetry_dt_s)  # rows reach the recorder this often at least
-        state, t_now, reason, t_from = loop(sc._state, t_now, horizon, mission.max_step_s, inputs, sc.wheels, form.sensors,
-                                    form.controllers, form.magnetorquers, form.schedules, form.playback,
-                                    form.telemetry, sc._J,
-                                    sc._Jinv, sc._params, form.buffers)
+        try:
+            state, t_now, reason, t_from = loop(sc._state, t_now, horizon, mission.max_step_s, inputs, sc.wheels,
+                                                form.sensors, form.controllers, form.magnetorquers, form.schedules,
+                                                form.playback, form.telemetry, sc._J, sc._Jinv, sc._params, form.buffers)
+        except Exception as exc:  # a user's law raised, or does not compile with the documented signature
+            _flush(form, sc, recorder)  # what the loop had produced before is kept
+            raise _law_error(form, law, exc) from exc
         q, w = sc._output(state, sc._J, sc._params)
         sc._state, sc.t_plant_s, sc._q_w = state, t_now, (q, w)
         sc._tau_ext = tuple(float(v) for v in form.schedules.current_Nm.sum(axis=0))

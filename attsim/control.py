@@ -71,6 +71,12 @@ class Controller(Component):
             if sensor.driven_by not in (None, self):
                 raise InputError("sensors", f"sensor {sensor.name!r} is already sampled by controller {sensor.driven_by.name!r}")
             sensor.driven_by = self
+        for actuator in self.actuators.values():  # two laws commanding one actuator would race at shared instants
+            owner = getattr(actuator, "commanded_by", None)
+            if owner not in (None, self) and owner in mission.components:
+                raise InputError("actuators", f"actuator {actuator.name!r} is already commanded by controller "
+                                 f"{owner.name!r}; one controller drives an actuator")
+            actuator.commanded_by = self
 
     def start(self, sc):
         self.cycles = 0

@@ -23,6 +23,7 @@ Usage::
 from __future__ import annotations
 
 import math
+import os
 import platform
 import time
 from pathlib import Path
@@ -174,6 +175,9 @@ class Mission:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise InputError("seed", "must be an integer >= 0", f"got {seed!r}")
         self.seed = int(seed)
+        if out_dir is not None and (isinstance(out_dir, bool) or not isinstance(out_dir, (str, os.PathLike))
+                                    or not str(out_dir).strip()):
+            raise InputError("out_dir", "must be a directory path (str or os.PathLike), not empty", f"got {out_dir!r}")
         self.out_dir = Path(out_dir) if out_dir is not None else Path("reports") / name
         self.field_spec = field
         self.field_dt_s = positive_scalar(field_dt, "field_dt") if field_dt is not None else self.max_step_s

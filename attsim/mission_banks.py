@@ -58,7 +58,7 @@ class ControllerBank(NamedTuple):
     ``samples``: the sensor rows sampled each cycle, -1 padded. ``allocation[c, j]``: the torque-to-motor
     row of wheel ``j`` (zero for wheels the controller does not drive); ``magnetorquer``: its row or -1.
     A user's law (``USER``): ``wheel_order`` (the wheel rows its commands go to, -1 padded), ``user_sizes``
-    (lengths of its parameters and memory), and its arrays (see :mod:`attsim.numba_controller`)."""
+    (lengths of its parameters, memory, readings rows and commands), and its arrays (see :mod:`attsim.numba_controller`)."""
 
     kind: np.ndarray
     period_s: np.ndarray
@@ -128,9 +128,11 @@ class Telemetry(NamedTuple):
 
 
 class Buffers(NamedTuple):
-    """Rows and events written by the loop (``counts[0]`` rows, ``counts[1]`` events) and wheel stop scratch."""
+    """Rows and events written by the loop (``counts[0]`` rows, ``counts[1]`` events), wheel stop scratch, and the
+    most events one instant can log (the loop hands over before an instant that might not fit)."""
 
     rows: np.ndarray
     events: np.ndarray
     counts: np.ndarray
     stops: np.ndarray
+    events_per_instant: int

@@ -52,6 +52,8 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 @njit(**_JIT)
 def _event(buffers, t, kind, what, index, v0, v1, v2):
     n = buffers.counts[1]
+    if n >= buffers.events.shape[0]:  # never reached: the loop keeps events_per_instant free before each instant
+        return
     e = buffers.events[n]
     e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7] = t, kind, what, index, v0, v1, v2, 0.0
     buffers.counts[1] = n + 1
@@ -249,9 +251,10 @@ def user_cycle_template(controllers, c, sensors, wheels, magnetorquers, t, w, bu
         if s >= 0:
             for a in range(6):
                 readings[i, a] = sensors.output[s, a] if a < SENSOR_AXES[sensors.kind[s]] else 0.0
-    commands = controllers.user_commands[c]
+    commands = controllers.user_commands[c, : controllers.user_sizes[c, 3]]
     commands[:] = np.nan
-    user_decide(t, readings, controllers.user_parameters[c, : controllers.user_sizes[c, 0]],  # noqa: F821 - bound
+    user_decide(t, readings[: controllers.user_sizes[c, 2]],  # noqa: F821 - bound per mission
+                controllers.user_parameters[c, : controllers.user_sizes[c, 0]],
                 controllers.user_memory[c, : controllers.user_sizes[c, 1]], commands)
     for i in range(commands.shape[0]):
         if np.isinf(commands[i]):
@@ -318,7 +321,7 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, con
             return state, t_now, DONE, t_now
         if buffers.counts[0] >= buffers.rows.shape[0] or t_next > t_horizon:
             return state, t_now, ROWS_FULL, t_now
-        if buffers.counts[1] + 2 * (wheels.axis.shape[0] + 4) > buffers.events.shape[0]:
+        if buffers.counts[1] + buffers.events_per_instant > buffers.events.shape[0]:
             return state, t_now, EVENTS_FULL, t_now
         # the plant reaches t_next under the commands held since t_now
         if t_next > t_now:
@@ -358,7 +361,7 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, con
             ext_z += schedules.current_Nm[k, 2]
         for k in range(playback.count.shape[0]):
             j = playback.next_k[k]
-            if j < playback.count[k] and playback.times_s[k, j] == t_now:
+            while j < playback.count[k] and playback.times_s[k, j] == t_now:  # several at one time: in their order
                 v = playback.values[k, j]
                 _event(buffers, t_now, EVENT_PLAYBACK, playback.target[k], k, v[0], v[1], v[2])
                 buffers.events[buffers.counts[1] - 1, 7] = j  # which command, for the event log's own copy of it
@@ -366,7 +369,8 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, con
                     _command_wheel(wheels, playback.index[k], v[0], w, t_now, buffers)
                 else:
                     _command_dipole(magnetorquers, playback.index[k], (v[0], v[1], v[2]), t_now, buffers)
-                playback.next_k[k] = j + 1
+                j += 1
+            playback.next_k[k] = j
         for s in range(sensors.kind.shape[0]):
             if sensors.free_running[s] != 0.0 and sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s] == t_now:
                 _sample(sensors, s, t_now, q, w, inputs.env_t, inputs.env_v)

@@ -35,9 +35,11 @@ give the same result.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Sequence
 
 import numpy as np
+from numba import njit
 
 from ._validate import finite_array, positive_int
 from .control import Controller
@@ -81,6 +83,9 @@ class NumbaController(Controller):
         actuators = list(wheels) + ([magnetorquer] if magnetorquer is not None else [])
         super().__init__(name, period_s, sensors=sensors, actuators=actuators, phase_s=phase_s)
         self.decide_function = decide
+        # the same law with bounds checks: an index past readings, memory or commands raises instead of
+        # corrupting memory (numba does not check by default)
+        self.law = njit(boundscheck=True, nogil=True)(decide.py_func)
         self.parameters = np.ascontiguousarray(finite_array(parameters, "parameters").reshape(-1))
         self.memory_size = positive_int(memory_size, "memory_size", maximum=1_000_000)
         self._wheel_refs = list(wheels)
@@ -88,9 +93,13 @@ class NumbaController(Controller):
 
     @property
     def digest(self) -> str:
-        """A digest of the law's code: names the compiled loop it is bound into (an edit compiles afresh)."""
-        code = self.decide_function.py_func.__code__
-        return hashlib.sha256(code.co_code + repr(code.co_consts).encode() + code.co_name.encode()).hexdigest()[:12]
+        """A digest of everything the law's compiled code depends on: names the loop it is bound into.
+
+        Its code, and the values numba freezes into it at compilation: the
+        closure's cells and the module globals it reads (a law made by a
+        factory, or reading a global that was edited, compiles afresh).
+        """
+        return _law_digest(self.decide_function.py_func)
 
     def prepare(self, mission):
         super().prepare(mission)
@@ -110,7 +119,10 @@ class NumbaController(Controller):
             value = readings[sensor.name]
             block[i, : len(value)] = value
         self._commands[:] = np.nan
-        self.decide_function(float(t_s), block, self.parameters, self.memory, self._commands)
+        try:
+            self.law(float(t_s), block[: max(len(self.sensors), 1)], self.parameters, self.memory, self._commands)
+        except Exception as exc:  # noqa: BLE001 - whatever the law raised, named with the controller and time
+            raise ControllerError(f"controller {self.name!r} raised at t = {t_s:.6g} s: {_plain(exc)}") from exc
         return self.apply_commands(t_s, self._commands)
 
     def apply_commands(self, t_s: float, commands: np.ndarray) -> dict:
@@ -121,3 +133,33 @@ class NumbaController(Controller):
         if len(self._outputs) == 1 and self._width == 3:  # one set of magnetorquers
             return {} if np.any(np.isnan(commands)) else {self._outputs[0]: commands.copy()}
         return {name: float(v) for name, v in zip(self._outputs, commands) if not np.isnan(v)}
+
+
+def _plain(exc: Exception) -> str:
+    """An exception as one line without numba's terminal colours."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(exc).__name__}: {exc}")
+    return " ".join(text.split())[:400]
+
+
+def _law_digest(function, _seen=None) -> str:
+    seen = set() if _seen is None else _seen
+    seen.add(id(function))
+    code = function.__code__
+    parts = [code.co_code, repr(code.co_consts).encode(), repr(code.co_names).encode(), code.co_name.encode()]
+    for cell in function.__closure__ or ():
+        parts.append(_value_bytes(cell.cell_contents, seen))
+    for name in code.co_names:
+        if name in function.__globals__:
+            parts.append(name.encode() + _value_bytes(function.__globals__[name], seen))
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()[:12]
+
+
+def _value_bytes(value, seen) -> bytes:
+    if isinstance(value, np.ndarray):
+        return value.tobytes() + str(value.dtype).encode() + repr(value.shape).encode()
+    py = getattr(value, "py_func", None)
+    if py is not None:  # another compiled function: its own code and frozen values
+        return b"" if id(py) in seen else _law_digest(py, seen).encode()
+    if isinstance(value, (int, float, complex, str, bytes, bool, tuple, type(None))):
+        return repr(value).encode()
+    return repr(type(value)).encode()  # modules and other objects: numba resolves attributes of them at compile time

@@ -227,3 +227,132 @@ def test_an_infinite_command_from_a_users_law_stops_the_run(tmp_path, compiled):
 def test_a_numba_controller_needs_a_compiled_law():
     with pytest.raises(attsim.InputError, match="decide: must be a numba.njit-compiled function"):
         attsim.NumbaController(lambda *a: None, period_s=1.0, wheels=["rw"])
+
+
+# --- found by an outside review of the compiled loop ---------------------------------------------------------------
+
+def test_schedules_reaching_past_the_end_finish_alike(tmp_path):
+    def build(out):
+        m = attsim.Mission("past_end", J, (0.01, 0.0, 0.0), duration=30.0, out_dir=out)
+        m.add(attsim.ReactionWheel("rw", (0, 0, 1), 2e-5, 2e-3, 600.0))
+        m.add(attsim.TorqueSchedule([(5.0, 100.0, (0.0, 0.0, 1e-4))]))
+        m.add(attsim.CommandSchedule("rw", [(0.0, 1e-4), (40.0, 0.0), (50.0, 1e-4)]))
+        return m
+
+    python, compiled = both_ways(tmp_path, build)  # the compiled loop used to spin forever here
+    assert_same_run(python, compiled)
+    assert compiled.events["t"].max() <= 30.0
+
+
+def test_many_simultaneous_switches_neither_crash_nor_lose_events(tmp_path):
+    def build(out):
+        m = attsim.Mission("switches", J, (0.01, 0.0, 0.0), duration=20.0, out_dir=out)
+        for k in range(40):
+            m.add(attsim.TorqueSchedule.pulse_train(0.0, 0.2, 0.1, 100, (1e-7 * (k + 1), 0.0, 0.0), name=f"p{k}"))
+        return m
+
+    python, compiled = both_ways(tmp_path, build)
+    assert_same_run(python, compiled)
+    assert len(compiled.events) == 40 * 200
+
+
+def test_commands_due_at_one_time_all_act_before_the_row(tmp_path):
+    def build(out):
+        m = attsim.Mission("dup", J, (0.0, 0.0, 0.0), duration=10.0, out_dir=out)
+        m.add(attsim.ReactionWheel("rw", (0, 0, 1), 2e-5, 2e-3, 600.0))
+        m.add(attsim.CommandSchedule("rw", [(0.0, 1e-3), (5.0, 1e-3), (5.0, -1e-3)]))
+        return m
+
+    python, compiled = both_ways(tmp_path, build)
+    assert_same_run(python, compiled)
+    assert compiled.df.loc[5.0, "rw_torque"] == -1e-3
+
+
+def test_two_controllers_may_not_command_one_actuator(tmp_path):
+    m = attsim.Mission("shared", J, (0.0, 0.0, 0.0), duration=5.0, field=(2e-5, 0, 0), out_dir=tmp_path)
+    mag_a, mag_b = m.add(attsim.Magnetometer(1.0, name="a")), m.add(attsim.Magnetometer(1.0, name="b"))
+    mtq = m.add(attsim.Magnetorquer(0.1))
+    m.add(attsim.BDot(mag_a, mtq, gain=1.0, period_s=0.5, name="first"))
+    m.add(attsim.BDot(mag_b, mtq, gain=1.0, period_s=1.0, name="second"))
+    with pytest.raises(attsim.InputError, match="actuator 'mtq' is already commanded by controller 'first'"):
+        m.run()
+
+
+def _factory(gain):
+    @numba.njit
+    def law(t_s, readings, parameters, memory, commands):
+        for i in range(3):
+            commands[i] = -gain * readings[0, i]
+
+    return law
+
+
+def test_laws_that_differ_only_in_frozen_values_each_run_their_own(tmp_path):
+    torques = []
+    for k, gain in enumerate((1e-3, 1e-1)):
+        m = attsim.Mission("factory", J, (0.01, -0.02, 0.03), duration=2.0, out_dir=tmp_path / str(k))
+        wheels = _wheels(m, max_torque_Nm=1.0)
+        gyro = m.add(attsim.Gyro(10.0))
+        m.add(attsim.NumbaController(_factory(gain), period_s=0.5, sensors=[gyro], wheels=wheels))
+        torques.append(m.run(compiled=True).df.loc[0.0, "rw_x_torque"])
+    assert torques[0] == pytest.approx(-1e-3 * 0.01) and torques[1] == pytest.approx(-1e-1 * 0.01)
+
+
+@numba.njit
+def law_that_raises(t_s, readings, parameters, memory, commands):
+    if t_s >= 3.5:
+        raise ValueError("estimator diverged")
+    commands[0] = 1e-4
+
+
+@numba.njit
+def law_writing_past_its_commands(t_s, readings, parameters, memory, commands):
+    commands[3] = 1.0  # one wheel: commands has one entry
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_law_that_raises_is_a_controller_error_and_the_rows_are_kept(tmp_path, compiled):
+    m = attsim.Mission("raises", J, (0.0, 0.0, 0.0), duration=10.0, out_dir=tmp_path)
+    wheels = _wheels(m)
+    m.add(attsim.NumbaController(law_that_raises, period_s=0.5, wheels=wheels, name="law"))
+    with pytest.raises(attsim.ControllerError, match=r"controller 'law' raised at t = 3.5 s: .*estimator diverged"):
+        m.run(compiled=compiled)
+    tel = attsim.load(tmp_path)
+    assert tel.partial and tel.df.index[-1] >= 3.0 and tel.df["rw_x_torque"].iloc[-1] == 1e-4
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_law_writing_out_of_bounds_is_stopped_not_let_corrupt_memory(tmp_path, compiled):
+    m = attsim.Mission("oob", J, (0.0, 0.0, 0.0), duration=2.0, out_dir=tmp_path)
+    wheel = m.add(attsim.ReactionWheel("rw", (0, 0, 1), 2e-5, 2e-3, 600.0))
+    m.add(attsim.NumbaController(law_writing_past_its_commands, period_s=0.5, wheels=[wheel], name="law"))
+    with pytest.raises(attsim.ControllerError, match=r"controller 'law' raised at t = 0 s: IndexError"):
+        m.run(compiled=compiled)
+
+
+def test_a_shared_law_sees_each_controllers_own_readings_and_commands(tmp_path):
+    def build(out):
+        m = attsim.Mission("shared_law", J, (0.01, -0.02, 0.03), duration=20.0, out_dir=out)
+        wheels = _wheels(m)
+        g1, g2, g3 = (m.add(attsim.Gyro(2.0, name=f"g{k}")) for k in (1, 2, 3))
+        m.add(attsim.NumbaController(mean_rate_law, period_s=0.5, sensors=[g1, g2], wheels=wheels[:2], name="c1"))
+        m.add(attsim.NumbaController(mean_rate_law, period_s=0.5, sensors=[g3], wheels=wheels[2:], name="c2"))
+        return m
+
+    python, compiled = both_ways(tmp_path, build)
+    assert_same_run(python, compiled)
+
+
+@numba.njit
+def mean_rate_law(t_s, readings, parameters, memory, commands):
+    # uses the array shapes: rows = this controller's sensors, entries = this controller's wheels
+    for i in range(commands.shape[0]):
+        total = 0.0
+        for r in range(readings.shape[0]):
+            total += readings[r, i]
+        commands[i] = 1e-3 * total / readings.shape[0]
+
+
+def test_empty_out_dir_is_refused():
+    with pytest.raises(attsim.InputError, match="^out_dir: must be a directory path"):
+        attsim.Mission("empty", J, (0.0, 0.0, 0.0), out_dir="")
