@@ -139,6 +139,9 @@ def judge(results) -> list[Criterion]:
     an array), an ``ok`` that is not a bool and a row that is not
     ``(label, value, ok, bound)`` are each a FAIL whose value says why.
     """
+    if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
+        returned = NotEvaluated(f"criteria must return a list of (label, value, ok, bound), got {_one_line(results)}")
+        return [Criterion("criteria(telemetry)", returned, False, "")]
     judged = []
     for row in results:
         try:

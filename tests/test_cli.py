@@ -322,6 +322,8 @@ def test_judge_passes_only_a_true_bool_verdict_on_a_value_that_is_not_nan():
     assert str(judged[0].value) == "not evaluated: the value is NaN"
     assert judged[2].value.reason == "the run ends at 120 s"
     assert judged[0] == ("nan value, ok True", judged[0].value, False, "< 1")  # still (label, value, ok, bound)
+    (nothing,) = cli.judge(None)
+    assert not nothing.ok and "criteria must return a list of (label, value, ok, bound)" in str(nothing.value)
 
 
 def test_not_evaluated_compares_like_nan_and_says_why():
