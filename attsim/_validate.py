@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import warnings
 
 import numpy as np
@@ -14,6 +15,14 @@ from .errors import AttsimWarning, InputError
 # A quaternion further than this from unit norm is normalised with a warning;
 # closer than this, the difference is round-off in the caller's arithmetic.
 QUATERNION_NORM_TOLERANCE = 1e-9
+
+# A run's name is also a directory name (``reports/<name>``): a path separator,
+# "..", a leading "." (hidden or relative) or an absolute path would write
+# outside ``reports/``; the characters are those every file system accepts.
+NAME_MAX_CHARS = 100
+NAME_RULE = (f"must be a safe file name: 1 to {NAME_MAX_CHARS} ASCII letters, digits, '_', '-' or '.', "
+             "not starting with '.' (use out_dir to write elsewhere)")
+_NAME_PATTERN = re.compile(rf"[A-Za-z0-9_-][A-Za-z0-9_.-]{{0,{NAME_MAX_CHARS - 1}}}")
 
 
 def finite_array(value, field: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
@@ -55,6 +64,13 @@ def positive_int(value, field: str, maximum: int = 2**53) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= maximum:
         raise InputError(field, f"must be an integer in [1, {maximum}]", f"got {value!r}")
     return int(value)
+
+
+def safe_name(value, field: str = "name") -> str:
+    """A name that is also a safe file name (:data:`NAME_RULE`): it can only name an entry of its directory."""
+    if not isinstance(value, str) or _NAME_PATTERN.fullmatch(value) is None:
+        raise InputError(field, NAME_RULE, f"got {value!r}")
+    return value
 
 
 def unit_quaternion(value, field: str) -> np.ndarray:

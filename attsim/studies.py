@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validate import safe_name
 from .errors import GimbalLockError
 from .schema import STATE_COLUMNS
 
@@ -27,13 +28,14 @@ class Propagation:
     """``attsim.propagate`` wrapped as a run that writes a run directory.
 
     Parameters are those of :func:`attsim.propagate` (``dt`` is
-    ``max_step``), plus ``name``, ``out_dir`` and ``description``.
+    ``max_step``), plus ``name`` (a safe file name, as a
+    :class:`~attsim.Mission`'s), ``out_dir`` and ``description``.
     """
 
     def __init__(self, name: str, inertia, omega0, q0=(1.0, 0.0, 0.0, 0.0), duration: float = 40.0, method: str = "rk4",
                  max_step: float = 0.01, telemetry_every: int = 1, torque=None, out_dir=None, description: str = "",
                  allow_nonphysical: bool = False, seed: int = 0, **options):
-        self.name = name
+        self.name = safe_name(name, "name")  # also a directory name: reports/<name>
         self.inertia = inertia
         self.omega0 = omega0
         self.q0 = q0
