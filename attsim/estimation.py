@@ -23,7 +23,8 @@ in the vector-first convention ``(q_1:3, q_4)`` with
 
 * :func:`davenport` solves the 4×4 symmetric eigenproblem (LAPACK).
 * :func:`quest` (Shuster & Oh, JGC 4(1), 1981) finds ``λ_max`` by Newton's
-  method on the characteristic equation, from ``λ = Σ a_i``, and the
+  method on the characteristic equation, from ``λ = Σ a_i`` (in closed form
+  for two directions, M&C eq. 5.56), and the
   quaternion in closed form (M&C eqs. 5.50-5.52)::
 
       λ⁴ - (a + b) λ² - c λ + (a b + c σ - d) = 0,
@@ -129,8 +130,8 @@ def triad_kernel(b1, b2, r1, r2):
 
 @njit(**_JIT)
 def _profile_matrix(b, r, weights):
-    """``B = Σ a_i b̂_i r̂_iᵀ`` with the weights scaled to sum 1 (zero vectors skipped)."""
-    B = np.zeros((3, 3))
+    """``B = Σ a_i b̂_i r̂_iᵀ`` (row-major 9-tuple) with the weights scaled to sum 1; zero vectors skipped."""
+    b00 = b01 = b02 = b10 = b11 = b12 = b20 = b21 = b22 = 0.0
     total = 0.0
     for i in range(b.shape[0]):
         nb = math.sqrt(b[i, 0] ** 2 + b[i, 1] ** 2 + b[i, 2] ** 2)
@@ -139,22 +140,38 @@ def _profile_matrix(b, r, weights):
             continue
         a = weights[i] / (nb * nr)
         total += weights[i]
-        for j in range(3):
-            for k in range(3):
-                B[j, k] += a * b[i, j] * r[i, k]
-    return B / total
+        u0, u1, u2 = a * b[i, 0], a * b[i, 1], a * b[i, 2]
+        v0, v1, v2 = r[i, 0], r[i, 1], r[i, 2]
+        b00 += u0 * v0
+        b01 += u0 * v1
+        b02 += u0 * v2
+        b10 += u1 * v0
+        b11 += u1 * v1
+        b12 += u1 * v2
+        b20 += u2 * v0
+        b21 += u2 * v1
+        b22 += u2 * v2
+    k = 1.0 / total
+    return (b00 * k, b01 * k, b02 * k, b10 * k, b11 * k, b12 * k, b20 * k, b21 * k, b22 * k)
 
 
 @njit(**_JIT)
 def _shuster_terms(B):
-    """``(S, σ, z, κ, Δ)`` of an attitude profile matrix."""
-    S = B + B.T
-    sigma = B[0, 0] + B[1, 1] + B[2, 2]
-    z = np.array([B[1, 2] - B[2, 1], B[2, 0] - B[0, 2], B[0, 1] - B[1, 0]])
-    kappa = (S[1, 1] * S[2, 2] - S[1, 2] * S[2, 1]) + (S[0, 0] * S[2, 2] - S[0, 2] * S[2, 0]) \
-        + (S[0, 0] * S[1, 1] - S[0, 1] * S[1, 0])
-    delta = np.linalg.det(S)
-    return S, sigma, z, kappa, delta
+    """``(S, σ, z, κ, Δ)`` of a profile matrix; ``S`` symmetric as ``(s00, s01, s02, s11, s12, s22)``."""
+    S = (2.0 * B[0], B[1] + B[3], B[2] + B[6], 2.0 * B[4], B[5] + B[7], 2.0 * B[8])
+    sigma = B[0] + B[4] + B[8]
+    z = (B[5] - B[7], B[6] - B[2], B[1] - B[3])
+    m00 = S[3] * S[5] - S[4] * S[4]
+    m11 = S[0] * S[5] - S[2] * S[2]
+    m22 = S[0] * S[3] - S[1] * S[1]
+    delta = S[0] * m00 - S[1] * (S[1] * S[5] - S[4] * S[2]) + S[2] * (S[1] * S[4] - S[3] * S[2])
+    return S, sigma, z, m00 + m11 + m22, delta
+
+
+@njit(**_JIT)
+def _sym_mul(S, v):
+    return (S[0] * v[0] + S[1] * v[1] + S[2] * v[2], S[1] * v[0] + S[3] * v[1] + S[4] * v[2],
+            S[2] * v[0] + S[4] * v[1] + S[5] * v[2])
 
 
 @njit(**_JIT)
@@ -164,24 +181,56 @@ def _quest_unnormalised(B, lam):
     alpha = lam * lam - sigma * sigma + kappa
     beta = lam - sigma
     gamma = (lam + sigma) * alpha - delta
-    Sz = S @ z
-    x = alpha * z + beta * Sz + S @ Sz
+    Sz = _sym_mul(S, z)
+    SSz = _sym_mul(S, Sz)
+    x = (alpha * z[0] + beta * Sz[0] + SSz[0], alpha * z[1] + beta * Sz[1] + SSz[1],
+         alpha * z[2] + beta * Sz[2] + SSz[2])
     return x, gamma
 
 
 @njit(**_JIT)
-def _lambda_max(B):
-    """Newton on Shuster's characteristic equation from ``λ = Σ a_i = 1``: ``(λ_max, f'(λ_max))``."""
+def _two_observation_lambda(b, r, weights):
+    """``λ_max`` in closed form when exactly two directions are usable, else 0 (M&C eq. 5.56).
+
+    ``λ_max² = a1² + a2² + 2 a1 a2 [(b̂1·b̂2)(r̂1·r̂2) + |b̂1 × b̂2| |r̂1 × r̂2|]`` with the weights scaled to sum 1.
+    Newton's root carries the round-off of the quartic's coefficients divided by ``f'(λ)``, which is small when
+    the two directions are nearly (anti)parallel; the closed form is not.
+    """
+    first, second, count = -1, -1, 0
+    for i in range(b.shape[0]):
+        if b[i, 0] ** 2 + b[i, 1] ** 2 + b[i, 2] ** 2 != 0.0 and r[i, 0] ** 2 + r[i, 1] ** 2 + r[i, 2] ** 2 != 0.0:
+            count += 1
+            if first < 0:
+                first = i
+            else:
+                second = i
+    if count != 2:
+        return 0.0
+    b1 = _unit((b[first, 0], b[first, 1], b[first, 2]))
+    b2 = _unit((b[second, 0], b[second, 1], b[second, 2]))
+    r1 = _unit((r[first, 0], r[first, 1], r[first, 2]))
+    r2 = _unit((r[second, 0], r[second, 1], r[second, 2]))
+    cb, cr = _cross(b1, b2), _cross(r1, r2)
+    cosine = (b1[0] * b2[0] + b1[1] * b2[1] + b1[2] * b2[2]) * (r1[0] * r2[0] + r1[1] * r2[1] + r1[2] * r2[2]) \
+        + math.sqrt((cb[0] ** 2 + cb[1] ** 2 + cb[2] ** 2) * (cr[0] ** 2 + cr[1] ** 2 + cr[2] ** 2))
+    a1 = weights[first] / (weights[first] + weights[second])
+    a2 = 1.0 - a1
+    return math.sqrt(max(a1 * a1 + a2 * a2 + 2.0 * a1 * a2 * cosine, 0.0))
+
+
+@njit(**_JIT)
+def _lambda_max(B, closed_form):
+    """``(λ_max, f'(λ_max))``: ``closed_form`` when positive, else Newton on Shuster's characteristic equation
+    from ``λ = Σ a_i = 1``."""
     S, sigma, z, kappa, delta = _shuster_terms(B)
-    Sz = S @ z
+    Sz = _sym_mul(S, z)
     a = sigma * sigma - kappa
-    b = sigma * sigma + z @ z
-    c = delta + z @ Sz
-    d = Sz @ Sz
+    b = sigma * sigma + z[0] * z[0] + z[1] * z[1] + z[2] * z[2]
+    c = delta + z[0] * Sz[0] + z[1] * Sz[1] + z[2] * Sz[2]
+    d = Sz[0] * Sz[0] + Sz[1] * Sz[1] + Sz[2] * Sz[2]
     constant = a * b + c * sigma - d
-    lam = 1.0
-    slope = 1.0
-    for _ in range(50):
+    lam = closed_form if closed_form > 0.0 else 1.0
+    for _ in range(50 if closed_form <= 0.0 else 0):
         lam2 = lam * lam
         f = lam2 * lam2 - (a + b) * lam2 - c * lam + constant
         slope = 4.0 * lam2 * lam - 2.0 * (a + b) * lam - c
@@ -193,6 +242,16 @@ def _lambda_max(B):
             break
     lam2 = lam * lam
     return lam, 4.0 * lam2 * lam - 2.0 * (a + b) * lam - c
+
+
+@njit(**_JIT)
+def _turned(B, k):
+    """The profile with the reference frame turned by π about axis ``k``: ``B diag(±1)``, other columns negated."""
+    if k == 0:
+        return (B[0], -B[1], -B[2], B[3], -B[4], -B[5], B[6], -B[7], -B[8])
+    if k == 1:
+        return (-B[0], B[1], -B[2], -B[3], B[4], -B[5], -B[6], B[7], -B[8])
+    return (-B[0], -B[1], B[2], -B[3], -B[4], B[5], -B[6], -B[7], B[8])
 
 
 @njit(**_JIT)
@@ -211,7 +270,7 @@ def quest_kernel(b, r, weights):
     method of sequential rotations beyond 168.5° (module docstring).
     """
     B = _profile_matrix(b, r, weights)
-    lam, slope = _lambda_max(B)
+    lam, slope = _lambda_max(B, _two_observation_lambda(b, r, weights))
     x, gamma = _quest_unnormalised(B, lam)
     if gamma >= _QUEST_Q4_MIN * _QUEST_Q4_MIN * slope:
         return _canonical(gamma, x[0], x[1], x[2])
@@ -219,11 +278,7 @@ def quest_kernel(b, r, weights):
     best_k, best_gamma = -1, gamma
     best_x = x
     for k in range(3):
-        Bk = B.copy()
-        for j in range(3):
-            if j != k:
-                Bk[:, j] = -Bk[:, j]
-        xk, gk = _quest_unnormalised(Bk, lam)
+        xk, gk = _quest_unnormalised(_turned(B, k), lam)
         if abs(gk) > abs(best_gamma):
             best_k, best_gamma, best_x = k, gk, xk
     if best_k < 0:
@@ -242,11 +297,8 @@ def davenport_kernel(b, r, weights):
     """Davenport's q-method: the eigenvector of ``K``'s largest eigenvalue (LAPACK ``syevd``), ``q_IB`` (w >= 0)."""
     B = _profile_matrix(b, r, weights)
     S, sigma, z, _, _ = _shuster_terms(B)
-    K = np.empty((4, 4))
-    K[:3, :3] = S - sigma * np.eye(3)
-    K[:3, 3] = z
-    K[3, :3] = z
-    K[3, 3] = sigma
+    K = np.array([[S[0] - sigma, S[1], S[2], z[0]], [S[1], S[3] - sigma, S[4], z[1]],
+                  [S[2], S[4], S[5] - sigma, z[2]], [z[0], z[1], z[2], sigma]])
     _, vectors = np.linalg.eigh(K)
     v = vectors[:, 3]
     return _canonical(v[3], v[0], v[1], v[2])

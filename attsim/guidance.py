@@ -102,6 +102,8 @@ def _batch(value, field: str, n: int | None, width: int) -> np.ndarray:
     array = finite_array(value, field)
     if array.shape[-1:] != (width,) or array.ndim > 2:
         raise InputError(field, f"must have shape ({width},) or (n, {width})", f"got shape {array.shape}")
+    if n is None and array.ndim == 2:
+        raise InputError(field, f"must have shape ({width},) for a single time t_s", f"got shape {array.shape}")
     if n is not None and array.ndim == 2 and array.shape[0] != n:
         raise InputError(field, f"must have one row per time ({n})", f"got shape {array.shape}")
     return array

@@ -135,6 +135,19 @@ def test_compiled_kernels_match_the_python_api(rng):
                                   estimation.triad(b[0], b[1], r[0], r[1]))
 
 
+def test_kernel_skips_a_missing_direction(rng):
+    # in the loop a sensor with nothing to see (the Sun sensor in eclipse) reports a zero vector
+    q_true = random_quaternions(rng, 1)[0]
+    r = unit_rows(rng.normal(size=(3, 3)))
+    b = noisy(observe(q_true, r), np.full(3, 1e-3), rng)
+    w = np.array([1.0, 2.0, 3.0])
+    b_missing = b.copy()
+    b_missing[1] = 0.0
+    kept = [0, 2]
+    np.testing.assert_allclose(estimation.quest_kernel(b_missing, r, w), estimation.quest(b[kept], r[kept], w[kept]),
+                               atol=1e-15)
+
+
 def refused(call, field, rule):
     with pytest.raises(InputError) as info:
         call()

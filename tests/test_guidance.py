@@ -394,3 +394,5 @@ def test_bad_configuration_is_refused():
     refused(lambda: guidance.GroundTarget(0, 0, 0).reference_at(0.0, [7e6, 0, 0], [0, 7e3, 0]), "gmst_rad", "needed")
     refused(lambda: guidance.NadirPointing().reference_at([0.0, 1.0], np.ones((3, 3)), np.ones(3)), "r_I",
             "one row per time")
+    refused(lambda: guidance.NadirPointing().reference_at(0.0, np.ones((3, 3)), np.ones(3)), "r_I", "single time")
+    refused(lambda: guidance.NadirPointing().reference_at([[0.0]], np.ones(3), np.ones(3)), "t_s", "1-D")
