@@ -177,3 +177,103 @@ def mekf_update_quaternion(q, bias, P, q_meas, sigma_rad, gate):
     for i in range(3):
         R[i, i] = sigma_rad[i] * sigma_rad[i]
     return _update(q, bias, P, y, H, R, gate)
+
+
+# what a cycle's measurements are, in the order of ``mekf_cycle``'s NIS output
+MEASUREMENTS = ("star_tracker", "magnetometer", "sun")
+# MEKF parameters, in the order of ``mekf_cycle``'s ``params``
+PARAMETERS = ("sigma_v", "sigma_u", "sigma_st_x", "sigma_st_y", "sigma_st_z", "sigma_mag", "sigma_sun", "gate")
+# smallest coarse-sun-sensor difference vector (fraction of full scale) that still gives a direction
+SUN_VECTOR_MIN = 0.1
+
+
+@njit(**_JIT)
+def sun_vector(css):
+    """``(I+x − I−x, I+y − I−y, I+z − I−z)`` of the six cosine detectors, normalised; zeros when too dim.
+
+    With ideal detectors ``max(0, ±s)`` the differences are ``s`` itself.
+    """
+    sx, sy, sz = css[0] - css[1], css[2] - css[3], css[4] - css[5]
+    norm = math.sqrt(sx * sx + sy * sy + sz * sz)
+    if not (norm >= SUN_VECTOR_MIN):
+        return (0.0, 0.0, 0.0)
+    return (sx / norm, sy / norm, sz / norm)
+
+
+# after this many rejections in a row a measurement kind is taken whatever its innovation: an estimate that drifted
+# away from the measurements would otherwise shut them all out for good (filter lock-out)
+LOCKOUT_REJECTIONS = 5
+# ``mekf_cycle``'s memory: t of the last propagation, initialised flag, previous gyro reading (3), rejections in a
+# row of each measurement kind (3)
+MEMORY_SIZE = 8
+
+
+def new_memory(initialised: bool):
+    """A cycle memory before the first cycle (see :data:`MEMORY_SIZE`)."""
+    memory = np.zeros(MEMORY_SIZE)
+    memory[0] = memory[2] = memory[3] = memory[4] = np.nan
+    memory[1] = 1.0 if initialised else 0.0
+    return memory
+
+
+@njit(**_JIT)
+def _gated(memory, i, gate):
+    """The gate for measurement kind ``i``: infinite once it was rejected :data:`LOCKOUT_REJECTIONS` times in a row."""
+    return np.inf if memory[5 + i] >= LOCKOUT_REJECTIONS else gate
+
+
+@njit(**_JIT)
+def _count(memory, i, accepted):
+    memory[5 + i] = 0.0 if accepted else memory[5 + i] + 1.0
+    return 0 if accepted else 1
+
+
+@njit(**_JIT)
+def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_mag, use_sun, css, r_sun, params,
+               nis_out):
+    """One estimator cycle at ``t_s``: propagate with the gyro, then update with this cycle's measurements.
+
+    The rate over the interval since the last cycle is the mean of the gyro
+    readings at its two ends (the readings are instantaneous rates: the
+    trapezoid keeps the attitude propagation second-order accurate while the
+    body accelerates). ``memory`` is :func:`new_memory`'s. An estimator
+    without an initial attitude takes its first star-tracker quaternion as
+    it. ``nis_out`` (3,) gets the NIS of the star-tracker, magnetometer and
+    Sun updates of this cycle (NaN where none was made). A measurement
+    kind rejected :data:`LOCKOUT_REJECTIONS` times in a row is accepted the
+    next time. Returns how many measurements were rejected. The sun
+    sensor's six detector outputs ``css`` give a direction by
+    :func:`sun_vector` (no update when it is too dim, in eclipse).
+    """
+    if not math.isnan(memory[0]):
+        dt = t_s - memory[0]
+        if dt > 0.0:
+            w_mid = (0.5 * (memory[2] + w_meas[0]), 0.5 * (memory[3] + w_meas[1]), 0.5 * (memory[4] + w_meas[2]))
+            mekf_propagate(q, bias, P, w_mid, dt, params[0], params[1])
+    memory[0] = t_s
+    memory[2], memory[3], memory[4] = w_meas[0], w_meas[1], w_meas[2]
+    nis_out[0] = nis_out[1] = nis_out[2] = np.nan
+    rejected = 0
+    if use_st:
+        if memory[1] == 0.0:
+            for i in range(4):
+                q[i] = q_st[i]
+            memory[1] = 1.0
+        else:
+            nis, ok = mekf_update_quaternion(q, bias, P, q_st, (params[2], params[3], params[4]), _gated(memory, 0,
+                                                                                                          params[7]))
+            nis_out[0] = nis
+            rejected += _count(memory, 0, ok)
+    if memory[1] == 0.0:  # no attitude yet: nothing to linearise about
+        return rejected
+    if use_mag:
+        nis, ok = mekf_update_vector(q, bias, P, b_mag, r_mag, params[5], _gated(memory, 1, params[7]))
+        nis_out[1] = nis
+        rejected += _count(memory, 1, ok)
+    if use_sun:
+        s = sun_vector(css)
+        if s[0] != 0.0 or s[1] != 0.0 or s[2] != 0.0:
+            nis, ok = mekf_update_vector(q, bias, P, s, r_sun, params[6], _gated(memory, 2, params[7]))
+            nis_out[2] = nis
+            rejected += _count(memory, 2, ok)
+    return rejected
