@@ -22,6 +22,7 @@ from .actuators import CommandSchedule, Magnetorquer, ReactionWheel, TorqueSched
 from .component import At
 from .control import BDot, MagneticPD, QuaternionPD
 from .errors import ControllerError, DivergenceError, GimbalLockError
+from .guidance_kernels import PARAMETER_LENGTH
 from .numba_controller import MAX_READING_WIDTH, NumbaController
 from .plant import plant_advance_loop, plant_torque
 from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
@@ -112,7 +113,8 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> m
         allocation=np.zeros((n, max(n_wheels, 1), 3)), magnetorquer=np.full(n, -1, dtype=np.int64),
         wheel_order=np.full((n, max(n_wheels, 1)), -1, dtype=np.int64), user_sizes=np.zeros((n, 4), dtype=np.int64),
         user_parameters=np.zeros((n, n_par)), user_memory=np.zeros((n, n_mem)),
-        user_readings=np.zeros((n, width, MAX_READING_WIDTH)), user_commands=np.zeros((n, n_out)))
+        user_readings=np.zeros((n, width, MAX_READING_WIDTH)), user_commands=np.zeros((n, n_out)),
+        target_kind=np.zeros(n, dtype=np.int64), target=np.zeros((n, PARAMETER_LENGTH)))
     for c, law in enumerate(controllers):
         for i, sensor in enumerate(law.sensors):
             bank.samples[c, i] = sensor_row[sensor.name]
@@ -127,7 +129,8 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> m
             else:
                 bank.wheel_order[c, : len(law._outputs)] = [wheel_row[name] for name in law._outputs]
         elif isinstance(law, QuaternionPD):
-            p[:4], p[4], p[5] = law.target_q, law.kp, law.kd
+            p[4], p[5] = law.kp, law.kd
+            bank.target_kind[c], bank.target[c] = law.pointing.kind, law.pointing.parameters
             roles = (law._attitude, law._rate, law._mag)
             if law._wheels:
                 bank.kind[c] = ml.QPD_WHEELS
@@ -139,6 +142,7 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> m
                 bank.magnetorquer[c] = mtq_row[law._mtq]
         elif isinstance(law, MagneticPD):
             bank.kind[c] = ml.MAGNETIC_PD
+            bank.target_kind[c], bank.target[c] = law.pointing.kind, law.pointing.parameters
             p[4], p[5], p[7:10] = law.kp, law.kd, law.compensation
             roles = (law._attitude, law._rate, law._mag)
             bank.magnetorquer[c] = mtq_row[law._mtq]
@@ -210,6 +214,8 @@ def build(mission, sc, width: int) -> CompiledMission:
             layout.append((ml.ROW_MAGNETORQUER, mtq_row[component.name]))
         elif type(component) is ReactionWheel:
             layout.append((ml.ROW_WHEEL, wheel_row[component.name]))
+        elif getattr(component, "writes_pointing", False):
+            layout.append((ml.ROW_POINTING, controllers.index(component)))
     m = len(magnetorquers)
     n_wheels = len(sc.wheel_names)
     # the most events one instant can log: every schedule switch, every playback command with the saturation changes

@@ -27,6 +27,10 @@ from .component import Component, periodic
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
                            orbit_rate_inertial, pd_torque)
 from .errors import AttsimError, ControllerError, InputError
+from .guidance import NadirPointing
+from .guidance_kernels import rate_error
+from .pointing import Pointing, target_of
+from .schema import POINTING_COLUMNS
 
 __all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD", "MagneticPD"]
 
@@ -177,11 +181,14 @@ class BDot(Controller):
 
 
 class QuaternionPD(Controller):
-    """Quaternion-feedback PD to a fixed target attitude.
+    """Quaternion-feedback PD to a fixed attitude or a guidance target.
 
-    ``τ = -k_p sign(δq_w) δq_v - k_d ω`` with ``δq = q_target* ⊗ q`` the
-    attitude error in body axes (Wie, *Space Vehicle Dynamics and Control*,
-    sec. 7.3). Attitude and rate come from ``attitude_source`` and
+    ``τ = -k_p sign(δq_w) δq_v - k_d (ω - R_BR ω_R)`` with ``δq = q_IR* ⊗ q``
+    the attitude error in body axes (Wie, *Space Vehicle Dynamics and
+    Control*, sec. 7.3) and ``q_IR``, ``ω_R`` the reference: ``target_q`` (a
+    fixed attitude, ``ω_R = 0``) or ``target`` (a :mod:`attsim.guidance`
+    target: nadir, Sun, ground station, slew; its rate fed forward through
+    the rate error). Attitude and rate come from ``attitude_source`` and
     ``rate_source`` when given — a sensor (a star tracker, a gyro) or an
     estimator (:class:`~attsim.estimators.MEKF`) — otherwise from the true
     state. ``attitude_sensor`` and ``rate_sensor`` are the same arguments
@@ -193,9 +200,12 @@ class QuaternionPD(Controller):
     normal to ``B`` can be produced).
     """
 
-    def __init__(self, target_q, kp: float, kd: float, period_s: float, wheels: Sequence = (), magnetorquer=None,
-                 magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd", attitude_source=None,
-                 rate_source=None):
+    def __init__(self, target_q=None, kp: float = None, kd: float = None, period_s: float = None, wheels: Sequence = (),
+                 magnetorquer=None, magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd",
+                 attitude_source=None, rate_source=None, target=None):
+        for value, field in ((kp, "kp"), (kd, "kd"), (period_s, "period_s")):
+            if value is None:
+                raise InputError(field, "is required")
         attitude_source = _source(attitude_source, attitude_sensor, "attitude_source")
         rate_source = _source(rate_source, rate_sensor, "rate_source")
         if bool(wheels) == (magnetorquer is not None):
@@ -205,8 +215,9 @@ class QuaternionPD(Controller):
         sensors = [s for s in (attitude_source, rate_source, magnetometer) if s is not None and not _is_estimator(s)]
         actuators = list(wheels) + ([magnetorquer] if magnetorquer is not None else [])
         super().__init__(name, period_s, sensors=sensors, actuators=actuators)
-        self.target_q = unit_quaternion(target_q, "target_q")
-        self._target = tuple(float(v) for v in self.target_q)
+        self.target = target_of(target_q, target, f"QuaternionPD {name!r}")
+        self.target_q = getattr(self.target, "q_IR", None)  # a fixed target's attitude (None for a moving one)
+        self.pointing = Pointing(self.target)
         self.kp = positive_scalar(kp, "kp")
         self.kd = positive_scalar(kd, "kd")
         self._roles = (attitude_source, rate_source, magnetometer)
@@ -214,6 +225,8 @@ class QuaternionPD(Controller):
 
     def prepare(self, mission):
         super().prepare(mission)
+        self.pointing.check(mission, f"controller {self.name!r}")
+        self.writes_pointing = _first_pointing(mission) is self
         self._attitude, self._rate, self._mag = (_name_of(r) for r in self._roles)
         self._wheels = [self.actuators[_name_of(w)] for w in self._wheel_refs]
         if self._wheels:
@@ -224,13 +237,22 @@ class QuaternionPD(Controller):
             self._allocation_rows = [tuple(float(v) for v in row) for row in self._allocation]
         self._mtq = None if self._wheels else next(iter(self.actuators))
 
-    def torque(self, q, w) -> np.ndarray:
-        """``τ = -k_p sign(δq_w) δq_v - k_d ω`` for attitude ``q`` and rate ``w`` (N m, body axes)."""
-        return np.array(pd_torque(self._target, tuple(q), tuple(w), self.kp, self.kd))
+    def torque(self, q, w, t_s: float = 0.0) -> np.ndarray:
+        """``τ`` (N m, body axes) for attitude ``q`` and rate ``w`` at ``t_s`` (the reference there)."""
+        q_ref, w_ref, _ = self.pointing.reference(self._sc, t_s)
+        q, w = tuple(q), tuple(w)
+        return np.array(pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd))
+
+    def columns(self):
+        return list(POINTING_COLUMNS) if self.writes_pointing else []
+
+    def values(self, sc):
+        return self.pointing.values(sc) if self.writes_pointing else []
 
     def decide(self, t_s, readings):
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
-        tau = pd_torque(self._target, q, w, self.kp, self.kd)
+        q_ref, w_ref, _ = self.pointing.reference(self._sc, t_s)
+        tau = pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd)
         if self._wheels:
             return {wheel.name: a[0] * tau[0] + a[1] * tau[1] + a[2] * tau[2]
                     for wheel, a in zip(self._wheels, self._allocation_rows)}
@@ -264,13 +286,21 @@ class MagneticPD(Controller):
         self.kd = positive_scalar(kd, "kd")
         self.compensation = finite_array(dipole_compensation_Am2, "dipole_compensation_Am2", (3,))
         self._roles = (magnetometer, attitude_sensor, rate_sensor)
+        self.pointing = Pointing(NadirPointing())  # the orbit (LVLH) frame, for the pointing columns
 
     def prepare(self, mission):
         super().prepare(mission)
         if mission.environment is None:
             raise InputError("environment", f"controller {self.name!r} holds the orbit frame: the mission needs an environment")
+        self.writes_pointing = _first_pointing(mission) is self
         self._mag, self._attitude, self._rate = (_name_of(r) for r in self._roles)
         self._mtq = next(iter(self.actuators))
+
+    def columns(self):
+        return list(POINTING_COLUMNS) if self.writes_pointing else []
+
+    def values(self, sc):
+        return self.pointing.values(sc) if self.writes_pointing else []
 
     def decide(self, t_s, readings):
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
@@ -280,6 +310,11 @@ class MagneticPD(Controller):
         m = dipole_for_torque(tuple(readings[self._mag]), tau)
         c = self.compensation
         return {self._mtq: (m[0] - c[0], m[1] - c[1], m[2] - c[2])}
+
+
+def _first_pointing(mission):
+    """The mission's first attitude controller: it writes the pointing columns."""
+    return next((c for c in mission.components if isinstance(c, (QuaternionPD, MagneticPD))), None)
 
 
 def _is_estimator(ref) -> bool:

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
+__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
 
 # sensor kinds, their output widths and the normal draws one sample takes
 GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
@@ -20,7 +20,7 @@ NORMALS_PER_SAMPLE = (6, 3, 6, 3)
 # controller kinds
 QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD, USER = 0, 1, 2, 3, 4, 5
 # what a component writes to a telemetry row
-ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING = 0, 1, 2, 3, 4
+ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING, ROW_POINTING = 0, 1, 2, 3, 4, 5
 # event rows: (t, kind, what, component index, v0, v1, v2, unused)
 EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND, EVENT_PLAYBACK = 0, 1, 2, 3
 WHAT_TORQUE, WHAT_SPEED, WHAT_DIPOLE = 0, 1, 2
@@ -55,7 +55,8 @@ class ControllerBank(NamedTuple):
     """One row per controller. ``parameters``: target q (0-3), kp (4), kd (5), gain (6), dipole
     compensation (7-9). ``memory``: the previous field sample (0-2) and whether there is one (3).
     ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state / none).
-    ``samples``: the sensor rows sampled each cycle, -1 padded. ``allocation[c, j]``: the torque-to-motor
+    ``samples``: the sensor rows sampled each cycle, -1 padded. ``target_kind``, ``target``: an attitude law's
+    guidance target (:mod:`attsim.guidance_kernels` kind and parameters). ``allocation[c, j]``: the torque-to-motor
     row of wheel ``j`` (zero for wheels the controller does not drive); ``magnetorquer``: its row or -1.
     A user's law (``USER``): ``wheel_order`` (the wheel rows its commands go to, -1 padded), ``user_sizes``
     (lengths of its parameters, memory, readings rows and commands), and its arrays (see :mod:`attsim.numba_controller`)."""
@@ -77,6 +78,8 @@ class ControllerBank(NamedTuple):
     user_memory: np.ndarray
     user_readings: np.ndarray
     user_commands: np.ndarray
+    target_kind: np.ndarray
+    target: np.ndarray
 
 
 class MagnetorquerBank(NamedTuple):

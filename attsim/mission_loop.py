@@ -30,16 +30,19 @@ from .actuator_models import SATURATION_NONE, magnetorquer_saturate, wheel_comma
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
                            orbit_rate_inertial, pd_torque)
 from .dynamics import qconj, qrotate
+from .guidance_kernels import error_angle_deg, error_vector, rate_error
 from .environment.table import B_I, P_SRP, SUN, R, V, lerp1, lerp3, table_cell
 from .environment.torques import disturbance_torques
 from .mission_banks import (BDOT_DIRECTION, BDOT_RATE, Buffers, ControllerBank, DIVERGED, DONE, EVENTS_FULL,
                             EVENT_COMMAND, EVENT_PLAYBACK, EVENT_SATURATION, EVENT_SATURATION_END, GIMBAL_LOCK, GYRO,
                             MAGNETIC_PD, MAGNETOMETER, MagnetorquerBank, PLAYBACK_MAGNETORQUER,
                             PLAYBACK_WHEEL, PlaybackBank, QPD_MAGNETORQUER, QPD_WHEELS, REFILL, ROWS_FULL,
-                            ROW_MAGNETORQUER, ROW_NOTHING, ROW_SCHEDULE, ROW_SENSOR, ROW_WHEEL, SENSOR_AXES,
+                            ROW_MAGNETORQUER, ROW_NOTHING, ROW_POINTING, ROW_SCHEDULE, ROW_SENSOR, ROW_WHEEL,
+                            SENSOR_AXES,
                             STAR_TRACKER, SUN_SENSOR, ScheduleBank, SensorBank, Telemetry, USER, USER_FAULT,
                             WHAT_DIPOLE, WHAT_SPEED, WHAT_TORQUE)
 from .plant import PlantInputs
+from .pointing import reference_now
 from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
                             sun_sensor_measure, sun_sensor_truth)
 
@@ -161,7 +164,8 @@ def _cycle(controllers, c, sensors, wheels, magnetorquers, t, q, w, env_t, env_v
         q_in = (o[0], o[1], o[2], o[3])
     w_in = w if role_w < 0 else _reading3(sensors, role_w, 0)
     if kind == QPD_WHEELS or kind == QPD_MAGNETORQUER:
-        tau = pd_torque((p[0], p[1], p[2], p[3]), q_in, w_in, p[4], p[5])
+        q_ref, w_ref, _ = reference_now(controllers.target_kind[c], controllers.target[c], t, env_t, env_v)
+        tau = pd_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5])
         if kind == QPD_WHEELS:
             _command_wheels(controllers, c, wheels, tau, w, t, buffers)
         else:
@@ -190,7 +194,7 @@ def _cycle(controllers, c, sensors, wheels, magnetorquers, t, q, w, env_t, env_v
 
 
 @njit(**_JIT)
-def _write_row(telemetry, sensors, schedules, magnetorquers, wheels, t, q, w, inputs, buffers):
+def _write_row(telemetry, sensors, controllers, schedules, magnetorquers, wheels, t, q, w, inputs, buffers):
     n = buffers.counts[0]
     row = buffers.rows[n]
     row[0] = t
@@ -231,6 +235,14 @@ def _write_row(telemetry, sensors, schedules, magnetorquers, wheels, t, q, w, in
             row[col + 1] = wheels.h_Nms[index]
             row[col + 2] = wheels.torque_Nm[index]
             col += 3
+        elif what == ROW_POINTING:
+            q_ref, _, _ = reference_now(controllers.target_kind[index], controllers.target[index], t, inputs.env_t,
+                                        inputs.env_v)
+            e = error_vector(q, q_ref)
+            row[col], row[col + 1], row[col + 2], row[col + 3] = q_ref
+            row[col + 4] = error_angle_deg(q, q_ref)
+            row[col + 5], row[col + 6], row[col + 7] = e
+            col += 8
     buffers.counts[0] = n + 1
 
 
@@ -396,5 +408,5 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, con
         inputs = PlantInputs(t_now, (ext_x, ext_y, ext_z), (mx, my, mz), tau_w, h_w, inputs.env_t, inputs.env_v,
                              inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
         if t_row == t_now:
-            _write_row(telemetry, sensors, schedules, magnetorquers, wheels, t_now, q, w, inputs, buffers)
+            _write_row(telemetry, sensors, controllers, schedules, magnetorquers, wheels, t_now, q, w, inputs, buffers)
             telemetry.next_k[0] = -1 if t_row >= duration else k_row + 1

@@ -7,12 +7,14 @@ column names.
 
 from __future__ import annotations
 
-__all__ = ["TIME_INDEX", "QUATERNION_COLUMNS", "RATE_COLUMNS", "STATE_COLUMNS", "UNITS"]
+__all__ = ["TIME_INDEX", "QUATERNION_COLUMNS", "RATE_COLUMNS", "STATE_COLUMNS", "POINTING_COLUMNS", "UNITS"]
 
 TIME_INDEX = "t"
 QUATERNION_COLUMNS = ("qw", "qx", "qy", "qz")
 RATE_COLUMNS = ("wx", "wy", "wz")
 STATE_COLUMNS = QUATERNION_COLUMNS + RATE_COLUMNS
+# written by the mission's first pointing controller (attsim.pointing)
+POINTING_COLUMNS = ("q_ref_w", "q_ref_x", "q_ref_y", "q_ref_z", "att_err_deg", "att_err_x", "att_err_y", "att_err_z")
 
 UNITS = {
     "t": "s, simulation time from the start of the run",
@@ -24,4 +26,7 @@ UNITS = {
     "T_rot": "J, rotational kinetic energy 1/2 w.J w",
     "nutation": "rad, angle between the chosen body axis and H",
     "tau_x tau_y tau_z": "N m, applied torque, body axes",
+    "q_ref_w q_ref_x q_ref_y q_ref_z": "1, q_IR: the reference attitude of the mission's first pointing controller",
+    "att_err_deg": "deg, angle of the rotation from the reference to the true attitude",
+    "att_err_x att_err_y att_err_z": "rad, 2 vec(q_RB): the pointing error per body axis (small-angle)",
 }

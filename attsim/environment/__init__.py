@@ -21,10 +21,11 @@ import numpy as np
 from .._validate import finite_array, positive_scalar, vector3
 from ..errors import InputError
 from .atmosphere import ExponentialAtmosphere, MSISAtmosphere
-from .frames import Epoch, lvlh_axes, lvlh_quaternion
+from .frames import Epoch, gmst_rad, lvlh_axes, lvlh_quaternion
 from .magnetic import IGRF, FieldModel, TiltedDipole
 from .orbit import KeplerOrbit, Orbit, TLEOrbit, make_tle
 from .sun import AU_M, SOLAR_PRESSURE_N_M2, lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci, sun_distance_m
+from .table import GMST, WIDTH
 
 __all__ = [
     "Environment", "Face", "KeplerOrbit", "TLEOrbit", "make_tle", "IGRF", "TiltedDipole", "ExponentialAtmosphere",
@@ -157,14 +158,15 @@ class Environment:
     def table(self, duration_s: float) -> tuple[np.ndarray, np.ndarray]:
         """``(t_s, values)`` on a uniform grid covering ``[0, duration_s]``.
 
-        Columns of ``values`` (ECI, SI): B (T, 3), r (m, 3), v (m/s, 3),
-        ρ (kg/m^3), unit Sun direction (3), solar pressure (N/m^2, 0 in shadow).
+        Columns of ``values`` (ECI, SI; :mod:`attsim.environment.table`): B (T, 3),
+        r (m, 3), v (m/s, 3), ρ (kg/m^3), unit Sun direction (3), solar
+        pressure (N/m^2, 0 in shadow), GMST (rad, unwrapped).
         """
         n = max(2, int(math.ceil(duration_s / self.table_dt_s)) + 1)
         t = np.linspace(0.0, duration_s, n)
         r, v = self.orbit.state_eci(t)
         jd = self.epoch.jd_at(t)
-        values = np.zeros((n, 14))
+        values = np.zeros((n, WIDTH))
         values[:, 3:6], values[:, 6:9] = r, v
         if self.field is not None:
             values[:, 0:3] = self.field.field_eci_T(r, self.epoch, t)
@@ -173,6 +175,7 @@ class Environment:
         sun = sun_direction_eci(jd)
         values[:, 10:13] = sun
         values[:, 13] = SOLAR_PRESSURE_N_M2 * (AU_M / sun_distance_m(jd)) ** 2 * self.lit_fraction(r, jd)
+        values[:, GMST] = np.unwrap(gmst_rad(jd))
         return t, values
 
     def lit_fraction(self, r_eci_m, jd) -> np.ndarray:

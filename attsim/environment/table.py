@@ -15,6 +15,7 @@ Columns of ``values`` (:data:`COLUMNS`)::
     rho    kg/m^3 atmospheric density
     sun    1      unit vector toward the Sun (3)
     p_srp  N/m^2  solar radiation pressure at the spacecraft (0 in shadow)
+    gmst   rad    Greenwich mean sidereal angle, unwrapped (continuous, so it interpolates)
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ from numba import njit
 from .._validate import vector3
 from ..errors import InputError
 
-__all__ = ["COLUMNS", "WIDTH", "B_I", "R", "V", "RHO", "SUN", "P_SRP", "EnvironmentTable", "field_table", "table_cell",
+__all__ = ["COLUMNS", "WIDTH", "B_I", "R", "V", "RHO", "SUN", "P_SRP", "GMST", "EnvironmentTable", "field_table", "table_cell",
            "lerp3", "lerp1", "interpolate_vector", "EMPTY"]
 
 # first column of each quantity; a vector spans three columns
-B_I, R, V, RHO, SUN, P_SRP, WIDTH = 0, 3, 6, 9, 10, 13, 14
-COLUMNS = ("B_I_x", "B_I_y", "B_I_z", "r_x", "r_y", "r_z", "v_x", "v_y", "v_z", "rho", "sun_x", "sun_y", "sun_z", "p_srp")
+B_I, R, V, RHO, SUN, P_SRP, GMST, WIDTH = 0, 3, 6, 9, 10, 13, 14, 15
+COLUMNS = ("B_I_x", "B_I_y", "B_I_z", "r_x", "r_y", "r_z", "v_x", "v_y", "v_z", "rho", "sun_x", "sun_y", "sun_z", "p_srp",
+           "gmst")
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
