@@ -149,11 +149,22 @@ def boolean(value, field: str) -> bool:
     raise InputError(field, "must be True or False", f"got {value!r}")
 
 
+def _kind(value) -> type | None:
+    """What ``one_of`` compares within: str, bool, integer, None (a float 2.0 is no option 2, ``"2"`` neither)."""
+    for kind in (str, bool, np.bool_):
+        if isinstance(value, kind):
+            return bool if kind is np.bool_ else kind
+    if isinstance(value, (int, np.integer)):
+        return int
+    return type(None) if value is None else None
+
+
 def one_of(value, field: str, options) -> object:
-    """One of ``options`` (compared with ``==`` after a type check, so ``[]`` or ``{}`` cannot match)."""
+    """One of ``options`` (strings, integers, bools or None) and of its kind: ``"2"`` is not 2, ``{}`` is nothing."""
+    kind = _kind(value)
     for option in options:
-        if type(value) is type(option) and value == option:
-            return value
+        if kind is not None and kind is _kind(option) and value == option:
+            return option
     raise InputError(field, f"must be one of {list(options)!r}", f"got {value!r}")
 
 
