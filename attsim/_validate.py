@@ -177,7 +177,8 @@ def function(value, field: str) -> Callable:
 
 def sequence(value, field: str) -> list:
     """A list from a list, tuple or other iterable; a string, a dict, a number or None is refused."""
-    if value is None or isinstance(value, (str, bytes, dict)) or np.ndim(value) == 0:
+    if value is None or isinstance(value, (str, bytes, dict, numbers.Number, np.generic)) or (
+            isinstance(value, np.ndarray) and value.ndim == 0):
         raise InputError(field, "must be a sequence (list or tuple)", f"got {value!r}")
     try:
         return list(value)
