@@ -126,7 +126,7 @@ def per_axis(value, field: str, allow_zero: bool = False) -> np.ndarray:
         raise InputError(field, "must be one number or three (one per axis)", f"got shape {array.shape}")
     array = np.broadcast_to(array, (3,)).copy()
     if np.any(array < 0.0) or (not allow_zero and np.any(array == 0.0)):
-        raise InputError(field, f"must be {'>= 0' if allow_zero else '> 0'} on every axis", f"got {value!r}")
+        raise InputError(field, f"must be finite and {'>= 0' if allow_zero else '> 0'} on every axis", f"got {value!r}")
     return array
 
 
@@ -186,10 +186,10 @@ def sequence(value, field: str) -> list:
         raise InputError(field, "must be a sequence (list or tuple)", f"got {value!r}") from None
 
 
-def directory_path(value, field: str):
-    """A non-empty path (``str`` or ``os.PathLike``), not checked on disk."""
+def path_like(value, field: str, kind: str = "directory"):
+    """A non-empty path (``str`` or ``os.PathLike``) to a ``kind`` ("directory" or "file"), not checked on disk."""
     if isinstance(value, bool) or not isinstance(value, (str, os.PathLike)) or not str(value).strip():
-        raise InputError(field, "must be a path (str or os.PathLike), not empty", f"got {value!r}")
+        raise InputError(field, f"must be a {kind} path (str or os.PathLike), not empty", f"got {value!r}")
     return value
 
 

@@ -84,6 +84,10 @@ class TorqueSchedule(Component):
             raise InputError("width_s", "must not exceed period_s", f"{width} > {period}")
         count = positive_int(count, "count", maximum=MAX_PULSES)
         torque = vector3(torque_Nm, "torque_Nm")
+        last_start = start + (count - 1) * period
+        if not math.isfinite(last_start + period) or not last_start + width > last_start:
+            raise InputError("period_s", "with start_s, width_s and count must give pulses of a positive width "
+                             "at finite times", f"the last pulse starts at {last_start:g} s and lasts {width:g} s")
         return cls([(start + k * period, start + k * period + width, torque) for k in range(count)], name=name)
 
     def torque_at(self, t_s: float) -> tuple:

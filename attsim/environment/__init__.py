@@ -76,6 +76,8 @@ class Face:
     def cube(side_m: float, cp_offset_m=(0.0, 0.0, 0.0), **coefficients) -> list["Face"]:
         """The six faces of a cube whose centre lies ``cp_offset_m`` from the centre of mass."""
         side = positive_scalar(side_m, "side_m")
+        if not math.isfinite(side * side):
+            raise InputError("side_m", "must have a finite square (the face area)", f"got {side_m!r}")
         offset = vector3(cp_offset_m, "cp_offset_m")
         faces = []
         for axis in range(3):

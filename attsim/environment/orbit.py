@@ -17,9 +17,12 @@ from .._validate import boolean, finite_number, int_in, number_in, positive_scal
 from ..errors import AttsimError, InputError
 from .frames import J2_EARTH, MU_EARTH_M3_S2, R_EARTH_M, Epoch
 
-__all__ = ["Orbit", "KeplerOrbit", "TLEOrbit", "make_tle", "tle_checksum", "MIN_PERIGEE_ALTITUDE_M"]
+__all__ = ["Orbit", "KeplerOrbit", "TLEOrbit", "make_tle", "tle_checksum", "MIN_PERIGEE_ALTITUDE_M",
+           "MAX_SEMI_MAJOR_AXIS_M"]
 
 MIN_PERIGEE_ALTITUDE_M = 100e3  # below this the atmosphere ends the orbit within hours
+# Earth's Hill sphere (1.5 million km): beyond it the Sun, not the Earth, holds the orbit
+MAX_SEMI_MAJOR_AXIS_M = 1.5e9
 
 
 class Orbit:
@@ -38,12 +41,18 @@ class Orbit:
         return 2.0 * math.pi / self.mean_motion_rad_s
 
 
-def _check_orbit(a_m: float, e: float) -> None:
+def _check_orbit(a_m: float, e: float, given: str = "") -> None:
+    """Refuse an orbit that is no Earth satellite's; ``given`` names the inputs the elements came from."""
     if not 0.0 <= e < 1.0:
-        raise InputError("eccentricity", "must be in [0, 1): parabolic and hyperbolic orbits are not satellites", f"got {e!r}")
+        raise InputError("eccentricity", "must be in [0, 1): parabolic and hyperbolic orbits are not satellites",
+                         f"got {e!r}")
     perigee_alt = a_m * (1.0 - e) - R_EARTH_M
     if perigee_alt < MIN_PERIGEE_ALTITUDE_M:
-        raise InputError("orbit", "perigee altitude must be at least 100 km", f"perigee altitude {perigee_alt / 1e3:.1f} km")
+        raise InputError("orbit", "perigee altitude must be at least 100 km",
+                         f"perigee altitude {perigee_alt / 1e3:.1f} km{'; from ' + given if given else ''}")
+    if a_m > MAX_SEMI_MAJOR_AXIS_M:
+        raise InputError("orbit", f"semi-major axis must not exceed {MAX_SEMI_MAJOR_AXIS_M:g} m (Earth's Hill sphere)",
+                         f"a = {a_m:.6g} m{'; from ' + given if given else ''}")
 
 
 class KeplerOrbit(Orbit):
@@ -70,7 +79,8 @@ class KeplerOrbit(Orbit):
         arg_perigee_deg = finite_number(arg_perigee_deg, "arg_perigee_deg")
         mean_anomaly_deg = finite_number(mean_anomaly_deg, "mean_anomaly_deg")
         j2 = boolean(j2, "j2")
-        _check_orbit(semi_major_axis_m, eccentricity)
+        _check_orbit(semi_major_axis_m, eccentricity, f"semi_major_axis_m = {semi_major_axis_m:g} m and eccentricity = "
+                     f"{eccentricity:g}")
         self.epoch = Epoch(epoch)
         self.a = float(semi_major_axis_m)
         self.e = float(eccentricity)
@@ -89,7 +99,9 @@ class KeplerOrbit(Orbit):
     @classmethod
     def circular(cls, altitude_km: float, inclination_deg: float, **kwargs) -> "KeplerOrbit":
         """A circular orbit at ``altitude_km`` above the equatorial radius."""
-        return cls(R_EARTH_M + 1e3 * finite_number(altitude_km, "altitude_km"), 0.0, inclination_deg, **kwargs)
+        altitude_km = number_in(altitude_km, "altitude_km", MIN_PERIGEE_ALTITUDE_M / 1e3,
+                                (MAX_SEMI_MAJOR_AXIS_M - R_EARTH_M) / 1e3)
+        return cls(R_EARTH_M + 1e3 * altitude_km, 0.0, inclination_deg, **kwargs)
 
     def state_eci(self, t_s):
         t = np.atleast_1d(np.asarray(t_s, dtype=float))
@@ -184,7 +196,8 @@ class TLEOrbit(Orbit):
             self.satrec = Satrec.twoline2rv(line1, line2)
         except ValueError as exc:
             raise InputError("tle", "could not be parsed", str(exc)) from exc
-        _check_orbit(self.satrec.a * self.satrec.radiusearthkm * 1e3, self.satrec.ecco)
+        _check_orbit(self.satrec.a * self.satrec.radiusearthkm * 1e3, self.satrec.ecco, "the TLE's mean motion and "
+                     "eccentricity")
         if self.satrec.error:
             raise InputError("tle", "was refused by SGP4", f"error code {self.satrec.error}")
         self.line1, self.line2 = line1, line2

@@ -61,7 +61,7 @@ def field_table(field, duration_s: float, spacing_s: float) -> EnvironmentTable:
         t = np.linspace(0.0, duration_s, n)
         try:
             b = np.asarray(field(t))  # vectorised callables: one call
-        except Exception:  # noqa: BLE001 - a callable of one time may fail on an array in any way; then call it per time
+        except Exception:  # noqa: BLE001 - a callable of one time fails on an array in any way: call it per time
             b = None
         if b is not None and b.shape == (n, 3) and b.dtype.kind in "iuf":
             b = callable_output(b, "field", (n, 3), 0.0)  # one non-finite row refuses the whole table
