@@ -31,6 +31,8 @@ _NUMERIC_KINDS = "iuf"  # numpy dtype kinds that are numbers: signed, unsigned, 
 def _contains_bool(value) -> bool:
     """True when a nested list or tuple holds a bool (numpy would silently make it 0 or 1)."""
     for item in value:
+        if type(item) is float:  # the common case, decided at once
+            continue
         if item is True or item is False or isinstance(item, np.bool_):
             return True
         if isinstance(item, (list, tuple)) and _contains_bool(item):
@@ -39,25 +41,27 @@ def _contains_bool(value) -> bool:
 
 
 def finite_array(value, field: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    """Return ``value`` as a float64 array, checking its type, shape and finiteness.
+    """Return ``value`` as a float64 array (a copy), checking its type, shape and finiteness.
 
     Refused: ``None``, strings, bools (alone or inside a list), dicts and
     anything numpy cannot read as an array of real numbers.
     """
     if isinstance(value, np.ndarray):
-        array = value
+        if value.dtype.kind not in _NUMERIC_KINDS:
+            raise InputError(field, "must be numeric (a number or an array of numbers)", f"got {value!r}")
+        array = np.array(value, dtype=np.float64)  # a copy: the caller may change theirs
     else:
         if value is None or isinstance(value, (str, bytes, bool, np.bool_, dict, set, frozenset)):
             raise InputError(field, "must be numeric (a number or an array of numbers)", f"got {value!r}")
         try:
-            array = np.asarray(value)
+            array = np.asarray(value)  # a new array already: converted below without a second copy
         except (TypeError, ValueError) as exc:  # ragged nesting
             raise InputError(field, "must be numeric (a number or an array of numbers)", f"got {value!r}") from exc
-        if isinstance(value, (list, tuple)) and array.dtype.kind in _NUMERIC_KINDS and _contains_bool(value):
+        if array.dtype.kind not in _NUMERIC_KINDS:
+            raise InputError(field, "must be numeric (a number or an array of numbers)", f"got {value!r}")
+        if isinstance(value, (list, tuple)) and _contains_bool(value):
             raise InputError(field, "must be numeric: a bool is not a number", f"got {value!r}")
-    if array.dtype.kind not in _NUMERIC_KINDS:
-        raise InputError(field, "must be numeric (a number or an array of numbers)", f"got {value!r}")
-    array = np.array(array, dtype=np.float64)
+        array = array.astype(np.float64, copy=False)
     if shape is not None and array.shape != shape:
         raise InputError(field, f"must have shape {shape}", f"got shape {array.shape}")
     if not np.all(np.isfinite(array)):
