@@ -270,6 +270,11 @@ def test_unknown_controller_output_is_refused(tmp_path):
         (lambda: attsim.Magnetorquer(dipole_max_Am2=-1), "dipole_max_Am2: must be finite and > 0"),
         (lambda: attsim.Thruster("t", (0, 0, 0), (1, 1, 0), 1.0), "direction: must be a unit vector"),
         (lambda: attsim.ReactionWheel("w", (0, 0, 1), 1e-4, 1e-3, 10.0, speed0_rad_s=20.0), "speed0_rad_s: must not exceed"),
+        # run()'s options are checked before anything is written
+        (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), out_dir="unused").run(progress="yes"), "^progress: must be True"),
+        (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), out_dir="unused").run(compiled="no"), "^compiled: must be True"),
+        (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), out_dir="unused").run(realtime_factor="2"),
+         "^realtime_factor: must be a real number"),
     ],
 )
 def test_bad_component_input_is_refused(make, pattern):
