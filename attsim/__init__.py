@@ -59,6 +59,7 @@ _LAZY = {
     "QuaternionPD": "attsim.control",
     "MagneticPD": "attsim.control",
     "NumbaController": "attsim.numba_controller",
+    "MEKF": "attsim.estimators",
     "report": "attsim.reporting",
     "Propagation": "attsim.studies",
     "Environment": "attsim.environment",
@@ -67,7 +68,8 @@ _LAZY = {
     "TLEOrbit": "attsim.environment",
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry", "reporting",
-               "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies"}
+               "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies",
+               "estimators", "mekf", "allocation", "dispersions"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

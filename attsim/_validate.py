@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 import warnings
 from collections.abc import Callable
 
@@ -38,6 +39,15 @@ def _contains_bool(value) -> bool:
         if isinstance(item, (list, tuple)) and _contains_bool(item):
             return True
     return False
+
+
+# A run's name is also a directory name (``reports/<name>``): a path separator,
+# "..", a leading "." (hidden or relative) or an absolute path would write
+# outside ``reports/``; the characters are those every file system accepts.
+NAME_MAX_CHARS = 100
+NAME_RULE = (f"must be a safe file name: 1 to {NAME_MAX_CHARS} ASCII letters, digits, '_', '-' or '.', "
+             "not starting with '.' (use out_dir to write elsewhere)")
+_NAME_PATTERN = re.compile(rf"[A-Za-z0-9_-][A-Za-z0-9_.-]{{0,{NAME_MAX_CHARS - 1}}}")
 
 
 def finite_array(value, field: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
@@ -215,6 +225,13 @@ def callable_output(value, field: str, shape: tuple[int, ...], t_s: float) -> np
     if not np.all(np.isfinite(array)):
         raise InputError(field, "callable must return finite values", f"at t = {t_s!r} s it returned {value!r}")
     return array.astype(np.float64, copy=False)
+
+
+def safe_name(value, field: str = "name") -> str:
+    """A name that is also a safe file name (:data:`NAME_RULE`): it can only name an entry of its directory."""
+    if not isinstance(value, str) or _NAME_PATTERN.fullmatch(value) is None:
+        raise InputError(field, NAME_RULE, f"got {value!r}")
+    return value
 
 
 def unit_quaternion(value, field: str) -> np.ndarray:

@@ -180,8 +180,11 @@ class QuaternionPD(Controller):
 
     ``τ = -k_p sign(δq_w) δq_v - k_d ω`` with ``δq = q_target* ⊗ q`` the
     attitude error in body axes (Wie, *Space Vehicle Dynamics and Control*,
-    sec. 7.3). Attitude and rate come from ``attitude_sensor`` and
-    ``rate_sensor`` when given, otherwise from the true state.
+    sec. 7.3). Attitude and rate come from ``attitude_source`` and
+    ``rate_source`` when given — a sensor (a star tracker, a gyro) or an
+    estimator (:class:`~attsim.estimators.MEKF`) — otherwise from the true
+    state. ``attitude_sensor`` and ``rate_sensor`` are the same arguments
+    under their earlier names.
 
     The torque goes to ``wheels`` (motor torques ``τ_w = -A⁺ τ`` with ``A``
     the wheel axes as columns) or to a ``magnetorquer`` through
@@ -190,20 +193,23 @@ class QuaternionPD(Controller):
     """
 
     def __init__(self, target_q, kp: float, kd: float, period_s: float, wheels: Sequence = (), magnetorquer=None,
-                 magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd"):
+                 magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd", attitude_source=None,
+                 rate_source=None):
+        attitude_source = _source(attitude_source, attitude_sensor, "attitude_source")
+        rate_source = _source(rate_source, rate_sensor, "rate_source")
         wheels = sequence(wheels, "wheels")
         if bool(wheels) == (magnetorquer is not None):
             raise InputError("actuators", "give either wheels or a magnetorquer to QuaternionPD")
         if magnetorquer is not None and magnetometer is None:
             raise InputError("magnetometer", "is needed to map torque onto magnetorquers (m = B x tau / |B|^2)")
-        sensors = [s for s in (attitude_sensor, rate_sensor, magnetometer) if s is not None]
+        sensors = [s for s in (attitude_source, rate_source, magnetometer) if s is not None and not _is_estimator(s)]
         actuators = list(wheels) + ([magnetorquer] if magnetorquer is not None else [])
         super().__init__(name, period_s, sensors=sensors, actuators=actuators)
         self.target_q = unit_quaternion(target_q, "target_q")
         self._target = tuple(float(v) for v in self.target_q)
         self.kp = positive_scalar(kp, "kp")
         self.kd = positive_scalar(kd, "kd")
-        self._roles = (attitude_sensor, rate_sensor, magnetometer)
+        self._roles = (attitude_source, rate_source, magnetometer)
         self._wheel_refs = list(wheels)
 
     def prepare(self, mission):
@@ -248,8 +254,11 @@ class MagneticPD(Controller):
     """
 
     def __init__(self, magnetometer, magnetorquer, kp: float, kd: float, period_s: float, attitude_sensor=None,
-                 rate_sensor=None, dipole_compensation_Am2=(0.0, 0.0, 0.0), name: str = "mpd"):
-        sensors = [s for s in (magnetometer, attitude_sensor, rate_sensor) if s is not None]
+                 rate_sensor=None, dipole_compensation_Am2=(0.0, 0.0, 0.0), name: str = "mpd", attitude_source=None,
+                 rate_source=None):
+        attitude_sensor = _source(attitude_source, attitude_sensor, "attitude_source")
+        rate_sensor = _source(rate_source, rate_sensor, "rate_source")
+        sensors = [s for s in (magnetometer, attitude_sensor, rate_sensor) if s is not None and not _is_estimator(s)]
         super().__init__(name, period_s, sensors=sensors, actuators=[magnetorquer])
         self.kp = positive_scalar(kp, "kp")
         self.kd = positive_scalar(kd, "kd")
@@ -273,14 +282,39 @@ class MagneticPD(Controller):
         return {self._mtq: (m[0] - c[0], m[1] - c[1], m[2] - c[2])}
 
 
+def _is_estimator(ref) -> bool:
+    from .estimators import MEKF
+
+    return isinstance(ref, MEKF)
+
+
+def _source(source, sensor, field: str):
+    """The attitude or rate source given under its name or its earlier ``*_sensor`` name (not both)."""
+    if source is not None and sensor is not None:
+        raise InputError(field, f"give it once (as {field}; {field.replace('source', 'sensor')} is its earlier name)")
+    return source if source is not None else sensor
+
+
 def _name_of(ref):
-    """A component given by name or by object, as its name (None stays None)."""
-    return None if ref is None else (ref if isinstance(ref, str) else ref.name)
+    """A sensor given by name or by object, as its name; an estimator stays the object (None stays None)."""
+    return None if ref is None else (ref if isinstance(ref, str) or _is_estimator(ref) else ref.name)
 
 
-def _attitude_and_rate(sc, readings, attitude_sensor, rate_sensor) -> tuple[tuple, tuple]:
-    """``(q, ω)`` as tuples from the named sensors' readings, or the true state where none is named."""
+def _attitude_and_rate(sc, readings, attitude_source, rate_source) -> tuple[tuple, tuple]:
+    """``(q, ω)`` as tuples from the named sensors' readings or the estimators, the true state where none is named."""
     q_true, w_true = sc.state()
-    q = tuple(float(v) for v in readings[attitude_sensor]) if attitude_sensor else q_true
-    w = tuple(float(v) for v in readings[rate_sensor]) if rate_sensor else w_true
+    if attitude_source is None:
+        q = q_true
+    elif isinstance(attitude_source, str):
+        q = tuple(float(v) for v in readings[attitude_source])
+    else:  # an estimator: its cycle at this instant first, whichever process SimPy serves first
+        attitude_source.bring_up_to_date(sc)
+        q = attitude_source.attitude()
+    if rate_source is None:
+        w = w_true
+    elif isinstance(rate_source, str):
+        w = tuple(float(v) for v in readings[rate_source])
+    else:
+        rate_source.bring_up_to_date(sc)
+        w = rate_source.rate()
     return q, w

@@ -31,7 +31,7 @@ import numpy as np
 from simpy.core import NORMAL
 
 from . import __version__
-from ._validate import boolean, path_like, int_in, one_of, positive_scalar, unit_quaternion, vector3
+from ._validate import boolean, int_in, one_of, path_like, positive_scalar, safe_name, unit_quaternion, vector3
 from .component import At, Component, periodic
 from .environment.table import EnvironmentTable, field_table
 from .environment.torques import DISTURBANCE_NAMES
@@ -100,7 +100,10 @@ class Mission:
     Parameters
     ----------
     name : str
-        Scenario name; also the default output directory ``reports/<name>``.
+        Scenario name; also the default output directory ``reports/<name>``,
+        so a safe file name (``attsim._validate.NAME_RULE``: letters, digits,
+        ``_ - .``, not starting with ``.``, at most 100 characters); write
+        elsewhere with ``out_dir``.
     inertia : array_like or CompositeBody
         Inertia about the centre of mass, body axes (kg m^2). With reaction
         wheels, exclude their axial inertia about their spin axes (it is
@@ -156,9 +159,7 @@ class Mission:
         description: str = "",
         allow_nonphysical: bool = False,
     ):
-        if not isinstance(name, str) or not name.strip():
-            raise InputError("name", "must be a non-empty string", f"got {name!r}")
-        self.name = name
+        self.name = safe_name(name, "name")
         self.description = str(description)
         checked = check_inertia(inertia, allow_nonphysical=allow_nonphysical)
         self.inertia_kg_m2 = checked.matrix_kg_m2

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validate import boolean, path_like, int_in, one_of, positive_int, positive_scalar, unit_quaternion, vector3
+from ._validate import (boolean, int_in, one_of, path_like, positive_int, positive_scalar, safe_name, unit_quaternion,
+                        vector3)
 from .errors import GimbalLockError
 from .inertia import check_inertia
 from .schema import STATE_COLUMNS
@@ -30,7 +31,8 @@ class Propagation:
     """``attsim.propagate`` wrapped as a run that writes a run directory.
 
     Parameters are those of :func:`attsim.propagate` (``dt`` is
-    ``max_step``), plus ``name``, ``out_dir`` and ``description``.
+    ``max_step``), plus ``name`` (a safe file name, as a
+    :class:`~attsim.Mission`'s), ``out_dir`` and ``description``.
     """
 
     def __init__(self, name: str, inertia, omega0, q0=(1.0, 0.0, 0.0, 0.0), duration: float = 40.0, method: str = "rk4",
@@ -39,7 +41,7 @@ class Propagation:
         from .integrators import REGISTRY
 
         # checked here with propagate's rules, so a bad scenario fails when it is built, not when it runs
-        self.name = name
+        self.name = safe_name(name, "name")  # also a directory name: reports/<name>
         self.allow_nonphysical = boolean(allow_nonphysical, "allow_nonphysical")
         self.inertia = check_inertia(inertia, allow_nonphysical=self.allow_nonphysical).matrix_kg_m2
         self.omega0 = vector3(omega0, "omega0")
@@ -49,7 +51,7 @@ class Propagation:
         self.max_step_s = positive_scalar(max_step, "max_step")
         self.telemetry_every = positive_int(telemetry_every, "telemetry_every")
         self.torque = TorqueModel.from_user(torque)
-        self.out_dir = Path(path_like(out_dir, "out_dir")) if out_dir is not None else Path("reports") / name
+        self.out_dir = Path(path_like(out_dir, "out_dir")) if out_dir is not None else Path("reports") / self.name
         self.description = str(description)
         self.seed = int_in(seed, "seed", 0, 2**63 - 1)  # nothing here is random; kept so overrides apply alike
         self.options = options

@@ -316,7 +316,7 @@ class Telemetry:
     @property
     def df(self):
         if self._df is None:
-            self._df = _read_live_rows(self.path, self.meta) if self._from_rows else _read_parquet(self.path)
+            self._df = _read_live_rows(self.path, self.meta) if self._from_rows else _read_parquet(self.path, self.meta)
         return self._df
 
     @property
@@ -330,13 +330,19 @@ class Telemetry:
         return f"Telemetry({self.meta.get('name', '?')!r}, rows={self.meta.get('rows', '?')}, {state}, path={str(self.path)!r})"
 
 
-def _read_parquet(root: Path):
+def _read_parquet(root: Path, meta: dict):
+    """The Parquet file's rows, with every column ``meta.json`` lists (a file that lacks one is damaged)."""
     import pandas as pd
 
     try:
-        return pd.read_parquet(root / TELEMETRY_FILE).set_index(TIME_INDEX)
+        df = pd.read_parquet(root / TELEMETRY_FILE)
     except Exception as exc:  # pyarrow raises several types for a damaged file
         raise AttsimError(f"{root / TELEMETRY_FILE}: unreadable telemetry ({exc})") from exc
+    missing = [c for c in meta.get("columns", [TIME_INDEX]) if c not in df.columns]
+    if missing:
+        raise AttsimError(f"{root / TELEMETRY_FILE}: damaged telemetry: it lacks the columns {missing} that "
+                          f"{META_FILE} lists")
+    return df.set_index(TIME_INDEX)
 
 
 def _read_live_rows(root: Path, meta: dict):
@@ -347,7 +353,9 @@ def _read_live_rows(root: Path, meta: dict):
     try:
         source = open(root / ROWS_FILE, "rb")  # held open: a finishing writer may unlink it meanwhile
     except FileNotFoundError:
-        return _read_parquet(root) if (root / TELEMETRY_FILE).is_file() else pd.DataFrame(columns=columns).set_index(TIME_INDEX)
+        if (root / TELEMETRY_FILE).is_file():
+            return _read_parquet(root, meta)
+        return pd.DataFrame(columns=columns).set_index(TIME_INDEX)
     with source:
         n = os.fstat(source.fileno()).st_size // (8 * len(columns))
         block = np.fromfile(source, dtype="<f8", count=n * len(columns)).reshape(n, len(columns))

@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _advitiy as advitiy  # noqa: E402
 
 import attsim  # noqa: E402
+from attsim.testing import ended_before  # noqa: E402
 
 RATE_BOUND_RAD_S = 3.5e-3
 
@@ -37,7 +38,7 @@ def criteria(tel):
     rate = advitiy.rate_norm(tel)
     period = tel.meta["environment"]["period_s"]
     settle = advitiy.time_to_stay_below(tel.df.index.to_numpy(), rate, RATE_BOUND_RAD_S)
-    after_one_orbit = rate[tel.df.index >= period][0] if (tel.df.index >= period).any() else float("nan")
+    after_one_orbit = ended_before(tel, period) or rate[tel.df.index >= period][0]
     return [
         ("time until |omega| stays below 3.5e-3 rad/s [s]", settle, settle <= period, f"<= one orbit, {period:.0f}"),
         ("|omega| after one orbit [rad/s]", after_one_orbit, after_one_orbit < RATE_BOUND_RAD_S, "< 3.5e-3"),
