@@ -22,7 +22,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._validate import finite_array, positive_scalar, unit_quaternion
+from ._validate import function as callable_argument
+from ._validate import non_negative_scalar, one_of, positive_scalar, sequence, unit_quaternion, vector3
 from .component import Component, periodic
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
                            orbit_rate_inertial, pd_torque)
@@ -51,11 +52,9 @@ class Controller(Component):
     def __init__(self, name: str, period_s: float, sensors: Sequence = (), actuators: Sequence = (), phase_s: float = 0.0):
         self.name = name
         self.period_s = positive_scalar(period_s, "period_s")
-        self.phase_s = float(phase_s)
-        if not (math.isfinite(self.phase_s) and self.phase_s >= 0):
-            raise InputError("phase_s", "must be finite and >= 0", f"got {phase_s!r}")
-        self._sensor_refs = list(sensors)
-        self._actuator_refs = list(actuators)
+        self.phase_s = non_negative_scalar(phase_s, "phase_s")
+        self._sensor_refs = sequence(sensors, "sensors")
+        self._actuator_refs = sequence(actuators, "actuators")
         self.cycles = 0
 
     def decide(self, t_s: float, readings: dict) -> dict:  # pragma: no cover - abstract
@@ -95,11 +94,13 @@ class Controller(Component):
             raise
         except Exception as exc:
             raise ControllerError(f"controller {self.name!r} raised at t = {t:.6g} s: {exc!r}") from exc
+        if not isinstance(commands, dict):  # before asking its truth: an array has none
+            if commands is None:
+                return
+            raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s returned {type(commands).__name__}; "
+                                  "expected a dict {actuator name: command} (or None to hold)")
         if not commands:
             return
-        if not isinstance(commands, dict):
-            raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s returned {type(commands).__name__}; "
-                                  "expected a dict {actuator name: command}")
         for name, value in commands.items():
             actuator = self.actuators.get(name)
             if actuator is None:
@@ -120,8 +121,7 @@ class FunctionController(Controller):
 
     def __init__(self, function: Callable, period_s: float, sensors: Sequence = (), actuators: Sequence = (),
                  phase_s: float = 0.0, name: str = "controller"):
-        if not callable(function):
-            raise InputError("function", "must be callable", f"got {type(function).__name__}")
+        callable_argument(function, "function")
         super().__init__(name, period_s, sensors, actuators, phase_s)
         self.function = function
 
@@ -144,8 +144,7 @@ class BDot(Controller):
 
     def __init__(self, magnetometer, magnetorquer, gain: float | None, period_s: float, form: str = "rate", name: str = "bdot"):
         super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
-        if form not in ("rate", "direction"):
-            raise InputError("form", "must be 'rate' or 'direction'", f"got {form!r}")
+        one_of(form, "form", ("rate", "direction"))
         if gain is None and form != "direction":
             raise InputError("gain", "can be chosen automatically only for form='direction' (Avanzini-Giulietti)")
         self.gain = None if gain is None else positive_scalar(gain, "gain")
@@ -208,6 +207,7 @@ class QuaternionPD(Controller):
                 raise InputError(field, "is required")
         attitude_source = _source(attitude_source, attitude_sensor, "attitude_source")
         rate_source = _source(rate_source, rate_sensor, "rate_source")
+        wheels = sequence(wheels, "wheels")
         if bool(wheels) == (magnetorquer is not None):
             raise InputError("actuators", "give either wheels or a magnetorquer to QuaternionPD")
         if magnetorquer is not None and magnetometer is None:
@@ -284,7 +284,7 @@ class MagneticPD(Controller):
         super().__init__(name, period_s, sensors=sensors, actuators=[magnetorquer])
         self.kp = positive_scalar(kp, "kp")
         self.kd = positive_scalar(kd, "kd")
-        self.compensation = finite_array(dipole_compensation_Am2, "dipole_compensation_Am2", (3,))
+        self.compensation = vector3(dipole_compensation_Am2, "dipole_compensation_Am2")
         self._roles = (magnetometer, attitude_sensor, rate_sensor)
         self.pointing = Pointing(NadirPointing())  # the orbit (LVLH) frame, for the pointing columns
 

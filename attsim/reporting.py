@@ -32,6 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ._validate import path_like, sequence
 from . import analysis, rotations
 from .errors import InputError
 
@@ -395,7 +396,12 @@ def report(telemetry, path=None, criteria=None) -> Path:
         if first.path is None:
             raise InputError("path", "must be given for telemetry that has no run directory")
         path = Path(first.path) / "report.html"
-    path = Path(path)
+    path = Path(path_like(path, "path", "file"))
+    if criteria is not None:
+        criteria = sequence(criteria, "criteria")
+        for k, criterion in enumerate(criteria):
+            if isinstance(criterion, (str, bytes)) or not isinstance(criterion, Sequence) or len(criterion) != 4:
+                raise InputError(f"criteria[{k}]", "must be (label, value, ok, bound)", f"got {criterion!r}")
     if len(runs) == 1:
         title = first.meta.get("name", "attsim run")
         sections = _single_sections(first, criteria if criteria is not None else first.meta.get("criteria"))
@@ -416,6 +422,9 @@ def report(telemetry, path=None, criteria=None) -> Path:
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(str(title))}</title><style>{_CSS}</style></head>"
             f"<body><h1>{html.escape(str(title))}</h1><nav>{''.join(nav)}</nav>{''.join(body)}"
             f"<p><small>attsim report; full-rate telemetry in telemetry.parquet beside this file.</small></p></body></html>")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page, encoding="utf-8")
+    except OSError as exc:  # a directory at path, a file among its parents, no permission
+        raise InputError("path", "must be a file that can be written", f"{path}: {exc.strerror or exc}") from None
     return path

@@ -48,6 +48,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ._validate import path_like
 from .errors import AttsimError, InputError
 from .run_lock import RunDirectoryLockedError, RunLock, process_alive
 from .schema import TIME_INDEX
@@ -225,9 +226,7 @@ class Recorder:
 
 def _run_directory(out_dir) -> Path:
     """``out_dir`` as a directory that exists and can be written, or an InputError naming it."""
-    if isinstance(out_dir, bool) or not isinstance(out_dir, (str, os.PathLike)) or not str(out_dir):
-        raise InputError("out_dir", "must be a directory path (str or os.PathLike)", f"got {out_dir!r}")
-    root = Path(out_dir)
+    root = Path(path_like(out_dir, "out_dir"))
     if root.exists() and not root.is_dir():
         raise InputError("out_dir", "must be a directory, not a file", f"{root} is a file")
     try:
@@ -396,9 +395,7 @@ def load(path) -> Telemetry:
     Raises :class:`~attsim.errors.AttsimError` naming the path when it is
     not a run directory or its files are unreadable.
     """
-    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or not str(path):
-        raise InputError("path", "must be a run directory path (str or os.PathLike)", f"got {path!r}")
-    root = Path(path)
+    root = Path(path_like(path, "path"))
     meta = _read_meta(root)
     lock = RunLock(root)
     try:
