@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from .environment.table import GMST, R, SUN, V, lerp1, lerp3, table_cell
+from ._validate import unit_quaternion
 from .errors import InputError
 from .guidance import Inertial, Target
 from .guidance_kernels import error_angle_deg, error_vector, reference
@@ -48,7 +49,7 @@ def target_of(target_q, target, owner: str) -> Target:
         raise InputError("target", f"{owner} needs exactly one of target_q (a fixed attitude) and target (a "
                          "guidance target)")
     if target is None:
-        return Inertial(target_q)
+        return Inertial(unit_quaternion(target_q, "target_q"))
     if not isinstance(target, Target):
         raise InputError("target", "must be an attsim.guidance target (Inertial, NadirPointing, SunPointing, Slew, "
                          "GroundTarget)", f"got {type(target).__name__}")
