@@ -28,10 +28,20 @@ from pathlib import Path
 from typing import NamedTuple
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-quic", "--hide-scrollbars",
-         # WebGL (the report's 3D views) in software: recent Chromium no longer falls back to SwiftShader by itself
-         "--enable-unsafe-swiftshader", "--use-angle=swiftshader"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--hide-scrollbars",
+    # WebGL (the report's 3D views) in software: recent Chromium no longer falls back to SwiftShader by itself
+    "--enable-unsafe-swiftshader",
+    "--use-angle=swiftshader",
+]
 
 # What the page reports about itself once drawn: per plot, its traces and any overlap of a legend with an axis title.
 _INSPECT = """
@@ -41,13 +51,14 @@ _INSPECT = """
   const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
   const plots = Array.from(document.querySelectorAll('.attsim-plot')).map(div => {
     const section = div.closest('section');
-    const svgTraces = Array.from(div.querySelectorAll('.scatterlayer .trace path.js-line, .scatterlayer .trace path.point,'
+    const svgTraces = Array.from(div.querySelectorAll('.scatterlayer .trace path.js-line,'
+                                 + ' .scatterlayer .trace path.point,'
                                  + ' .barlayer .trace path, .heatmaplayer image'))
                         .filter(p => (p.getAttribute('d') || p.getAttribute('href') || '').length > 4).length;
     const geoTraces = div.querySelectorAll('.geo .trace path, .scattergeo path.js-line').length;
     const gl = div.querySelectorAll('.gl-container canvas').length;
     const legends = boxes(div, '.legend .bg');
-    const titles = boxes(div, '.g-xtitle text, .g-ytitle text, .g-x2title text, .g-y2title text, .g-y3title text, .g-y4title text');
+    const titles = boxes(div, '[class^="g-x"][class$="title"] text, [class^="g-y"][class$="title"] text');
     const overlaps = legends.some(l => titles.some(t => hit(l, t)));
     const r = div.getBoundingClientRect();
     return {section: section ? section.id : null, title: div.dataset.title, svgTraces, geoTraces, gl,
@@ -63,6 +74,7 @@ class PageResult(NamedTuple):
     """What one page load measured."""
 
     load_s: float  # from navigation to every plot drawn
+    interactive_s: float  # from navigation to the plots of the first screen drawn (the page's own clock)
     plots: list  # one dict per plot: section, title, svgTraces, geoTraces, gl, overlaps, width, right, error
     sections: list  # the ids of the page's sections, in order
     console_errors: list  # console errors and uncaught exceptions, as text
@@ -88,7 +100,11 @@ class Browser:
 
         self._process = subprocess.Popen(
             [self.chromium, *FLAGS, f"--user-data-dir={self._profile}", "--remote-debugging-pipe", "about:blank"],
-            preexec_fn=fds, pass_fds=(3, 4), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            preexec_fn=fds,
+            pass_fds=(3, 4),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(to_child_r)
         os.close(from_child_w)
         self._buffer = b""
@@ -139,15 +155,20 @@ class Browser:
 
     def evaluate(self, expression: str):
         """The value of a JavaScript expression in the page (JSON-serialisable)."""
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
         if "exceptionDetails" in result:
             raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
         return result["result"].get("value")
 
     def load(self, path: Path, width_px: int = 1280, height_px: int = 900, timeout_s: float = 120.0) -> PageResult:
         """Open ``path`` at a window ``width_px`` wide and wait until every plot is drawn."""
-        self.call("Emulation.setDeviceMetricsOverride", width=width_px, height=height_px, deviceScaleFactor=1,
-                  mobile=width_px < 600)
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width_px,
+            height=height_px,
+            deviceScaleFactor=1,
+            mobile=width_px < 600,
+        )
         self._events.clear()
         start = time.perf_counter()
         self.call("Page.navigate", url=Path(path).resolve().as_uri())
@@ -159,11 +180,19 @@ class Browser:
                 raise TimeoutError(f"{path}: plots not drawn after {timeout_s} s (state {state!r})")
             time.sleep(0.02)
         load_s = time.perf_counter() - start
+        interactive_ms = self.evaluate("Number(document.body.dataset.interactive || NaN)")
         self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         report = self.evaluate(_INSPECT)
         self._drain()
-        return PageResult(load_s, report["plots"], report["sections"], self._console_errors(), report["scrollWidth"],
-                          report["innerWidth"])
+        return PageResult(
+            load_s,
+            (interactive_ms or float("nan")) / 1e3,
+            report["plots"],
+            report["sections"],
+            self._console_errors(),
+            report["scrollWidth"],
+            report["innerWidth"],
+        )
 
     def screenshot(self, path: Path) -> Path:
         """The whole page (beyond the window) as a PNG."""
@@ -205,7 +234,7 @@ class Browser:
                 pass
         shutil.rmtree(self._profile, ignore_errors=True)
 
-    def __enter__(self) -> "Browser":
+    def __enter__(self) -> Browser:
         return self
 
     def __exit__(self, *exc) -> None:
