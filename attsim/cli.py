@@ -74,10 +74,14 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-report", action="store_true", help="skip the HTML report")
 
 
-def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=None, method=None, write_report=True) -> int:
-    """Build, override, run, judge and report a mission; returns the exit code (0 or 1)."""
+def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=None, method=None, write_report=True,
+            figures: Callable | None = None) -> int:
+    """Build, override, run, judge and report a mission; returns the exit code (0 or 1).
+
+    ``figures(telemetry)``, when given (a mission script's own), returns plotly figures for the report.
+    """
     from .engine import ENGINE_METHODS
-    from .reporting import report
+    from .reporting import report_runs
 
     missions = build(out_dir=out) if out is not None else build()
     single = not isinstance(missions, (list, tuple))
@@ -109,20 +113,23 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
         shown = f"{value:.4g}" if isinstance(value, (int, float)) else str(value)
         print(f"{'PASS' if ok else 'FAIL'}  {label}: {shown} (bound {bound})")
     if write_report:
-        for run in runs:
-            print(f"report: {report(run, criteria=results)}")
+        pages = report_runs(runs, criteria=results, figures=figures)  # several pages share one plotly.js
+        for page in pages[: len(runs)]:
+            print(f"report: {page}")
         if len(runs) > 1:
-            print(f"comparison: {report(runs, Path(runs[0].path).parent / 'comparison.html')}")
+            print(f"comparison: {pages[-1]}")
     return 0 if all(ok for _, _, ok, _ in results) else 1
 
 
-def run_script(build: Callable, criteria: Callable, argv: list[str] | None = None) -> int:
+def run_script(build: Callable, criteria: Callable, argv: list[str] | None = None,
+               figures: Callable | None = None) -> int:
     """Entry point of a mission script: ``python missions/x.py [--out DIR] [--duration S] ...``."""
     parser = argparse.ArgumentParser(description="Run this attsim mission")
     _run_options(parser)
     parser.add_argument("--debug", action="store_true")
     args = parser.parse_args(argv)
-    return _guard(lambda: execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report), args.debug)
+    return _guard(lambda: execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report,
+                                  figures), args.debug)
 
 
 def _guard(action: Callable[[], int], debug: bool) -> int:
@@ -154,7 +161,8 @@ def _cmd_run(args) -> int:
     module = _load_module(script)
     if not (hasattr(module, "build") and hasattr(module, "criteria")):
         raise InputError("mission", f"{script} must define build(out_dir=None) and criteria(telemetry)")
-    return execute(module.build, module.criteria, args.out, args.duration, args.seed, args.method, not args.no_report)
+    return execute(module.build, module.criteria, args.out, args.duration, args.seed, args.method, not args.no_report,
+                   getattr(module, "figures", None))
 
 
 def _cmd_report(args) -> int:

@@ -17,7 +17,7 @@ from ..schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .page import Section
 from .style import AXIS_COLOURS, PALETTE, Panel, Plot, base_layout, fmt, line, stacked
 
-ANIMATION_FRAMES = 60
+ANIMATION_FRAMES = 40
 ARROW_LENGTH = 1.4  # H, ω, Sun and nadir are directions: drawn at this length whatever their size
 
 
@@ -85,7 +85,7 @@ def attitude_3d(df, moments, R_BP, H_I, scale: float, extra_directions=None, q_r
         )
     )
     a = np.maximum(a / a.max(), 0.15)  # a thin plate stays visible
-    u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 24), np.linspace(0, np.pi, 12))
+    u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 16), np.linspace(0, np.pi, 9))
     pts = np.stack([a[0] * np.cos(u) * np.sin(v), a[1] * np.sin(u) * np.sin(v), a[2] * np.cos(v)], axis=-1) @ R_BP.T
     picks = np.unique(np.linspace(0, len(df) - 1, min(ANIMATION_FRAMES, len(df))).astype(int))
     t = df.index.to_numpy()[picks]
@@ -132,7 +132,9 @@ def attitude_3d(df, moments, R_BP, H_I, scale: float, extra_directions=None, q_r
         "zaxis": {"range": axis_range, "title": {"text": "z_I"}},
         "domain": {"x": [0, 1], "y": [0.12, 1]},
     }
-    frames = [{"name": fmt(float(t[k]), 5), "data": traces(k, False)} for k in range(len(picks))]
+    # a frame restyles only what moves: the coordinates (smaller page, same picture)
+    frames = [{"name": fmt(float(t[k]), 5), "data": [{key: trace[key] for key in ("type", "x", "y", "z")}
+                                                      for trace in traces(k, False)]} for k in range(len(picks))]
     layout = {
         **base_layout(560),
         "scene": scene,
@@ -178,7 +180,7 @@ def polhode(H_B, moments, R_BP) -> Plot:
     n = H_B @ R_BP
     length = np.linalg.norm(n, axis=1, keepdims=True)
     n = np.where(length > 0, n / np.where(length > 0, length, 1.0), np.nan)
-    u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 60), np.linspace(0, np.pi, 30))
+    u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 40), np.linspace(0, np.pi, 20))
     sphere = np.stack([np.cos(u) * np.sin(v), np.sin(u) * np.sin(v), np.cos(v)], axis=-1)
     energy = np.sum(sphere**2 / moments, axis=-1)
     x, y, z, i, j, k3 = _grid_mesh(sphere)

@@ -243,7 +243,9 @@ def fmt(value, digits: int = 4) -> str:
         decimals = max(0, digits - 1 - magnitude)
         text = f"{value:.{decimals}f}"
         return text.rstrip("0").rstrip(".") if "." in text else text
-    return f"{value:.{digits - 1}e}".replace("e-0", "e-").replace("e+0", "e").replace("e+", "e")
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+    return f"{mantissa}e{int(exponent)}"
 
 
 def fmt_vector(values, digits: int = 4) -> str:
