@@ -211,7 +211,8 @@ def test_pointing_error_from_the_controller_target_with_the_requirement_line(tmp
     criteria = [("pointing error after 240 s [deg]", 0.05, True, "< 0.1")]
     figures = _figures(attsim.report(tel, tmp_path / "r.html", criteria=criteria).read_text())
     pointing = next(f for f in figures if f["title"] == "Pointing error")
-    assert pointing["layout"]["yaxis"]["type"] == "log" and pointing["layout"]["yaxis"]["title"]["text"] == "pointing error [deg]"
+    axis = pointing["layout"]["yaxis"]
+    assert axis["type"] == "log" and axis["title"]["text"] == "pointing error [deg]"
     requirement = next(t for t in pointing["data"] if t["name"].startswith("requirement"))
     assert requirement["y"] == [0.1, 0.1]
     error = next(t for t in pointing["data"] if t["name"] == "pointing error")
@@ -281,7 +282,8 @@ def test_pages_written_together_share_one_plotly_js(tmp_path):
     assert len(shared) == 1 and [p.name for p in pages] == ["report.html", "report.html", "comparison.html"]
     for page in pages:
         text = page.read_text()
-        assert "id='plotlyjs-gz'" not in text and f"<script src='{'../' if page.name == 'report.html' else ''}{shared[0].name}'>" in text
+        relative = f"{'../' if page.name == 'report.html' else ''}{shared[0].name}"
+        assert "id='plotlyjs-gz'" not in text and f"<script src='{relative}'>" in text
         assert page.stat().st_size < 300_000
     single = attsim.report(runs[0], tmp_path / "single.html")
     assert "id='plotlyjs-gz'" in single.read_text() and single.stat().st_size < 2_500_000  # embedded, compressed

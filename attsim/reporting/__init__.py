@@ -31,6 +31,8 @@ from __future__ import annotations
 from pathlib import Path
 from collections.abc import Sequence
 
+import numpy as np
+
 from .. import analysis
 from ..errors import InputError
 from . import actuators, comparison, environment, estimation, freebody, pointing, sensors
@@ -69,9 +71,12 @@ def _free_body(tel, controlled: bool) -> list[Section]:
 
 
 def _attitude_3d(tel) -> Section | None:
-    df, meta = tel.df, tel.meta
-    if "inertia_kg_m2" not in meta or len(df) < 1:
+    meta = tel.meta
+    if "inertia_kg_m2" not in meta or len(tel.df) < 1:
         return None
+    # only the animation's frames are drawn: everything below is computed on those rows alone
+    picks = np.unique(np.linspace(0, len(tel.df) - 1, min(freebody.ANIMATION_FRAMES, len(tel.df))).astype(int))
+    df = tel.df.iloc[picks]
     J, moments, R_BP = freebody.principal(meta)
     parts = analysis.total_momentum(df, J, meta.get("components", []))
     directions = {}

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-MAX_POINTS = 5000
+MAX_POINTS = 2500  # two points (a min and a max) per pixel of a wide plot
 # 12 distinguishable colours (Tableau 10 with two darker additions); beyond them the dash style changes
 PALETTE = (
     "#1f77b4",
