@@ -303,3 +303,20 @@ def test_number_formatting_and_palette():
     assert fmt(1.23456e7) == "1.235e7" and fmt(float("nan")) == "nan"
     looks = [(style(k)["color"], style(k)["dash"]) for k in range(24)]
     assert len(set(PALETTE)) == 12 and len(set(looks)) == 24  # twelve colours, then dashed
+
+
+def test_a_mission_scripts_figures_hook_reaches_its_report(tmp_path):
+    import plotly.graph_objects as go
+
+    from attsim import cli
+
+    def build(out_dir=None):
+        return attsim.Propagation("hooked", [1.0, 2.0, 2.5], (0.3, 0.2, -0.1), duration=5.0, max_step=0.05,
+                                  out_dir=out_dir)
+
+    def figures(tel):
+        return [go.Figure(go.Scatter(x=tel.df.index, y=tel.df["wx"]), layout=dict(title="my own wx"))]
+
+    assert cli.execute(build, lambda tel: [], out=str(tmp_path / "run"), figures=figures) == 0
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert "id='figures'" in page and "data-title='my own wx'" in page
