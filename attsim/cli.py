@@ -203,17 +203,18 @@ def _where_partial(out_dir: Path, since: float) -> str | None:
 
 
 def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=None, method=None, write_report=True,
-            debug: bool = False) -> int:
+            debug: bool = False, figures: Callable | None = None) -> int:
     """Build, override, run, judge and report a mission; returns the exit code (0, or 1 when a criterion fails).
 
     Raises what stops a run (an AttsimError, a user script's exception, a
     KeyboardInterrupt), with a note saying where its partial telemetry is;
     :func:`main` and :func:`run_script` turn that into one line. An
     exception raised by ``criteria`` is a failed criterion, not an error
-    (with ``debug``, it is raised).
+    (with ``debug``, it is raised). ``figures(telemetry)``, when given (a mission
+    script's own), returns plotly figures for the report.
     """
     from .engine import ENGINE_METHODS
-    from .reporting import report
+    from .reporting import report_runs
 
     built = build(out_dir=out) if out is not None else build()
     single = not isinstance(built, (list, tuple))
@@ -261,14 +262,16 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
     for label, value, ok, bound in results:
         print(f"{'PASS' if ok else 'FAIL'}  {label}: {_shown(value)}" + (f" (bound {bound})" if bound else ""))
     if write_report:
-        for run in runs:
-            print(f"report: {_write_report(report, run, None, 'out', criteria=results)}")
+        pages = _write_report(lambda: report_runs(runs, criteria=results, figures=figures), "out", runs[0].path)
+        for page in pages[: len(runs)]:  # several pages share one plotly.js
+            print(f"report: {page}")
         if len(runs) > 1:
-            print(f"comparison: {_write_report(report, runs, Path(runs[0].path).parent / 'comparison.html', 'out')}")
+            print(f"comparison: {pages[-1]}")
     return EXIT_OK if all(c.ok for c in results) else EXIT_FAILED
 
 
-def run_script(build: Callable, criteria: Callable, argv: list[str] | None = None) -> int:
+def run_script(build: Callable, criteria: Callable, argv: list[str] | None = None,
+               figures: Callable | None = None) -> int:
     """Entry point of a mission script: ``python missions/x.py [--out DIR] [--duration S] ...``."""
     parser = argparse.ArgumentParser(description="Run this attsim mission")
     _run_options(parser)
@@ -279,7 +282,7 @@ def run_script(build: Callable, criteria: Callable, argv: list[str] | None = Non
     except SystemExit as exit_:  # argparse: 2 for bad usage, 0 for --help
         return int(exit_.code or 0)
     return _guard(lambda: execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report,
-                                  debug=args.debug), args.debug)
+                                  debug=args.debug, figures=figures), args.debug)
 
 
 def _one_line(value) -> str:
@@ -379,14 +382,18 @@ def _report_path(out) -> Path:
     return path
 
 
-def _write_report(report: Callable, telemetry, path, field: str, **options) -> Path:
-    """``report(...)``; the file system's refusal (read-only, full, no such place) as an InputError naming ``field``."""
+def _write_report(write: Callable, field: str, path=None):
+    """``write()`` (a report); a place it cannot write to (read-only, full, no such place) as an InputError naming
+    ``field``, the option the user gave it by."""
     try:
-        return report(telemetry, path, **options)
+        return write()
     except OSError as exc:
-        where = exc.filename or path or getattr(telemetry, "path", "")
-        detail = f"{where}: {exc.strerror or exc}"
-        raise InputError(field, "must be a place where the report can be written", detail) from exc
+        detail = f"{exc.filename or path or ''}: {exc.strerror or exc}"
+    except InputError as exc:
+        if exc.field != "path":
+            raise
+        detail = exc.detail
+    raise InputError(field, "must be a place where the report can be written", detail)
 
 
 def _cmd_methods(args) -> int:
@@ -416,7 +423,7 @@ def _cmd_run(args) -> int:
     if not (callable(getattr(module, "build", None)) and callable(getattr(module, "criteria", None))):
         raise InputError("mission", f"{script} must define build(out_dir=None) and criteria(telemetry)")
     return execute(module.build, module.criteria, args.out, args.duration, args.seed, args.method, not args.no_report,
-                   debug=args.debug)
+                   debug=args.debug, figures=getattr(module, "figures", None))
 
 
 def _cmd_report(args) -> int:
@@ -430,10 +437,10 @@ def _cmd_report(args) -> int:
             print(f"note: {run.path} holds a partial run ({run.meta.get('stopped', 'killed')})")
     field = "out" if args.out else "dirs"
     if len(runs) == 1:
-        print(f"report: {_write_report(report, runs[0], target, field)}")
+        print(f"report: {_write_report(lambda: report(runs[0], target), field, target)}")
     else:
         target = target or Path(runs[0].path).parent / "comparison.html"
-        print(f"comparison: {_write_report(report, runs, target, field)}")
+        print(f"comparison: {_write_report(lambda: report(runs, target), field, target)}")
     return EXIT_OK
 
 

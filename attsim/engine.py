@@ -60,7 +60,9 @@ def __getattr__(name: str):
 
 def _describe_component(component) -> dict:
     description = {"name": component.name, "type": type(component).__name__}
-    for attribute in ("axis", "dipole_max_Am2", "max_torque_Nm", "max_speed_rad_s", "rate_hz", "period_s", "gain_used"):
+    # the report draws limits, a wheel's momentum capacity (its inertia) and a controller's fixed target (pointing)
+    for attribute in ("axis", "dipole_max_Am2", "max_torque_Nm", "max_speed_rad_s", "inertia_kg_m2", "max_force_N",
+                      "rate_hz", "period_s", "gain_used", "target_q"):
         value = getattr(component, attribute, None)
         if value is not None:
             description[attribute] = np.asarray(value).tolist()
@@ -78,7 +80,18 @@ def _describe_environment(environment) -> dict:
         "shadow": environment.shadow, "gravity_gradient": environment.gravity_gradient,
         "aerodynamic": environment.aerodynamic, "solar_pressure": environment.solar_pressure,
         "residual_dipole_Am2": environment.residual_dipole_Am2.tolist(), "faces": len(environment.faces),
+        "kepler": _kepler_elements(orbit),
     }
+
+
+def _kepler_elements(orbit) -> dict | None:
+    """A Kepler orbit's elements at its epoch (the report rebuilds the orbit from them); None for other orbits."""
+    if not hasattr(orbit, "raan0"):
+        return None
+    return {"semi_major_axis_m": orbit.a, "eccentricity": orbit.e,
+            "inclination_deg": math.degrees(orbit.inclination_rad), "raan_deg": math.degrees(orbit.raan0),
+            "arg_perigee_deg": math.degrees(orbit.argp0),
+            "mean_anomaly_deg": math.degrees(orbit.M0), "j2": bool(orbit.raan_rate or orbit.argp_rate)}
 
 
 def _original_error(exc: BaseException) -> BaseException:
