@@ -98,6 +98,13 @@ def _principal(meta):
 
 
 
+def _method_label(meta) -> str:
+    """The method with the options it ran with, e.g. ``dmv (order=10)``."""
+    options = meta.get("method_options") or {}
+    listed = ", ".join(f"{k}={v}" for k, v in options.items())
+    return f"{meta.get('method')} ({listed})" if listed else str(meta.get("method"))
+
+
 def _summary(tel, criteria) -> str:
     meta = tel.meta
     esc = html.escape
@@ -113,7 +120,8 @@ def _summary(tel, criteria) -> str:
         ("Inertia [kg m²]", esc(np.array2string(J, precision=6))),
         ("Principal moments [kg m²]", esc(np.array2string(np.linalg.eigvalsh(J), precision=6))),
         ("Initial q_IB / ω [rad/s]", esc(f"{np.round(meta.get('q0', []), 6).tolist()} / {np.round(meta.get('omega0_rad_s', []), 6).tolist()}")),
-        ("Method, max step [s], telemetry step [s]", esc(f"{meta.get('method')}, {meta.get('max_step_s')}, {meta.get('telemetry_dt_s')}")),
+        ("Method, max step [s], telemetry step [s]",
+         esc(f"{_method_label(meta)}, {meta.get('max_step_s')}, {meta.get('telemetry_dt_s')}")),
         ("Seed", esc(str(meta.get("seed")))),
         ("Simulated time [s]", esc(f"{tel.df.index[-1] if len(tel.df) else 0:.6g} of {meta.get('duration_s')}")),
         ("Wall time [s], real-time factor", esc(f"{meta.get('wall_s', float('nan')):.3f}, {meta.get('realtime_factor_achieved') or float('nan'):.4g}")),
