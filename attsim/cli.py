@@ -237,6 +237,8 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
             allowed = list(REGISTRY) if isinstance(mission, Propagation) else list(ENGINE_METHODS)
             if method not in allowed:
                 raise InputError("method", f"must be one of {allowed} for this run", f"got {method!r}")
+            if isinstance(mission, Propagation) and method != mission.method:
+                mission.options = {}  # the script's method options (e.g. dmv's order) belong to the method replaced
             mission.method = method
     runs = []
     for mission in missions:

@@ -10,7 +10,7 @@ import numpy as np
 from .. import rotations
 from ..schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .page import Section
-from .runinfo import status
+from .runinfo import method_label, status
 from .style import Panel, fmt, line, stacked
 
 _esc = html.escape
@@ -19,7 +19,7 @@ _esc = html.escape
 def label(run, k: int) -> str:
     """``directory (seed s, method m)``: distinct even when runs share a scenario name."""
     where = Path(run.path).name if run.path is not None else str(run.meta.get("name", f"run {k}"))
-    return f"{where} (seed {run.meta.get('seed')}, {run.meta.get('method')})"
+    return f"{where} (seed {run.meta.get('seed')}, {method_label(run.meta)})"
 
 
 def _own_criteria(run, criteria):

@@ -123,3 +123,10 @@ def status(run, criteria) -> str:
     if any(not ok for _label, _value, ok, _bound in criteria or []):
         return "failed"
     return "partial" if run.meta.get("partial") else "complete"
+
+
+def method_label(meta) -> str:
+    """The method with the options it ran with, e.g. ``dmv (order=10)`` (plain ``dmv`` reads as order 2)."""
+    options = meta.get("method_options") or {}
+    listed = ", ".join(f"{k}={v}" for k, v in options.items())
+    return f"{meta.get('method')} ({listed})" if listed else str(meta.get("method"))

@@ -6,6 +6,7 @@ import html
 
 import numpy as np
 
+from .runinfo import method_label
 from .style import fmt, fmt_vector
 
 _esc = html.escape
@@ -70,7 +71,7 @@ def summary(tel, criteria, kind_sentence: str) -> str:
     parts = ", ".join(f"{_esc(c['name'])} ({_esc(str(c.get('type')))})" for c in meta.get("components", [])) or "none"
     rows = [
         ("Description", _esc(str(meta.get("description", "")))),
-        ("Run", _esc(f"{meta.get('name', '?')}, seed {meta.get('seed')}, method {meta.get('method')}")),
+        ("Run", _esc(f"{meta.get('name', '?')}, seed {meta.get('seed')}, method {method_label(meta)}")),
         ("Inertia [kg m²]", "<br>".join(_esc(fmt_vector(row, 5)) for row in J)),
         ("Principal moments [kg m²]", _esc(fmt_vector(np.linalg.eigvalsh(J), 5))),
         ("Initial q_IB", _esc(fmt_vector(meta.get("q0", []), 6))),
