@@ -209,3 +209,14 @@ def test_the_figure_run_records_its_order_and_runs_with_another_method(tmp_path,
     meta = json.loads((tmp_path / "exact" / "meta.json").read_text())
     assert meta["method"] == "exact" and meta["method_options"] == {}
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("order", [4, 6, 8, 10])
+def test_preprocessed_orders_refuse_steps_beyond_their_series(order):
+    # found by an outside review: DMV10 refused dt = 1.25 on the seed body (its stage) but accepted dt = 2.0 and
+    # ended 2.4 rad off; the preprocessed orders now refuse more than 1.5 rad of turn a step, naming dt
+    moments, m0 = BODIES["seed002"]
+    with pytest.raises(attsim.InputError, match="^dt: is too large for the preprocessed DMV"):
+        attsim.propagate(moments, m0 / moments, t_end=10.0, dt=2.0, method="dmv", order=order)
+    df = attsim.propagate(moments, m0 / moments, t_end=10.0, dt=0.5, method="dmv", order=order)
+    assert np.isfinite(df.to_numpy()).all()

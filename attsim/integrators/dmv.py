@@ -158,6 +158,10 @@ def check_order(order) -> int:
     return int(order)
 
 
+# the largest turn a step (|H| / I_min dt, rad) the preprocessed orders accept: their series converges well below it
+MAX_PREPROCESSED_TURN_RAD = 1.5
+
+
 class DMV(FixedStepIntegrator):
     name = "dmv"
     description = ("discrete Moser-Veselov, torque-free; order=2 (default) or preprocessed 4, 6, 8, 10 "
@@ -178,6 +182,16 @@ class DMV(FixedStepIntegrator):
 
         order = check_order(problem.options.get("order", 2))
         moments = principal_axes(problem.inertia_kg_m2)[0]
+        if order > 2:
+            # the modified moments are a series in (|omega| dt)^2: beyond about 1.5 rad a step its terms stop
+            # shrinking, and past the stage's own failures a step of nearly pi returned radians of error silently;
+            # |H| / I_min bounds |omega| along the whole torque-free motion
+            worst = float(np.linalg.norm(problem.inertia_kg_m2 @ problem.omega0_rad_s)) / float(moments.min())
+            if worst * problem.dt_s > MAX_PREPROCESSED_TURN_RAD:
+                raise InputError("dt", f"is too large for the preprocessed DMV of order {order}: at most "
+                                 f"{MAX_PREPROCESSED_TURN_RAD} rad of turn a step (|H| / I_min dt)",
+                                 f"dt = {problem.dt_s:g} s turns up to {worst * problem.dt_s:.3g} rad; reduce dt or "
+                                 "use order=2")
         # the corrections times dt^2k in units of the largest moment: the body x = I / I_max with
         # the invariants of the turn per step, C h^2 / I_max^2 and H h^2 / I_max (no overflow in any units)
         scale = float(moments.max())
