@@ -30,7 +30,9 @@ Two things lose digits near ``k = 1`` and are avoided here:
       F = s R_F(c², d², 1),   Π(n) = s R_F(c², d², 1) + n/3 s³ R_J(c², d², 1, 1 - n s²)
 
 Carlson's integrals are scipy's own C functions (``scipy.special.cython_special``),
-linked into the numba code by symbol.
+linked into the numba code by symbol. scipy's ``ellipj`` is not used: it takes
+``k²`` (so ``1 - k²`` below 1e-16 is lost) and switches to a first-order
+expansion when ``1 - k² < 1e-9``, which is wrong beyond a fraction of a period.
 """
 
 from __future__ import annotations
