@@ -10,7 +10,9 @@ the body momentum, ``m ← m + τ δt``, at fixed attitude. Strang splitting
 
 with ``free`` the exact motion of :mod:`.free_body`, is symplectic and of
 order 2, with an error constant set by the torque alone (the free part has
-none). ``order=4`` composes it by Suzuki's fractal scheme. The closing half
+none). Each step restarts the free flow from the state reached, so near the
+separatrix a step is as exact as the flow: a body that flips, flips.
+``order=4`` composes it by Suzuki's fractal scheme. The closing half
 kick is the implicit adjoint of the opening one (solved by fixed-point
 iteration), so the scheme stays symmetric, and of the stated order, also
 for torques that depend on the rate.
