@@ -33,10 +33,11 @@ from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
 
 __all__ = ["MEKF", "ESTIMATOR_COLUMNS"]
 
-# the columns an estimator adds, after its name and an underscore
+# the columns an estimator adds, after its name and an underscore: the estimate, its 3-sigma bounds, the NIS of
+# the last cycle's updates and, for the report's bias error, the gyro's true bias
 ESTIMATOR_COLUMNS = (("qw", "qx", "qy", "qz") + tuple(f"bias_{a}" for a in "xyz")
                      + tuple(f"sigma3_att_{a}" for a in "xyz") + tuple(f"sigma3_bias_{a}" for a in "xyz")
-                     + ("nis_st", "nis_mag", "nis_sun"))
+                     + ("nis_st", "nis_mag", "nis_sun") + tuple(f"bias_true_{a}" for a in "xyz"))
 _GRID_TOLERANCE = 1e-9  # relative: a sensor's times must fall on the estimator's cycle times
 
 
@@ -213,4 +214,4 @@ class MEKF(Component):
 
     def values(self, sc):
         sigma3 = 3.0 * np.sqrt(np.diag(self.P))
-        return [*self.q, *self.bias_rad_s, *sigma3, *self.nis]
+        return [*self.q, *self.bias_rad_s, *sigma3, *self.nis, *self.gyro.bias]
