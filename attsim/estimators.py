@@ -28,16 +28,13 @@ import numpy as np
 from ._validate import finite_array, positive_scalar, unit_quaternion
 from .component import Component, periodic
 from .errors import InputError
+from .schema import ESTIMATOR_SUFFIXES
 from .mekf import MEASUREMENTS, NIS_GATE_3DOF, PARAMETERS, mekf_cycle, new_memory
 from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
 
 __all__ = ["MEKF", "ESTIMATOR_COLUMNS"]
 
-# the columns an estimator adds, after its name and an underscore: the estimate, its 3-sigma bounds, the NIS of
-# the last cycle's updates and, for the report's bias error, the gyro's true bias
-ESTIMATOR_COLUMNS = (("qw", "qx", "qy", "qz") + tuple(f"bias_{a}" for a in "xyz")
-                     + tuple(f"sigma3_att_{a}" for a in "xyz") + tuple(f"sigma3_bias_{a}" for a in "xyz")
-                     + ("nis_st", "nis_mag", "nis_sun") + tuple(f"bias_true_{a}" for a in "xyz"))
+ESTIMATOR_COLUMNS = ESTIMATOR_SUFFIXES  # after the estimator's name and an underscore (attsim.schema)
 _GRID_TOLERANCE = 1e-9  # relative: a sensor's times must fall on the estimator's cycle times
 
 

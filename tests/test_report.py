@@ -248,16 +248,18 @@ def test_sensors_are_errors_in_natural_units(tmp_path):
 
 
 def test_estimation_and_modes_sections_come_with_their_columns(tmp_path):
-    columns = {"ekf_q_w": 1.0, "ekf_q_x": 1e-5, "ekf_q_y": 0.0, "ekf_q_z": 0.0, "ekf_nis": 3.0,
-               "mode": lambda t: np.where(t < 100, 0, 1)}
-    columns.update({f"ekf_bias_{a}": 1e-6 for a in "xyz"})
-    columns.update({f"ekf_sigma3_{a}": 1e-4 for a in "xyz"})
+    from attsim.schema import ESTIMATOR_SUFFIXES
+
+    columns = {f"ekf_{suffix}": 1e-6 for suffix in ESTIMATOR_SUFFIXES}  # the columns attsim.MEKF writes
+    columns.update({"ekf_qw": 1.0, "ekf_qx": 1e-5, "ekf_qy": 0.0, "ekf_qz": 0.0, "ekf_nis_st": 3.0,
+                    "mode": lambda t: np.where(t < 100, 0, 1)})
+    columns.update({f"ekf_sigma3_att_{a}": 1e-4 for a in "xyz"})
     tel = _telemetry(tmp_path, columns, [{"name": "ekf", "type": "Estimator"}], modes=["detumble", "point"])
     page = attsim.report(tel, tmp_path / "r.html").read_text()
     assert "estimation" in _sections(page) and "timeline" in _sections(page)
     estimation = next(f for f in _figures(page) if f["title"].startswith("ekf"))
     names = [t["name"] for t in estimation["data"]]
-    assert "±3σ x" in names and "normalised innovation squared" in names
+    assert "±3σ x" in names and "NIS star tracker" in names and "bias x error" in names
     timeline = next(f for f in _figures(page) if f["title"] == "Modes and events")
     assert timeline["layout"]["yaxis"]["ticktext"] == ["detumble", "point"]
     plain = _telemetry(tmp_path / "plain", _wheel_columns(), WHEELS)
@@ -322,3 +324,22 @@ def test_a_mission_scripts_figures_hook_reaches_its_report(tmp_path):
     assert cli.execute(build, lambda tel: [], out=str(tmp_path / "run"), figures=figures) == 0
     page = (tmp_path / "run" / "report.html").read_text()
     assert "id='figures'" in page and "data-title='my own wx'" in page
+
+
+def test_a_real_estimator_run_has_its_estimation_and_pointing_sections(tmp_path):
+    from attsim import rotations
+
+    m = attsim.Mission("mekf_report", np.diag([0.06, 0.055, 0.02]), (0.0, 0.0, 0.0), duration=60.0, telemetry_dt=1.0,
+                       out_dir=tmp_path)
+    wheels = [m.add(attsim.ReactionWheel(f"rw_{a}", d, 2e-5, 2e-3, 600.0)) for a, d in zip("xyz", np.eye(3))]
+    gyro = m.add(attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5, bias_rad_s=(2e-4, 0.0, -1e-4)))
+    tracker = m.add(attsim.StarTracker(1.0, noise_arcsec=10.0))
+    mekf = m.add(attsim.MEKF(gyro, star_tracker=tracker))
+    m.add(attsim.QuaternionPD(rotations.axis_angle_to_quat([0, 0, 1], 0.3), kp=5e-4, kd=9e-3, period_s=0.5,
+                              wheels=wheels, attitude_source=mekf, rate_source=mekf))
+    page = attsim.report(m.run()).read_text()
+    sections = _sections(page)
+    assert sections.index("pointing") < sections.index("estimation")
+    estimation = next(f for f in _figures(page) if f["title"].startswith("mekf"))
+    names = [t["name"] for t in estimation["data"]]
+    assert "±3σ x" in names and "bias x error" in names and "NIS star tracker" in names

@@ -1,10 +1,11 @@
 """Estimation, modes and events.
 
-An estimator ``<est>`` is recognised by its columns: ``<est>_q_w..z`` (its
-q_IB estimate), ``<est>_bias_x/y/z`` (gyro bias, rad/s),
-``<est>_sigma3_x/y/z`` (3σ of the attitude error, rad),
-``<est>_sigma3_bias_x/y/z`` (3σ of the bias, rad/s) and ``<est>_nis`` (the
-normalised innovation squared). Modes: an integer ``mode`` column, named by
+An estimator ``<est>`` is recognised by its columns
+(:data:`attsim.schema.ESTIMATOR_SUFFIXES`): ``<est>_qw..qz`` (its q_IB
+estimate), ``<est>_bias_x/y/z`` (gyro bias, rad/s), ``<est>_sigma3_att_x/y/z``
+(3σ of the attitude error, rad), ``<est>_sigma3_bias_x/y/z`` (3σ of the bias,
+rad/s), ``<est>_nis_st/mag/sun`` (the normalised innovation squared of each
+kind of update) and ``<est>_bias_true_x/y/z`` (the gyro's true bias). Modes: an integer ``mode`` column, named by
 ``meta["modes"]`` (a list, or a mapping from the number to the name).
 """
 
@@ -15,7 +16,7 @@ import html
 import numpy as np
 
 from .. import rotations
-from ..schema import QUATERNION_COLUMNS
+from ..schema import ESTIMATOR_SUFFIXES, QUATERNION_COLUMNS
 from .page import Section
 from .style import AXIS_COLOURS, Panel, Plot, line, shade, stacked, style
 
@@ -25,11 +26,8 @@ DEG_H_PER_RAD_S = 180.0 / np.pi * 3600.0
 
 def estimators(df) -> list[str]:
     """The names of the estimators whose attitude estimate the telemetry holds."""
-    return sorted(
-        c[: -len("_q_w")]
-        for c in df.columns
-        if c.endswith("_q_w") and all(f"{c[: -len('_q_w')]}_q_{a}" in df for a in "xyz")
-    )
+    return sorted(c[: -len("_qw")] for c in df.columns
+                  if c.endswith("_qw") and all(f"{c[: -len('_qw')]}_{s}" in df for s in ESTIMATOR_SUFFIXES))
 
 
 def _bounds(t, sigma3, k, scale, name) -> list[dict]:
@@ -41,7 +39,7 @@ def _bounds(t, sigma3, k, scale, name) -> list[dict]:
 
 
 def _estimator_plot(df, name, t) -> Plot:
-    estimate = df[[f"{name}_q_{a}" for a in "wxyz"]].to_numpy()
+    estimate = df[[f"{name}_q{a}" for a in "wxyz"]].to_numpy()
     truth = df[list(QUATERNION_COLUMNS)].to_numpy()
     error = np.full((len(t), 3), np.nan)
     valid = np.all(np.isfinite(estimate), axis=1) & (np.linalg.norm(estimate, axis=1) > 0)
@@ -53,8 +51,8 @@ def _estimator_plot(df, name, t) -> Plot:
     attitude = []
     for k, a in enumerate("xyz"):
         attitude.append(line(t, error[:, k], f"{a} error", color=AXIS_COLOURS[a]))
-        if f"{name}_sigma3_{a}" in df:
-            attitude += _bounds(t, df[f"{name}_sigma3_{a}"].to_numpy(), k, ARCSEC_PER_RAD, a)
+        if f"{name}_sigma3_att_{a}" in df:
+            attitude += _bounds(t, df[f"{name}_sigma3_att_{a}"].to_numpy(), k, ARCSEC_PER_RAD, a)
     panels = [Panel("attitude error [arcsec]", attitude)]
     if all(f"{name}_bias_{a}" in df for a in "xyz"):
         bias = []
@@ -72,8 +70,11 @@ def _estimator_plot(df, name, t) -> Plot:
             if f"{name}_sigma3_bias_{a}" in df:
                 bias += _bounds(t, df[f"{name}_sigma3_bias_{a}"].to_numpy(), k, DEG_H_PER_RAD_S, f"bias {a}")
         panels.append(Panel("gyro bias [deg/h]", bias))
-    if f"{name}_nis" in df:
-        panels.append(Panel("NIS [-]", [line(t, df[f"{name}_nis"].to_numpy(), "normalised innovation squared", 3)]))
+    nis = [line(t, df[f"{name}_nis_{kind}"].to_numpy(), f"NIS {label}", k, dash="dot")
+           for k, (kind, label) in enumerate((("st", "star tracker"), ("mag", "magnetometer"), ("sun", "Sun")))
+           if f"{name}_nis_{kind}" in df and df[f"{name}_nis_{kind}"].notna().any()]
+    if nis:
+        panels.append(Panel("NIS [-] (chi-square, 3 dof: mean 3)", nis))
     return stacked(f"{name}: estimate against the truth (dotted: ±3σ)", panels)
 
 
