@@ -58,6 +58,7 @@ _LAZY = {
     "BDot": "attsim.control",
     "QuaternionPD": "attsim.control",
     "MagneticPD": "attsim.control",
+    "MomentumUnloading": "attsim.control",
     "NumbaController": "attsim.numba_controller",
     "MEKF": "attsim.estimators",
     "report": "attsim.reporting",

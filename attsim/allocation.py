@@ -116,8 +116,8 @@ def allocate(allocation, tau_Nm, null_torque_Nm, limits_Nm, out_Nm):
         u = allocation[j, 0] * tau_Nm[0] + allocation[j, 1] * tau_Nm[1] + allocation[j, 2] * tau_Nm[2] \
             + null_torque_Nm[j]
         out_Nm[j] = u
-        if abs(u) * scale > limits_Nm[j]:
-            scale = limits_Nm[j] / abs(u)
+        if abs(u) > limits_Nm[j]:  # the smallest ratio wins, whatever the order of the wheels
+            scale = min(scale, limits_Nm[j] / abs(u))
     if scale < 1.0:
         for j in range(n):
             out_Nm[j] *= scale

@@ -20,7 +20,7 @@ from . import mission_banks as ml
 from . import mission_loop as loops
 from .actuators import CommandSchedule, Magnetorquer, ReactionWheel, TorqueSchedule
 from .component import At
-from .control import BDot, MagneticPD, QuaternionPD
+from .control import BDot, MagneticPD, MomentumUnloading, QuaternionPD
 from .estimators import MEKF
 from .errors import ControllerError, DivergenceError, GimbalLockError
 from .guidance_kernels import PARAMETER_LENGTH
@@ -36,7 +36,7 @@ ROWS_BLOCK = 4096  # telemetry rows per hand-over at most
 EVENTS_BLOCK = 1024
 _SENSOR_KINDS = {Gyro: ml.GYRO, Magnetometer: ml.MAGNETOMETER, SunSensor: ml.SUN_SENSOR, StarTracker: ml.STAR_TRACKER}
 # the other built-ins with a compiled form (schedules and sun sensors have conditions, see _compilable)
-_OTHER_KINDS = (QuaternionPD, BDot, MagneticPD, ReactionWheel, Magnetorquer, TorqueSchedule, MEKF)
+_OTHER_KINDS = (QuaternionPD, BDot, MagneticPD, MomentumUnloading, ReactionWheel, Magnetorquer, TorqueSchedule, MEKF)
 
 
 class CompiledMission(NamedTuple):
@@ -141,7 +141,7 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, esti
         user_parameters=np.zeros((n, n_par)), user_memory=np.zeros((n, n_mem)),
         user_readings=np.zeros((n, width, MAX_READING_WIDTH)), user_commands=np.zeros((n, n_out)),
         target_kind=np.zeros(n, dtype=np.int64), target=np.zeros((n, PARAMETER_LENGTH)),
-        sources=np.full((n, 2), -1, dtype=np.int64))
+        sources=np.full((n, 2), -1, dtype=np.int64), null_projector=np.zeros((n, max(n_wheels, 1), max(n_wheels, 1))))
     for c, law in enumerate(controllers):
         for i, sensor in enumerate(law.sensors):
             bank.samples[c, i] = sensor_row[sensor.name]
@@ -161,12 +161,20 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, esti
             roles = (law._attitude, law._rate, law._mag)
             if law._wheels:
                 bank.kind[c] = ml.QPD_WHEELS
-                for wheel, row in zip(law._wheels, law._allocation):
-                    bank.drives_wheel[c, wheel_row[wheel.name]] = 1.0
-                    bank.allocation[c, wheel_row[wheel.name]] = row
+                p[6], p[7] = law.null_space_gain_Nm_s, law.wheel_speed_target_rad_s
+                rows = [wheel_row[wheel.name] for wheel in law._wheels]
+                for j, row in zip(rows, law._allocation):
+                    bank.drives_wheel[c, j] = 1.0
+                    bank.allocation[c, j] = row
+                bank.null_projector[c][np.ix_(rows, rows)] = law._projector
             else:
                 bank.kind[c] = ml.QPD_MAGNETORQUER
                 bank.magnetorquer[c] = mtq_row[law._mtq]
+        elif isinstance(law, MomentumUnloading):
+            bank.kind[c] = ml.UNLOAD
+            p[6] = law.gain_per_s
+            roles = (None, None, law._mag)
+            bank.magnetorquer[c] = mtq_row[law._mtq]
         elif isinstance(law, MagneticPD):
             bank.kind[c] = ml.MAGNETIC_PD
             bank.target_kind[c], bank.target[c] = law.pointing.kind, law.pointing.parameters
@@ -225,7 +233,8 @@ def _most_at_once(commands) -> int:
 def build(mission, sc, width: int) -> CompiledMission:
     """The banks of ``mission`` at ``t = 0``, after its components were prepared and started on ``sc``."""
     sensors = [c for c in mission.components if type(c) in _SENSOR_KINDS]
-    controllers = [c for c in mission.components if type(c) in (QuaternionPD, BDot, MagneticPD, NumbaController)]
+    controllers = [c for c in mission.components
+                   if type(c) in (QuaternionPD, BDot, MagneticPD, MomentumUnloading, NumbaController)]
     magnetorquers = [c for c in mission.components if type(c) is Magnetorquer]
     schedules = [c for c in mission.components if type(c) is TorqueSchedule]
     playbacks = [c for c in mission.components if type(c) is CommandSchedule]

@@ -23,17 +23,18 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ._validate import function as callable_argument
-from ._validate import non_negative_scalar, one_of, positive_scalar, sequence, unit_quaternion, vector3
+from ._validate import finite_number, non_negative_scalar, one_of, positive_scalar, sequence, vector3
 from .component import Component, periodic
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
                            orbit_rate_inertial, pd_torque)
 from .errors import AttsimError, ControllerError, InputError
+from .allocation import allocate, allocation_matrix, null_space_projector, null_space_torque, unloading_dipole
 from .guidance import NadirPointing
 from .guidance_kernels import rate_error
 from .pointing import Pointing, target_of
 from .schema import POINTING_COLUMNS
 
-__all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD", "MagneticPD"]
+__all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD", "MagneticPD", "MomentumUnloading"]
 
 
 class Controller(Component):
@@ -193,15 +194,21 @@ class QuaternionPD(Controller):
     state. ``attitude_sensor`` and ``rate_sensor`` are the same arguments
     under their earlier names.
 
-    The torque goes to ``wheels`` (motor torques ``τ_w = -A⁺ τ`` with ``A``
-    the wheel axes as columns) or to a ``magnetorquer`` through
+    The torque goes to ``wheels`` or to a ``magnetorquer`` through
     ``m = B × τ / |B|²`` (needs ``magnetometer``; only the part of ``τ``
-    normal to ``B`` can be produced).
+    normal to ``B`` can be produced). Wheels of any number and axes that
+    span three axes get the minimum-norm motor torques ``u = -A⁺ τ``, scaled
+    as a whole to their motor limits so the torque keeps its direction; with
+    more than three wheels, ``null_space_gain_Nm_s`` adds
+    ``-k N (Ω - Ω*)`` in the null space, driving the wheel speeds toward
+    ``wheel_speed_target_rad_s`` without disturbing the body
+    (:mod:`attsim.allocation`).
     """
 
     def __init__(self, target_q=None, kp: float = None, kd: float = None, period_s: float = None, wheels: Sequence = (),
                  magnetorquer=None, magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd",
-                 attitude_source=None, rate_source=None, target=None):
+                 attitude_source=None, rate_source=None, target=None, null_space_gain_Nm_s: float = 0.0,
+                 wheel_speed_target_rad_s: float = 0.0):
         for value, field in ((kp, "kp"), (kd, "kd"), (period_s, "period_s")):
             if value is None:
                 raise InputError(field, "is required")
@@ -222,6 +229,8 @@ class QuaternionPD(Controller):
         self.kd = positive_scalar(kd, "kd")
         self._roles = (attitude_source, rate_source, magnetometer)
         self._wheel_refs = list(wheels)
+        self.null_space_gain_Nm_s = non_negative_scalar(null_space_gain_Nm_s, "null_space_gain_Nm_s")
+        self.wheel_speed_target_rad_s = finite_number(wheel_speed_target_rad_s, "wheel_speed_target_rad_s")
 
     def prepare(self, mission):
         super().prepare(mission)
@@ -230,17 +239,23 @@ class QuaternionPD(Controller):
         self._attitude, self._rate, self._mag = (_name_of(r) for r in self._roles)
         self._wheels = [self.actuators[_name_of(w)] for w in self._wheel_refs]
         if self._wheels:
-            axes = np.column_stack([w.axis for w in self._wheels])
-            if np.linalg.matrix_rank(axes) < 3:
-                raise InputError("wheels", "must span three axes for three-axis control")
-            self._allocation = -np.linalg.pinv(axes)
-            self._allocation_rows = [tuple(float(v) for v in row) for row in self._allocation]
+            axes = np.array([w.axis for w in self._wheels])
+            try:
+                self._allocation = allocation_matrix(axes)
+            except InputError as exc:
+                raise InputError("wheels", "must span three axes for three-axis control", exc.detail) from None
+            n = len(self._wheels)
+            self._limits = np.array([w.max_torque_Nm for w in self._wheels])
+            # the null space exists only for redundant arrays; a zero projector keeps one code path
+            self._projector = null_space_projector(axes) if n > 3 and self.null_space_gain_Nm_s > 0 else np.zeros((n, n))
+            self._speeds, self._null, self._motor = np.zeros(n), np.zeros(n), np.zeros(n)
+            self._speed_target = np.full(n, self.wheel_speed_target_rad_s)
         self._mtq = None if self._wheels else next(iter(self.actuators))
 
     def torque(self, q, w, t_s: float = 0.0) -> np.ndarray:
         """``τ`` (N m, body axes) for attitude ``q`` and rate ``w`` at ``t_s`` (the reference there)."""
-        q_ref, w_ref, _ = self.pointing.reference(self._sc, t_s)
-        q, w = tuple(q), tuple(w)
+        q_ref, w_ref, _ = self.pointing.reference(getattr(self, "_sc", None), t_s)
+        q, w = tuple(float(v) for v in q), tuple(float(v) for v in w)
         return np.array(pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd))
 
     def columns(self):
@@ -254,8 +269,13 @@ class QuaternionPD(Controller):
         q_ref, w_ref, _ = self.pointing.reference(self._sc, t_s)
         tau = pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd)
         if self._wheels:
-            return {wheel.name: a[0] * tau[0] + a[1] * tau[1] + a[2] * tau[2]
-                    for wheel, a in zip(self._wheels, self._allocation_rows)}
+            if self.null_space_gain_Nm_s > 0 and len(self._wheels) > 3:
+                for j, wheel in enumerate(self._wheels):
+                    self._speeds[j] = wheel.speed_rad_s(self._sc)
+                null_space_torque(self._projector, self._speeds, self._speed_target, self.null_space_gain_Nm_s,
+                                  self._null)
+            allocate(self._allocation, tau, self._null, self._limits, self._motor)
+            return {wheel.name: float(u) for wheel, u in zip(self._wheels, self._motor)}
         return {self._mtq: dipole_for_torque(tuple(readings[self._mag]), tau)}
 
 
@@ -310,6 +330,33 @@ class MagneticPD(Controller):
         m = dipole_for_torque(tuple(readings[self._mag]), tau)
         c = self.compensation
         return {self._mtq: (m[0] - c[0], m[1] - c[1], m[2] - c[2])}
+
+
+class MomentumUnloading(Controller):
+    """Magnetorquer unloading of the reaction wheels, beside the wheel controller.
+
+    ``m = k (h × B) / |B|²`` with ``h`` the wheels' momentum (body axes, all
+    the mission's wheels) and ``B`` the magnetometer's field: its torque
+    ``m × B = -k (h - (h·B̂) B̂)`` removes the momentum normal to the field at
+    the rate ``k`` (1/s) while the attitude controller holds the attitude
+    with the wheels (Camillo & Markley, AIAA 80-1733; :mod:`attsim.allocation`).
+    """
+
+    def __init__(self, magnetometer, magnetorquer, gain_per_s: float, period_s: float, name: str = "unload"):
+        super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
+        self.gain_per_s = positive_scalar(gain_per_s, "gain_per_s")
+
+    def prepare(self, mission):
+        from .actuators import ReactionWheel
+
+        super().prepare(mission)
+        if not any(isinstance(c, ReactionWheel) for c in mission.components):
+            raise InputError("wheels", f"controller {self.name!r} unloads reaction wheels: the mission has none")
+        self._mag = self.sensors[0].name
+        self._mtq = next(iter(self.actuators))
+
+    def decide(self, t_s, readings):
+        return {self._mtq: unloading_dipole(tuple(readings[self._mag]), self._sc.h_wheels_Nms, self.gain_per_s)}
 
 
 def _first_pointing(mission):

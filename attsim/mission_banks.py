@@ -11,14 +11,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "ROW_ESTIMATOR", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK", "EVENT_OUTLIER", "EstimatorBank", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
+__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "UNLOAD", "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "ROW_ESTIMATOR", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK", "EVENT_OUTLIER", "EstimatorBank", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
 
 # sensor kinds, their output widths and the normal draws one sample takes
 GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
 SENSOR_AXES = (3, 3, 6, 4)
 NORMALS_PER_SAMPLE = (6, 3, 6, 3)
 # controller kinds
-QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD, USER = 0, 1, 2, 3, 4, 5
+QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD, USER, UNLOAD = 0, 1, 2, 3, 4, 5, 6
 # what a component writes to a telemetry row
 ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING, ROW_POINTING, ROW_ESTIMATOR = 0, 1, 2, 3, 4, 5, 6
 # event rows: (t, kind, what, component index, v0, v1, v2, unused)
@@ -52,8 +52,9 @@ class SensorBank(NamedTuple):
 
 
 class ControllerBank(NamedTuple):
-    """One row per controller. ``parameters``: target q (0-3), kp (4), kd (5), gain (6), dipole
-    compensation (7-9). ``memory``: the previous field sample (0-2) and whether there is one (3).
+    """One row per controller. ``parameters``: kp (4), kd (5), gain (6: B-dot, unloading; QPD: null-space gain),
+    dipole compensation (7-9; QPD: 7 the wheel speed target). ``null_projector[c]``: a QPD's null-space
+    projector over the mission's wheels (zero when it manages no null space). ``memory``: the previous field sample (0-2) and whether there is one (3).
     ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state / none).
     ``sources``: estimator rows giving the attitude and the rate (-1: ``roles`` decide).
     ``samples``: the sensor rows sampled each cycle, -1 padded. ``target_kind``, ``target``: an attitude law's
@@ -82,6 +83,7 @@ class ControllerBank(NamedTuple):
     target_kind: np.ndarray
     target: np.ndarray
     sources: np.ndarray
+    null_projector: np.ndarray
 
 
 class EstimatorBank(NamedTuple):

@@ -26,13 +26,14 @@ import math
 import numpy as np
 from numba import njit
 
+from .allocation import allocate, null_space_torque, unloading_dipole
 from .actuator_models import SATURATION_NONE, magnetorquer_saturate, wheel_command, wheel_speed, wheels_total
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
                            orbit_rate_inertial, pd_torque)
 from .guidance_kernels import error_angle_deg, error_vector, rate_error
 from .environment.table import B_I, P_SRP, R, V, lerp1, lerp3, table_cell
 from .environment.torques import disturbance_torques
-from .mission_banks import (BDOT_RATE, DIVERGED, DONE, EVENTS_FULL,
+from .mission_banks import (BDOT_RATE, UNLOAD, DIVERGED, DONE, EVENTS_FULL,
                             EVENT_COMMAND, EVENT_PLAYBACK, EVENT_SATURATION, EVENT_SATURATION_END, GIMBAL_LOCK, MAGNETIC_PD, PLAYBACK_WHEEL, QPD_MAGNETORQUER, QPD_WHEELS, REFILL, ROWS_FULL,
                             ROW_ESTIMATOR, ROW_MAGNETORQUER, ROW_POINTING, ROW_SCHEDULE, ROW_SENSOR, ROW_WHEEL,
                             SENSOR_AXES,
@@ -62,10 +63,19 @@ def _command_wheel(wheels, j, requested, w, t, buffers):
 
 @njit(**_JIT)
 def _command_wheels(controllers, c, wheels, tau, w, t, buffers):
-    for j in range(wheels.axis.shape[0]):
+    """A QPD's wheel torques: null-space part, minimum-norm allocation scaled to the limits (attsim.allocation)."""
+    n = wheels.axis.shape[0]
+    null, motor = np.zeros(n), np.zeros(n)
+    p = controllers.parameters[c]
+    if p[6] > 0.0:
+        speeds, targets = np.zeros(n), np.full(n, p[7])
+        for j in range(n):
+            speeds[j] = wheel_speed(wheels, j, wheels.h_Nms[j], w)
+        null_space_torque(controllers.null_projector[c], speeds, targets, p[6], null)
+    allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
+    for j in range(n):
         if controllers.drives_wheel[c, j] != 0.0:
-            a = controllers.allocation[c, j]
-            _command_wheel(wheels, j, a[0] * tau[0] + a[1] * tau[1] + a[2] * tau[2], w, t, buffers)
+            _command_wheel(wheels, j, motor[j], w, t, buffers)
 
 
 @njit(**_JIT)
@@ -122,6 +132,9 @@ def _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t, q, w, 
         m = dipole_for_torque(_reading3(sensors, role_b, 0), tau)
         _command_dipole(magnetorquers, controllers.magnetorquer[c], (m[0] - p[7], m[1] - p[8], m[2] - p[9]), t,
                         buffers)
+    elif kind == UNLOAD:
+        _command_dipole(magnetorquers, controllers.magnetorquer[c],
+                        unloading_dipole(_reading3(sensors, role_b, 0), wheels_total(wheels)[1], p[6]), t, buffers)
     else:  # B-dot: the first cycle only samples
         b = _reading3(sensors, role_b, 0)
         mem = controllers.memory[c]

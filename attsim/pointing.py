@@ -25,6 +25,8 @@ from .guidance_kernels import error_angle_deg, error_vector, reference
 
 __all__ = ["Pointing", "target_of", "reference_now"]
 
+_NO_TABLE_T, _NO_TABLE_V = np.empty(0), np.empty((0, 1))
+
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def reference_now(kind, params, t_s, env_t, env_v):
@@ -72,7 +74,16 @@ class Pointing:
                              "environment")
 
     def reference(self, sc, t_s: float) -> tuple:
-        """``(q_IR, ω_R, ω̇_R)`` as tuples at ``t_s`` (the environment table interpolated there)."""
+        """``(q_IR, ω_R, ω̇_R)`` as tuples at ``t_s`` (the environment table interpolated there).
+
+        ``sc`` may be None outside a run, for a target that needs no orbit,
+        Sun or Earth rotation.
+        """
+        if sc is None:
+            t = self.target
+            if t.uses_orbit or t.uses_sun or t.uses_earth_rotation:
+                raise InputError("target", f"a {type(t).__name__} target is evaluated in a running mission only")
+            return reference_now(self.kind, self.parameters, t_s, _NO_TABLE_T, _NO_TABLE_V)
         return reference_now(self.kind, self.parameters, t_s, sc.env_t, sc.env_v)
 
     def values(self, sc) -> list:

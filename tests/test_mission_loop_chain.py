@@ -93,3 +93,27 @@ def test_a_target_that_needs_an_orbit_is_refused_without_one(tmp_path):
     m.add(attsim.QuaternionPD(kp=1e-3, kd=1e-2, period_s=1.0, wheels=wheels, target=NadirPointing()))
     with pytest.raises(attsim.InputError, match="^target: controller 'qpd''s NadirPointing target needs an orbit"):
         m.run()
+
+
+def pyramid_with_null_space_and_unloading(out):
+    from attsim.allocation import pyramid_axes
+
+    env = _orbit_environment()
+    m = attsim.Mission("pyramid", J, (0.002, -0.001, 0.001), duration=200.0, telemetry_dt=1.0, environment=env,
+                       out_dir=out)
+    wheels = [m.add(attsim.ReactionWheel(f"rw{k}", axis, 2e-5, 1e-3, 600.0, speed0_rad_s=s0))
+              for k, (axis, s0) in enumerate(zip(pyramid_axes(4), (40.0, -10.0, 5.0, 80.0)))]
+    tracker = m.add(attsim.StarTracker(2.0))
+    gyro = m.add(attsim.Gyro(2.0))
+    mag = m.add(attsim.Magnetometer(1.0, name="mag"))
+    mtq = m.add(attsim.Magnetorquer(0.2))
+    m.add(attsim.QuaternionPD(kp=5e-4, kd=9e-3, period_s=0.5, wheels=wheels, target=NadirPointing(),
+                              attitude_source=tracker, rate_source=gyro, null_space_gain_Nm_s=2e-6,
+                              wheel_speed_target_rad_s=30.0))
+    m.add(attsim.MomentumUnloading(mag, mtq, gain_per_s=0.01, period_s=1.0))
+    return m
+
+
+def test_pyramid_null_space_and_unloading_run_alike(tmp_path):
+    python, compiled = both_ways(tmp_path, pyramid_with_null_space_and_unloading)
+    assert_same_run(python, compiled)
