@@ -61,6 +61,7 @@ _LAZY = {
     "MomentumUnloading": "attsim.control",
     "NumbaController": "attsim.numba_controller",
     "MEKF": "attsim.estimators",
+    "ModeManager": "attsim.modes",
     "report": "attsim.reporting",
     "Propagation": "attsim.studies",
     "Environment": "attsim.environment",
@@ -70,7 +71,7 @@ _LAZY = {
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry", "reporting",
                "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies",
-               "estimators", "mekf", "allocation", "dispersions"}
+               "estimators", "mekf", "allocation", "dispersions", "modes", "guidance", "estimation"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

@@ -22,6 +22,7 @@ from .actuators import CommandSchedule, Magnetorquer, ReactionWheel, TorqueSched
 from .component import At
 from .control import BDot, MagneticPD, MomentumUnloading, QuaternionPD
 from .estimators import MEKF
+from .modes import ModeManager
 from .errors import ControllerError, DivergenceError, GimbalLockError
 from .guidance_kernels import PARAMETER_LENGTH
 from .mekf import MEASUREMENTS, MEMORY_SIZE, PARAMETERS
@@ -36,7 +37,8 @@ ROWS_BLOCK = 4096  # telemetry rows per hand-over at most
 EVENTS_BLOCK = 1024
 _SENSOR_KINDS = {Gyro: ml.GYRO, Magnetometer: ml.MAGNETOMETER, SunSensor: ml.SUN_SENSOR, StarTracker: ml.STAR_TRACKER}
 # the other built-ins with a compiled form (schedules and sun sensors have conditions, see _compilable)
-_OTHER_KINDS = (QuaternionPD, BDot, MagneticPD, MomentumUnloading, ReactionWheel, Magnetorquer, TorqueSchedule, MEKF)
+_OTHER_KINDS = (QuaternionPD, BDot, MagneticPD, MomentumUnloading, ReactionWheel, Magnetorquer, TorqueSchedule, MEKF,
+                ModeManager)
 
 
 class CompiledMission(NamedTuple):
@@ -44,6 +46,7 @@ class CompiledMission(NamedTuple):
 
     sensors: ml.SensorBank
     estimators: ml.EstimatorBank
+    modes: ml.ModeBank
     controllers: ml.ControllerBank
     magnetorquers: ml.MagnetorquerBank
     schedules: ml.ScheduleBank
@@ -56,6 +59,7 @@ class CompiledMission(NamedTuple):
     playback_objects: list
     controller_objects: list
     estimator_objects: list
+    mode_manager: object
 
 
 def _compilable(component, mission) -> bool:
@@ -124,6 +128,29 @@ def _estimator_bank(estimators, sensor_row) -> ml.EstimatorBank:
     return bank
 
 
+def _mode_bank(manager, controllers, estimators) -> ml.ModeBank:
+    """The manager's bank as its start() left it (none: a bank with no rows, which the loop never checks)."""
+    if manager is None:
+        return ml.ModeBank(np.zeros(0), np.zeros(0), np.zeros(1, dtype=np.int64), np.zeros(2),
+                           np.zeros((0, len(controllers))), np.zeros(len(controllers)), np.zeros(0, dtype=np.int64),
+                           np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 2)),
+                           np.zeros(0, dtype=np.int64), np.zeros(0))
+    names = manager.mode_names
+    members = np.array([[1.0 if c in mode.controllers else 0.0 for c in controllers] for mode in manager.modes])
+    transitions = manager.transitions
+    return ml.ModeBank(
+        period_s=np.array([manager.period_s]), phase_s=np.array([manager.phase_s]), next_k=np.zeros(1, dtype=np.int64),
+        state=np.array([float(manager.current), manager.entered_s]), members=members.reshape(len(names), -1),
+        managed=np.array([1.0 if c in manager.managed else 0.0 for c in controllers]),
+        tr_from=np.array([-1 if t.source == "*" else names.index(t.source) for t in transitions], dtype=np.int64),
+        tr_to=np.array([names.index(t.target) for t in transitions], dtype=np.int64),
+        tr_kind=np.array([t.condition.kind for t in transitions], dtype=np.int64),
+        tr_params=np.array([(t.condition.value, t.condition.dwell_s) for t in transitions], dtype=float).reshape(-1, 2),
+        tr_source=np.array([-1 if t.condition.source is None else estimators.index(t.condition.source)
+                            for t in transitions], dtype=np.int64),
+        since=np.full(len(transitions), np.nan))
+
+
 def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, estimators) -> ml.ControllerBank:
     n = len(controllers)
     width = max([len(c.sensors) for c in controllers] + [1])
@@ -141,7 +168,8 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, esti
         user_parameters=np.zeros((n, n_par)), user_memory=np.zeros((n, n_mem)),
         user_readings=np.zeros((n, width, MAX_READING_WIDTH)), user_commands=np.zeros((n, n_out)),
         target_kind=np.zeros(n, dtype=np.int64), target=np.zeros((n, PARAMETER_LENGTH)),
-        sources=np.full((n, 2), -1, dtype=np.int64), null_projector=np.zeros((n, max(n_wheels, 1), max(n_wheels, 1))))
+        sources=np.full((n, 2), -1, dtype=np.int64), null_projector=np.zeros((n, max(n_wheels, 1), max(n_wheels, 1))),
+        active=np.array([1.0 if c.active else 0.0 for c in controllers]))
     for c, law in enumerate(controllers):
         for i, sensor in enumerate(law.sensors):
             bank.samples[c, i] = sensor_row[sensor.name]
@@ -242,6 +270,7 @@ def build(mission, sc, width: int) -> CompiledMission:
     mtq_row = {m.name: k for k, m in enumerate(magnetorquers)}
     wheel_row = {name: k for k, name in enumerate(sc.wheel_names)}
     estimators = [c for c in mission.components if type(c) is MEKF]
+    manager = next((c for c in mission.components if type(c) is ModeManager), None)
     driven = {s for c in controllers for s in c.sensors} | {s for e in estimators
                                                            for s in (e.gyro, *e.measurement_sensors) if s is not None}
     layout = []
@@ -256,6 +285,8 @@ def build(mission, sc, width: int) -> CompiledMission:
             layout.append((ml.ROW_WHEEL, wheel_row[component.name]))
         elif type(component) is MEKF:
             layout.append((ml.ROW_ESTIMATOR, estimators.index(component)))
+        elif type(component) is ModeManager:
+            layout.append((ml.ROW_MODE, 0))
         elif getattr(component, "writes_pointing", False):
             layout.append((ml.ROW_POINTING, controllers.index(component)))
     m = len(magnetorquers)
@@ -263,9 +294,11 @@ def build(mission, sc, width: int) -> CompiledMission:
     # the most events one instant can log: every schedule switch, every playback command with the saturation changes
     # it causes, every controller's commands' saturation changes, every wheel reaching its speed limit
     per_instant = (len(schedules) + sum(3 * _most_at_once(p.commands) for p in playbacks)
-                   + len(controllers) * (2 * n_wheels + 1) + n_wheels + 3 * len(estimators) + 1)
+                   + len(controllers) * (2 * n_wheels + 1) + n_wheels + 3 * len(estimators) + 1
+                   + (len(controllers) * (2 * n_wheels + 1) + 1 if manager is not None else 0))
     return CompiledMission(
         sensors=_sensor_bank(sensors, driven), estimators=_estimator_bank(estimators, sensor_row),
+        modes=_mode_bank(manager, controllers, estimators),
         controllers=_controller_bank(controllers, sensor_row, wheel_row, mtq_row, len(sc.wheel_names), estimators),
         magnetorquers=ml.MagnetorquerBank(np.array([q.dipole_max_Am2 for q in magnetorquers]).reshape(m, 3),
                                           np.array([1.0 if q.saturation == "scale" else 0.0 for q in magnetorquers]),
@@ -278,7 +311,7 @@ def build(mission, sc, width: int) -> CompiledMission:
                            np.zeros(2, dtype=np.int64), np.empty((max(len(sc.wheel_names), 1), 3)), per_instant),
         sensor_objects=sensors, magnetorquer_names=[q.name for q in magnetorquers],
         schedule_names=[s.name for s in schedules], playback_objects=playbacks, controller_objects=controllers,
-        estimator_objects=estimators)
+        estimator_objects=estimators, mode_manager=manager)
 
 
 def _law_error(form: CompiledMission, law, exc: Exception) -> Exception:
@@ -313,6 +346,11 @@ def _flush(form: CompiledMission, sc, recorder) -> None:
             playback = form.playback_objects[index]
             value = playback.commands[int(e[7])][1]
             recorder.event(t, "command", actuator=playback.actuator_name, command=np.asarray(value, dtype=float).tolist())
+            continue
+        if kind == ml.EVENT_MODE:
+            manager = form.mode_manager
+            recorder.event(t, "mode", manager=manager.name, before=manager.mode_names[index],
+                           after=manager.mode_names[what], reason=manager.transitions[int(e[4])].condition.describe())
             continue
         if kind == ml.EVENT_OUTLIER:
             recorder.event(t, "outlier", estimator=form.estimator_objects[index].name, measurement=MEASUREMENTS[what],
@@ -351,7 +389,8 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
         horizon = t_now + max(recorder.chunk_s, mission.telemetry_dt_s)  # rows reach the recorder this often at least
         try:
             state, t_now, reason, t_from = loop(sc._state, t_now, horizon, mission.max_step_s, inputs, sc.wheels,
-                                                form.sensors, form.estimators, form.controllers, form.magnetorquers,
+                                                form.sensors, form.estimators, form.modes, form.controllers,
+                                                form.magnetorquers,
                                                 form.schedules, form.playback, form.telemetry, sc._J, sc._Jinv,
                                                 sc._params, form.buffers)
         except Exception as exc:  # a user's law raised, or does not compile with the documented signature
@@ -389,7 +428,9 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
     for c, controller in enumerate(form.controller_objects):
         if isinstance(controller, NumbaController):
             controller.memory[:] = form.controllers.user_memory[c, : controller.memory_size]
-    for e, estimator in enumerate(form.estimator_objects):  # the objects end as the Python path leaves them
+    if form.mode_manager is not None:  # the objects end as the Python path leaves them
+        form.mode_manager.current, form.mode_manager.entered_s = int(form.modes.state[0]), float(form.modes.state[1])
+    for e, estimator in enumerate(form.estimator_objects):
         estimator.q[:], estimator.bias_rad_s[:], estimator.P[:] = form.estimators.q[e], form.estimators.bias[e], \
             form.estimators.P[e]
         estimator.memory[:], estimator.nis[:], estimator.w_est[:] = form.estimators.memory[e], form.estimators.nis[e], \

@@ -85,7 +85,24 @@ class Controller(Component):
     def start(self, sc):
         self.cycles = 0
 
+    def stop_commands(self, sc) -> None:
+        """Zero every actuator this controller drives (its mode stopped it)."""
+        from .actuators import Magnetorquer, ReactionWheel
+
+        for actuator in self.actuators.values():
+            if isinstance(actuator, ReactionWheel):
+                actuator.command(sc, 0.0)
+            elif isinstance(actuator, Magnetorquer):
+                actuator.command(sc, (0.0, 0.0, 0.0))
+
+    def restart(self) -> None:
+        """Forget what earlier cycles left (its mode started it again)."""
+
     def cycle(self, sc) -> None:
+        if self.mode_manager is not None:  # the mode at this instant first, whichever process SimPy serves first
+            self.mode_manager.bring_up_to_date(sc)
+            if not self.active:
+                return
         self._sc = sc  # decide() of the attitude laws reads the true state when no sensor is given
         t = sc.now
         readings = {sensor.name: sensor.sample(sc) for sensor in self.sensors}
@@ -170,6 +187,9 @@ class BDot(Controller):
         self._mag = self.sensors[0].name
         self._mtq = next(iter(self.actuators))
         self._previous = None
+
+    def restart(self) -> None:
+        self._previous = None  # a restarted B-dot's first cycle only samples again
 
     def decide(self, t_s, readings):
         b = tuple(readings[self._mag])

@@ -238,6 +238,7 @@ class Mission:
             "seed": self.seed,
             "environment": None if self.environment is None else _describe_environment(self.environment),
             "components": [_describe_component(c) for c in self.components],
+            "modes": next((c.mode_names for c in self.components if hasattr(c, "mode_names")), None),
             "versions": {
                 "attsim": __version__, "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__,
                 "pandas": pandas.__version__, "simpy": simpy.__version__, "python": platform.python_version(),

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "UNLOAD", "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "ROW_ESTIMATOR", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK", "EVENT_OUTLIER", "EstimatorBank", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
+__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "UNLOAD", "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "ROW_ESTIMATOR", "ROW_MODE", "EVENT_MODE", "ModeBank", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK", "EVENT_OUTLIER", "EstimatorBank", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
 
 # sensor kinds, their output widths and the normal draws one sample takes
 GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
@@ -20,9 +20,9 @@ NORMALS_PER_SAMPLE = (6, 3, 6, 3)
 # controller kinds
 QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD, USER, UNLOAD = 0, 1, 2, 3, 4, 5, 6
 # what a component writes to a telemetry row
-ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING, ROW_POINTING, ROW_ESTIMATOR = 0, 1, 2, 3, 4, 5, 6
+ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING, ROW_POINTING, ROW_ESTIMATOR, ROW_MODE = range(8)
 # event rows: (t, kind, what, component index, v0, v1, v2, unused)
-EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND, EVENT_PLAYBACK, EVENT_OUTLIER = 0, 1, 2, 3, 4
+EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND, EVENT_PLAYBACK, EVENT_OUTLIER, EVENT_MODE = 0, 1, 2, 3, 4, 5
 WHAT_TORQUE, WHAT_SPEED, WHAT_DIPOLE = 0, 1, 2
 # why the loop returned
 DONE, ROWS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, EVENTS_FULL, USER_FAULT = 0, 1, 2, 3, 4, 5, 6
@@ -84,6 +84,7 @@ class ControllerBank(NamedTuple):
     target: np.ndarray
     sources: np.ndarray
     null_projector: np.ndarray
+    active: np.ndarray
 
 
 class EstimatorBank(NamedTuple):
@@ -107,6 +108,27 @@ class EstimatorBank(NamedTuple):
     memory: np.ndarray
     nis: np.ndarray
     w_est: np.ndarray
+
+
+class ModeBank(NamedTuple):
+    """The mission's mode manager (:mod:`attsim.modes`; no rows without one). It checks at ``phase_s + k
+    period_s``; ``state`` holds (current mode, time it was entered). ``members[m, c]`` is 1 when controller ``c``
+    runs in mode ``m``; ``managed[c]`` when it is in any mode. Transition ``k``: from mode ``tr_from[k]`` (-1:
+    any) to ``tr_to[k]``, condition ``tr_kind[k]`` with value and dwell ``tr_params[k]``, rate source
+    ``tr_source[k]`` (an estimator row, -1 the truth); ``since[k]`` when it began to hold (NaN)."""
+
+    period_s: np.ndarray
+    phase_s: np.ndarray
+    next_k: np.ndarray
+    state: np.ndarray
+    members: np.ndarray
+    managed: np.ndarray
+    tr_from: np.ndarray
+    tr_to: np.ndarray
+    tr_kind: np.ndarray
+    tr_params: np.ndarray
+    tr_source: np.ndarray
+    since: np.ndarray
 
 
 class MagnetorquerBank(NamedTuple):

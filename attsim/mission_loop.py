@@ -33,7 +33,7 @@ from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole
 from .guidance_kernels import error_angle_deg, error_vector, rate_error
 from .environment.table import B_I, P_SRP, R, V, lerp1, lerp3, table_cell
 from .environment.torques import disturbance_torques
-from .mission_banks import (BDOT_RATE, UNLOAD, DIVERGED, DONE, EVENTS_FULL,
+from .mission_banks import (BDOT_RATE, EVENT_MODE, ROW_MODE, UNLOAD, DIVERGED, DONE, EVENTS_FULL,
                             EVENT_COMMAND, EVENT_PLAYBACK, EVENT_SATURATION, EVENT_SATURATION_END, GIMBAL_LOCK, MAGNETIC_PD, PLAYBACK_WHEEL, QPD_MAGNETORQUER, QPD_WHEELS, REFILL, ROWS_FULL,
                             ROW_ESTIMATOR, ROW_MAGNETORQUER, ROW_POINTING, ROW_SCHEDULE, ROW_SENSOR, ROW_WHEEL,
                             SENSOR_AXES,
@@ -41,8 +41,8 @@ from .mission_banks import (BDOT_RATE, UNLOAD, DIVERGED, DONE, EVENTS_FULL,
                             WHAT_DIPOLE, WHAT_SPEED, WHAT_TORQUE)
 from .plant import PlantInputs
 from .pointing import reference_now
-from .mission_steps import (estimate, estimator_due, estimator_sensors_ready, log_event, sample_sensor,
-                            write_estimator)
+from .mission_steps import (estimate, estimator_due, estimator_sensors_ready, log_event, mode_check, mode_due,
+                            sample_sensor, write_estimator)
 
 __all__ = ["mission_loop", "no_user_decide", "bind_user_law", "user_cycle_template"]
 
@@ -86,6 +86,33 @@ def _command_dipole(magnetorquers, i, m, t, buffers):
         log_event(buffers, t, EVENT_SATURATION if saturated else EVENT_SATURATION_END, WHAT_DIPOLE, i, m[0], m[1], m[2])
         magnetorquers.saturated[i] = flag
     magnetorquers.dipole_Am2[i, 0], magnetorquers.dipole_Am2[i, 1], magnetorquers.dipole_Am2[i, 2] = applied
+
+
+@njit(**_JIT)
+def _switch_mode(modes, k, controllers, wheels, magnetorquers, t, w, buffers):
+    """Transition ``k`` fires at ``t``: stop the controllers leaving (their actuators zeroed), restart the ones
+    coming in (a B-dot's first cycle only samples again), log the switch (index: the mode left, what: the mode
+    entered, v0: the transition)."""
+    new = modes.tr_to[k]
+    for c in range(controllers.kind.shape[0]):
+        if modes.managed[c] == 0.0:
+            continue
+        running = modes.members[new, c]
+        if controllers.active[c] != 0.0 and running == 0.0:
+            for j in range(wheels.axis.shape[0]):
+                if controllers.drives_wheel[c, j] != 0.0:
+                    _command_wheel(wheels, j, 0.0, w, t, buffers)
+            for i in range(controllers.wheel_order.shape[1]):
+                if controllers.wheel_order[c, i] >= 0:
+                    _command_wheel(wheels, controllers.wheel_order[c, i], 0.0, w, t, buffers)
+            if controllers.magnetorquer[c] >= 0:
+                _command_dipole(magnetorquers, controllers.magnetorquer[c], (0.0, 0.0, 0.0), t, buffers)
+        if running != 0.0 and controllers.active[c] == 0.0:
+            controllers.memory[c, 3] = 0.0
+        controllers.active[c] = running
+    log_event(buffers, t, EVENT_MODE, new, int(modes.state[0]), float(k), 0.0, 0.0)
+    modes.state[0], modes.state[1] = new, t
+    modes.since[:] = np.nan
 
 
 @njit(**_JIT)
@@ -150,7 +177,8 @@ def _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t, q, w, 
 
 
 @njit(**_JIT)
-def _write_row(telemetry, sensors, controllers, estimators, schedules, magnetorquers, wheels, t, q, w, inputs, buffers):
+def _write_row(telemetry, sensors, controllers, estimators, modes, schedules, magnetorquers, wheels, t, q, w, inputs,
+               buffers):
     n = buffers.counts[0]
     row = buffers.rows[n]
     row[0] = t
@@ -191,6 +219,9 @@ def _write_row(telemetry, sensors, controllers, estimators, schedules, magnetorq
             row[col + 1] = wheels.h_Nms[index]
             row[col + 2] = wheels.torque_Nm[index]
             col += 3
+        elif what == ROW_MODE:
+            row[col] = modes.state[0]
+            col += 1
         elif what == ROW_ESTIMATOR:
             col = write_estimator(row, col, estimators, index, sensors)
         elif what == ROW_POINTING:
@@ -248,8 +279,8 @@ def bind_user_law(decide, digest: str):
     return njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}", user_decide=decide))
 
 
-def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, estimators, controllers, magnetorquers,
-                 schedules, playback, telemetry, J, Jinv, params, buffers):
+def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, estimators, modes, controllers,
+                 magnetorquers, schedules, playback, telemetry, J, Jinv, params, buffers):
     """Run the mission from ``t_now`` until it ends or must hand over to Python.
 
     A template: ``advance`` (:func:`attsim.plant.plant_advance_loop` bound to
@@ -277,6 +308,10 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
             te = estimators.phase_s[e] + estimators.next_k[e] * estimators.period_s[e]
             if te <= duration and te < t_next:
                 t_next = te
+        if modes.period_s.shape[0] > 0:
+            tm = modes.phase_s[0] + modes.next_k[0] * modes.period_s[0]
+            if tm <= duration and tm < t_next:
+                t_next = tm
         for c in range(controllers.kind.shape[0]):
             tc = controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c]
             if tc <= duration and tc < t_next:
@@ -355,9 +390,15 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
         for e in range(estimators.period_s.shape[0]):  # after the samples, before the controllers that read them
             if estimator_due(estimators, e, t_now):
                 estimate(estimators, e, sensors, t_now, q, w, inputs.env_t, inputs.env_v, buffers)
+        if mode_due(modes, t_now):  # the mode at this instant decides which controllers act at it
+            k = mode_check(modes, t_now, w, wheels, estimators, inputs.env_t, inputs.env_v)
+            if k >= 0:
+                _switch_mode(modes, k, controllers, wheels, magnetorquers, t_now, w, buffers)
         for c in range(controllers.kind.shape[0]):
             if controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c] == t_now:
-                if controllers.kind[c] == USER:
+                if controllers.active[c] == 0.0:  # stopped by its mode: no samples, no commands
+                    pass
+                elif controllers.kind[c] == USER:
                     for i in range(controllers.samples.shape[1]):
                         if controllers.samples[c, i] >= 0:
                             sample_sensor(sensors, controllers.samples[c, i], t_now, q, w, inputs.env_t, inputs.env_v)
@@ -376,6 +417,6 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
         inputs = PlantInputs(t_now, (ext_x, ext_y, ext_z), (mx, my, mz), tau_w, h_w, inputs.env_t, inputs.env_v,
                              inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
         if t_row == t_now:
-            _write_row(telemetry, sensors, controllers, estimators, schedules, magnetorquers, wheels, t_now, q, w, inputs,
-                       buffers)
+            _write_row(telemetry, sensors, controllers, estimators, modes, schedules, magnetorquers, wheels, t_now, q, w,
+                       inputs, buffers)
             telemetry.next_k[0] = -1 if t_row >= duration else k_row + 1

@@ -1,6 +1,6 @@
 """What the compiled mission loop does at one instant, component by component (layer 6).
 
-Sensor samples, the estimators' cycles and the event log, on the banks of
+Sensor samples, the estimators' cycles, the mode manager's checks and the event log, on the banks of
 :mod:`attsim.mission_banks`, with the kernels the Python components use
 (:mod:`attsim.sensor_models`, :mod:`attsim.mekf`), so both paths give the
 same numbers. :mod:`attsim.mission_loop` calls them in the engine's order.
@@ -16,11 +16,14 @@ from numba import njit
 from .dynamics import qconj, qrotate
 from .environment.table import B_I, P_SRP, SUN, lerp1, lerp3, table_cell
 from .mekf import mekf_cycle
+from .actuator_models import wheel_speed
 from .mission_banks import EVENT_OUTLIER, GYRO, MAGNETOMETER, SUN_SENSOR
+from .modes import IN_ECLIPSE, IN_SUNLIGHT, RATE_ABOVE, RATE_BELOW, TIMEOUT, WHEEL_SPEED_ABOVE
 from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
                             sun_sensor_measure, sun_sensor_truth)
 
-__all__ = ["log_event", "sample_sensor", "estimator_due", "estimator_sensors_ready", "estimate", "write_estimator"]
+__all__ = ["log_event", "sample_sensor", "estimator_due", "estimator_sensors_ready", "estimate", "write_estimator",
+           "mode_due", "mode_check"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -161,3 +164,52 @@ def write_estimator(row, col, estimators, e, sensors):
         row[col + 13 + i] = estimators.nis[e, i]
         row[col + 16 + i] = sensors.bias[estimators.gyro[e], i]
     return col + 19
+
+
+@njit(**_JIT)
+def mode_due(modes, t):
+    """True when the mode manager checks its transitions at ``t`` (never without a manager)."""
+    return modes.period_s.shape[0] > 0 and modes.phase_s[0] + modes.next_k[0] * modes.period_s[0] == t
+
+
+@njit(**_JIT)
+def _holds(modes, k, t, w, wheels, estimators, env_t, env_v):
+    kind, value = modes.tr_kind[k], modes.tr_params[k, 0]
+    if kind == RATE_BELOW or kind == RATE_ABOVE:
+        e = modes.tr_source[k]
+        x, y, z = (w[0], w[1], w[2]) if e < 0 else (estimators.w_est[e, 0], estimators.w_est[e, 1],
+                                                    estimators.w_est[e, 2])
+        norm = math.sqrt(x * x + y * y + z * z)
+        return norm < value if kind == RATE_BELOW else norm > value
+    if kind == IN_ECLIPSE or kind == IN_SUNLIGHT:
+        c, f = table_cell(env_t, t)
+        lit = lerp1(env_v, c, f, P_SRP) > 0.0
+        return (not lit) if kind == IN_ECLIPSE else lit
+    if kind == WHEEL_SPEED_ABOVE:
+        for j in range(wheels.axis.shape[0]):
+            if abs(wheel_speed(wheels, j, wheels.h_Nms[j], w)) > value * wheels.max_speed_rad_s[j]:
+                return True
+        return False
+    if kind == TIMEOUT:
+        return t - modes.state[1] >= value
+    return t >= value  # attsim.modes.AT_TIME
+
+
+@njit(**_JIT)
+def mode_check(modes, t, w, wheels, estimators, env_t, env_v):
+    """The manager's check at ``t`` (:meth:`attsim.modes.ModeManager.bring_up_to_date`): the transition that
+    fires, or -1. Transitions are tried in order; a condition must hold for its dwell time."""
+    modes.next_k[0] += 1
+    current = int(modes.state[0])
+    for k in range(modes.tr_kind.shape[0]):
+        if (modes.tr_from[k] >= 0 and modes.tr_from[k] != current) or modes.tr_to[k] == current:
+            modes.since[k] = np.nan
+            continue
+        if _holds(modes, k, t, w, wheels, estimators, env_t, env_v):
+            if math.isnan(modes.since[k]):
+                modes.since[k] = t
+            if t - modes.since[k] >= modes.tr_params[k, 1]:
+                return k
+        else:
+            modes.since[k] = np.nan
+    return -1

@@ -1,0 +1,256 @@
+"""Mode management (layer 5): a state machine whose modes select the controllers that run.
+
+A :class:`ModeManager` holds named :class:`Mode` s, each a set of
+controllers (with their targets and actuators) that run while it is the
+current mode; a controller listed in no mode always runs. At each of its
+cycles the manager checks its :class:`Transition` s in order; the first
+whose condition holds (for its dwell time) switches the mode: the
+controllers that stop have their actuators' commands zeroed, the ones that
+start begin afresh, the switch is logged as a ``mode`` event, and the
+``mode`` telemetry column holds the current mode's index (names in
+``meta["modes"]``). A transition from ``"*"`` leaves any mode: the way to a
+safe mode on a fault.
+
+Conditions (``kind`` code and two parameters, so the compiled loop can hold
+them in arrays):
+
+* :func:`rate_below` / :func:`rate_above` — ``|ω|`` below/above a bound for
+  a dwell time, from a rate ``source``: an estimator (its latest cycle, which
+  runs before the manager at one instant) or, with None, the true rate;
+* :func:`in_eclipse` / :func:`in_sunlight` — the environment's shadow;
+* :func:`wheel_speed_above` — any wheel beyond a fraction of its limit;
+* :func:`timeout` — the time spent in the current mode;
+* :func:`at_time` — a time-tagged command.
+
+The manager cycles before the controllers of the same instant, so a
+switch at ``t`` decides which controllers act at ``t`` on both paths.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from ._validate import non_negative_scalar, positive_scalar, sequence
+from .component import Component, periodic
+from .errors import InputError
+
+__all__ = ["Mode", "Transition", "Condition", "ModeManager", "rate_below", "rate_above", "in_eclipse", "in_sunlight",
+           "wheel_speed_above", "timeout", "at_time", "RATE_BELOW", "RATE_ABOVE", "IN_ECLIPSE", "IN_SUNLIGHT",
+           "WHEEL_SPEED_ABOVE", "TIMEOUT", "AT_TIME", "SOURCE_TRUTH", "SOURCE_SENSOR", "SOURCE_ESTIMATOR"]
+
+RATE_BELOW, RATE_ABOVE, IN_ECLIPSE, IN_SUNLIGHT, WHEEL_SPEED_ABOVE, TIMEOUT, AT_TIME = 0, 1, 2, 3, 4, 5, 6
+SOURCE_TRUTH, SOURCE_SENSOR, SOURCE_ESTIMATOR = 0, 1, 2
+_NAMES = ("rate below", "rate above", "in eclipse", "in sunlight", "wheel speed above", "timeout", "at time")
+
+
+class Condition(NamedTuple):
+    """A transition's condition: ``kind`` (a module constant), its two parameters, a dwell (s), a rate source."""
+
+    kind: int
+    value: float
+    dwell_s: float
+    source: object = None
+
+    def describe(self) -> str:
+        return f"{_NAMES[self.kind]} {self.value:g}" + (f" for {self.dwell_s:g} s" if self.dwell_s else "")
+
+
+def _rate_source(source):
+    from .estimators import MEKF
+
+    if source is not None and not isinstance(source, MEKF):
+        raise InputError("source", "must be an estimator (attsim.MEKF) or None (the true rate)",
+                         f"got {type(source).__name__}")
+    return source
+
+
+def rate_below(threshold_rad_s: float, dwell_s: float = 0.0, source=None) -> Condition:
+    """``|ω| < threshold`` for ``dwell_s``, ω from ``source`` (an MEKF; None: the true rate)."""
+    source = _rate_source(source)
+    return Condition(RATE_BELOW, positive_scalar(threshold_rad_s, "threshold_rad_s"),
+                     non_negative_scalar(dwell_s, "dwell_s"), source)
+
+
+def rate_above(threshold_rad_s: float, dwell_s: float = 0.0, source=None) -> Condition:
+    """``|ω| > threshold`` for ``dwell_s`` (a tumble: the usual way into a safe mode)."""
+    source = _rate_source(source)
+    return Condition(RATE_ABOVE, positive_scalar(threshold_rad_s, "threshold_rad_s"),
+                     non_negative_scalar(dwell_s, "dwell_s"), source)
+
+
+def in_eclipse(dwell_s: float = 0.0) -> Condition:
+    """In the Earth's shadow (the mission environment's) for ``dwell_s``."""
+    return Condition(IN_ECLIPSE, 0.0, non_negative_scalar(dwell_s, "dwell_s"))
+
+
+def in_sunlight(dwell_s: float = 0.0) -> Condition:
+    """In sunlight for ``dwell_s``."""
+    return Condition(IN_SUNLIGHT, 0.0, non_negative_scalar(dwell_s, "dwell_s"))
+
+
+def wheel_speed_above(fraction: float) -> Condition:
+    """Any reaction wheel faster than ``fraction`` of its speed limit."""
+    fraction = positive_scalar(fraction, "fraction")
+    if fraction > 1.0:
+        raise InputError("fraction", "must be in (0, 1]", f"got {fraction!r}")
+    return Condition(WHEEL_SPEED_ABOVE, fraction, 0.0)
+
+
+def timeout(seconds: float) -> Condition:
+    """``seconds`` spent in the current mode."""
+    return Condition(TIMEOUT, positive_scalar(seconds, "seconds"), 0.0)
+
+
+def at_time(t_s: float) -> Condition:
+    """A time-tagged command: from ``t_s`` on."""
+    return Condition(AT_TIME, non_negative_scalar(t_s, "t_s"), 0.0)
+
+
+class Mode(NamedTuple):
+    """A mode: its name and the controllers that run in it."""
+
+    name: str
+    controllers: tuple
+
+
+class Transition(NamedTuple):
+    """From mode ``source`` (a name, or ``"*"`` for any) to mode ``target`` when ``condition`` holds."""
+
+    source: str
+    target: str
+    condition: Condition
+
+
+class ModeManager(Component):
+    """The mission's mode logic (see the module docstring).
+
+    Parameters
+    ----------
+    modes : sequence of (name, controllers)
+        The modes, each a name and the controllers that run in it.
+    transitions : sequence of (from, to, condition)
+        Checked in order at each cycle; the first that holds switches.
+    initial : str
+        The mode at ``t = 0``.
+    period_s : float
+        How often the transitions are checked.
+    """
+
+    def __init__(self, modes, transitions, initial: str, period_s: float, name: str = "modes"):
+        self.name = name
+        self.period_s = positive_scalar(period_s, "period_s")
+        self.phase_s = 0.0
+        self.modes = [Mode(str(m[0]), tuple(sequence(m[1], f"modes[{k}] controllers")))
+                      for k, m in enumerate(sequence(modes, "modes"))]
+        names = [m.name for m in self.modes]
+        if not names or len(set(names)) != len(names):
+            raise InputError("modes", "must be one or more modes with unique names", f"got {names}")
+        self.transitions = []
+        for k, item in enumerate(sequence(transitions, "transitions")):
+            source, target, condition = item
+            for end, field in ((source, "from"), (target, "to")):
+                if end not in names and not (end == "*" and field == "from"):
+                    raise InputError(f"transitions[{k}]", f"{field} must name a mode ({names}, or '*' as from)",
+                                     f"got {end!r}")
+            if not isinstance(condition, Condition):
+                raise InputError(f"transitions[{k}]", "condition must be made by attsim.modes (rate_below, ...)",
+                                 f"got {type(condition).__name__}")
+            self.transitions.append(Transition(source, target, condition))
+        if initial not in names:
+            raise InputError("initial", f"must name a mode ({names})", f"got {initial!r}")
+        self.initial = initial
+        self.mode_names = names
+
+    def prepare(self, mission):
+        from .control import Controller
+
+        if sum(isinstance(c, ModeManager) for c in mission.components) > 1:
+            raise InputError("components", "a mission has at most one ModeManager")
+        for mode in self.modes:
+            for controller in mode.controllers:
+                if not isinstance(controller, Controller) or controller not in mission.components:
+                    raise InputError("modes", f"mode {mode.name!r} lists {getattr(controller, 'name', controller)!r}, "
+                                     "which is not a controller of the mission")
+        needs_orbit = any(t.condition.kind in (IN_ECLIPSE, IN_SUNLIGHT) for t in self.transitions)
+        if needs_orbit and mission.environment is None:
+            raise InputError("transitions", "eclipse conditions need a mission environment (an orbit and the Sun)")
+        self.managed = {c for mode in self.modes for c in mode.controllers}
+        for controller in self.managed:
+            controller.mode_manager = self
+
+    def start(self, sc):
+        self._sc = sc
+        self.current = self.mode_names.index(self.initial)
+        self.entered_s = 0.0
+        self.since = [math.nan] * len(self.transitions)
+        self._k = 0
+        for controller in self.managed:
+            controller.active = controller in self.modes[self.current].controllers
+
+    def processes(self, env, sc):
+        return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.bring_up_to_date(sc))]
+
+    def bring_up_to_date(self, sc) -> None:
+        """Run the check due now, if it has not run yet (a managed controller calls this before its cycle)."""
+        t = self.phase_s + self._k * self.period_s
+        if t != sc.now:
+            return
+        self._k += 1
+        for k, transition in enumerate(self.transitions):
+            if transition.source not in ("*", self.mode_names[self.current]) \
+                    or transition.target == self.mode_names[self.current]:  # "*" never re-enters the current mode
+                self.since[k] = math.nan
+                continue
+            if self._holds(transition.condition, sc, t):
+                if math.isnan(self.since[k]):
+                    self.since[k] = t
+                if t - self.since[k] >= transition.condition.dwell_s:
+                    self._switch(sc, t, self.mode_names.index(transition.target), transition.condition)
+                    return
+            else:
+                self.since[k] = math.nan
+
+    def _holds(self, condition: Condition, sc, t: float) -> bool:
+        kind = condition.kind
+        if kind in (RATE_BELOW, RATE_ABOVE):
+            w = _rate(condition.source, sc)
+            norm = math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+            return norm < condition.value if kind == RATE_BELOW else norm > condition.value
+        if kind in (IN_ECLIPSE, IN_SUNLIGHT):
+            lit = sc.environment_now()["srp_pressure"] > 0.0
+            return (not lit) if kind == IN_ECLIPSE else lit
+        if kind == WHEEL_SPEED_ABOVE:
+            return any(abs(sc.wheel_speed_rad_s(j)) > condition.value * sc.wheels.max_speed_rad_s[j]
+                       for j in range(len(sc.wheel_names)))
+        if kind == TIMEOUT:
+            return t - self.entered_s >= condition.value
+        return t >= condition.value  # AT_TIME
+
+    def _switch(self, sc, t: float, mode: int, condition: Condition) -> None:
+        after = self.modes[mode].controllers
+        for controller in self.managed:
+            running = controller in after
+            if controller.active and not running:
+                controller.stop_commands(sc)
+            if running and not controller.active:
+                controller.restart()
+            controller.active = running
+        sc._log(t, "mode", manager=self.name, before=self.mode_names[self.current], after=self.mode_names[mode],
+                reason=condition.describe())
+        self.current, self.entered_s = mode, t
+        self.since = [math.nan] * len(self.transitions)
+
+    def columns(self):
+        return ["mode"]
+
+    def values(self, sc):
+        return [float(self.current)]
+
+
+def _rate(source, sc) -> tuple:
+    """``ω`` from a rate source: an estimator (its cycle at this instant first) or the truth."""
+    if source is None:
+        return sc.state()[1]
+    source.bring_up_to_date(sc)
+    return source.rate()
