@@ -57,6 +57,8 @@ class Controller(Component):
         self._sensor_refs = sequence(sensors, "sensors")
         self._actuator_refs = sequence(actuators, "actuators")
         self.cycles = 0
+        self.active = True  # a ModeManager's mode may stop and restart it
+        self.mode_manager = None
 
     def decide(self, t_s: float, readings: dict) -> dict:  # pragma: no cover - abstract
         """Return ``{actuator name: command}`` for this cycle (empty: hold)."""
