@@ -341,11 +341,14 @@ class ReactionWheel(Component):
         return float(finite_array(torque_Nm, field, ()))
 
     def command(self, sc, torque_Nm) -> None:
-        requested = self.check_command(torque_Nm, f"{self.name}.command")
-        sc.command_wheel(self.index, requested)
+        if (type(torque_Nm) is float or type(torque_Nm) is np.float64) and math.isfinite(torque_Nm):
+            sc.command_wheel(self.index, torque_Nm)  # a controller's usual output: nothing more to check
+        else:
+            sc.command_wheel(self.index, self.check_command(torque_Nm, f"{self.name}.command"))
 
     def columns(self):
         return [f"{self.name}_speed", f"{self.name}_h", f"{self.name}_torque"]
 
     def values(self, sc):
-        return [self.speed_rad_s(sc), self.momentum_Nms(sc), float(sc.wheels.torque_Nm[self.index])]
+        speed = sc.wheel_speed_rad_s(self.index)  # advances the plant: the momentum below is the one now
+        return [speed, float(sc.wheels.h_Nms[self.index]), float(sc.wheels.torque_Nm[self.index])]

@@ -83,8 +83,10 @@ class Controller(Component):
 
     def cycle(self, sc) -> None:
         self._sc = sc  # decide() of the attitude laws reads the true state when no sensor is given
-        t = sc.now
-        readings = {sensor.name: sensor.sample(sc) for sensor in self.sensors}
+        t = sc.env._now
+        readings = {}
+        for sensor in self.sensors:
+            readings[sensor.name] = sensor.sample(sc)
         try:
             commands = self.decide(t, readings)
         except AttsimError:
@@ -93,7 +95,7 @@ class Controller(Component):
             raise ControllerError(f"controller {self.name!r} raised at t = {t:.6g} s: {exc!r}") from exc
         if not commands:
             return
-        if not isinstance(commands, dict):
+        if type(commands) is not dict and not isinstance(commands, dict):
             raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s returned {type(commands).__name__}; "
                                   "expected a dict {actuator name: command}")
         for name, value in commands.items():

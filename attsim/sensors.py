@@ -74,6 +74,7 @@ class Sensor(Component):
         self.rng = sc.rng()
         nan = np.full(len(self.axes), np.nan)
         self.latest, self._latest_truth = nan, nan
+        self._draws = self.draws  # fixed for the run: read once, not at every sample
 
     @property
     def draws(self) -> int:
@@ -82,17 +83,18 @@ class Sensor(Component):
 
     def normals(self) -> tuple:
         """The next sample's standard normal draws from the sensor's own generator (zeros when noise-free)."""
-        n = self.draws
+        n = self._draws
         return tuple(self.rng.standard_normal(n)) if n else _ZEROS
 
     def sample(self, sc) -> np.ndarray:
         """Take a measurement now (advances the plant), remember and return it.
 
         ``truth(sc)`` and ``measure(truth)`` work on tuples (the compiled
-        models' arguments); the sample is kept as arrays, what readers get.
+        models' arguments); the measurement is kept as an array, what readers
+        get; the truth only goes to telemetry, so it stays a tuple.
         """
         truth = self.truth(sc)
-        self._latest_truth = np.array(truth)
+        self._latest_truth = truth
         self.latest = np.array(self.measure(truth))
         return self.latest
 
@@ -105,7 +107,7 @@ class Sensor(Component):
         return [f"{self.name}_{a}" for a in self.axes] + [f"{self.name}_true_{a}" for a in self.axes]
 
     def values(self, sc):
-        return list(self.latest) + list(self._latest_truth)
+        return [*self.latest.tolist(), *self._latest_truth]
 
 
 class Gyro(Sensor):
@@ -143,7 +145,7 @@ class Gyro(Sensor):
         read at the same instant returns the same sample. The first sample's
         noise spans one nominal period, and the bias has not walked yet.
         """
-        t = sc.now
+        t = sc.env._now
         first = self._t_last_s is None
         dt = self.period_s if first else t - self._t_last_s
         if dt > 0.0:
@@ -151,7 +153,7 @@ class Gyro(Sensor):
             measured, bias = gyro_measure(truth, self._bias, dt, self.arw, 0.0 if first else self.bias_rw,
                                           self.normals(), self.quantization)
             self._bias = bias
-            self.latest, self._latest_truth = np.array(measured), np.array(truth)
+            self.latest, self._latest_truth = np.array(measured), truth
         self._t_last_s = t
         return self.latest
 
