@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from ._validate import finite_array, positive_scalar, vector3
+from .actuator_models import magnetorquer_saturate
 from .component import At, Component
 from .errors import InputError
 
@@ -31,6 +32,26 @@ class _Saturation:
         if saturated != self.active:
             sc.event("saturation" if saturated else "saturation_end", actuator=self.actuator, what=self.what, **fields)
             self.active = saturated
+
+
+def _finite_triple(value):
+    """``value`` as three floats when it is a tuple, list or float array of three finite floats, else None.
+
+    The fast check of a command vector: what it accepts, the generic check
+    (:func:`~attsim._validate.finite_array`) accepts alike.
+    """
+    kind = type(value)
+    if kind is np.ndarray:
+        if value.shape != (3,) or value.dtype != np.float64:
+            return None
+        value = value.tolist()
+    elif (kind is not tuple and kind is not list) or len(value) != 3:
+        return None
+    x, y, z = value
+    for v in (x, y, z):
+        if (type(v) is not float and type(v) is not np.float64) or not math.isfinite(v):
+            return None
+    return (float(x), float(y), float(z))
 
 
 class TorqueSchedule(Component):
@@ -259,6 +280,8 @@ class Magnetorquer(Component):
     def start(self, sc):
         self.dipole_Am2 = np.zeros(3)
         self._saturation = _Saturation(self.name, "dipole")
+        self._limit = tuple(float(v) for v in self.dipole_max_Am2)  # the kernel's arguments, made once per run
+        self._scale = self.saturation == "scale"
 
     def saturate(self, dipole_Am2) -> tuple[np.ndarray, bool]:
         """The dipole applied for a request, and whether a limit cut it (:func:`~attsim.actuator_models.magnetorquer_saturate`)."""
@@ -273,10 +296,13 @@ class Magnetorquer(Component):
         return finite_array(dipole_Am2, field, (3,))
 
     def command(self, sc, dipole_Am2) -> None:
-        m = self.check_command(dipole_Am2, f"{self.name}.command")
-        applied, saturated = self.saturate(m)
-        self._saturation.update(sc, saturated, requested=m.tolist())
-        self.dipole_Am2 = applied
+        m = _finite_triple(dipole_Am2)
+        if m is None:  # not three finite floats in a tuple, list or float array: the generic check says what is wrong
+            m = tuple(self.check_command(dipole_Am2, f"{self.name}.command").tolist())
+        applied, saturated = magnetorquer_saturate(m, self._limit, self._scale)
+        if saturated != self._saturation.active:
+            self._saturation.update(sc, saturated, requested=list(m))
+        self.dipole_Am2 = np.array(applied)
         sc.set_dipole(self.name, applied)
 
     def columns(self):

@@ -32,7 +32,7 @@ import numpy as np
 from ._validate import finite_array, positive_scalar, vector3
 from .component import Component, periodic
 from .dynamics import qconj, qrotate
-from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
+from .sensor_models import (field_body, gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
                             sun_sensor_measure, sun_sensor_truth)
 from .errors import InputError
 
@@ -42,6 +42,7 @@ _ARCSEC = math.pi / (180.0 * 3600.0)
 
 
 _ZEROS = (0.0,) * 6  # the draws of a noise-free sample
+SAMPLES_PER_DRAW = 256  # samples' worth of normals a sensor draws from its generator at once
 
 
 def _non_negative(value, field: str) -> float:
@@ -75,6 +76,7 @@ class Sensor(Component):
         nan = np.full(len(self.axes), np.nan)
         self.latest, self._latest_truth = nan, nan
         self._draws = self.draws  # fixed for the run: read once, not at every sample
+        self._drawn, self._next_draw = [], 0
 
     @property
     def draws(self) -> int:
@@ -82,9 +84,21 @@ class Sensor(Component):
         return 0
 
     def normals(self) -> tuple:
-        """The next sample's standard normal draws from the sensor's own generator (zeros when noise-free)."""
+        """The next sample's standard normal draws from the sensor's own generator (zeros when noise-free).
+
+        Drawn :data:`SAMPLES_PER_DRAW` samples at a time: a generator's
+        normals are the same sequence however many are drawn per call (the
+        compiled loop draws in blocks too), and one call per sample would
+        cost more than the sample.
+        """
         n = self._draws
-        return tuple(self.rng.standard_normal(n)) if n else _ZEROS
+        if not n:
+            return _ZEROS
+        k = self._next_draw
+        if k == len(self._drawn):
+            self._drawn, k = self.rng.standard_normal(n * SAMPLES_PER_DRAW).tolist(), 0
+        self._next_draw = k + n
+        return tuple(self._drawn[k:k + n])
 
     def sample(self, sc) -> np.ndarray:
         """Take a measurement now (advances the plant), remember and return it.
@@ -179,8 +193,7 @@ class Magnetometer(Sensor):
         return 3 if self.noise else 0
 
     def truth(self, sc):
-        q, _ = sc.state()
-        return qrotate(qconj(q), sc.field_inertial_T())
+        return field_body(sc.state()[0], sc.env_t, sc.env_v, sc.env._now)
 
     def measure(self, truth):
         return magnetometer_measure(truth, self._bias, self.noise, self.normals(), self.quantization)

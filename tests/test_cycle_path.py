@@ -119,3 +119,53 @@ def test_a_bad_wheel_command_still_names_the_controller_the_time_and_the_wheel(t
         mission.run()
     tel = attsim.load(tmp_path)
     assert tel.partial and tel.df.index[-1] == 1.5
+
+
+def test_a_sensors_normals_are_its_generators_draws_sample_by_sample(tmp_path):
+    # Drawn in blocks, handed out per sample: the same numbers as one call per sample on the same generator.
+    mission = attsim.Mission("draws", J, (0.0, 0.0, 0.0), duration=1.0, seed=7, out_dir=tmp_path)
+    gyro = mission.add(attsim.Gyro(rate_hz=1.0, arw_rad_sqrt_s=1e-4))
+    mission.run()
+    gyro.rng, gyro._drawn, gyro._next_draw = np.random.default_rng(5), [], 0  # a fresh generator, nothing drawn
+    reference = np.random.default_rng(5)
+    for _ in range(3 * 256 + 5):  # across block boundaries
+        assert gyro.normals() == tuple(reference.standard_normal(6))
+
+
+def test_a_noise_free_magnetometer_reads_the_field_rotated_into_the_body(tmp_path):
+    # B_B = R_IB^T B_I with R_IB from the quaternion by rotations.quat_to_dcm (an independent route).
+    from attsim import rotations
+
+    field = (2e-5, -1e-5, 3e-5)
+    q0 = rotations.axis_angle_to_quat([0.3, -0.2, 0.9], 1.1)
+    mission = attsim.Mission("mag", J, (0.01, 0.02, -0.03), q0=q0, duration=5.0, max_step=0.1, field=field,
+                             out_dir=tmp_path)
+    mission.add(attsim.Magnetometer(rate_hz=1.0))
+    df = mission.run().df
+    q = df[["qw", "qx", "qy", "qz"]].to_numpy()
+    expected = np.einsum("nji,j->ni", rotations.quat_to_dcm(q), np.array(field))
+    assert np.abs(df[["mag_x", "mag_y", "mag_z"]].to_numpy() - expected).max() < 1e-18
+
+
+def test_magnetorquer_commands_of_every_kind_are_held_or_refused_alike(tmp_path):
+    cases = [((0.01, -0.02, 0.03), (0.01, -0.02, 0.03)), ([0.5, 0.0, -0.5], (0.1, 0.0, -0.1)),
+             (np.array([0.02, 0.0, 0.0]), (0.02, 0.0, 0.0)), ((1, 0, 0), (0.1, 0.0, 0.0)),
+             (np.array([0.0, 1.0, 0.0], dtype=np.float32), (0.0, 0.1, 0.0)),
+             ((np.float64(0.03), 0.0, 0.0), (0.03, 0.0, 0.0))]
+    for k, (command, held) in enumerate(cases):
+        mission = attsim.Mission("mtq", J, (0.0, 0.0, 0.0), duration=1.0, field=(2e-5, 0, 0), out_dir=tmp_path / str(k))
+        mtq = mission.add(attsim.Magnetorquer(dipole_max_Am2=0.1))
+        mission.add(attsim.FunctionController(lambda t, r, command=command: {"mtq": command}, period_s=1.0,
+                                              actuators=[mtq]))
+        tel = mission.run()
+        assert tuple(tel.df.loc[1.0, ["mtq_m_x", "mtq_m_y", "mtq_m_z"]]) == held, command
+        assert list(tel.events["kind"]) == (["saturation"] if max(map(abs, command)) > 0.1 else []), command
+    for k, (bad, rule) in enumerate([((0.0, math.nan, 0.0), "finite"), (np.array([[0.0], [0.0], [0.0]]), "shape"),
+                                     ((0.0, 0.0), "shape"), (np.array([0.0, math.inf, 0.0]), "finite")]):
+        mission = attsim.Mission("bad", J, (0.0, 0.0, 0.0), duration=1.0, field=(2e-5, 0, 0),
+                                 out_dir=tmp_path / f"b{k}")
+        mtq = mission.add(attsim.Magnetorquer(dipole_max_Am2=0.1))
+        mission.add(attsim.FunctionController(lambda t, r, bad=bad: {"mtq": bad}, period_s=1.0, actuators=[mtq],
+                                              name="law"))
+        with pytest.raises(attsim.ControllerError, match=rf"'law' at t = 0 s: bad command for 'mtq'.*{rule}"):
+            mission.run()
