@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from ._validate import finite_array, positive_scalar, vector3
+from ._fastcall import entry_point
 from .component import Component, periodic
 from .dynamics import qconj, qrotate
 from .sensor_models import (field_body, gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
@@ -77,6 +78,7 @@ class Sensor(Component):
         self.latest, self._latest_truth = nan, nan
         self._draws = self.draws  # fixed for the run: read once, not at every sample
         self._drawn, self._next_draw = [], 0
+        self._measure_entry = None  # the measurement kernel for this run's argument types, made at the first sample
 
     @property
     def draws(self) -> int:
@@ -164,8 +166,10 @@ class Gyro(Sensor):
         dt = self.period_s if first else t - self._t_last_s
         if dt > 0.0:
             truth = self.truth(sc)
-            measured, bias = gyro_measure(truth, self._bias, dt, self.arw, 0.0 if first else self.bias_rw,
-                                          self.normals(), self.quantization)
+            args = (truth, self._bias, dt, self.arw, 0.0 if first else self.bias_rw, self.normals(), self.quantization)
+            if self._measure_entry is None:
+                self._measure_entry = entry_point(gyro_measure, *args)
+            measured, bias = self._measure_entry(*args)
             self._bias = bias
             self.latest, self._latest_truth = np.array(measured), truth
         self._t_last_s = t
@@ -196,7 +200,10 @@ class Magnetometer(Sensor):
         return field_body(sc.state()[0], sc.env_t, sc.env_v, sc.env._now)
 
     def measure(self, truth):
-        return magnetometer_measure(truth, self._bias, self.noise, self.normals(), self.quantization)
+        args = (truth, self._bias, self.noise, self.normals(), self.quantization)
+        if self._measure_entry is None:
+            self._measure_entry = entry_point(magnetometer_measure, *args)
+        return self._measure_entry(*args)
 
 
 class SunSensor(Sensor):
@@ -280,4 +287,7 @@ class StarTracker(Sensor):
         return sc.state()[0]
 
     def measure(self, truth):
-        return star_tracker_measure(truth, self._sigma, self.normals())
+        args = (truth, self._sigma, self.normals())
+        if self._measure_entry is None:
+            self._measure_entry = entry_point(star_tracker_measure, *args)
+        return self._measure_entry(*args)
