@@ -123,7 +123,7 @@ class Sensor(Component):
         return [f"{self.name}_{a}" for a in self.axes] + [f"{self.name}_true_{a}" for a in self.axes]
 
     def values(self, sc):
-        return [*self.latest.tolist(), *self._latest_truth]
+        return [*self.latest, *self._latest_truth]
 
 
 class Gyro(Sensor):
