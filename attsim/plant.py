@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from .actuator_models import (SATURATION_NONE, SATURATION_START, WheelBank, empty_wheel_bank, pushes_past_limit,
-                              wheel_command, wheel_speed, wheels_total)
+                              wheel_command, wheel_commands, wheel_speed, wheels_total)
 from ._fastcall import entry_point
 from .dynamics import matrix_to_tuple, normalized4, qconj, qrotate
 from .environment.table import B_I, EMPTY, P_SRP, RHO, SUN, R, V, EnvironmentTable, lerp1, lerp3, table_cell
@@ -242,6 +242,7 @@ class Spacecraft:
         # compiled entry points, made once per wheel bank (their argument types are fixed then)
         self._advance_entry = self._advance_bank = self._command_entry = self._command_bank = None
         self._total_entry = self._total_bank = self._speed_entry = self._speed_bank = None
+        self._commands_entries, self._commands_bank = {}, None
         self._q_w = self._output(self._state, self._J, self._params)
         self._rngs = np.random.SeedSequence(mission.seed)
 
@@ -392,14 +393,38 @@ class Spacecraft:
             self._command_bank = self.wheels
         applied, torque_change, speed_change, speed = self._command_entry(self.wheels, index, requested, self._q_w[1])
         if torque_change != SATURATION_NONE or speed_change != SATURATION_NONE:
-            name = self.wheel_names[index]
-            if torque_change != SATURATION_NONE:
-                self.event("saturation" if torque_change == SATURATION_START else "saturation_end", actuator=name,
-                           what="torque", requested=requested)
-            if speed_change != SATURATION_NONE:
-                self.event("saturation" if speed_change == SATURATION_START else "saturation_end", actuator=name,
-                           what="speed", speed_rad_s=float(speed))
+            self._log_wheel_changes(index, requested, torque_change, speed_change, speed)
         return applied
+
+    def command_wheels(self, rows: tuple, requested_Nm: tuple) -> None:
+        """:meth:`command_wheel` for wheels ``rows`` with ``requested_Nm`` (finite floats), in that order.
+
+        One compiled call for a control cycle's wheel commands; the events
+        are logged as the single commands would log them.
+        """
+        if self.env._now > self.t_plant_s:
+            self.advance_to(self.env._now)
+        if self._commands_bank is not self.wheels:  # entry points by number of commands: the tuples' types
+            self._commands_entries, self._commands_bank = {}, self.wheels
+            self._changes = np.zeros((len(self.wheel_names), 3))
+        entry = self._commands_entries.get(len(rows))
+        if entry is None:
+            entry = entry_point(wheel_commands, self.wheels, rows, requested_Nm, self._q_w[1], self._changes)
+            self._commands_entries[len(rows)] = entry
+        if entry(self.wheels, rows, requested_Nm, self._q_w[1], self._changes):
+            for i, row in enumerate(rows):
+                torque_change, speed_change, speed = self._changes[i]
+                if torque_change != SATURATION_NONE or speed_change != SATURATION_NONE:
+                    self._log_wheel_changes(row, float(requested_Nm[i]), torque_change, speed_change, speed)
+
+    def _log_wheel_changes(self, index: int, requested_Nm: float, torque_change, speed_change, speed) -> None:
+        name = self.wheel_names[index]
+        if torque_change != SATURATION_NONE:
+            self.event("saturation" if torque_change == SATURATION_START else "saturation_end", actuator=name,
+                       what="torque", requested=requested_Nm)
+        if speed_change != SATURATION_NONE:
+            self.event("saturation" if speed_change == SATURATION_START else "saturation_end", actuator=name,
+                       what="speed", speed_rad_s=float(speed))
 
     def wheel_speed_rad_s(self, index: int) -> float:
         """Wheel ``index``'s speed relative to the body at ``env.now``."""

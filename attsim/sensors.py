@@ -123,7 +123,9 @@ class Sensor(Component):
         return [f"{self.name}_{a}" for a in self.axes] + [f"{self.name}_true_{a}" for a in self.axes]
 
     def values(self, sc):
-        return [*self.latest, *self._latest_truth]
+        latest, truth = self.latest, self._latest_truth  # arrays or sequences (a user's sensor may keep either)
+        return [*(latest.tolist() if type(latest) is np.ndarray else latest),
+                *(truth.tolist() if type(truth) is np.ndarray else truth)]
 
 
 class Gyro(Sensor):
