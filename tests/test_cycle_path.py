@@ -169,3 +169,16 @@ def test_magnetorquer_commands_of_every_kind_are_held_or_refused_alike(tmp_path)
                                               name="law"))
         with pytest.raises(attsim.ControllerError, match=rf"'law' at t = 0 s: bad command for 'mtq'.*{rule}"):
             mission.run()
+
+
+def test_commands_act_and_log_in_the_order_the_controller_gave_them(tmp_path):
+    # Wheel torques travel to the plant together, but a command to another actuator between them still acts between.
+    mission = attsim.Mission("order", J, (0.0, 0.0, 0.0), duration=1.0, field=(2e-5, 0, 0), out_dir=tmp_path)
+    wheels = [mission.add(attsim.ReactionWheel(name, axis, 1e-3, 1e-3, 500.0))
+              for name, axis in (("rw_a", (1, 0, 0)), ("rw_b", (0, 1, 0)), ("rw_c", (0, 0, 1)))]
+    mtq = mission.add(attsim.Magnetorquer(dipole_max_Am2=0.1))
+    commands = {"rw_c": 1.0, "rw_a": -1.0, "mtq": (1.0, 0.0, 0.0), "rw_b": 1.0}  # every one saturates
+    mission.add(attsim.FunctionController(lambda t, r: commands, period_s=1.0, actuators=[*wheels, mtq]))
+    tel = mission.run()
+    assert list(tel.events["actuator"]) == ["rw_c", "rw_a", "mtq", "rw_b"]
+    assert list(tel.df.loc[1.0, ["rw_a_torque", "rw_b_torque", "rw_c_torque", "mtq_m_x"]]) == [-1e-3, 1e-3, 1e-3, 0.1]
