@@ -216,7 +216,10 @@ class Thruster(Component):
         return on_time
 
     def command(self, sc, on_time_s) -> None:
-        on_time = self.check_command(on_time_s, f"{self.name}.command")
+        if (type(on_time_s) is float or type(on_time_s) is np.float64) and 0.0 <= on_time_s < math.inf:
+            on_time = float(on_time_s)  # a controller's usual output: nothing more to check
+        else:
+            on_time = self.check_command(on_time_s, f"{self.name}.command")
         self._generation += 1
         if on_time == 0.0:
             self._switch(sc, False)

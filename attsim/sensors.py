@@ -33,6 +33,7 @@ from ._validate import finite_array, positive_scalar, vector3
 from ._fastcall import entry_point
 from .component import Component, periodic
 from .dynamics import qconj, qrotate
+from .environment.table import P_SRP, SUN, lerp1, lerp3, table_cell
 from .sensor_models import (field_body, gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
                             sun_sensor_measure, sun_sensor_truth)
 from .errors import InputError
@@ -237,15 +238,18 @@ class SunSensor(Sensor):
     def draws(self) -> int:
         return 6 if self.noise else 0
 
+    def prepare(self, mission):
+        if self.sun_inertial is None and mission.environment is None:  # checked once, not at every sample
+            raise InputError("sun_inertial",
+                             f"sun sensor {self.name!r} needs a sun direction or a mission environment")
+
     def truth(self, sc):
-        t = sc.now
-        if self.sun_inertial is None:  # from the mission environment: Sun and shadow along the orbit
-            if sc.environment is None:
-                raise InputError("sun_inertial", f"sun sensor {self.name!r} needs a sun direction or a mission environment")
-            e = sc.environment_now()
-            if e["srp_pressure"] <= 0.0:
+        t = sc.env._now
+        if self.sun_inertial is None:  # from the mission environment: Sun and shadow (no pressure) along the orbit
+            k, f = table_cell(sc.env_t, t)
+            if lerp1(sc.env_v, k, f, P_SRP) <= 0.0:
                 return _ZEROS
-            s_I = e["sun"]
+            s_I = lerp3(sc.env_v, k, f, SUN)
         elif self.eclipse is not None and self.eclipse(t):
             return _ZEROS
         else:

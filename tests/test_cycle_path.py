@@ -182,3 +182,33 @@ def test_commands_act_and_log_in_the_order_the_controller_gave_them(tmp_path):
     tel = mission.run()
     assert list(tel.events["actuator"]) == ["rw_c", "rw_a", "mtq", "rw_b"]
     assert list(tel.df.loc[1.0, ["rw_a_torque", "rw_b_torque", "rw_c_torque", "mtq_m_x"]]) == [-1e-3, 1e-3, 1e-3, 0.1]
+
+
+def test_a_sun_sensor_without_a_sun_source_is_refused_before_the_run_starts(tmp_path):
+    mission = attsim.Mission("css", J, (0.0, 0.0, 0.0), duration=5.0, out_dir=tmp_path)
+    mission.add(attsim.SunSensor(rate_hz=1.0))
+    with pytest.raises(attsim.InputError, match="sun_inertial: sun sensor 'css' needs a sun direction"):
+        mission.run()
+    assert not (tmp_path / "meta.json").exists()  # checked with the configuration, not at the first sample
+
+
+@pytest.mark.parametrize("on_time", [0.3, np.float64(0.3), 1])
+def test_thruster_on_times_of_every_kind_fire_for_that_long(tmp_path, on_time):
+    mission = attsim.Mission("fire", J, (0.0, 0.0, 0.0), duration=2.0, max_step=0.1, telemetry_dt=0.1,
+                             out_dir=tmp_path)
+    jet = mission.add(attsim.Thruster("jet", (0.0, 0.5, 0.0), (1.0, 0.0, 0.0), max_force_N=0.2))
+    mission.add(attsim.FunctionController(lambda t, r: {"jet": on_time} if t == 0.0 else {}, period_s=0.5,
+                                          actuators=[jet]))
+    tel = mission.run()
+    on = tel.df["jet_on"]
+    assert on[on > 0].index.max() == pytest.approx(float(on_time) - 0.1, abs=1e-9)  # rows at 0.1 s: last one lit
+    assert list(tel.events["kind"]) == ["thruster_on", "thruster_off"]
+
+
+@pytest.mark.parametrize("bad, rule", [(-0.1, ">= 0"), (math.nan, "finite"), (np.float64(math.inf), "finite")])
+def test_a_bad_on_time_names_the_controller_and_the_thruster(tmp_path, bad, rule):
+    mission = attsim.Mission("fire", J, (0.0, 0.0, 0.0), duration=2.0, out_dir=tmp_path)
+    jet = mission.add(attsim.Thruster("jet", (0.0, 0.5, 0.0), (1.0, 0.0, 0.0), max_force_N=0.2))
+    mission.add(attsim.FunctionController(lambda t, r: {"jet": bad}, period_s=0.5, actuators=[jet], name="law"))
+    with pytest.raises(attsim.ControllerError, match=rf"'law' at t = 0 s: bad command for 'jet'.*{rule}"):
+        mission.run()
