@@ -97,7 +97,7 @@ class Controller(Component):
             raise ControllerError(f"controller {self.name!r} raised at t = {t:.6g} s: {exc!r}") from exc
         if not commands:
             return
-        if type(commands) is not dict and not isinstance(commands, dict):
+        if not isinstance(commands, dict):
             raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s returned {type(commands).__name__}; "
                                   "expected a dict {actuator name: command}")
         wheel_rows = getattr(self, "_wheel_rows", None)

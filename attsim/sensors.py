@@ -63,6 +63,10 @@ class Sensor(Component):
     """
 
     axes: tuple[str, ...] = ("x", "y", "z")
+    # per-run caches, set by start(); these defaults let measure() and normals() work before a run too
+    _draws = None
+    _drawn, _next_draw = (), 0
+    _measure_entry = None
 
     def __init__(self, name: str, rate_hz: float, phase_s: float = 0.0):
         self.name = name
@@ -95,6 +99,8 @@ class Sensor(Component):
         cost more than the sample.
         """
         n = self._draws
+        if n is None:
+            n = self._draws = self.draws
         if not n:
             return _ZEROS
         k = self._next_draw
