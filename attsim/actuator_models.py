@@ -23,8 +23,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-__all__ = ["WheelBank", "empty_wheel_bank", "wheel_speed", "wheel_command", "wheels_total", "magnetorquer_saturate",
-           "SATURATION_NONE", "SATURATION_START", "SATURATION_END"]
+__all__ = ["WheelBank", "empty_wheel_bank", "wheel_speed", "wheel_command", "wheel_commands", "wheels_total",
+           "magnetorquer_saturate", "SATURATION_NONE", "SATURATION_START", "SATURATION_END"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -96,6 +96,23 @@ def wheel_command(bank, j, requested_Nm, w):
     applied = 0.0 if stopped == 1.0 else torque
     bank.torque_Nm[j] = applied
     return applied, torque_change, speed_change, speed
+
+
+@njit(**_JIT)
+def wheel_commands(bank, rows, requested_Nm, w, changes):
+    """:func:`wheel_command` for wheels ``rows`` with ``requested_Nm`` (tuples of one length), in that order.
+
+    Row ``i`` of ``changes`` gets that command's ``(torque-saturation change,
+    speed-saturation change, speed)``. Returns how many commands changed a
+    saturation state (0: nothing to log).
+    """
+    changed = 0
+    for i in range(len(rows)):
+        _, torque_change, speed_change, speed = wheel_command(bank, rows[i], requested_Nm[i], w)
+        changes[i, 0], changes[i, 1], changes[i, 2] = torque_change, speed_change, speed
+        if torque_change != SATURATION_NONE or speed_change != SATURATION_NONE:
+            changed += 1
+    return changed
 
 
 @njit(**_JIT)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ._validate import (finite_array, finite_number, non_negative_scalar, one_of, per_axis, positive_int,
                         positive_scalar, sequence, unit_vector, vector3)
+from .actuator_models import magnetorquer_saturate
 from .component import At, Component
 from .errors import InputError
 
@@ -36,6 +37,26 @@ class _Saturation:
 
 # a pulse train is held as its list of segments: a million is already seconds of set-up
 MAX_PULSES = 1_000_000
+
+
+def _finite_triple(value):
+    """``value`` as three floats when it is a tuple, list or float array of three finite floats, else None.
+
+    The fast check of a command vector: what it accepts, the generic check
+    (:func:`~attsim._validate.finite_array`) accepts alike.
+    """
+    kind = type(value)
+    if kind is np.ndarray:
+        if value.shape != (3,) or value.dtype != np.float64:
+            return None
+        value = value.tolist()
+    elif (kind is not tuple and kind is not list) or len(value) != 3:
+        return None
+    x, y, z = value
+    for v in (x, y, z):
+        if (type(v) is not float and type(v) is not np.float64) or not math.isfinite(v):
+            return None
+    return (float(x), float(y), float(z))
 
 
 class TorqueSchedule(Component):
@@ -204,7 +225,10 @@ class Thruster(Component):
         return on_time
 
     def command(self, sc, on_time_s) -> None:
-        on_time = self.check_command(on_time_s, f"{self.name}.command")
+        if (type(on_time_s) is float or type(on_time_s) is np.float64) and 0.0 <= on_time_s < math.inf:
+            on_time = float(on_time_s)  # a controller's usual output: nothing more to check
+        else:
+            on_time = self.check_command(on_time_s, f"{self.name}.command")
         self._generation += 1
         if on_time == 0.0:
             self._switch(sc, False)
@@ -263,6 +287,8 @@ class Magnetorquer(Component):
     def start(self, sc):
         self.dipole_Am2 = np.zeros(3)
         self._saturation = _Saturation(self.name, "dipole")
+        self._limit = tuple(float(v) for v in self.dipole_max_Am2)  # the kernel's arguments, made once per run
+        self._scale = self.saturation == "scale"
 
     def saturate(self, dipole_Am2) -> tuple[np.ndarray, bool]:
         """The dipole applied for a request, and whether a limit cut it (:func:`~attsim.actuator_models.magnetorquer_saturate`)."""
@@ -277,10 +303,13 @@ class Magnetorquer(Component):
         return finite_array(dipole_Am2, field, (3,))
 
     def command(self, sc, dipole_Am2) -> None:
-        m = self.check_command(dipole_Am2, f"{self.name}.command")
-        applied, saturated = self.saturate(m)
-        self._saturation.update(sc, saturated, requested=m.tolist())
-        self.dipole_Am2 = applied
+        m = _finite_triple(dipole_Am2)
+        if m is None:  # not three finite floats in a tuple, list or float array: the generic check says what is wrong
+            m = tuple(self.check_command(dipole_Am2, f"{self.name}.command").tolist())
+        applied, saturated = magnetorquer_saturate(m, self._limit, self._scale)
+        if saturated != self._saturation.active:
+            self._saturation.update(sc, saturated, requested=list(m))
+        self.dipole_Am2 = np.array(applied)
         sc.set_dipole(self.name, applied)
 
     def columns(self):
@@ -342,11 +371,14 @@ class ReactionWheel(Component):
         return float(finite_array(torque_Nm, field, ()))
 
     def command(self, sc, torque_Nm) -> None:
-        requested = self.check_command(torque_Nm, f"{self.name}.command")
-        sc.command_wheel(self.index, requested)
+        if (type(torque_Nm) is float or type(torque_Nm) is np.float64) and math.isfinite(torque_Nm):
+            sc.command_wheel(self.index, torque_Nm)  # a controller's usual output: nothing more to check
+        else:
+            sc.command_wheel(self.index, self.check_command(torque_Nm, f"{self.name}.command"))
 
     def columns(self):
         return [f"{self.name}_speed", f"{self.name}_h", f"{self.name}_torque"]
 
     def values(self, sc):
-        return [self.speed_rad_s(sc), self.momentum_Nms(sc), float(sc.wheels.torque_Nm[self.index])]
+        speed = sc.wheel_speed_rad_s(self.index)  # advances the plant: the momentum below is the one now
+        return [speed, float(sc.wheels.h_Nms[self.index]), float(sc.wheels.torque_Nm[self.index])]

@@ -18,12 +18,13 @@ the telemetry recorded so far is kept on disk.
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ._validate import function as callable_argument
 from ._validate import finite_number, non_negative_scalar, one_of, positive_scalar, sequence, vector3
+from .actuators import ReactionWheel
 from .component import Component, periodic
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
                            orbit_rate_inertial, pd_torque)
@@ -86,6 +87,7 @@ class Controller(Component):
 
     def start(self, sc):
         self.cycles = 0
+        self._wheel_rows = None
 
     def stop_commands(self, sc) -> None:
         """Zero every actuator this controller drives (its mode stopped it)."""
@@ -106,8 +108,10 @@ class Controller(Component):
             if not self.active:
                 return
         self._sc = sc  # decide() of the attitude laws reads the true state when no sensor is given
-        t = sc.now
-        readings = {sensor.name: sensor.sample(sc) for sensor in self.sensors}
+        t = sc.env._now
+        readings = {}
+        for sensor in self.sensors:
+            readings[sensor.name] = sensor.sample(sc)
         try:
             commands = self.decide(t, readings)
         except AttsimError:
@@ -121,16 +125,35 @@ class Controller(Component):
                                   "expected a dict {actuator name: command} (or None to hold)")
         if not commands:
             return
+        wheel_rows = getattr(self, "_wheel_rows", None)
+        if wheel_rows is None:
+            wheel_rows = self._find_wheel_rows()
+        rows, torques = [], []  # wheel torques (finite floats) reach the plant together, in the commands' order
         for name, value in commands.items():
             actuator = self.actuators.get(name)
             if actuator is None:
                 raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s returned a command for {name!r}, "
                                       f"which is not one of its actuators {sorted(self.actuators)}")
+            row = wheel_rows.get(name)
+            if row is not None and (type(value) is float or type(value) is np.float64) and math.isfinite(value):
+                rows.append(row)
+                torques.append(value)
+                continue
+            if rows:  # the wheel commands before this one act before it
+                sc.command_wheels(tuple(rows), tuple(torques))
+                rows, torques = [], []
             try:
                 actuator.command(sc, value)
             except InputError as exc:
                 raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s: bad command for {name!r}: {exc}") from exc
+        if rows:
+            sc.command_wheels(tuple(rows), tuple(torques))
         self.cycles += 1
+
+    def _find_wheel_rows(self) -> dict:
+        """``{name: plant row}`` of this controller's reaction wheels (known once the run has started them)."""
+        self._wheel_rows = {name: a.index for name, a in self.actuators.items() if type(a) is ReactionWheel}
+        return self._wheel_rows
 
     def processes(self, env, sc):
         return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.cycle(sc))]

@@ -19,14 +19,14 @@ import numpy as np
 from numba import njit
 
 from .actuator_models import (SATURATION_NONE, SATURATION_START, WheelBank, empty_wheel_bank, pushes_past_limit,
-                              wheel_command, wheel_speed, wheels_total)
+                              wheel_command, wheel_commands, wheel_speed, wheels_total)
 from ._fastcall import entry_point
 from .dynamics import matrix_to_tuple, normalized4, qconj, qrotate
 from .environment.table import B_I, EMPTY, P_SRP, RHO, SUN, R, V, EnvironmentTable, lerp1, lerp3, table_cell
 from .environment.torques import Disturbances, DisturbanceSwitches, disturbance_torques
 from .errors import AttsimError, DivergenceError, GimbalLockError
 
-__all__ = ["PlantInputs", "plant_torque", "plant_advance_loop", "Spacecraft", "NO_FACES"]
+__all__ = ["PlantInputs", "plant_torque", "plant_advance_loop", "plant_advance_held", "Spacecraft", "NO_FACES"]
 
 NO_FACES = np.empty((0, 10))
 _NO_SWITCHES = DisturbanceSwitches(0.0, 0.0, 0.0)
@@ -176,6 +176,25 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
     return state, False, t1, n_stops, state_fault(q, w, max_step)
 
 
+def plant_advance_held(state, t0, t1, max_step, tau_ext, dipole, env_t, env_v, faces, switches, residual, wheels, J,
+                       Jinv, params, stops):
+    """:func:`plant_advance_loop` under the commands held since ``t0``, and the ``(q, ω)`` it reaches.
+
+    The Python path's one compiled call per advance: the wheels' held torque
+    and momentum (:func:`~attsim.actuator_models.wheels_total`), the
+    :class:`PlantInputs` and the output state are made here rather than by
+    separate calls from Python. ``advance`` is :func:`plant_advance_loop`
+    bound to the same method. Returns ``(state, q, w, stopped, t_reached,
+    stop count, fault)``.
+    """
+    tau_w, h_w = wheels_total(wheels)
+    inputs = PlantInputs(t0, tau_ext, dipole, tau_w, h_w, env_t, env_v, faces, switches, J, residual)
+    state, stopped, t_reached, n_stops, fault = advance(state, t0, t1, max_step, inputs, wheels, J, Jinv,  # noqa: F821
+                                                        params, stops)
+    q, w = output_state(state, J, params)  # noqa: F821 - bound per method
+    return state, q, w, stopped, t_reached, n_stops, fault
+
+
 def _vector_sum(vectors) -> tuple:
     tx = ty = tz = 0.0
     for x, y, z in vectors:
@@ -197,7 +216,8 @@ class Spacecraft:
         self.mission = mission
         self.recorder = recorder
         integrator = REGISTRY[mission.method]
-        self._advance = integrator.compiled_template(plant_advance_loop, plant_torque)
+        loop = integrator.compiled_template(plant_advance_loop, plant_torque)
+        self._advance = integrator.compiled_template(plant_advance_held, plant_torque, advance=loop)
         self._output = integrator.output_state
         J = mission.inertia_kg_m2
         self._J = matrix_to_tuple(J)
@@ -221,7 +241,8 @@ class Spacecraft:
         self._stops = np.empty((1, 3))
         # compiled entry points, made once per wheel bank (their argument types are fixed then)
         self._advance_entry = self._advance_bank = self._command_entry = self._command_bank = None
-        self._total_entry = self._total_bank = None
+        self._total_entry = self._total_bank = self._speed_entry = self._speed_bank = None
+        self._commands_entries, self._commands_bank = {}, None
         self._q_w = self._output(self._state, self._J, self._params)
         self._rngs = np.random.SeedSequence(mission.seed)
 
@@ -248,12 +269,12 @@ class Spacecraft:
         """
         if t_s <= self.t_plant_s:
             return
-        args = (self._state, self.t_plant_s, float(t_s), self.mission.max_step_s, self.inputs(), self.wheels, self._J,
-                self._Jinv, self._params, self._stops)
+        args = (self._state, self.t_plant_s, float(t_s), self.mission.max_step_s, self._tau_ext, self._commanded_dipole,
+                self.env_t, self.env_v, self._faces, self._switches, self._residual, self.wheels, self._J, self._Jinv,
+                self._params, self._stops)
         if self._advance_entry is None or self._advance_bank is not self.wheels:  # the argument types are now fixed
             self._advance_entry, self._advance_bank = entry_point(self._advance, *args), self.wheels
-        state, stopped, t_reached, n_stops, fault = self._advance_entry(*args)
-        q, w = self._output(state, self._J, self._params)
+        state, q, w, stopped, t_reached, n_stops, fault = self._advance_entry(*args)
         t_from = self.t_plant_s
         self._state, self.t_plant_s, self._q_w = state, t_reached, (q, w)
         for k in range(n_stops):
@@ -364,25 +385,55 @@ class Spacecraft:
 
         Logs the start and end of torque and speed saturation.
         """
-        self.state()
+        if self.env._now > self.t_plant_s:
+            self.advance_to(self.env._now)
+        requested = float(requested_Nm)
         if self._command_entry is None or self._command_bank is not self.wheels:
-            self._command_entry = entry_point(wheel_command, self.wheels, index, float(requested_Nm), self._q_w[1])
+            self._command_entry = entry_point(wheel_command, self.wheels, index, requested, self._q_w[1])
             self._command_bank = self.wheels
-        applied, torque_change, speed_change, speed = self._command_entry(self.wheels, index, float(requested_Nm),
-                                                                         self._q_w[1])
+        applied, torque_change, speed_change, speed = self._command_entry(self.wheels, index, requested, self._q_w[1])
+        if torque_change != SATURATION_NONE or speed_change != SATURATION_NONE:
+            self._log_wheel_changes(index, requested, torque_change, speed_change, speed)
+        return applied
+
+    def command_wheels(self, rows: tuple, requested_Nm: tuple) -> None:
+        """:meth:`command_wheel` for wheels ``rows`` with ``requested_Nm`` (finite floats), in that order.
+
+        One compiled call for a control cycle's wheel commands; the events
+        are logged as the single commands would log them.
+        """
+        if self.env._now > self.t_plant_s:
+            self.advance_to(self.env._now)
+        if self._commands_bank is not self.wheels:  # entry points by number of commands: the tuples' types
+            self._commands_entries, self._commands_bank = {}, self.wheels
+            self._changes = np.zeros((len(self.wheel_names), 3))
+        entry = self._commands_entries.get(len(rows))
+        if entry is None:
+            entry = entry_point(wheel_commands, self.wheels, rows, requested_Nm, self._q_w[1], self._changes)
+            self._commands_entries[len(rows)] = entry
+        if entry(self.wheels, rows, requested_Nm, self._q_w[1], self._changes):
+            for i, row in enumerate(rows):
+                torque_change, speed_change, speed = self._changes[i]
+                if torque_change != SATURATION_NONE or speed_change != SATURATION_NONE:
+                    self._log_wheel_changes(row, float(requested_Nm[i]), torque_change, speed_change, speed)
+
+    def _log_wheel_changes(self, index: int, requested_Nm: float, torque_change, speed_change, speed) -> None:
         name = self.wheel_names[index]
         if torque_change != SATURATION_NONE:
             self.event("saturation" if torque_change == SATURATION_START else "saturation_end", actuator=name,
-                       what="torque", requested=float(requested_Nm))
+                       what="torque", requested=requested_Nm)
         if speed_change != SATURATION_NONE:
             self.event("saturation" if speed_change == SATURATION_START else "saturation_end", actuator=name,
                        what="speed", speed_rad_s=float(speed))
-        return applied
 
     def wheel_speed_rad_s(self, index: int) -> float:
         """Wheel ``index``'s speed relative to the body at ``env.now``."""
-        self.advance_to(self.env.now)
-        return wheel_speed(self.wheels, index, self.wheels.h_Nms[index], self._q_w[1])
+        if self.env._now > self.t_plant_s:
+            self.advance_to(self.env._now)
+        if self._speed_entry is None or self._speed_bank is not self.wheels:
+            self._speed_entry = entry_point(wheel_speed, self.wheels, index, 0.0, self._q_w[1])
+            self._speed_bank = self.wheels
+        return self._speed_entry(self.wheels, index, self.wheels.h_Nms[index], self._q_w[1])
 
     @property
     def external_torque_Nm(self) -> tuple:

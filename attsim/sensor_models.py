@@ -14,10 +14,11 @@ import math
 
 from numba import njit
 
-from .dynamics import qexp, qmul
+from .dynamics import qconj, qexp, qmul, qrotate
+from .environment.table import B_I, lerp3, table_cell
 
-__all__ = ["quantize", "gyro_measure", "magnetometer_measure", "star_tracker_measure", "sun_sensor_truth", "sun_sensor_measure",
-           "SUN_SENSOR_NORMALS"]
+__all__ = ["quantize", "gyro_measure", "field_body", "magnetometer_measure", "star_tracker_measure", "sun_sensor_truth",
+           "sun_sensor_measure", "SUN_SENSOR_NORMALS"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -31,6 +32,13 @@ def quantize(value, step):
     if step == 0.0:
         return value
     return round(value / step) * step
+
+
+@njit(**_JIT)
+def field_body(q, env_t, env_v, t):
+    """``B_B = R_IBᵀ B_I(t)`` (T): the tabulated inertial field at ``t``, interpolated linearly, in body axes."""
+    k, f = table_cell(env_t, t)
+    return qrotate(qconj(q), lerp3(env_v, k, f, B_I))
 
 
 @njit(**_JIT)

@@ -31,9 +31,11 @@ import numpy as np
 
 from ._validate import (UNIT_VECTOR_TOLERANCE, callable_output, non_negative_scalar, per_axis, positive_scalar,
                         unit_vector, vector3)
+from ._fastcall import entry_point
 from .component import Component, periodic
 from .dynamics import qconj, qrotate
-from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
+from .environment.table import P_SRP, SUN, lerp1, lerp3, table_cell
+from .sensor_models import (field_body, gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
                             sun_sensor_measure, sun_sensor_truth)
 from .errors import InputError
 
@@ -43,6 +45,7 @@ _ARCSEC = math.pi / (180.0 * 3600.0)
 
 
 _ZEROS = (0.0,) * 6  # the draws of a noise-free sample
+SAMPLES_PER_DRAW = 256  # samples' worth of normals a sensor draws from its generator at once
 
 
 class Sensor(Component):
@@ -54,6 +57,10 @@ class Sensor(Component):
     """
 
     axes: tuple[str, ...] = ("x", "y", "z")
+    # per-run caches, set by start(); these defaults let measure() and normals() work before a run too
+    _draws = None
+    _drawn, _next_draw = (), 0
+    _measure_entry = None
 
     def __init__(self, name: str, rate_hz: float, phase_s: float = 0.0):
         self.name = name
@@ -68,6 +75,9 @@ class Sensor(Component):
         self.rng = sc.rng()
         nan = np.full(len(self.axes), np.nan)
         self.latest, self._latest_truth = nan, nan
+        self._draws = self.draws  # fixed for the run: read once, not at every sample
+        self._drawn, self._next_draw = [], 0
+        self._measure_entry = None  # the measurement kernel for this run's argument types, made at the first sample
 
     @property
     def draws(self) -> int:
@@ -75,18 +85,33 @@ class Sensor(Component):
         return 0
 
     def normals(self) -> tuple:
-        """The next sample's standard normal draws from the sensor's own generator (zeros when noise-free)."""
-        n = self.draws
-        return tuple(self.rng.standard_normal(n)) if n else _ZEROS
+        """The next sample's standard normal draws from the sensor's own generator (zeros when noise-free).
+
+        Drawn :data:`SAMPLES_PER_DRAW` samples at a time: a generator's
+        normals are the same sequence however many are drawn per call (the
+        compiled loop draws in blocks too), and one call per sample would
+        cost more than the sample.
+        """
+        n = self._draws
+        if n is None:
+            n = self._draws = self.draws
+        if not n:
+            return _ZEROS
+        k = self._next_draw
+        if k == len(self._drawn):
+            self._drawn, k = self.rng.standard_normal(n * SAMPLES_PER_DRAW).tolist(), 0
+        self._next_draw = k + n
+        return tuple(self._drawn[k:k + n])
 
     def sample(self, sc) -> np.ndarray:
         """Take a measurement now (advances the plant), remember and return it.
 
         ``truth(sc)`` and ``measure(truth)`` work on tuples (the compiled
-        models' arguments); the sample is kept as arrays, what readers get.
+        models' arguments); the measurement is kept as an array, what readers
+        get; the truth only goes to telemetry, so it stays a tuple.
         """
         truth = self.truth(sc)
-        self._latest_truth = np.array(truth)
+        self._latest_truth = truth
         self.latest = np.array(self.measure(truth))
         return self.latest
 
@@ -99,7 +124,9 @@ class Sensor(Component):
         return [f"{self.name}_{a}" for a in self.axes] + [f"{self.name}_true_{a}" for a in self.axes]
 
     def values(self, sc):
-        return list(self.latest) + list(self._latest_truth)
+        latest, truth = self.latest, self._latest_truth  # arrays or sequences (a user's sensor may keep either)
+        return [*(latest.tolist() if type(latest) is np.ndarray else latest),
+                *(truth.tolist() if type(truth) is np.ndarray else truth)]
 
 
 class Gyro(Sensor):
@@ -137,15 +164,17 @@ class Gyro(Sensor):
         read at the same instant returns the same sample. The first sample's
         noise spans one nominal period, and the bias has not walked yet.
         """
-        t = sc.now
+        t = sc.env._now
         first = self._t_last_s is None
         dt = self.period_s if first else t - self._t_last_s
         if dt > 0.0:
             truth = self.truth(sc)
-            measured, bias = gyro_measure(truth, self._bias, dt, self.arw, 0.0 if first else self.bias_rw,
-                                          self.normals(), self.quantization)
+            args = (truth, self._bias, dt, self.arw, 0.0 if first else self.bias_rw, self.normals(), self.quantization)
+            if self._measure_entry is None:
+                self._measure_entry = entry_point(gyro_measure, *args)
+            measured, bias = self._measure_entry(*args)
             self._bias = bias
-            self.latest, self._latest_truth = np.array(measured), np.array(truth)
+            self.latest, self._latest_truth = np.array(measured), truth
         self._t_last_s = t
         return self.latest
 
@@ -171,11 +200,13 @@ class Magnetometer(Sensor):
         return 3 if self.noise else 0
 
     def truth(self, sc):
-        q, _ = sc.state()
-        return qrotate(qconj(q), sc.field_inertial_T())
+        return field_body(sc.state()[0], sc.env_t, sc.env_v, sc.env._now)
 
     def measure(self, truth):
-        return magnetometer_measure(truth, self._bias, self.noise, self.normals(), self.quantization)
+        args = (truth, self._bias, self.noise, self.normals(), self.quantization)
+        if self._measure_entry is None:
+            self._measure_entry = entry_point(magnetometer_measure, *args)
+        return self._measure_entry(*args)
 
 
 class SunSensor(Sensor):
@@ -207,15 +238,18 @@ class SunSensor(Sensor):
     def draws(self) -> int:
         return 6 if self.noise else 0
 
+    def prepare(self, mission):
+        if self.sun_inertial is None and mission.environment is None:  # checked once, not at every sample
+            raise InputError("sun_inertial",
+                             f"sun sensor {self.name!r} needs a sun direction or a mission environment")
+
     def truth(self, sc):
-        t = sc.now
-        if self.sun_inertial is None:  # from the mission environment: Sun and shadow along the orbit
-            if sc.environment is None:
-                raise InputError("sun_inertial", f"sun sensor {self.name!r} needs a sun direction or a mission environment")
-            e = sc.environment_now()
-            if e["srp_pressure"] <= 0.0:
+        t = sc.env._now
+        if self.sun_inertial is None:  # from the mission environment: Sun and shadow (no pressure) along the orbit
+            k, f = table_cell(sc.env_t, t)
+            if lerp1(sc.env_v, k, f, P_SRP) <= 0.0:
                 return _ZEROS
-            s_I = e["sun"]
+            s_I = lerp3(sc.env_v, k, f, SUN)
         elif self.eclipse is not None and self._in_eclipse(t):
             return _ZEROS
         elif callable(self.sun_inertial):
@@ -273,4 +307,7 @@ class StarTracker(Sensor):
         return sc.state()[0]
 
     def measure(self, truth):
-        return star_tracker_measure(truth, self._sigma, self.normals())
+        args = (truth, self._sigma, self.normals())
+        if self._measure_entry is None:
+            self._measure_entry = entry_point(star_tracker_measure, *args)
+        return self._measure_entry(*args)
