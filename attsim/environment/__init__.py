@@ -74,7 +74,7 @@ class Face:
         return [self.area_m2, *self.normal, *self.cp_m, self.drag_coefficient, self.specular, self.diffuse]
 
     @staticmethod
-    def cube(side_m: float, cp_offset_m=(0.0, 0.0, 0.0), **coefficients) -> list["Face"]:
+    def cube(side_m: float, cp_offset_m=(0.0, 0.0, 0.0), **coefficients) -> list[Face]:
         """The six faces of a cube whose centre lies ``cp_offset_m`` from the centre of mass."""
         side = positive_scalar(side_m, "side_m")
         if not math.isfinite(side * side):

@@ -97,7 +97,7 @@ class KeplerOrbit(Orbit):
         self.mean_motion_rad_s = n * (1.0 + 0.75 * k * math.sqrt(1.0 - self.e**2) * (3.0 * ci * ci - 1.0))
 
     @classmethod
-    def circular(cls, altitude_km: float, inclination_deg: float, **kwargs) -> "KeplerOrbit":
+    def circular(cls, altitude_km: float, inclination_deg: float, **kwargs) -> KeplerOrbit:
         """A circular orbit at ``altitude_km`` above the equatorial radius."""
         altitude_km = number_in(altitude_km, "altitude_km", MIN_PERIGEE_ALTITUDE_M / 1e3,
                                 (MAX_SEMI_MAJOR_AXIS_M - R_EARTH_M) / 1e3)

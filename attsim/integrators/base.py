@@ -16,9 +16,10 @@ import functools
 import hashlib
 import math
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
@@ -244,7 +245,7 @@ def bind_globals(function: Callable, name: str | None = None, **bindings) -> Cal
     return copy
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def package_digest() -> str:
     """Short digest of attsim's Python sources (names the compiled loops)."""
     digest = hashlib.sha256()
