@@ -33,6 +33,7 @@ Run: ``python tools/study_integrators.py [--out reports/integrators]``
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 
@@ -102,14 +103,14 @@ def work_precision(repeats: int):
             except GimbalLockError as exc:
                 rows.append((label, f"h={h}", h, np.nan, np.nan, np.nan, f"gimbal lock at t = {exc.t_s:.2f} s"))
                 break
-            wall = median_time(lambda: run(method, dt=h, **options), repeats)
+            wall = median_time(functools.partial(run, method, dt=h, **options), repeats)
             exact = run("exact", dt=h)
             rows.append((label, f"h={h}", h, wall, *errors(df, exact), ""))
     for tol in DOP853_TOLERANCES:
-        wall = median_time(lambda: run("dop853", dt=0.01, rtol=tol, atol=tol), repeats)
+        wall = median_time(functools.partial(run, "dop853", dt=0.01, rtol=tol, atol=tol), repeats)
         rows.append(("dop853", f"tol={tol:g}", np.nan, wall, *errors(run("dop853", dt=0.01, rtol=tol, atol=tol), run("exact")), ""))
     for h in STEPS:
-        wall = median_time(lambda: run("exact", dt=h), repeats)
+        wall = median_time(functools.partial(run, "exact", dt=h), repeats)
         rows.append(("exact", f"out={h}", h, wall, *errors(run("exact", dt=h), independent_reference(np.asarray(run("exact", dt=h).index))), "vs independent reference"))
     return rows
 
@@ -128,7 +129,7 @@ def cost_of_attitude_target(repeats: int):
         for h in STEP_LADDER:
             error = errors(run(method, dt=h, **options), run("exact", dt=h))[1]
             if error <= TARGET_ATTITUDE_RAD:
-                wall = median_time(lambda: run(method, dt=h, **options), repeats)
+                wall = median_time(functools.partial(run, method, dt=h, **options), repeats)
                 rows[label] = (label, h, round(40.0 / h), wall, error)
                 break
         else:
