@@ -24,7 +24,8 @@ from .atmosphere import ExponentialAtmosphere, MSISAtmosphere
 from .frames import Epoch, gmst_rad, lvlh_axes, lvlh_quaternion
 from .magnetic import IGRF, FieldModel, TiltedDipole
 from .orbit import KeplerOrbit, Orbit, TLEOrbit, make_tle
-from .sun import AU_M, SOLAR_PRESSURE_N_M2, lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci, sun_distance_m
+from .sun import (AU_M, SOLAR_PRESSURE_N_M2, lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci,
+                  sun_distance_m)
 from .table import GMST, WIDTH
 
 __all__ = [

@@ -29,8 +29,8 @@ from ..errors import InputError
 from ..torque import TorqueModel
 from .principal_frame import PrincipalFrame
 
-__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque", "bind_globals", "bind_stage_torque", "fixed_step_loop", "advance_loop", "check_solution",
-           "PrincipalFrame"]
+__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque",
+           "bind_globals", "bind_stage_torque", "fixed_step_loop", "advance_loop", "check_solution", "PrincipalFrame"]
 
 
 @dataclass(frozen=True)
