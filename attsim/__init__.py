@@ -69,8 +69,8 @@ _LAZY = {
     "KeplerOrbit": "attsim.environment",
     "TLEOrbit": "attsim.environment",
 }
-_SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry", "reporting",
-               "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies",
+_SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry",
+               "reporting", "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies",
                "estimators", "mekf", "allocation", "dispersions", "modes", "guidance", "estimation"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 

@@ -10,7 +10,7 @@ calls its entry point directly.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from numba import typeof
 

@@ -110,8 +110,8 @@ def total_momentum(df: pd.DataFrame, inertia=None, components=()) -> MomentumPar
     body = angular_momentum_body(df, inertia).to_numpy()
     wheels = wheel_momentum_body(df, components)
     inertial = rotations.quat_rotate(_columns(df, QUATERNION_COLUMNS), body + wheels)
-    scale = max(float(np.linalg.norm(body, axis=1).max(initial=0.0)), float(np.linalg.norm(wheels, axis=1).max(initial=0.0)),
-                SCALE_FLOOR)
+    scale = max(float(np.linalg.norm(body, axis=1).max(initial=0.0)),
+                float(np.linalg.norm(wheels, axis=1).max(initial=0.0)), SCALE_FLOOR)
     return MomentumParts(inertial, body, wheels, scale)
 
 

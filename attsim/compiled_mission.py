@@ -306,7 +306,8 @@ def build(mission, sc, width: int) -> CompiledMission:
         schedules=_schedule_bank(schedules, mission.duration_s),
         playback=_playback_bank(playbacks, wheel_row, mtq_row, mission.duration_s),
         telemetry=ml.Telemetry(mission.telemetry_dt_s, mission.duration_s, np.zeros(1, dtype=np.int64),
-                               np.array(layout, dtype=np.int64).reshape(-1, 2), 1.0 if mission.environment is not None else 0.0),
+                               np.array(layout, dtype=np.int64).reshape(-1, 2),
+                               1.0 if mission.environment is not None else 0.0),
         buffers=ml.Buffers(np.empty((ROWS_BLOCK, width)), np.empty((max(EVENTS_BLOCK, 4 * per_instant), 8)),
                            np.zeros(2, dtype=np.int64), np.empty((max(len(sc.wheel_names), 1), 3)), per_instant),
         sensor_objects=sensors, magnetorquer_names=[q.name for q in magnetorquers],
@@ -345,7 +346,8 @@ def _flush(form: CompiledMission, sc, recorder) -> None:
         if kind == ml.EVENT_PLAYBACK:  # the Python path logs the command as given, before the actuator acts
             playback = form.playback_objects[index]
             value = playback.commands[int(e[7])][1]
-            recorder.event(t, "command", actuator=playback.actuator_name, command=np.asarray(value, dtype=float).tolist())
+            recorder.event(t, "command", actuator=playback.actuator_name,
+                           command=np.asarray(value, dtype=float).tolist())
             continue
         if kind == ml.EVENT_MODE:
             manager = form.mode_manager
@@ -381,7 +383,8 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
     law = next((c for c in mission.components if type(c) is NumbaController), None)
     tag = "nouser" if law is None else f"user_{law.digest}"
     user_cycle = loops.bind_user_law(loops.no_user_decide if law is None else law.law, tag)
-    loop = integrator.compiled_template(loops.mission_loop, plant_torque, tag=tag, advance=advance, user_cycle=user_cycle)
+    loop = integrator.compiled_template(loops.mission_loop, plant_torque, tag=tag, advance=advance,
+                                        user_cycle=user_cycle)
     form = build(mission, sc, 1 + len(recorder.columns))
     t_now = 0.0
     inputs = sc.inputs()

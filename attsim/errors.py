@@ -93,7 +93,8 @@ class GimbalLockError(AttsimError):
 
     def __str__(self) -> str:
         return (f"euler321: pitch reached {self.pitch_deg:.4f} deg at t = {self.t_s:.6g} s, within {self.margin_deg:g} "
-                "deg of the 3-2-1 singularity (gimbal lock); use 'dcm', 'rk4' or 'rkmk4', which have no singular attitude")
+                "deg of the 3-2-1 singularity (gimbal lock); use 'dcm', 'rk4' or 'rkmk4', "
+                "which have no singular attitude")
 
 
 class DivergenceError(AttsimError):

@@ -44,8 +44,8 @@ def _on_grid(sensor, period_s: float, phase_s: float, field: str) -> tuple[int, 
     every = round(ratio)
     shift = (sensor.phase_s - phase_s) / period_s
     offset = round(shift)
-    if every < 1 or abs(ratio - every) > _GRID_TOLERANCE * ratio or abs(shift - offset) > _GRID_TOLERANCE * max(1, shift) \
-            or offset < 0:
+    if every < 1 or abs(ratio - every) > _GRID_TOLERANCE * ratio \
+            or abs(shift - offset) > _GRID_TOLERANCE * max(1, shift) or offset < 0:
         raise InputError(field, "must sample on the gyro's times (its period a whole multiple of the gyro's, its phase "
                          "on the gyro's grid)", f"{sensor.name!r}: period {sensor.period_s:g} s, phase "
                          f"{sensor.phase_s:g} s; gyro period {period_s:g} s, phase {phase_s:g} s")
@@ -88,7 +88,8 @@ class MEKF(Component):
                  sun_noise=None, gate: float = NIS_GATE_3DOF, name: str = "mekf"):
         self.name = name
         for sensor, kind, field in ((gyro, Gyro, "gyro"), (star_tracker, StarTracker, "star_tracker"),
-                                    (magnetometer, Magnetometer, "magnetometer"), (sun_sensor, SunSensor, "sun_sensor")):
+                                    (magnetometer, Magnetometer, "magnetometer"),
+                                    (sun_sensor, SunSensor, "sun_sensor")):
             if sensor is not None and not isinstance(sensor, kind):
                 raise InputError(field, f"must be an attsim.{kind.__name__}", f"got {type(sensor).__name__}")
         if gyro is None:

@@ -15,8 +15,8 @@ of mass by the same theorem with ``-m_total`` (Huygens-Steiner).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 

@@ -11,7 +11,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "UNLOAD", "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "ROW_ESTIMATOR", "ROW_MODE", "EVENT_MODE", "ModeBank", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK", "EVENT_OUTLIER", "EstimatorBank", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
+__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS",
+           "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "UNLOAD", "ROW_SENSOR",
+           "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "ROW_ESTIMATOR", "ROW_MODE",
+           "EVENT_MODE", "ModeBank", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK",
+           "EVENT_OUTLIER", "EstimatorBank", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL",
+           "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank",
+           "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
 
 # sensor kinds, their output widths and the normal draws one sample takes
 GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
@@ -54,14 +60,16 @@ class SensorBank(NamedTuple):
 class ControllerBank(NamedTuple):
     """One row per controller. ``parameters``: kp (4), kd (5), gain (6: B-dot, unloading; QPD: null-space gain),
     dipole compensation (7-9; QPD: 7 the wheel speed target). ``null_projector[c]``: a QPD's null-space
-    projector over the mission's wheels (zero when it manages no null space). ``memory``: the previous field sample (0-2) and whether there is one (3).
+    projector over the mission's wheels (zero when it manages no null space). ``memory``: the previous field sample
+    (0-2) and whether there is one (3).
     ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state / none).
     ``sources``: estimator rows giving the attitude and the rate (-1: ``roles`` decide).
     ``samples``: the sensor rows sampled each cycle, -1 padded. ``target_kind``, ``target``: an attitude law's
     guidance target (:mod:`attsim.guidance_kernels` kind and parameters). ``allocation[c, j]``: the torque-to-motor
     row of wheel ``j`` (zero for wheels the controller does not drive); ``magnetorquer``: its row or -1.
     A user's law (``USER``): ``wheel_order`` (the wheel rows its commands go to, -1 padded), ``user_sizes``
-    (lengths of its parameters, memory, readings rows and commands), and its arrays (see :mod:`attsim.numba_controller`)."""
+    (lengths of its parameters, memory, readings rows and commands), and its arrays
+    (see :mod:`attsim.numba_controller`)."""
 
     kind: np.ndarray
     period_s: np.ndarray

@@ -34,7 +34,8 @@ from .guidance_kernels import error_angle_deg, error_vector, rate_error
 from .environment.table import B_I, P_SRP, R, V, lerp1, lerp3, table_cell
 from .environment.torques import disturbance_torques
 from .mission_banks import (BDOT_RATE, EVENT_MODE, ROW_MODE, UNLOAD, DIVERGED, DONE, EVENTS_FULL,
-                            EVENT_COMMAND, EVENT_PLAYBACK, EVENT_SATURATION, EVENT_SATURATION_END, GIMBAL_LOCK, MAGNETIC_PD, PLAYBACK_WHEEL, QPD_MAGNETORQUER, QPD_WHEELS, REFILL, ROWS_FULL,
+                            EVENT_COMMAND, EVENT_PLAYBACK, EVENT_SATURATION, EVENT_SATURATION_END, GIMBAL_LOCK,
+                            MAGNETIC_PD, PLAYBACK_WHEEL, QPD_MAGNETORQUER, QPD_WHEELS, REFILL, ROWS_FULL,
                             ROW_ESTIMATOR, ROW_MAGNETORQUER, ROW_POINTING, ROW_SCHEDULE, ROW_SENSOR, ROW_WHEEL,
                             SENSOR_AXES,
                             USER, USER_FAULT,
@@ -276,7 +277,8 @@ def bind_user_law(decide, digest: str):
     """:func:`user_cycle_template` compiled with ``user_decide`` bound to ``decide`` (cached on disk by ``digest``)."""
     from .integrators.base import bind_globals, package_digest
 
-    return njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}", user_decide=decide))
+    return njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}",
+                                     user_decide=decide))
 
 
 def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, estimators, modes, controllers,
@@ -288,7 +290,8 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
     :meth:`~attsim.integrators.base.FixedStepIntegrator.compiled_template`.
     ``inputs`` are the held commands at ``t_now``. The banks are updated in
     place. The loop hands its rows over before going past ``t_horizon``
-    (the recorder's bound on how much simulated time a kill may lose). Returns ``(state, t_now, reason, t_from)`` with ``reason`` one
+    (the recorder's bound on how much simulated time a kill may lose).
+    Returns ``(state, t_now, reason, t_from)`` with ``reason`` one
     of ``DONE``, ``ROWS_FULL``, ``EVENTS_FULL``, ``REFILL`` (the state is at
     ``t_now`` and every event before it is done; call again), ``GIMBAL_LOCK``
     or ``DIVERGED`` (``t_now`` is where the method stopped or the state
@@ -347,7 +350,8 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
         q, w = output_state(state, J, params)  # noqa: F821
         # what happens at t_now, in the engine's order; a sensor short of normals hands over before anything changes
         for s in range(sensors.kind.shape[0]):
-            if sensors.free_running[s] != 0.0 and sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s] == t_now \
+            if sensors.free_running[s] != 0.0 \
+                    and sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s] == t_now \
                     and sensors.cursor[s] + sensors.draws[s] > sensors.normals.shape[1]:
                 return state, t_now, REFILL, t_now
         for e in range(estimators.period_s.shape[0]):
@@ -417,6 +421,6 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
         inputs = PlantInputs(t_now, (ext_x, ext_y, ext_z), (mx, my, mz), tau_w, h_w, inputs.env_t, inputs.env_v,
                              inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
         if t_row == t_now:
-            _write_row(telemetry, sensors, controllers, estimators, modes, schedules, magnetorquers, wheels, t_now, q, w,
-                       inputs, buffers)
+            _write_row(telemetry, sensors, controllers, estimators, modes, schedules, magnetorquers, wheels, t_now, q,
+                       w, inputs, buffers)
             telemetry.next_k[0] = -1 if t_row >= duration else k_row + 1

@@ -154,7 +154,8 @@ def estimate(estimators, e, sensors, t, q, w, env_t, env_v, buffers):
 
 @njit(**_JIT)
 def write_estimator(row, col, estimators, e, sensors):
-    """Estimator ``e``'s telemetry (``schema.ESTIMATOR_SUFFIXES``) into ``row`` from ``col``; returns the next column."""
+    """Estimator ``e``'s telemetry (``schema.ESTIMATOR_SUFFIXES``) into ``row`` from ``col``; returns the next
+    column."""
     for i in range(4):
         row[col + i] = estimators.q[e, i]
     for i in range(3):

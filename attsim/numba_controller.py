@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit

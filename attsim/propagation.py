@@ -108,7 +108,8 @@ def propagate(
     check_rate(problem.inertia_kg_m2, problem.omega0_rad_s, "omega0")
     rows = problem.t_end_s / problem.dt_s / problem.record_every
     if rows > MAX_ROWS:
-        raise InputError("t_end", f"with this dt and record_every would keep about {rows:.3g} rows in memory (limit {MAX_ROWS:.0e})",
+        raise InputError("t_end", f"with this dt and record_every would keep about {rows:.3g} rows in memory "
+                         f"(limit {MAX_ROWS:.0e})",
                          "raise record_every or dt, or run a Mission, which streams its telemetry to disk")
     steps = problem.t_end_s / problem.dt_s
     if integrator.fixed_step and steps > MAX_STEPS:

@@ -103,7 +103,8 @@ def quat_canonical(q) -> np.ndarray:
     """The representative of ``±q`` with ``w >= 0`` (ties broken on x, y, z)."""
     q = _last_axis(q, 4, "q")
     # The first non-zero component decides the sign, so the choice is unique.
-    lead = np.where(q[..., 0] != 0, q[..., 0], np.where(q[..., 1] != 0, q[..., 1], np.where(q[..., 2] != 0, q[..., 2], q[..., 3])))
+    lead = np.where(q[..., 0] != 0, q[..., 0],
+                    np.where(q[..., 1] != 0, q[..., 1], np.where(q[..., 2] != 0, q[..., 2], q[..., 3])))
     return np.where((lead < 0)[..., None], -q, q)
 
 

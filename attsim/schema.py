@@ -7,8 +7,8 @@ column names.
 
 from __future__ import annotations
 
-__all__ = ["TIME_INDEX", "QUATERNION_COLUMNS", "RATE_COLUMNS", "STATE_COLUMNS", "POINTING_COLUMNS", "ESTIMATOR_SUFFIXES",
-           "UNITS"]
+__all__ = ["TIME_INDEX", "QUATERNION_COLUMNS", "RATE_COLUMNS", "STATE_COLUMNS", "POINTING_COLUMNS",
+           "ESTIMATOR_SUFFIXES", "UNITS"]
 
 TIME_INDEX = "t"
 QUATERNION_COLUMNS = ("qw", "qx", "qy", "qz")

@@ -23,7 +23,8 @@ __all__ = ["quantize", "gyro_measure", "field_body", "magnetometer_measure", "st
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 # outward normals of the six coarse sun sensors: +x -x +y -y +z -z
-SUN_SENSOR_NORMALS = ((1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0))
+SUN_SENSOR_NORMALS = ((1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, -1.0, 0.0),
+                      (0.0, 0.0, 1.0), (0.0, 0.0, -1.0))
 
 
 @njit(**_JIT)
@@ -70,7 +71,8 @@ def sun_sensor_truth(s_B, lit):
 @njit(**_JIT)
 def sun_sensor_any_light(truth):
     """True when any detector sees the Sun (only then is noise drawn)."""
-    return truth[0] != 0.0 or truth[1] != 0.0 or truth[2] != 0.0 or truth[3] != 0.0 or truth[4] != 0.0 or truth[5] != 0.0
+    return (truth[0] != 0.0 or truth[1] != 0.0 or truth[2] != 0.0
+            or truth[3] != 0.0 or truth[4] != 0.0 or truth[5] != 0.0)
 
 
 @njit(**_JIT)

@@ -64,16 +64,18 @@ class Propagation:
         start = time.perf_counter()
         stopped = None
         try:
-            df = propagate(self.inertia, self.omega0, self.q0, t_end=self.duration_s, dt=self.max_step_s, method=self.method,
-                           torque=self.torque, allow_nonphysical=self.allow_nonphysical, record_every=self.telemetry_every,
-                           **self.options)
+            df = propagate(self.inertia, self.omega0, self.q0, t_end=self.duration_s, dt=self.max_step_s,
+                           method=self.method, torque=self.torque, allow_nonphysical=self.allow_nonphysical,
+                           record_every=self.telemetry_every, **self.options)
         except GimbalLockError as exc:
             df, stopped = exc.partial, str(exc)
         wall = time.perf_counter() - start
         meta = {
             "name": self.name, "description": self.description, "inertia_kg_m2": df.attrs["inertia_kg_m2"],
-            "nonphysical_inertia": df.attrs["nonphysical_inertia"], "omega0_rad_s": np.asarray(self.omega0, float).tolist(),
-            "q0": np.asarray(df[list(STATE_COLUMNS[:4])].iloc[0]).tolist(), "duration_s": self.duration_s, "method": self.method,
+            "nonphysical_inertia": df.attrs["nonphysical_inertia"],
+            "omega0_rad_s": np.asarray(self.omega0, float).tolist(),
+            "q0": np.asarray(df[list(STATE_COLUMNS[:4])].iloc[0]).tolist(), "duration_s": self.duration_s,
+            "method": self.method,
             "method_options": {k: v.item() if isinstance(v, np.generic) else v for k, v in self.options.items()},
             "max_step_s": self.max_step_s, "telemetry_dt_s": self.max_step_s * self.telemetry_every, "seed": self.seed,
             "components": [], "engine": "propagate", "versions": {"attsim": __version__},

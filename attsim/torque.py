@@ -11,8 +11,8 @@ is checked at every call: anything but a finite 3-vector raises
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -45,7 +45,7 @@ class TorqueModel:
     function: Callable | None = None
 
     @classmethod
-    def from_user(cls, torque) -> "TorqueModel":
+    def from_user(cls, torque) -> TorqueModel:
         if torque is None:
             return cls("none")
         if isinstance(torque, TorqueModel):

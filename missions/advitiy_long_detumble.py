@@ -27,7 +27,8 @@ def build(out_dir=None) -> attsim.Mission:
     n = env.orbit.mean_motion_rad_s
     mission = attsim.Mission("advitiy_long_detumble", advitiy.INERTIA_KG_M2, omega0=(-0.001, -(n + 0.001), -0.001),
                              q0=advitiy.orbit_frame_attitude(env), duration=36000.0, method="rk4", max_step=1.0,
-                             telemetry_dt=10.0, seed=0, out_dir=out_dir, environment=env, description=__doc__.splitlines()[0])
+                             telemetry_dt=10.0, seed=0, out_dir=out_dir, environment=env,
+                             description=__doc__.splitlines()[0])
     mag, mtq = advitiy.add_magnetic_hardware(mission)
     mission.add(attsim.BDot(mag, mtq, gain=None, form="direction", period_s=advitiy.CONTROL_PERIOD_S))
     return mission

@@ -32,7 +32,8 @@ from attsim.testing import ended_before  # noqa: E402
 def build(out_dir=None) -> attsim.Mission:
     env = advitiy.environment(field="igrf", disturbances=True)
     n = env.orbit.mean_motion_rad_s
-    q0 = rotations.quat_multiply(advitiy.orbit_frame_attitude(env), rotations.axis_angle_to_quat([1.0, 1.0, 0.5], np.radians(10.0)))
+    q0 = rotations.quat_multiply(advitiy.orbit_frame_attitude(env),
+                                 rotations.axis_angle_to_quat([1.0, 1.0, 0.5], np.radians(10.0)))
     mission = attsim.Mission("advitiy_nominal_pointing", advitiy.INERTIA_KG_M2, omega0=(0.0, -n - 2e-4, 0.0), q0=q0,
                              duration=2 * env.orbit.period_s, method="rk4", max_step=1.0, telemetry_dt=10.0, seed=0,
                              out_dir=out_dir, environment=env, description=__doc__.splitlines()[0])

@@ -35,11 +35,14 @@ def criteria(runs):
     wobble = np.degrees(np.arccos(np.abs(w_major[:, 1]) / np.linalg.norm(w_major, axis=1))).max()
     flipped = intermediate.df["wz"].min() < 0 < intermediate.df["wz"].max()
     drift = max(analysis.invariants(run.df, INERTIA)[["H_I_drift", "T_rot_drift"]].abs().max().max() for run in runs)
-    c_major, c_int = classify_spin(INERTIA, CASES["asymmetric_top_major"]), classify_spin(INERTIA, CASES["asymmetric_top_intermediate"])
+    c_major = classify_spin(INERTIA, CASES["asymmetric_top_major"])
+    c_int = classify_spin(INERTIA, CASES["asymmetric_top_intermediate"])
     return [
-        ("[0 1 0.1]: classified major axis, stable", c_major["axis"], c_major["axis"] == "major" and c_major["stable"], "major"),
+        ("[0 1 0.1]: classified major axis, stable", c_major["axis"], c_major["axis"] == "major" and c_major["stable"],
+         "major"),
         ("[0 1 0.1]: largest angle between omega and the y axis [deg]", wobble, wobble < 15.0, "< 15"),
-        ("[0 0.1 1]: classified intermediate axis, unstable", c_int["axis"], c_int["axis"].startswith("intermediate") and not c_int["stable"], "intermediate"),
+        ("[0 0.1 1]: classified intermediate axis, unstable", c_int["axis"],
+         c_int["axis"].startswith("intermediate") and not c_int["stable"], "intermediate"),
         ("[0 0.1 1]: the spin about z reverses (wz changes sign)", float(flipped), flipped, "= 1"),
         ("largest momentum or energy drift [-]", drift, drift < 1e-6, "< 1e-6"),
     ]

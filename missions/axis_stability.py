@@ -40,7 +40,8 @@ def criteria(runs):
         rows.append((f"{name}: classified", spin["axis"], spin["axis"].startswith(expected), expected))
         if expected == "intermediate":
             reversed_ = bool(w[:, axis].min() < 0 < w[:, axis].max())
-            rows.append((f"{name}: spin reverses; growth rate {spin['growth_rate_rad_s']:.3f} rad/s", float(reversed_), reversed_, "= 1"))
+            rows.append((f"{name}: spin reverses; growth rate {spin['growth_rate_rad_s']:.3f} rad/s", float(reversed_),
+                         reversed_, "= 1"))
         else:
             angle = np.degrees(np.arccos(np.abs(w[:, axis]) / np.linalg.norm(w, axis=1))).max()
             rows.append((f"{name}: largest angle between omega and its axis [deg]", angle, angle < 15.0, "< 15"))

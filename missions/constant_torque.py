@@ -18,7 +18,8 @@ from attsim.testing import NotEvaluated
 
 def build(out_dir=None):
     return attsim.Propagation("constant_torque", 2.0 * np.eye(3), (0.1, 1.0, -0.1), duration=10.0, method="rk4",
-                              max_step=0.01, torque=(1.0, 1.0, 0.0), out_dir=out_dir, description=__doc__.splitlines()[0])
+                              max_step=0.01, torque=(1.0, 1.0, 0.0), out_dir=out_dir,
+                              description=__doc__.splitlines()[0])
 
 
 def criteria(tel):

@@ -23,8 +23,8 @@ BOUNDS = {"exact": 1e-11, "split6": 2e-12, "split4": 1e-9, "split2": 1e-3, "rk4"
 
 
 def build(out_dir=None):
-    return [attsim.Propagation(f"free_rigid_body_{method}", MOMENTS, OMEGA0, duration=40.0, method=method, max_step=0.01,
-                               telemetry_every=1, description=__doc__.splitlines()[0],
+    return [attsim.Propagation(f"free_rigid_body_{method}", MOMENTS, OMEGA0, duration=40.0, method=method,
+                               max_step=0.01, telemetry_every=1, description=__doc__.splitlines()[0],
                                out_dir=None if out_dir is None else f"{out_dir}/{method}")
             for method in BOUNDS]
 
@@ -36,8 +36,10 @@ def criteria(runs):
         method = run.meta["method"]
         df = run.df.reindex(exact.index, method="nearest")
         error = max(np.abs((df[["wx", "wy", "wz"]].to_numpy() - exact[["wx", "wy", "wz"]].to_numpy()) * MOMENTS).max(),
-                    rotations.quat_angle_between(df[["qw", "qx", "qy", "qz"]].to_numpy(), exact[["qw", "qx", "qy", "qz"]].to_numpy()).max())
-        rows.append((f"{method}: max momentum or attitude error vs exact", error, error < BOUNDS[method], f"< {BOUNDS[method]:.0e}"))
+                    rotations.quat_angle_between(df[["qw", "qx", "qy", "qz"]].to_numpy(),
+                                                 exact[["qw", "qx", "qy", "qz"]].to_numpy()).max())
+        rows.append((f"{method}: max momentum or attitude error vs exact", error, error < BOUNDS[method],
+                     f"< {BOUNDS[method]:.0e}"))
     return rows
 
 

@@ -24,7 +24,8 @@ SINGULAR_S = (math.pi / 2) / OMEGA0[1]  # pitch reaches 90 deg
 
 def build(out_dir=None):
     return [attsim.Propagation(f"gimbal_lock_{method}", INERTIA, OMEGA0, duration=10.0, method=method, max_step=0.01,
-                               description=__doc__.splitlines()[0], out_dir=None if out_dir is None else f"{out_dir}/{method}")
+                               description=__doc__.splitlines()[0],
+                               out_dir=None if out_dir is None else f"{out_dir}/{method}")
             for method in ("euler321", "dcm", "rk4")]
 
 
@@ -39,7 +40,8 @@ def criteria(runs):
         t = run.df.index.to_numpy()
         exact = rotations.axis_angle_to_quat([0, 1, 0], 0.5 * t)
         error = rotations.quat_angle_between(run.df[["qw", "qx", "qy", "qz"]].to_numpy(), exact).max()
-        rows.append((f"{run.meta['method']}: complete, attitude error vs exact [rad]", error, (not run.partial) and error < 1e-9, "< 1e-9"))
+        rows.append((f"{run.meta['method']}: complete, attitude error vs exact [rad]", error,
+                     (not run.partial) and error < 1e-9, "< 1e-9"))
     return rows
 
 

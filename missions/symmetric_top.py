@@ -22,7 +22,8 @@ OMEGA0_RAD_S = (1.0, 0.0, 1.0)
 
 def build(out_dir=None) -> attsim.Mission:
     return attsim.Mission("symmetric_top", INERTIA_KG_M2, OMEGA0_RAD_S, duration=100.0, method="rk4", max_step=0.01,
-                          telemetry_dt=0.1, out_dir=out_dir, allow_nonphysical=True, description=__doc__.splitlines()[0])
+                          telemetry_dt=0.1, out_dir=out_dir, allow_nonphysical=True,
+                          description=__doc__.splitlines()[0])
 
 
 def criteria(tel):
@@ -30,7 +31,8 @@ def criteria(tel):
     exact = analysis.symmetric_top(INERTIA_KG_M2, OMEGA0_RAD_S, df.index)
     inv = analysis.invariants(df, INERTIA_KG_M2)
     rate_error = np.abs(df[["wx", "wy", "wz"]].to_numpy() - exact[["wx", "wy", "wz"]].to_numpy()).max()
-    angle_error = rotations.quat_angle_between(df[["qw", "qx", "qy", "qz"]].to_numpy(), exact[["qw", "qx", "qy", "qz"]].to_numpy()).max()
+    angle_error = rotations.quat_angle_between(df[["qw", "qx", "qy", "qz"]].to_numpy(),
+                                               exact[["qw", "qx", "qy", "qz"]].to_numpy()).max()
     nutation = np.abs(analysis.nutation_angle(df, INERTIA_KG_M2) - np.arctan2(2.0, 8.0)).max()
     return [
         ("body-rate error vs closed form [rad/s]", rate_error, rate_error < 1e-5, "< 1e-5"),

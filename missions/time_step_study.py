@@ -18,8 +18,8 @@ STEPS = (0.08, 0.04, 0.02, 0.01, 0.005)
 
 
 def build(out_dir=None):
-    return [attsim.Propagation(f"time_step_{h:g}", [2.0, 2.0, 8.0], (1.0, 0.0, 1.0), duration=30.0, method="rk4", max_step=h,
-                               allow_nonphysical=True, description=__doc__.splitlines()[0],
+    return [attsim.Propagation(f"time_step_{h:g}", [2.0, 2.0, 8.0], (1.0, 0.0, 1.0), duration=30.0, method="rk4",
+                               max_step=h, allow_nonphysical=True, description=__doc__.splitlines()[0],
                                out_dir=None if out_dir is None else f"{out_dir}/h_{h:g}")
             for h in STEPS]
 

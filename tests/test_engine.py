@@ -22,7 +22,8 @@ STATE = ["qw", "qx", "qy", "qz", "wx", "wy", "wz"]
 
 
 def test_engine_with_only_the_recorder_reproduces_propagate(tmp_path):
-    mission = attsim.Mission("free", FULL_J, (0.3, 1.0, -0.4), duration=20.0, max_step=0.01, telemetry_dt=1.0, out_dir=tmp_path)
+    mission = attsim.Mission("free", FULL_J, (0.3, 1.0, -0.4), duration=20.0, max_step=0.01, telemetry_dt=1.0,
+                             out_dir=tmp_path)
     tel = mission.run()
     df = attsim.propagate(FULL_J, (0.3, 1.0, -0.4), t_end=20.0, dt=0.01, record_every=100)
     assert np.array_equal(tel.df.index.to_numpy(), df.index.to_numpy())
@@ -32,9 +33,11 @@ def test_engine_with_only_the_recorder_reproduces_propagate(tmp_path):
 
 def test_state_at_each_sensor_sample_equals_propagate_at_that_time(tmp_path):
     samples = []
-    mission = attsim.Mission("samples", FULL_J, (0.3, 1.0, -0.4), duration=10.0, max_step=0.01, telemetry_dt=0.7, out_dir=tmp_path)
+    mission = attsim.Mission("samples", FULL_J, (0.3, 1.0, -0.4), duration=10.0, max_step=0.01, telemetry_dt=0.7,
+                             out_dir=tmp_path)
     gyro = mission.add(attsim.Gyro(rate_hz=1 / 0.37))  # noise-free: reads the true rate
-    mission.add(attsim.FunctionController(lambda t, r: samples.append((t, r["gyro"].copy())) or {}, period_s=0.37, sensors=[gyro]))
+    mission.add(attsim.FunctionController(lambda t, r: samples.append((t, r["gyro"].copy())) or {}, period_s=0.37,
+                                          sensors=[gyro]))
     mission.run()
     df = attsim.propagate(FULL_J, (0.3, 1.0, -0.4), t_end=10.0, dt=0.01)
     times = np.array([t for t, _ in samples])
@@ -93,10 +96,12 @@ def wheel_triad(max_speed=600.0):
 
 
 def test_wheels_exchange_momentum_without_changing_the_total(tmp_path):
-    mission = attsim.Mission("wheels", FULL_J, (0.05, -0.02, 0.03), duration=60.0, max_step=0.05, telemetry_dt=0.5, out_dir=tmp_path)
+    mission = attsim.Mission("wheels", FULL_J, (0.05, -0.02, 0.03), duration=60.0, max_step=0.05, telemetry_dt=0.5,
+                             out_dir=tmp_path)
     wheels = [mission.add(w) for w in wheel_triad()]
     mission.add(attsim.FunctionController(
-        lambda t, r: {w.name: 0.004 * np.sin(0.3 * t + k) for k, w in enumerate(wheels)}, period_s=1.0, actuators=wheels))
+        lambda t, r: {w.name: 0.004 * np.sin(0.3 * t + k) for k, w in enumerate(wheels)}, period_s=1.0,
+        actuators=wheels))
     tel = mission.run()
     df = tel.df
     H_B = df[["wx", "wy", "wz"]].to_numpy() @ FULL_J.T + df[["rw0_h", "rw1_h", "rw2_h"]].to_numpy()
@@ -190,7 +195,8 @@ def test_wheel_at_its_limit_ignores_more_push_and_takes_a_reversal(tmp_path):
 
 def test_same_seed_same_frame_other_seed_other_noise(tmp_path):
     def run(seed, sub):
-        mission = attsim.Mission("noise", FULL_J, (0.1, 0.0, 0.0), duration=20.0, seed=seed, out_dir=tmp_path / sub, field=(1e-5, 2e-5, 0))
+        mission = attsim.Mission("noise", FULL_J, (0.1, 0.0, 0.0), duration=20.0, seed=seed, out_dir=tmp_path / sub,
+                                 field=(1e-5, 2e-5, 0))
         mission.add(attsim.Gyro(rate_hz=5.0, arw_rad_sqrt_s=1e-4, bias_rw_rad_s_sqrt_s=1e-5))
         mission.add(attsim.Magnetometer(rate_hz=2.0, noise_T=1e-7))
         return mission.run().df
@@ -209,7 +215,8 @@ def test_bdot_detumbles_in_a_rotating_field(tmp_path):
         return 3e-5 * np.stack([np.cos(field_rate * t), np.sin(field_rate * t) * 0.6, 0.5 + 0 * t], axis=-1)
 
     J = np.diag([1.52529e-3, 1.45111e-3, 1.476e-3])
-    mission = attsim.Mission("bdot", J, (0.05, -0.04, 0.03), duration=3000.0, out_dir=tmp_path, field=field, field_dt=1.0, telemetry_dt=10.0)
+    mission = attsim.Mission("bdot", J, (0.05, -0.04, 0.03), duration=3000.0, out_dir=tmp_path, field=field,
+                             field_dt=1.0, telemetry_dt=10.0)
     mag = mission.add(attsim.Magnetometer(rate_hz=1.0, noise_T=1e-9))
     mtq = mission.add(attsim.Magnetorquer(dipole_max_Am2=0.068))
     mission.add(attsim.BDot(mag, mtq, gain=3e4, period_s=1.0))
@@ -237,7 +244,8 @@ def test_controller_that_raises_stops_the_run_and_keeps_telemetry(tmp_path):
 
     mission = attsim.Mission("faulty", FULL_J, (0.1, 0, 0), duration=100.0, out_dir=tmp_path)
     mission.add(attsim.FunctionController(faulty, period_s=1.0, name="fusion"))
-    with pytest.raises(attsim.ControllerError, match=r"controller 'fusion' raised at t = 12 s: RuntimeError\('sensor fusion diverged'\)"):
+    with pytest.raises(attsim.ControllerError,
+                       match=r"controller 'fusion' raised at t = 12 s: RuntimeError\('sensor fusion diverged'\)"):
         mission.run()
     tel = attsim.load(tmp_path)
     assert tel.partial and "ControllerError" in tel.meta["stopped"]
@@ -248,11 +256,13 @@ def test_unknown_controller_output_is_refused(tmp_path):
     mission = attsim.Mission("unknown", FULL_J, (0.1, 0, 0), duration=10.0, out_dir=tmp_path)
     mtq = mission.add(attsim.Magnetorquer(0.1))
     mission.add(attsim.FunctionController(lambda t, r: {"wheel9": 1.0}, period_s=1.0, actuators=[mtq], name="c"))
-    with pytest.raises(attsim.ControllerError, match=r"controller 'c' at t = 0 s returned a command for 'wheel9', which is not one of its actuators \['mtq'\]"):
+    with pytest.raises(attsim.ControllerError, match=r"controller 'c' at t = 0 s returned a command for 'wheel9', "
+                                                     r"which is not one of its actuators \['mtq'\]"):
         mission.run()
     mission2 = attsim.Mission("badvalue", FULL_J, (0.1, 0, 0), duration=10.0, out_dir=tmp_path / "2")
     mtq2 = mission2.add(attsim.Magnetorquer(0.1))
-    mission2.add(attsim.FunctionController(lambda t, r: {"mtq": (np.nan, 0, 0)}, period_s=1.0, actuators=[mtq2], name="c"))
+    mission2.add(attsim.FunctionController(lambda t, r: {"mtq": (np.nan, 0, 0)}, period_s=1.0, actuators=[mtq2],
+                                           name="c"))
     with pytest.raises(attsim.ControllerError, match="bad command for 'mtq'.*finite"):
         mission2.run()
 
@@ -262,17 +272,21 @@ def test_unknown_controller_output_is_refused(tmp_path):
     [
         (lambda: attsim.TorqueSchedule([(0.0, 1.0, (np.nan, 0, 0))]), r"segments\[0\]\.torque: must be finite"),
         (lambda: attsim.TorqueSchedule([(2.0, 1.0, (0, 0, 1))]), r"segments\[0\]: must have t_start_s < t_end_s"),
-        (lambda: attsim.TorqueSchedule([(2.0, 3.0, (0, 0, 1)), (1.0, 1.5, (0, 0, 1))]), "segments: must be sorted by start time"),
+        (lambda: attsim.TorqueSchedule([(2.0, 3.0, (0, 0, 1)), (1.0, 1.5, (0, 0, 1))]),
+         "segments: must be sorted by start time"),
         (lambda: attsim.Gyro(rate_hz=0.0), "rate_hz: must be finite and > 0"),
         (lambda: attsim.Magnetometer(rate_hz=-1.0), "rate_hz: must be finite and > 0"),
         (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), max_step=0.0), "max_step: must be finite and > 0"),
         (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), method="exact"), r"method: must be one of \['rk4'"),
         (lambda: attsim.Magnetorquer(dipole_max_Am2=-1), "dipole_max_Am2: must be finite and > 0"),
         (lambda: attsim.Thruster("t", (0, 0, 0), (1, 1, 0), 1.0), "direction: must be a unit vector"),
-        (lambda: attsim.ReactionWheel("w", (0, 0, 1), 1e-4, 1e-3, 10.0, speed0_rad_s=20.0), "speed0_rad_s: must not exceed"),
+        (lambda: attsim.ReactionWheel("w", (0, 0, 1), 1e-4, 1e-3, 10.0, speed0_rad_s=20.0),
+         "speed0_rad_s: must not exceed"),
         # run()'s options are checked before anything is written
-        (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), out_dir="unused").run(progress="yes"), "^progress: must be True"),
-        (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), out_dir="unused").run(compiled="no"), "^compiled: must be True"),
+        (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), out_dir="unused").run(progress="yes"),
+         "^progress: must be True"),
+        (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), out_dir="unused").run(compiled="no"),
+         "^compiled: must be True"),
         (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), out_dir="unused").run(realtime_factor="2"),
          "^realtime_factor: must be a real number"),
     ],
@@ -329,7 +343,8 @@ def test_sigkill_mid_mission_leaves_a_readable_partial_run(tmp_path):
 
 
 def test_a_mission_runs_twice_with_identical_results(tmp_path):
-    mission = attsim.Mission("twice", FULL_J, (0.1, -0.2, 0.05), duration=30.0, out_dir=tmp_path, field=(2e-5, -1e-5, 3e-5), seed=4)
+    mission = attsim.Mission("twice", FULL_J, (0.1, -0.2, 0.05), duration=30.0, out_dir=tmp_path,
+                             field=(2e-5, -1e-5, 3e-5), seed=4)
     mag = mission.add(attsim.Magnetometer(rate_hz=1.0, noise_T=1e-8))
     mtq = mission.add(attsim.Magnetorquer(0.05))
     mission.add(attsim.BDot(mag, mtq, gain=1e5, period_s=1.0))
@@ -352,7 +367,8 @@ def test_quaternion_pd_with_magnetorquers_commands_b_cross_tau(tmp_path):
     mtq = mission.add(attsim.Magnetorquer(dipole_max_Am2=10.0))
     law = mission.add(attsim.QuaternionPD(target, kp=1e-4, kd=1e-3, period_s=1.0, magnetorquer=mtq, magnetometer=mag))
     original = mtq.command
-    mtq.command = lambda sc, m: (commands.append((np.array(sc.state()[0]), np.array(sc.state()[1]), np.asarray(m))), original(sc, m))
+    mtq.command = lambda sc, m: (commands.append((np.array(sc.state()[0]), np.array(sc.state()[1]), np.asarray(m))),
+                                 original(sc, m))
     mission.run(compiled=False)  # observes the Python component; tests/test_mission_loop.py checks the compiled one
     assert len(commands) == 4  # cycles at t = 0, 1, 2 and at the final instant 3 (sampled for its row)
     for q, w, m in commands:
@@ -376,7 +392,8 @@ def test_a_row_shows_the_samples_taken_at_its_own_time(tmp_path):
     assert list(df.index) == [0.5 * k for k in range(11)]
     omega = df[["wx", "wy", "wz"]].to_numpy()
     for gyro in ("free_gyro", "driven_gyro"):
-        for columns in ([f"{gyro}_x", f"{gyro}_y", f"{gyro}_z"], [f"{gyro}_true_x", f"{gyro}_true_y", f"{gyro}_true_z"]):
+        for columns in ([f"{gyro}_x", f"{gyro}_y", f"{gyro}_z"],
+                        [f"{gyro}_true_x", f"{gyro}_true_y", f"{gyro}_true_z"]):
             assert np.array_equal(df[columns].to_numpy(), omega), gyro  # including the rows at t = 0 and the end
 
 

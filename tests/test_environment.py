@@ -109,17 +109,19 @@ def test_gravity_gradient_pitch_libration_at_the_analytic_frequency(tmp_path):
     # inside the Lagrange region (I_y > I_x > I_z): pitch librates at n sqrt(3 (I_x - I_z) / I_y)
     I = np.diag([2.0, 3.0, 1.2])
     orbit = KeplerOrbit.circular(700.0, 51.6)
-    env = Environment(orbit, field=None, atmosphere=None, gravity_gradient=True, aerodynamic=False, solar_pressure=False,
-                      table_dt_s=2.0)
+    env = Environment(orbit, field=None, atmosphere=None, gravity_gradient=True, aerodynamic=False,
+                      solar_pressure=False, table_dt_s=2.0)
     n = orbit.mean_motion_rad_s
     r, v = orbit.state_eci([0.0])
-    q0 = rotations.quat_multiply(lvlh_quaternion(r[0], v[0]), rotations.axis_angle_to_quat([0, 1, 0], math.radians(2.0)))
+    q0 = rotations.quat_multiply(lvlh_quaternion(r[0], v[0]),
+                                 rotations.axis_angle_to_quat([0, 1, 0], math.radians(2.0)))
     mission = attsim.Mission("libration", I, (0.0, -n, 0.0), q0=q0, duration=6 * orbit.period_s, max_step=5.0,
                              telemetry_dt=10.0, environment=env, out_dir=tmp_path)
     tel = mission.run()
     t = tel.df.index.to_numpy()
     r, v = orbit.state_eci(t)
-    q_OB = rotations.quat_multiply(rotations.quat_conjugate(lvlh_quaternion(r, v)), tel.df[["qw", "qx", "qy", "qz"]].to_numpy())
+    q_OB = rotations.quat_multiply(rotations.quat_conjugate(lvlh_quaternion(r, v)),
+                                   tel.df[["qw", "qx", "qy", "qz"]].to_numpy())
     pitch = rotations.quat_to_rotvec(q_OB)[:, 1]  # sign-safe: q and -q give the same rotation vector
     crossings = t[:-1][np.diff(np.sign(pitch)) != 0]
     measured = math.pi / np.mean(np.diff(crossings))
@@ -174,10 +176,12 @@ def test_avanzini_giulietti_gain():
 @pytest.mark.parametrize(
     "make, error, pattern",
     [
-        (lambda: TLEOrbit(*[line[:-1] + str((int(line[-1]) + 1) % 10) if k == 0 else line for k, line in enumerate(make_tle(98.0, 0.001, 14.6, "2018-04-03T12:00:00"))]),
+        (lambda: TLEOrbit(*[line[:-1] + str((int(line[-1]) + 1) % 10) if k == 0 else line
+                            for k, line in enumerate(make_tle(98.0, 0.001, 14.6, "2018-04-03T12:00:00"))]),
          InputError, "line1: checksum"),
         (lambda: TLEOrbit("1 00005U 58002B", "2 00005"), InputError, "line1: must be 69 characters long"),
-        (lambda: TLEOrbit(*make_tle(98.0, 0.001, 17.5, "2018-04-03T12:00:00")), InputError, "orbit: perigee altitude must be at least 100 km"),
+        (lambda: TLEOrbit(*make_tle(98.0, 0.001, 17.5, "2018-04-03T12:00:00")), InputError,
+         "orbit: perigee altitude must be at least 100 km"),
         (lambda: KeplerOrbit(7e6, 1.2, 50.0), InputError, "eccentricity: must be in \\[0, 1\\)"),
         (lambda: KeplerOrbit.circular(80.0, 50.0), InputError, r"altitude_km: must be in \[100, "),
         (lambda: Environment(KeplerOrbit.circular(700.0, 98.0, epoch="2031-01-01T00:00:00"), field="igrf"), InputError,
@@ -192,10 +196,12 @@ def test_bad_environment_input(make, error, pattern):
 
 
 def test_make_tle_round_trips_the_elements():
-    line1, line2 = make_tle(98.1258, 0.0032873, 14.62910114, "2018-04-03T12:50:19", raan_deg=12.5, arg_perigee_deg=40.0, mean_anomaly_deg=300.0)
+    line1, line2 = make_tle(98.1258, 0.0032873, 14.62910114, "2018-04-03T12:50:19", raan_deg=12.5, arg_perigee_deg=40.0,
+                            mean_anomaly_deg=300.0)
     orbit = TLEOrbit(line1, line2)
     assert abs(orbit.epoch.datetime - dt.datetime(2018, 4, 3, 12, 50, 19)) < dt.timedelta(milliseconds=1)
-    assert orbit.satrec.ecco == pytest.approx(0.0032873) and math.degrees(orbit.inclination_rad) == pytest.approx(98.1258)
+    assert orbit.satrec.ecco == pytest.approx(0.0032873)
+    assert math.degrees(orbit.inclination_rad) == pytest.approx(98.1258)
     assert orbit.mean_motion_rad_s * 86400 / (2 * math.pi) == pytest.approx(14.62910114, rel=1e-9)
 
 
@@ -203,7 +209,8 @@ def test_drag_and_solar_pressure_on_an_offset_cube():
     # a cube whose centre of pressure is offset from the centre of mass feels a torque cp x F
     from attsim.environment.torques import face_torques
 
-    faces = np.array([f.row() for f in Face.cube(0.1, (0.0, 0.0, -0.01), drag_coefficient=2.0, specular=0.0, diffuse=0.0)])
+    faces = np.array([f.row() for f in Face.cube(0.1, (0.0, 0.0, -0.01), drag_coefficient=2.0, specular=0.0,
+                                                 diffuse=0.0)])
     aero, srp = face_torques(faces, (7500.0, 0.0, 0.0), 1e-12, (1.0, 0.0, 0.0), 4.56e-6)
     F_drag = -0.5 * 1e-12 * 2.0 * 0.01 * 7500.0**2  # along x, on the +x face only
     assert np.allclose(aero, np.cross([0.05, 0.0, -0.01], [F_drag, 0.0, 0.0]), rtol=1e-12, atol=0)

@@ -76,7 +76,8 @@ def cloud_properties(points, masses):
     mass = masses.sum()
     com = masses @ points / mass
     r = points - com
-    J = np.einsum("n,nij->ij", masses, np.einsum("ni,ni->n", r, r)[:, None, None] * np.eye(3) - np.einsum("ni,nj->nij", r, r))
+    J = np.einsum("n,nij->ij", masses,
+                  np.einsum("ni,ni->n", r, r)[:, None, None] * np.eye(3) - np.einsum("ni,nj->nij", r, r))
     return mass, com, J
 
 
@@ -148,7 +149,8 @@ def test_cylinder_with_offset_tilted_plate():
     point = np.array([0.1, 0.2, -0.3])
     pts = np.vstack([place(p)[0] for p in parts]) - point
     ms = np.concatenate([place(p)[1] for p in parts])
-    J_point = np.einsum("n,nij->ij", ms, np.einsum("ni,ni->n", pts, pts)[:, None, None] * np.eye(3) - np.einsum("ni,nj->nij", pts, pts))
+    J_point = np.einsum("n,nij->ij", ms,
+                        np.einsum("ni,ni->n", pts, pts)[:, None, None] * np.eye(3) - np.einsum("ni,nj->nij", pts, pts))
     assert np.allclose(body.inertia_about_kg_m2(point), J_point, rtol=1e-12)
 
 
@@ -156,7 +158,9 @@ def test_parallel_axis_general_shift_matches_bhattu_form():
     # Bhattu (2019) eqs. 12-14 with the centre of mass at the origin of A:
     # [I]_B = [I]_C + K, K = M [[b^2+c^2, -ab, -ac], ...]
     a, b, c, M = 0.3, -0.2, 0.5, 2.0
-    K = M * np.array([[b * b + c * c, -a * b, -a * c], [-a * b, c * c + a * a, -b * c], [-a * c, -b * c, a * a + b * b]])
+    K = M * np.array([[b * b + c * c, -a * b, -a * c],
+                      [-a * b, c * c + a * a, -b * c],
+                      [-a * c, -b * c, a * a + b * b]])
     J = np.diag([1.0, 2.0, 2.5])
     assert np.allclose(ai.parallel_axis(J, M, (a, b, c)), J + K, rtol=0, atol=1e-15)
 

@@ -35,7 +35,8 @@ def measured_order(method, steps, t_end=4.0, **kwargs):
     errors = []
     for h in steps:
         last = attsim.propagate(FULL_J, omega0, Q0, t_end=t_end, dt=h, method=method, **kwargs).iloc[-1]
-        errors.append(np.linalg.norm(last[W_COLS].to_numpy() - ref[4:]) + rotations.quat_angle_between(last[Q_COLS].to_numpy(), ref[:4]))
+        errors.append(np.linalg.norm(last[W_COLS].to_numpy() - ref[4:])
+                      + rotations.quat_angle_between(last[Q_COLS].to_numpy(), ref[:4]))
     return np.diff(np.log(errors)) / np.diff(np.log(steps)), errors
 
 
@@ -108,7 +109,8 @@ def test_dop853_is_eighth_order_when_held_to_a_fixed_step():
     ref = reference_solution(FULL_J, omega0, Q0, [0.0, 9.6])[-1]
     errors = []
     for h in steps:
-        last = attsim.propagate(FULL_J, omega0, Q0, t_end=9.6, dt=9.6, method="dop853", rtol=0.1, atol=1.0, max_step=h).iloc[-1]
+        last = attsim.propagate(FULL_J, omega0, Q0, t_end=9.6, dt=9.6, method="dop853", rtol=0.1, atol=1.0,
+                                max_step=h).iloc[-1]
         errors.append(np.linalg.norm(last[W_COLS].to_numpy() - ref[4:]))
     slopes = np.diff(np.log(errors)) / np.diff(np.log(steps))
     assert np.all(np.abs(slopes - 8.0) < 0.2), (slopes, errors)
@@ -196,7 +198,8 @@ def test_split_exact_beats_axis_splitting_with_a_weak_conservative_torque():
     w0 = SEED002_M0 / SEED002_I
     ref = reference_solution(SEED002_I, w0, (1.0, 0, 0, 0), np.linspace(0, 40, 4001), torque=torque)
     exact_flow = attsim.propagate(SEED002_I, w0, t_end=40.0, dt=0.01, method="split_exact", torque=torque)
-    axis_flow = attsim.propagate(SEED002_I, w0, t_end=40.0, dt=0.01, method="split_exact", torque=torque, free_flow="axes")
+    axis_flow = attsim.propagate(SEED002_I, w0, t_end=40.0, dt=0.01, method="split_exact", torque=torque,
+                                 free_flow="axes")
     e_exact = sum(errors_against(exact_flow, ref))
     e_axes = sum(errors_against(axis_flow, ref))
     assert e_axes / e_exact > 100, (e_exact, e_axes)
@@ -258,15 +261,18 @@ def test_methods_lists_every_integrator_with_a_description():
 @pytest.mark.parametrize(
     "kwargs, pattern",
     [
-        (dict(method="exact", torque=(0, 0, 1e-3)), r"torque: method 'exact' solves torque-free motion only.*use 'split_exact'"),
-        (dict(method="split4", torque=lambda t, q, w: (0.0, 0.0, 0.0)), r"torque: method 'split4' solves torque-free.*'rk4'"),
+        (dict(method="exact", torque=(0, 0, 1e-3)),
+         r"torque: method 'exact' solves torque-free motion only.*use 'split_exact'"),
+        (dict(method="split4", torque=lambda t, q, w: (0.0, 0.0, 0.0)),
+         r"torque: method 'split4' solves torque-free.*'rk4'"),
         (dict(method="dop853", rtol=1e-16), r"rtol: must be in \[2.2e-14, 0.1\].*use method='exact'"),
         (dict(method="dop853", atol=0.0), r"atol: must be in \(0, 1\]"),
         (dict(method="dop853", max_step=True), r"max_step: must be a real number"),
         (dict(method="rk4", rtol=1e-9), r"rtol: is not an option of method 'rk4' \(its options: none\)"),
         (dict(method="split_exact", order=3), r"order: must be one of \[2, 4\]"),
         (dict(method="split_exact", free_flow={}), r"free_flow: must be one of \[.exact., .axes.\]"),
-        (dict(method="euler321", q0=rotations.euler321_to_quat([0.1, np.radians(89.5), 0.0])), r"q0: method 'euler321' cannot start.*use 'dcm'"),
+        (dict(method="euler321", q0=rotations.euler321_to_quat([0.1, np.radians(89.5), 0.0])),
+         r"q0: method 'euler321' cannot start.*use 'dcm'"),
         (dict(method="euler321", gimbal_margin_deg=-1), r"gimbal_margin_deg: must be a number in \(0, 90\)"),
     ],
 )

@@ -88,7 +88,8 @@ def test_no_import_from_a_higher_layer(module, path):
     for target in imported(module, path):
         if not target:  # the package itself (attsim/__init__.py: version, lazy names)
             continue
-        assert layer_of(target) <= own, f"attsim.{module} (layer {own}) imports attsim.{target} (layer {layer_of(target)})"
+        assert layer_of(target) <= own, \
+            f"attsim.{module} (layer {own}) imports attsim.{target} (layer {layer_of(target)})"
 
 
 @pytest.mark.parametrize("module,path", list(modules()), ids=lambda v: v if isinstance(v, str) else "")

@@ -59,7 +59,8 @@ def _orbit_environment(**switches):
 
 
 def wheel_pd_with_noisy_sensors(out):
-    m = attsim.Mission("qpd", J, (0.01, -0.02, 0.0), duration=120.0, max_step=0.1, telemetry_dt=0.5, seed=3, out_dir=out)
+    m = attsim.Mission("qpd", J, (0.01, -0.02, 0.0), duration=120.0, max_step=0.1, telemetry_dt=0.5, seed=3,
+                       out_dir=out)
     wheels = _wheels(m, max_torque_Nm=1e-3, max_speed_rad_s=80.0)  # both limits are reached
     gyro = m.add(attsim.Gyro(rate_hz=5.0, arw_rad_sqrt_s=1e-5, bias_rad_s=(2e-5, 0, -1e-5), bias_rw_rad_s_sqrt_s=1e-6,
                              quantization_rad_s=1e-7))
@@ -73,8 +74,9 @@ def wheel_pd_with_noisy_sensors(out):
 
 def detumble_both_forms(out):
     m = attsim.Mission("bdot", J * 0.05, (0.05, -0.04, 0.06), duration=600.0, max_step=0.1, telemetry_dt=2.0, seed=5,
-                       out_dir=out, field=lambda t: 3e-5 * np.stack([np.cos(1e-3 * np.asarray(t)), np.sin(1e-3 * np.asarray(t)),
-                                                                     0.3 + 0 * np.asarray(t)], axis=-1))
+                       out_dir=out,
+                       field=lambda t: 3e-5 * np.stack([np.cos(1e-3 * np.asarray(t)), np.sin(1e-3 * np.asarray(t)),
+                                                        0.3 + 0 * np.asarray(t)], axis=-1))
     mag = m.add(attsim.Magnetometer(rate_hz=1.0, noise_T=5e-8, bias_T=(1e-7, 0, 0), quantization_T=1e-8))
     mtq = m.add(attsim.Magnetorquer(dipole_max_Am2=0.02, saturation="clip"))
     m.add(attsim.BDot(mag, mtq, gain=2e3, period_s=1.0, form="rate"))
@@ -195,7 +197,8 @@ def user_law_that_fails(t_s, readings, parameters, memory, commands):
 
 
 def user_numba_law(out):
-    m = attsim.Mission("user", J, (0.02, -0.01, 0.01), duration=120.0, max_step=0.1, telemetry_dt=0.5, seed=9, out_dir=out)
+    m = attsim.Mission("user", J, (0.02, -0.01, 0.01), duration=120.0, max_step=0.1, telemetry_dt=0.5, seed=9,
+                       out_dir=out)
     wheels = _wheels(m)
     tracker = m.add(attsim.StarTracker(rate_hz=2.0, noise_arcsec=10.0))
     gyro = m.add(attsim.Gyro(rate_hz=2.0, arw_rad_sqrt_s=1e-5, bias_rw_rad_s_sqrt_s=1e-6))

@@ -73,8 +73,8 @@ def test_outliers_are_events_on_both_paths(tmp_path):
                          ids=["sun", "ground"])
 def test_moving_targets_run_alike_and_fill_the_pointing_columns(tmp_path, target):
     def build(out):
-        m = attsim.Mission("moving", J, (0.0, 0.0, 0.0), duration=60.0, telemetry_dt=1.0, environment=_orbit_environment(),
-                           out_dir=out)
+        m = attsim.Mission("moving", J, (0.0, 0.0, 0.0), duration=60.0, telemetry_dt=1.0,
+                           environment=_orbit_environment(), out_dir=out)
         wheels = _wheels(m, max_torque_Nm=5e-3)
         m.add(attsim.QuaternionPD(kp=5e-4, kd=9e-3, period_s=0.5, wheels=wheels, target=target))
         return m

@@ -23,7 +23,8 @@ def test_mission_passes_under_attsim_run(name, tmp_path):
 
 
 def test_a_script_runs_on_its_own(tmp_path):
-    result = subprocess.run([sys.executable, str(ROOT / "missions" / "constant_torque.py"), "--out", str(tmp_path / "c")],
+    result = subprocess.run([sys.executable, str(ROOT / "missions" / "constant_torque.py"),
+                             "--out", str(tmp_path / "c")],
                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and "PASS" in result.stdout, result.stdout + result.stderr
     assert (tmp_path / "c" / "report.html").is_file()

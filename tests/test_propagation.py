@@ -91,7 +91,8 @@ def test_orientation_dependent_torque_against_independent_reference():
     q0 = rotations.axis_angle_to_quat([1, 0, 0], 0.4)
     errors = []
     for h in (0.01, 0.005):
-        df = attsim.propagate([2, 2, 8], (0.0, 0.0, 3.0), q0, t_end=20.0, dt=h, torque=two_rockets, allow_nonphysical=True)
+        df = attsim.propagate([2, 2, 8], (0.0, 0.0, 3.0), q0, t_end=20.0, dt=h, torque=two_rockets,
+                              allow_nonphysical=True)
         ref = reference_solution([2, 2, 8], (0.0, 0.0, 3.0), q0, df.index.to_numpy(), torque=two_rockets)
         errors.append(np.abs(df[W_COLS].to_numpy() - ref[:, 4:]).max() + attitude_error(df, ref[:, :4]).max())
     assert errors[1] < 3e-7
@@ -108,7 +109,8 @@ def test_time_dependent_torque_is_evaluated_at_stage_times():
     # tau = (0, 0, t^2) on a sphere: w_z(t) = t^3 / 3, which RK4 (Simpson's rule
     # on the time dependence) integrates exactly, but only with the right stage times
     for method in ("rk4", "rkmk4", "dcm", "euler321"):  # the methods whose rate update is RK4's
-        df = attsim.propagate(np.eye(3), (0, 0, 0), t_end=3.0, dt=0.1, method=method, torque=lambda t, q, w: (0.0, 0.0, t * t))
+        df = attsim.propagate(np.eye(3), (0, 0, 0), t_end=3.0, dt=0.1, method=method,
+                              torque=lambda t, q, w: (0.0, 0.0, t * t))
         assert np.allclose(df["wz"], df.index.to_numpy() ** 3 / 3, rtol=0, atol=1e-12), method
 
 
@@ -140,7 +142,8 @@ def test_frame_layout_and_metadata():
 def test_composite_body_is_accepted_as_inertia():
     from attsim import inertia as ai
 
-    body = ai.CompositeBody([ai.Part(ai.SolidCuboid(1.0, (0.1, 0.2, 0.3))), ai.Part(ai.PointMass(0.1), position_m=(0.2, 0, 0))])
+    body = ai.CompositeBody([ai.Part(ai.SolidCuboid(1.0, (0.1, 0.2, 0.3))),
+                             ai.Part(ai.PointMass(0.1), position_m=(0.2, 0, 0))])
     df = attsim.propagate(body, (0.1, 0.0, 0.0), t_end=0.1, dt=0.01)
     assert np.array_equal(df.attrs["inertia_kg_m2"], body.inertia_kg_m2)
 
@@ -157,7 +160,8 @@ def test_diverging_fixed_step_runs_are_refused():
     [
         (dict(inertia=[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]), InputError, "inertia: must be symmetric"),
         (dict(inertia=[1, -2, 3]), InputError, "inertia: must be positive definite"),
-        (dict(inertia=[2, 8, 4]), NonPhysicalInertiaError, "inertia: principal moments must obey the triangle inequality"),
+        (dict(inertia=[2, 8, 4]), NonPhysicalInertiaError,
+         "inertia: principal moments must obey the triangle inequality"),
         (dict(omega0=(0, np.nan, 0)), InputError, "omega0: must be finite"),
         (dict(omega0=(0, np.inf, 0)), InputError, "omega0: must be finite"),
         (dict(omega0=(0, 1)), InputError, r"omega0: must have shape \(3,\)"),
@@ -175,10 +179,12 @@ def test_diverging_fixed_step_runs_are_refused():
         (dict(t_end=1e13, dt=1e-3), InputError, "t_end: with this dt and record_every would keep about 1e\\+16 rows"),
         (dict(dt=20.0), InputError, r"dt: must resolve the rotation: \|omega\| dt must stay below pi"),
         (dict(torque=(1, 2)), InputError, r"torque: must have shape \(3,\)"),
-        (dict(torque=lambda t, q, w: (1.0, 2.0)), TorqueError, r"torque: callable must return a 3-vector.*at t = 0.0 s"),
+        (dict(torque=lambda t, q, w: (1.0, 2.0)), TorqueError,
+         r"torque: callable must return a 3-vector.*at t = 0.0 s"),
         (dict(torque=lambda t, q, w: np.zeros((3, 1))), TorqueError, "torque: callable must return a 3-vector"),
         (dict(torque=lambda t, q, w: "abc"), TorqueError, "torque: callable must return a 3-vector"),
-        (dict(torque=lambda t, q, w: (0.0, 0.0, np.nan if t >= 0.25 else 0.0)), TorqueError, r"finite values.*at t = 0.25 s"),
+        (dict(torque=lambda t, q, w: (0.0, 0.0, np.nan if t >= 0.25 else 0.0)), TorqueError,
+         r"finite values.*at t = 0.25 s"),
         # a string of three digits unpacks into three numbers, and True converts to 1: neither is a torque
         (dict(torque=lambda t, q, w: "123"), TorqueError, "torque: callable must return a 3-vector of numbers"),
         (dict(torque=lambda t, q, w: (True, 0.0, 0.0)), TorqueError, "torque: callable must return a 3-vector of num"),

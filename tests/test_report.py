@@ -23,7 +23,8 @@ def full_run(tmp_path_factory):
     env = Environment(KeplerOrbit.circular(600.0, 97.8), field="dipole", faces=Face.cube(0.1, (0.001, 0, -0.002)),
                       residual_dipole_Am2=(1e-4, 0, 0))
     mission = attsim.Mission("full_report", np.diag([0.02, 0.03, 0.025]), (0.05, -0.03, 0.04), duration=600.0,
-                             telemetry_dt=2.0, environment=env, out_dir=out, description="tests <script>alert(1)</script>")
+                             telemetry_dt=2.0, environment=env, out_dir=out,
+                             description="tests <script>alert(1)</script>")
     mag = mission.add(attsim.Magnetometer(rate_hz=1.0, noise_T=1e-8))
     mtq = mission.add(attsim.Magnetorquer(0.01))
     mission.add(attsim.BDot(mag, mtq, gain=2e4, period_s=1.0))
@@ -46,7 +47,8 @@ def test_every_section_is_present_and_user_text_is_escaped(full_run):
 
 
 def test_banners_for_partial_and_nonphysical_runs(tmp_path):
-    mission = attsim.Mission("textbook", [2.0, 8.0, 4.0], (0.0, 1.0, 0.1), duration=20.0, allow_nonphysical=True, out_dir=tmp_path)
+    mission = attsim.Mission("textbook", [2.0, 8.0, 4.0], (0.0, 1.0, 0.1), duration=20.0, allow_nonphysical=True,
+                             out_dir=tmp_path)
     tel = mission.run()
     tel.meta["partial"], tel.meta["stopped"] = True, "killed"
     page = attsim.report(tel, tmp_path / "r.html").read_text()
@@ -81,8 +83,8 @@ def test_spin_classification():
 def test_comparison_report(tmp_path):
     runs = []
     for method in ("rk4", "rkmk4"):
-        mission = attsim.Mission(f"free_{method}", np.diag([1.0, 2.0, 2.5]), (0.3, 0.2, -0.1), duration=50.0, method=method,
-                                 max_step=0.05, out_dir=tmp_path / method)
+        mission = attsim.Mission(f"free_{method}", np.diag([1.0, 2.0, 2.5]), (0.3, 0.2, -0.1), duration=50.0,
+                                 method=method, max_step=0.05, out_dir=tmp_path / method)
         runs.append(mission.run())
     runs[1].meta["partial"], runs[1].meta["stopped"] = True, "DivergenceError: max_step too large"
     criteria = [("rk4: error [-]", 1e-9, True, "< 1e-8"), ("rkmk4: error [-]", 1e-9, True, "< 1e-8")]

@@ -64,7 +64,8 @@ def test_mrp_and_rotvec_match_scipy(q):
     mrp = rot.quat_to_mrp(q)
     # at 180 deg both p and -p have norm 1 and name the same rotation
     on_the_shadow_boundary = abs(np.linalg.norm(mrp) - 1.0) < 1e-9
-    assert np.allclose(mrp, r.as_mrp(), rtol=0, atol=TOL) or (on_the_shadow_boundary and np.allclose(mrp, -r.as_mrp(), rtol=0, atol=TOL))
+    assert np.allclose(mrp, r.as_mrp(), rtol=0, atol=TOL) \
+        or (on_the_shadow_boundary and np.allclose(mrp, -r.as_mrp(), rtol=0, atol=TOL))
     assert np.linalg.norm(rot.quat_to_mrp(q)) <= 1.0 + 1e-15
     assert same_rotation(rot.mrp_to_quat(rot.quat_to_mrp(q)), q) < TOL
     rv = rot.quat_to_rotvec(q)

@@ -16,7 +16,8 @@ def collect(tmp_path, sensor, field=None, omega0=(0.0, 0.0, 0.0), q0=(1, 0, 0, 0
     mission = attsim.Mission("noise", np.eye(3), omega0, q0=q0, duration=N / RATE_HZ, max_step=1.0 / RATE_HZ,
                              telemetry_dt=100.0, out_dir=tmp_path, field=field, seed=7)
     mission.add(sensor)
-    mission.add(attsim.FunctionController(lambda t, r: readings.append(r[sensor.name]) or {}, period_s=1.0 / RATE_HZ, sensors=[sensor]))
+    mission.add(attsim.FunctionController(lambda t, r: readings.append(r[sensor.name]) or {}, period_s=1.0 / RATE_HZ,
+                                          sensors=[sensor]))
     mission.run()
     return np.array(readings)
 

@@ -88,7 +88,7 @@ def test_load_refuses_what_is_not_a_run(tmp_path):
         load(tmp_path)
     (tmp_path / "telemetry.parquet").write_bytes(b"garbage")
     with pytest.raises(AttsimError, match="unreadable telemetry"):
-        load(tmp_path).df
+        _ = load(tmp_path).df  # the property reads the parquet file
 
 
 def test_recorder_arguments_are_checked(tmp_path):

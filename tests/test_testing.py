@@ -30,7 +30,8 @@ def test_assertions_fail_with_value_time_and_bound(slew):
     tel, target = slew
     with pytest.raises(AssertionError, match=r"pointing error 60 deg at t = 0 s exceeds 1 deg"):
         assert_pointing_within(tel, target, deg=1.0, after_s=0.0)
-    with pytest.raises(AssertionError, match=r"\|omega\| = .* rad/s at t = .* s, not below 1e-06 rad/s from t = 10 s on"):
+    with pytest.raises(AssertionError,
+                       match=r"\|omega\| = .* rad/s at t = .* s, not below 1e-06 rad/s from t = 10 s on"):
         assert_rate_below(tel, 1e-6, within_s=10.0)
     with pytest.raises(AssertionError, match=r"inertial angular momentum changed by .* more than rtol = 1e-09"):
         assert_momentum_conserved(tel, rtol=1e-9, inertia=0.06 * np.eye(3))  # the wrong inertia breaks conservation

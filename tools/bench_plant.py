@@ -48,19 +48,23 @@ TARGETS = {
 def bench_steps(n_steps: int, n_callable: int, repeats: int) -> dict[str, float]:
     dt = 0.01
     cases = {
-        "rk4 torque-free": (lambda: attsim.propagate(SEED002_INERTIA, SEED002_OMEGA0, t_end=n_steps * dt, dt=dt), n_steps),
+        "rk4 torque-free": (lambda: attsim.propagate(SEED002_INERTIA, SEED002_OMEGA0, t_end=n_steps * dt, dt=dt),
+                            n_steps),
         "rk4 constant torque": (
-            lambda: attsim.propagate(FULL_TENSOR, (0.1, 0.2, 0.3), t_end=n_steps * dt, dt=dt, torque=(1e-3, -2e-3, 5e-4)),
+            lambda: attsim.propagate(FULL_TENSOR, (0.1, 0.2, 0.3), t_end=n_steps * dt, dt=dt,
+                                     torque=(1e-3, -2e-3, 5e-4)),
             n_steps,
         ),
         "rk4 Python callable torque": (
-            lambda: attsim.propagate(FULL_TENSOR, (0.1, 0.2, 0.3), t_end=n_callable * dt, dt=dt, torque=lambda t, q, w: -0.01 * w),
+            lambda: attsim.propagate(FULL_TENSOR, (0.1, 0.2, 0.3), t_end=n_callable * dt, dt=dt,
+                                     torque=lambda t, q, w: -0.01 * w),
             n_callable,
         ),
     }
     for method in ("rkn", "rkmk4", "dcm", "split2", "split4", "split6"):
         cases[f"{method} torque-free"] = (
-            lambda method=method: attsim.propagate(SEED002_INERTIA, SEED002_OMEGA0, t_end=n_steps * dt, dt=dt, method=method),
+            lambda method=method: attsim.propagate(SEED002_INERTIA, SEED002_OMEGA0, t_end=n_steps * dt, dt=dt,
+                                                   method=method),
             n_steps,
         )
     for order in (2, 10):  # the preprocessing costs nothing per step: the same step on modified moments
@@ -77,12 +81,14 @@ def bench_steps(n_steps: int, n_callable: int, repeats: int) -> dict[str, float]
 
 def bench_exact(n_times: int, repeats: int) -> float:
     """Seconds to evaluate the exact solution at ``n_times`` output times."""
-    return median_time(lambda: attsim.propagate(SEED002_INERTIA, SEED002_OMEGA0, t_end=n_times * 0.01, dt=0.01, method="exact"), repeats)
+    return median_time(lambda: attsim.propagate(SEED002_INERTIA, SEED002_OMEGA0, t_end=n_times * 0.01, dt=0.01,
+                                                method="exact"), repeats)
 
 
 def bench_startup(repeats: int) -> dict[str, float]:
     import_s = statistics.median(
-        float(in_fresh_interpreter("import time; t = time.perf_counter(); import attsim; print(time.perf_counter() - t)"))
+        float(in_fresh_interpreter("import time; t = time.perf_counter(); import attsim; "
+                                   "print(time.perf_counter() - t)"))
         for _ in range(repeats)
     )
     first_call = """
@@ -120,7 +126,8 @@ def bench_basilisk_memory(n_steps: int) -> float:
         import resource
         import numpy as np
         from tools.peers import basilisk_peer
-        out = basilisk_peer.run_torque_free(np.diag([1.0, 2.0, 2.5]), [0.1, 0.2, 0.3], (1.0, 0.0, 0.0, 0.0), 0.01, {n_steps}, record_every=1)
+        out = basilisk_peer.run_torque_free(np.diag([1.0, 2.0, 2.5]), [0.1, 0.2, 0.3], (1.0, 0.0, 0.0, 0.0), 0.01,
+                                            {n_steps}, record_every=1)
         assert len(out["t_s"]) == {n_steps} + 1
         print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     """
@@ -135,7 +142,8 @@ def bench_basilisk(n_steps: int, repeats: int) -> float | None:
     if not basilisk_peer.available():
         return None
     walls = [
-        basilisk_peer.run_torque_free(np.diag(SEED002_INERTIA), SEED002_OMEGA0, (1.0, 0.0, 0.0, 0.0), 0.01, n_steps, record_every=1)["wall_s"]
+        basilisk_peer.run_torque_free(np.diag(SEED002_INERTIA), SEED002_OMEGA0, (1.0, 0.0, 0.0, 0.0), 0.01, n_steps,
+                                      record_every=1)["wall_s"]
         for _ in range(repeats)
     ]
     return n_steps / statistics.median(walls)
@@ -147,7 +155,8 @@ def main() -> int:
     args = parser.parse_args()
     n_steps, n_callable, repeats = (10**5, 10**4, 3) if args.quick else (10**6, 10**5, 5)
 
-    print(f"attsim {attsim.__version__} plant benchmark: dt = 0.01 s, {n_steps:.0e} steps (callable: {n_callable:.0e}), median of {repeats}")
+    print(f"attsim {attsim.__version__} plant benchmark: dt = 0.01 s, {n_steps:.0e} steps "
+          f"(callable: {n_callable:.0e}), median of {repeats}")
     rates = bench_steps(n_steps, n_callable, repeats)
     for name, rate in rates.items():
         target = TARGETS.get(name)
@@ -155,15 +164,18 @@ def main() -> int:
         print(f"  {name:32s} {rate:14,.0f} steps/s{verdict}")
 
     exact_s = bench_exact(n_steps, repeats)
-    print(f"  {'exact at %.0e output times [s]' % n_steps:32s} {exact_s:14.3f}  target < 2 {'met' if exact_s < 2 else 'MISSED'}")
+    label = f"exact at {n_steps:.0e} output times [s]"
+    print(f"  {label:32s} {exact_s:14.3f}  target < 2 {'met' if exact_s < 2 else 'MISSED'}")
 
     startup = bench_startup(repeats)
     for name, seconds in startup.items():
         print(f"  {name:32s} {seconds:14.3f}")
     peak_mb, baseline_mb = bench_memory(10**6)
-    print(f"  {'peak RSS, 1e6 recorded steps [MB]':32s} {peak_mb:14.1f}  target < 250 {'met' if peak_mb < 250 else 'MISSED'}")
+    print(f"  {'peak RSS, 1e6 recorded steps [MB]':32s} {peak_mb:14.1f}  "
+          f"target < 250 {'met' if peak_mb < 250 else 'MISSED'}")
     print(f"  {'  of which libraries loaded [MB]':32s} {baseline_mb:14.1f}  (numpy, pandas+pyarrow, numba+LLVM)")
-    print(f"  {'  of which the run itself [MB]':32s} {peak_mb - baseline_mb:14.1f}  (8 float64 columns x 1e6 rows = 64 MB)")
+    print(f"  {'  of which the run itself [MB]':32s} {peak_mb - baseline_mb:14.1f}  "
+          "(8 float64 columns x 1e6 rows = 64 MB)")
 
     bsk_rate = bench_basilisk(n_steps, max(1, repeats // 2))
     if bsk_rate is None:

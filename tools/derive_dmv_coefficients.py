@@ -117,7 +117,7 @@ def exact_series(I, y):
         w = [[ys[k][i] / I[k] for i in range(n + 1)] for k in range(3)]
         yy = [[ys[k][i] for i in range(n + 1)] for k in range(3)]
 
-        def conv(a, b):
+        def conv(a, b, n=n):  # called in this iteration only; the default pins n all the same
             return sum(a[i] * b[n - i] for i in range(n + 1))
 
         dy = [conv(yy[1], w[2]) - conv(yy[2], w[1]), conv(yy[2], w[0]) - conv(yy[0], w[2]),

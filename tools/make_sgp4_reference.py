@@ -132,7 +132,7 @@ def main(argv):
         from sgp4.api import WGS72, Satrec
 
         worst_r = worst_v = 0.0
-        for satnum, l1, l2, t, *rv in rows:
+        for _satnum, l1, l2, t, *rv in rows:
             sat = Satrec.twoline2rv(l1, l2, WGS72)
             e, r, v = sat.sgp4_tsince(float(t))
             assert e == 0

@@ -33,6 +33,7 @@ Run: ``python tools/study_integrators.py [--out reports/integrators]``
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 
@@ -102,15 +103,17 @@ def work_precision(repeats: int):
             except GimbalLockError as exc:
                 rows.append((label, f"h={h}", h, np.nan, np.nan, np.nan, f"gimbal lock at t = {exc.t_s:.2f} s"))
                 break
-            wall = median_time(lambda: run(method, dt=h, **options), repeats)
+            wall = median_time(functools.partial(run, method, dt=h, **options), repeats)
             exact = run("exact", dt=h)
             rows.append((label, f"h={h}", h, wall, *errors(df, exact), ""))
     for tol in DOP853_TOLERANCES:
-        wall = median_time(lambda: run("dop853", dt=0.01, rtol=tol, atol=tol), repeats)
-        rows.append(("dop853", f"tol={tol:g}", np.nan, wall, *errors(run("dop853", dt=0.01, rtol=tol, atol=tol), run("exact")), ""))
+        wall = median_time(functools.partial(run, "dop853", dt=0.01, rtol=tol, atol=tol), repeats)
+        rows.append(("dop853", f"tol={tol:g}", np.nan, wall,
+                     *errors(run("dop853", dt=0.01, rtol=tol, atol=tol), run("exact")), ""))
     for h in STEPS:
-        wall = median_time(lambda: run("exact", dt=h), repeats)
-        rows.append(("exact", f"out={h}", h, wall, *errors(run("exact", dt=h), independent_reference(np.asarray(run("exact", dt=h).index))), "vs independent reference"))
+        wall = median_time(functools.partial(run, "exact", dt=h), repeats)
+        reference = independent_reference(np.asarray(run("exact", dt=h).index))
+        rows.append(("exact", f"out={h}", h, wall, *errors(run("exact", dt=h), reference), "vs independent reference"))
     return rows
 
 
@@ -128,7 +131,7 @@ def cost_of_attitude_target(repeats: int):
         for h in STEP_LADDER:
             error = errors(run(method, dt=h, **options), run("exact", dt=h))[1]
             if error <= TARGET_ATTITUDE_RAD:
-                wall = median_time(lambda: run(method, dt=h, **options), repeats)
+                wall = median_time(functools.partial(run, method, dt=h, **options), repeats)
                 rows[label] = (label, h, round(40.0 / h), wall, error)
                 break
         else:
@@ -188,9 +191,11 @@ def basilisk_comparison(rows):
         n_steps = int(round(40.0 / h))
         walls, out = [], None
         for _ in range(3):
-            out = basilisk_peer.run_torque_free(np.diag(MOMENTS), OMEGA0, (1.0, 0.0, 0.0, 0.0), h, n_steps, record_every=1)
+            out = basilisk_peer.run_torque_free(np.diag(MOMENTS), OMEGA0, (1.0, 0.0, 0.0, 0.0), h, n_steps,
+                                                record_every=1)
             walls.append(out["wall_s"])
-        df = pd.DataFrame(np.column_stack([out["q_wxyz"], out["omega_rad_s"]]), index=out["t_s"], columns=Q_COLS + W_COLS)
+        df = pd.DataFrame(np.column_stack([out["q_wxyz"], out["omega_rad_s"]]), index=out["t_s"],
+                          columns=Q_COLS + W_COLS)
         exact = attsim.propagate(MOMENTS, OMEGA0, t_end=float(out["t_s"][-1]), dt=h, method="exact")
         bsk_error = max(errors(df, exact.iloc[: len(df)].set_axis(df.index)))
         wall = float(np.median(walls))
@@ -209,15 +214,18 @@ def write_page(path: Path, rows, g2):
     for method in dict.fromkeys(r[0] for r in rows):
         mine = [r for r in rows if r[0] == method and np.isfinite(r[3])]
         err = [max(r[4], r[5]) for r in mine]
-        wp.add_trace(go.Scatter(x=[r[3] for r in mine], y=err, mode="lines+markers", name=method, text=[r[1] for r in mine]))
+        wp.add_trace(go.Scatter(x=[r[3] for r in mine], y=err, mode="lines+markers", name=method,
+                                text=[r[1] for r in mine]))
         if method != "dop853":
             ws.add_trace(go.Scatter(x=[r[2] for r in mine], y=err, mode="lines+markers", name=method))
     wp.update_layout(title="Work-precision, seed 002 body on [0, 40] s: max error vs wall time",
-                     xaxis=dict(type="log", title="wall time [s] (median)"), yaxis=dict(type="log", title="max(momentum error, attitude error)"))
+                     xaxis=dict(type="log", title="wall time [s] (median)"),
+                     yaxis=dict(type="log", title="max(momentum error, attitude error)"))
     ws.update_layout(title="Error vs step size (exact: output step)",
                      xaxis=dict(type="log", title="step h [s]"), yaxis=dict(type="log", title="max error"))
     figures += [wp, ws]
-    for column, title in (("T_rot_drift", "Relative energy error, h = 0.01 s, 10^6 steps"), ("H_norm_drift", "Relative |H| drift, h = 0.01 s, 10^6 steps")):
+    for column, title in (("T_rot_drift", "Relative energy error, h = 0.01 s, 10^6 steps"),
+                          ("H_norm_drift", "Relative |H| drift, h = 0.01 s, 10^6 steps")):
         fig = go.Figure()
         for method, result in g2.items():
             series = result["invariants"][column].abs().iloc[::100]
@@ -226,9 +234,9 @@ def write_page(path: Path, rows, g2):
         figures.append(fig)
     parts = [fig.to_html(full_html=False, include_plotlyjs=(i == 0)) for i, fig in enumerate(figures)]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("<!doctype html><html><head><meta charset='utf-8'><title>attsim integrator study</title></head><body>"
-                    "<h1>attsim integrator study</h1><p>Generated by tools/study_integrators.py.</p>" + "".join(parts) + "</body></html>",
-                    encoding="utf-8")
+    path.write_text("<!doctype html><html><head><meta charset='utf-8'><title>attsim integrator study</title></head>"
+                    "<body><h1>attsim integrator study</h1><p>Generated by tools/study_integrators.py.</p>"
+                    + "".join(parts) + "</body></html>", encoding="utf-8")
 
 
 def verdict(ok: bool) -> str:
@@ -251,7 +259,8 @@ def main() -> int:
     g1 = errors(exact, independent_reference(np.asarray(exact.index)))
     ok = max(g1) <= 1e-11
     failures += not ok
-    print(f"\n{verdict(ok)} G1 exact vs independent DOP853 reference: momentum {g1[0]:.2e}, attitude {g1[1]:.2e} (bound 1e-11)")
+    print(f"\n{verdict(ok)} G1 exact vs independent DOP853 reference: momentum {g1[0]:.2e}, attitude {g1[1]:.2e} "
+          "(bound 1e-11)")
 
     g2 = goal_g2()
     s4 = g2["split4"]
@@ -259,10 +268,11 @@ def main() -> int:
           and max(s4["errors"]) <= 1e-7)
     failures += not ok
     print(f"{verdict(ok)} G2 split4, 1e6 steps: energy {s4['energy_max']:.2e} (max/early {s4['energy_ratio']:.2f}), "
-          f"|H| {s4['casimir']:.2e}, H_I {s4['inertial']:.2e}, momentum {s4['errors'][0]:.2e}, attitude {s4['errors'][1]:.2e}")
+          f"|H| {s4['casimir']:.2e}, H_I {s4['inertial']:.2e}, momentum {s4['errors'][0]:.2e}, "
+          f"attitude {s4['errors'][1]:.2e}")
     r4 = g2["rk4"]
-    print(f"     rk4 on the same run: energy {r4['energy_max']:.2e} (max/early {r4['energy_ratio']:.0f}), H_I {r4['inertial']:.2e}, "
-          f"momentum {r4['errors'][0]:.2e}, attitude {r4['errors'][1]:.2e}")
+    print(f"     rk4 on the same run: energy {r4['energy_max']:.2e} (max/early {r4['energy_ratio']:.0f}), "
+          f"H_I {r4['inertial']:.2e}, momentum {r4['errors'][0]:.2e}, attitude {r4['errors'][1]:.2e}")
 
     g3 = errors(run("split6"), exact)
     ok = g3[0] <= 1e-12 and g3[1] <= 2e-12
@@ -281,7 +291,8 @@ def main() -> int:
     ratio = max(axis_flow) / max(exact_flow)
     ok = ratio >= 100
     failures += not ok
-    print(f"{verdict(ok)} G4 weak gravity gradient, h = 0.01: split_exact {max(exact_flow):.2e}, split2 + kicks {max(axis_flow):.2e}, ratio {ratio:.0f} (bound 100)")
+    print(f"{verdict(ok)} G4 weak gravity gradient, h = 0.01: split_exact {max(exact_flow):.2e}, "
+          f"split2 + kicks {max(axis_flow):.2e}, ratio {ratio:.0f} (bound 100)")
 
     bsk = basilisk_comparison(rows)
     if bsk is None:
@@ -292,8 +303,9 @@ def main() -> int:
             ratio = bsk_error / our_error
             ok = ratio >= 100
             failures += not ok
-            print(f"{verdict(ok)} Basilisk {version} RK4 h = {h}: {wall * 1e3:.1f} ms, error {bsk_error:.2e}; attsim {method} {label} "
-                  f"in {our_wall * 1e3:.1f} ms, error {our_error:.2e}: {ratio:.0f} x more accurate at no more wall time")
+            print(f"{verdict(ok)} Basilisk {version} RK4 h = {h}: {wall * 1e3:.1f} ms, error {bsk_error:.2e}; "
+                  f"attsim {method} {label} in {our_wall * 1e3:.1f} ms, error {our_error:.2e}: "
+                  f"{ratio:.0f} x more accurate at no more wall time")
 
     page = Path(args.out) / "index.html"
     write_page(page, rows, g2)

@@ -36,7 +36,8 @@ def max_energy_error(moments, m0, order, h=0.01, t_end=20.0) -> float:
     out = np.empty((t_record.size, 7))
     J = np.diag(moments)
     Split2.compiled_loop()(np.array([1.0, 0, 0, 0]), m0 / moments, (0.0, 0.0, 0.0), matrix_to_tuple(J),
-                           matrix_to_tuple(np.linalg.inv(J)), tuple(float(o) for o in order), h, n_steps, last_h, 1, out)
+                           matrix_to_tuple(np.linalg.inv(J)), tuple(float(o) for o in order), h, n_steps, last_h, 1,
+                           out)
     w = out[:, 4:]
     energy = 0.5 * np.sum(w * w * moments, axis=1)
     return float(np.abs(energy / energy[0] - 1.0).max())
@@ -58,7 +59,8 @@ def main() -> int:
         m0 = rng.normal(size=3)
         m0 /= np.linalg.norm(m0)
         label = dict(zip(np.argsort(moments), "SML"))
-        errors = {"".join(label[a] for a in order): max_energy_error(moments, m0, order) for order in itertools.permutations(range(3))}
+        errors = {"".join(label[a] for a in order): max_energy_error(moments, m0, order)
+                  for order in itertools.permutations(range(3))}
         for name, error in errors.items():
             scores[name].append(np.log10(error))
         wins[min(errors, key=errors.get)] += 1

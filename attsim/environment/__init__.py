@@ -24,7 +24,8 @@ from .atmosphere import ExponentialAtmosphere, MSISAtmosphere
 from .frames import Epoch, gmst_rad, lvlh_axes, lvlh_quaternion
 from .magnetic import IGRF, FieldModel, TiltedDipole
 from .orbit import KeplerOrbit, Orbit, TLEOrbit, make_tle
-from .sun import AU_M, SOLAR_PRESSURE_N_M2, lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci, sun_distance_m
+from .sun import (AU_M, SOLAR_PRESSURE_N_M2, lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci,
+                  sun_distance_m)
 from .table import GMST, WIDTH
 
 __all__ = [
@@ -74,7 +75,7 @@ class Face:
         return [self.area_m2, *self.normal, *self.cp_m, self.drag_coefficient, self.specular, self.diffuse]
 
     @staticmethod
-    def cube(side_m: float, cp_offset_m=(0.0, 0.0, 0.0), **coefficients) -> list["Face"]:
+    def cube(side_m: float, cp_offset_m=(0.0, 0.0, 0.0), **coefficients) -> list[Face]:
         """The six faces of a cube whose centre lies ``cp_offset_m`` from the centre of mass."""
         side = positive_scalar(side_m, "side_m")
         if not math.isfinite(side * side):

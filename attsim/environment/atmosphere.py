@@ -74,7 +74,8 @@ class MSISAtmosphere:
         try:
             import pymsis
         except ImportError as exc:
-            raise InputError("atmosphere", "MSISAtmosphere needs the optional package pymsis (pip install 'attsim[msis]')") from exc
+            raise InputError("atmosphere",
+                             "MSISAtmosphere needs the optional package pymsis (pip install 'attsim[msis]')") from exc
         t = np.atleast_1d(np.asarray(t_s, dtype=float))
         where = geodetic_of(np.atleast_2d(r_eci_m), epoch, t)  # NRLMSIS takes geodetic latitude and height
         lon, lat, alt = np.degrees(where.lon_rad), np.degrees(where.lat_rad), where.height_m / 1e3

@@ -49,7 +49,8 @@ class Epoch:
             try:
                 when = _dt.datetime.fromisoformat(when.replace("Z", "+00:00"))
             except ValueError as exc:
-                raise InputError("epoch", "must be an ISO 8601 UTC time such as '2018-04-03T12:50:19'", f"got {when!r}") from exc
+                raise InputError("epoch", "must be an ISO 8601 UTC time such as '2018-04-03T12:50:19'",
+                                 f"got {when!r}") from exc
         if not isinstance(when, _dt.datetime):
             raise InputError("epoch", "must be a datetime or an ISO 8601 string", f"got {type(when).__name__}")
         if when.tzinfo is not None:

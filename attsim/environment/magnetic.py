@@ -35,7 +35,8 @@ IGRF_REFERENCE_RADIUS_M = 6371200.0
 
 def _check_epoch(when: _dt.datetime, field: str = "epoch") -> None:
     if not IGRF_VALID_FROM <= when < IGRF_VALID_UNTIL:
-        raise InputError(field, "must lie within the IGRF-14 model's validity, 1900-01-01 to 2030-01-01", f"got {when.isoformat()}")
+        raise InputError(field, "must lie within the IGRF-14 model's validity, 1900-01-01 to 2030-01-01",
+                         f"got {when.isoformat()}")
 
 
 class FieldModel:

@@ -71,7 +71,8 @@ class KeplerOrbit(Orbit):
     """
 
     def __init__(self, semi_major_axis_m: float, eccentricity: float, inclination_deg: float, raan_deg: float = 0.0,
-                 arg_perigee_deg: float = 0.0, mean_anomaly_deg: float = 0.0, epoch="2018-04-03T12:50:19", j2: bool = True):
+                 arg_perigee_deg: float = 0.0, mean_anomaly_deg: float = 0.0, epoch="2018-04-03T12:50:19",
+                 j2: bool = True):
         semi_major_axis_m = positive_scalar(semi_major_axis_m, "semi_major_axis_m")
         eccentricity = finite_number(eccentricity, "eccentricity")
         inclination_deg = number_in(inclination_deg, "inclination_deg", 0.0, 180.0)
@@ -97,7 +98,7 @@ class KeplerOrbit(Orbit):
         self.mean_motion_rad_s = n * (1.0 + 0.75 * k * math.sqrt(1.0 - self.e**2) * (3.0 * ci * ci - 1.0))
 
     @classmethod
-    def circular(cls, altitude_km: float, inclination_deg: float, **kwargs) -> "KeplerOrbit":
+    def circular(cls, altitude_km: float, inclination_deg: float, **kwargs) -> KeplerOrbit:
         """A circular orbit at ``altitude_km`` above the equatorial radius."""
         altitude_km = number_in(altitude_km, "altitude_km", MIN_PERIGEE_ALTITUDE_M / 1e3,
                                 (MAX_SEMI_MAJOR_AXIS_M - R_EARTH_M) / 1e3)
@@ -172,7 +173,8 @@ def _check_tle_line(line: str, number: int) -> None:
     if not line.startswith(f"{number} "):
         raise InputError(field, f"must start with '{number} ' (TLE line number)", f"got {line[:2]!r}")
     if not line[68].isdigit() or int(line[68]) != tle_checksum(line):
-        raise InputError(field, "checksum (column 69) does not match", f"expected {tle_checksum(line)}, found {line[68]!r}")
+        raise InputError(field, "checksum (column 69) does not match",
+                         f"expected {tle_checksum(line)}, found {line[68]!r}")
     _check_tle_fields(line, number)
 
 
@@ -214,7 +216,8 @@ class TLEOrbit(Orbit):
         error, r_km, v_km_s = self.satrec.sgp4_array(jd, fr)
         if np.any(error):
             k = int(np.argmax(error != 0))
-            raise AttsimError(f"sgp4: propagation failed at t = {t[k]:.6g} s after the TLE epoch (SGP4 error code {error[k]})")
+            raise AttsimError(f"sgp4: propagation failed at t = {t[k]:.6g} s after the TLE epoch "
+                              f"(SGP4 error code {error[k]})")
         return r_km * 1e3, v_km_s * 1e3
 
 

@@ -28,13 +28,13 @@ from numba import njit
 
 from .._validate import callable_output, vector3
 
-__all__ = ["COLUMNS", "WIDTH", "B_I", "R", "V", "RHO", "SUN", "P_SRP", "GMST", "EnvironmentTable", "field_table", "table_cell",
-           "lerp3", "lerp1", "interpolate_vector", "EMPTY"]
+__all__ = ["COLUMNS", "WIDTH", "B_I", "R", "V", "RHO", "SUN", "P_SRP", "GMST", "EnvironmentTable", "field_table",
+           "table_cell", "lerp3", "lerp1", "interpolate_vector", "EMPTY"]
 
 # first column of each quantity; a vector spans three columns
 B_I, R, V, RHO, SUN, P_SRP, GMST, WIDTH = 0, 3, 6, 9, 10, 13, 14, 15
-COLUMNS = ("B_I_x", "B_I_y", "B_I_z", "r_x", "r_y", "r_z", "v_x", "v_y", "v_z", "rho", "sun_x", "sun_y", "sun_z", "p_srp",
-           "gmst")
+COLUMNS = ("B_I_x", "B_I_y", "B_I_z", "r_x", "r_y", "r_z", "v_x", "v_y", "v_z", "rho", "sun_x", "sun_y", "sun_z",
+           "p_srp", "gmst")
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -108,7 +108,8 @@ def lerp3(table_v, k, f, col):
     if table_v.shape[0] == 1:
         return (table_v[0, col], table_v[0, col + 1], table_v[0, col + 2])
     a, b = table_v[k], table_v[k + 1]
-    return (a[col] + f * (b[col] - a[col]), a[col + 1] + f * (b[col + 1] - a[col + 1]), a[col + 2] + f * (b[col + 2] - a[col + 2]))
+    return (a[col] + f * (b[col] - a[col]), a[col + 1] + f * (b[col + 1] - a[col + 1]),
+            a[col + 2] + f * (b[col + 2] - a[col + 2]))
 
 
 @njit(**_JIT)

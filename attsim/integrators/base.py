@@ -16,9 +16,10 @@ import functools
 import hashlib
 import math
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
@@ -28,8 +29,8 @@ from ..errors import InputError
 from ..torque import TorqueModel
 from .principal_frame import PrincipalFrame
 
-__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque", "bind_globals", "bind_stage_torque", "fixed_step_loop", "advance_loop", "check_solution",
-           "PrincipalFrame"]
+__all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque",
+           "bind_globals", "bind_stage_torque", "fixed_step_loop", "advance_loop", "check_solution", "PrincipalFrame"]
 
 
 @dataclass(frozen=True)
@@ -244,7 +245,7 @@ def bind_globals(function: Callable, name: str | None = None, **bindings) -> Cal
     return copy
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def package_digest() -> str:
     """Short digest of attsim's Python sources (names the compiled loops)."""
     digest = hashlib.sha256()

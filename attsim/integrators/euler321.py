@@ -33,7 +33,8 @@ def angles_to_quat(yaw, pitch, roll):
     cy, sy = math.cos(0.5 * yaw), math.sin(0.5 * yaw)
     cp, sp = math.cos(0.5 * pitch), math.sin(0.5 * pitch)
     cr, sr = math.cos(0.5 * roll), math.sin(0.5 * roll)
-    return (cy * cp * cr + sy * sp * sr, cy * cp * sr - sy * sp * cr, cy * sp * cr + sy * cp * sr, sy * cp * cr - cy * sp * sr)
+    return (cy * cp * cr + sy * sp * sr, cy * cp * sr - sy * sp * cr,
+            cy * sp * cr + sy * cp * sr, sy * cp * cr - cy * sp * sr)
 
 
 @njit(cache=True, nogil=True)

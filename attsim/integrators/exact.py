@@ -39,7 +39,8 @@ def exact_trajectory(q0, m0, moments, times, out):
 
 class Exact(Integrator):
     name = "exact"
-    description = "exact torque-free motion (Jacobi elliptic functions, elliptic integral of the third kind); dt = output step"
+    description = ("exact torque-free motion (Jacobi elliptic functions, elliptic integral of the third kind); "
+                   "dt = output step")
     order = None
     fixed_step = False
     torque = "none"

@@ -246,7 +246,8 @@ def free_body_at(c, t):
     M = c[1]
     ia, ib, ic, sb = int(c[2]), int(c[3]), int(c[4]), c[5]
     Ia, Ib, Ic = c[6], c[7], c[8]
-    Aa, Ab, Ac, sa, sc, kc2, lam, n, u0, pi0, K, Pi = c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16], c[17], c[18], c[19], c[20]
+    Aa, Ab, Ac, sa, sc, kc2, lam, n, u0, pi0, K, Pi = (c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16], c[17],
+                                                       c[18], c[19], c[20])
     u = u0 + lam * t
     if c[0] == KIND_SEPARATRIX:
         sn = math.tanh(u)
@@ -260,7 +261,8 @@ def free_body_at(c, t):
         pi_u = 2.0 * j * Pi + legendre_integrals(sv, cv, dn, n)[1]
     ma, mb, mc = Ia * sa * Aa * cn, Ib * Ab * sn, Ic * sc * Ac * dn
     precession = M * t / Ic + M * (Ic - Ia) / (lam * Ia * Ic) * (pi_u - pi0)
-    q_rel = qmul(qmul((c[29], c[30], c[31], c[32]), _axis_quat(2, precession)), _momentum_frame_quat(ma / M, mb / M, mc / M))
+    q_rel = qmul(qmul((c[29], c[30], c[31], c[32]), _axis_quat(2, precession)),
+                 _momentum_frame_quat(ma / M, mb / M, mc / M))
     q_FP = (c[25], c[26], c[27], c[28])
     q = qmul(qmul(q0, q_rel), q_FP)
     m = [0.0, 0.0, 0.0]

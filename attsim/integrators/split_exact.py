@@ -91,7 +91,8 @@ def split_exact_step(targs, t, h, state, J, Jinv, params):
 
 class SplitExact(FixedStepIntegrator):
     name = "split_exact"
-    description = "Strang splitting of the exact free-body flow and torque kicks (order 2, or 4 with order=4); for weak conservative torques"
+    description = ("Strang splitting of the exact free-body flow and torque kicks (order 2, or 4 with order=4); "
+                   "for weak conservative torques")
     order = 2
     torque = "any"
     principal_frame = True

@@ -494,7 +494,7 @@ def run_detumble(
     }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _bdot_module_class():
     """Return the rate-form B-dot Basilisk module class (built on first use).
 

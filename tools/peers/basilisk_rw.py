@@ -204,7 +204,7 @@ def run_rw_user_controller(law, inertia_kg_m2, q0_wxyz, omega0_rad_s, wheel_js_k
     return result
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _user_module_class():
     """The Python ``SysModel`` around a user law (defined lazily: importing this file does not import Basilisk)."""
     from Basilisk.architecture import messaging, sysModel
