@@ -10,7 +10,7 @@ begins and when it ends.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -80,23 +80,27 @@ class TorqueSchedule(Component):
             try:
                 t0, t1, torque = segment
             except (TypeError, ValueError):
-                raise InputError(f"segments[{k}]", "must be (t_start_s, t_end_s, (tx, ty, tz))", f"got {segment!r}") from None
+                raise InputError(f"segments[{k}]", "must be (t_start_s, t_end_s, (tx, ty, tz))",
+                                 f"got {segment!r}") from None
             t0 = finite_number(t0, f"segments[{k}].t_start_s")
             t1 = finite_number(t1, f"segments[{k}].t_end_s")
             torque = vector3(torque, f"segments[{k}].torque")
             if not t1 > t0:
-                raise InputError(f"segments[{k}]", "must have t_start_s < t_end_s (a positive duration)", f"got [{float(t0)}, {float(t1)})")
+                raise InputError(f"segments[{k}]", "must have t_start_s < t_end_s (a positive duration)",
+                                 f"got [{float(t0)}, {float(t1)})")
             if t0 < 0:
                 raise InputError(f"segments[{k}].t_start_s", "must be >= 0", f"got {float(t0)}")
             if t0 < previous_start:
-                raise InputError("segments", "must be sorted by start time", f"segment {k} starts at {float(t0)} s, before {previous_start} s")
+                raise InputError("segments", "must be sorted by start time",
+                                 f"segment {k} starts at {float(t0)} s, before {previous_start} s")
             previous_start = float(t0)
             checked.append((float(t0), float(t1), torque))
         self.segments = checked
         self._current = (0.0, 0.0, 0.0)
 
     @classmethod
-    def pulse_train(cls, start_s: float, period_s: float, width_s: float, count: int, torque_Nm, name: str = "pulses") -> "TorqueSchedule":
+    def pulse_train(cls, start_s: float, period_s: float, width_s: float, count: int, torque_Nm,
+                    name: str = "pulses") -> TorqueSchedule:
         """``count`` pulses of ``torque_Nm`` lasting ``width_s``, every ``period_s`` from ``start_s``."""
         start = non_negative_scalar(start_s, "start_s")
         period = positive_scalar(period_s, "period_s")
@@ -334,7 +338,8 @@ class ReactionWheel(Component):
     The mission's inertia must then exclude the wheel's axial inertia.
     """
 
-    def __init__(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float, speed0_rad_s: float = 0.0):
+    def __init__(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float,
+                 speed0_rad_s: float = 0.0):
         self.name = name
         self.axis = unit_vector(axis, "axis")
         self.inertia_kg_m2 = positive_scalar(inertia_kg_m2, "inertia_kg_m2")
@@ -342,13 +347,15 @@ class ReactionWheel(Component):
         self.max_speed_rad_s = positive_scalar(max_speed_rad_s, "max_speed_rad_s")
         self.speed0_rad_s = finite_number(speed0_rad_s, "speed0_rad_s")
         if abs(self.speed0_rad_s) > self.max_speed_rad_s:
-            raise InputError("speed0_rad_s", "must not exceed max_speed_rad_s", f"{self.speed0_rad_s} > {self.max_speed_rad_s}")
+            raise InputError("speed0_rad_s", "must not exceed max_speed_rad_s",
+                             f"{self.speed0_rad_s} > {self.max_speed_rad_s}")
         self.index = None
 
     def start(self, sc) -> None:
         w0 = sc.mission.omega0_rad_s
         h0 = self.inertia_kg_m2 * (self.speed0_rad_s + float(self.axis @ w0))
-        self.index = sc.register_wheel(self.name, self.axis, self.inertia_kg_m2, self.max_torque_Nm, self.max_speed_rad_s, h0)
+        self.index = sc.register_wheel(self.name, self.axis, self.inertia_kg_m2, self.max_torque_Nm,
+                                       self.max_speed_rad_s, h0)
         self._sc = sc
 
     @property

@@ -9,7 +9,8 @@ at every telemetry row; :func:`periodic` is the process most of them run.
 from __future__ import annotations
 
 from heapq import heappush
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
 
 from simpy.core import NORMAL, Environment
 from simpy.events import Event
@@ -48,16 +49,16 @@ class Component:
     def columns(self) -> list[str]:
         return []
 
-    def values(self, sc: "Spacecraft") -> list[float]:
+    def values(self, sc: Spacecraft) -> list[float]:
         return []
 
-    def processes(self, env, sc: "Spacecraft") -> Iterable:
+    def processes(self, env, sc: Spacecraft) -> Iterable:
         return ()
 
-    def prepare(self, mission: "Mission") -> None:
+    def prepare(self, mission: Mission) -> None:
         pass
 
-    def start(self, sc: "Spacecraft") -> None:
+    def start(self, sc: Spacecraft) -> None:
         pass
 
 

@@ -51,7 +51,8 @@ class Controller(Component):
         Time of the first cycle, s.
     """
 
-    def __init__(self, name: str, period_s: float, sensors: Sequence = (), actuators: Sequence = (), phase_s: float = 0.0):
+    def __init__(self, name: str, period_s: float, sensors: Sequence = (), actuators: Sequence = (),
+                 phase_s: float = 0.0):
         self.name = name
         self.period_s = positive_scalar(period_s, "period_s")
         self.phase_s = non_negative_scalar(phase_s, "phase_s")
@@ -69,14 +70,16 @@ class Controller(Component):
         def resolve(ref, kind):
             component = mission.component(ref) if isinstance(ref, str) else ref
             if component not in mission.components:
-                raise InputError(kind, f"controller {self.name!r} uses {getattr(component, 'name', component)!r}, which is not in the mission")
+                what = getattr(component, "name", component)
+                raise InputError(kind, f"controller {self.name!r} uses {what!r}, which is not in the mission")
             return component
 
         self.sensors = [resolve(s, "sensors") for s in self._sensor_refs]
         self.actuators = {a.name: a for a in (resolve(a, "actuators") for a in self._actuator_refs)}
         for sensor in self.sensors:
             if sensor.driven_by not in (None, self):
-                raise InputError("sensors", f"sensor {sensor.name!r} is already sampled by controller {sensor.driven_by.name!r}")
+                raise InputError("sensors",
+                                 f"sensor {sensor.name!r} is already sampled by controller {sensor.driven_by.name!r}")
             sensor.driven_by = self
         for actuator in self.actuators.values():  # two laws commanding one actuator would race at shared instants
             owner = getattr(actuator, "commanded_by", None)
@@ -145,7 +148,8 @@ class Controller(Component):
             try:
                 actuator.command(sc, value)
             except InputError as exc:
-                raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s: bad command for {name!r}: {exc}") from exc
+                raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s: bad command for {name!r}: "
+                                      f"{exc}") from exc
         if rows:
             sc.command_wheels(tuple(rows), tuple(torques))
         self.cycles += 1
@@ -185,7 +189,8 @@ class BDot(Controller):
     ξ the orbit's inclination to the geomagnetic equator).
     """
 
-    def __init__(self, magnetometer, magnetorquer, gain: float | None, period_s: float, form: str = "rate", name: str = "bdot"):
+    def __init__(self, magnetometer, magnetorquer, gain: float | None, period_s: float, form: str = "rate",
+                 name: str = "bdot"):
         super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
         one_of(form, "form", ("rate", "direction"))
         if gain is None and form != "direction":
@@ -195,7 +200,8 @@ class BDot(Controller):
         self._previous = None
 
     @staticmethod
-    def avanzini_giulietti_gain(mean_motion_rad_s: float, geomagnetic_inclination_rad: float, J_min_kg_m2: float) -> float:
+    def avanzini_giulietti_gain(mean_motion_rad_s: float, geomagnetic_inclination_rad: float,
+                                J_min_kg_m2: float) -> float:
         """``k = 2 n (1 + sin ξ) J_min`` (Avanzini & Giulietti, JGCD 35(4), 2012), for the direction form."""
         return 2.0 * mean_motion_rad_s * (1.0 + math.sin(geomagnetic_inclination_rad)) * J_min_kg_m2
 
@@ -205,7 +211,8 @@ class BDot(Controller):
             if mission.environment is None:
                 raise InputError("gain", "needs a mission environment (orbit) to be chosen automatically")
             env = mission.environment
-            self.gain_used = self.avanzini_giulietti_gain(env.orbit.mean_motion_rad_s, env.geomagnetic_inclination_rad(),
+            self.gain_used = self.avanzini_giulietti_gain(env.orbit.mean_motion_rad_s,
+                                                          env.geomagnetic_inclination_rad(),
                                                           float(np.linalg.eigvalsh(mission.inertia_kg_m2)[0]))
         else:
             self.gain_used = self.gain
@@ -292,7 +299,8 @@ class QuaternionPD(Controller):
             n = len(self._wheels)
             self._limits = np.array([w.max_torque_Nm for w in self._wheels])
             # the null space exists only for redundant arrays; a zero projector keeps one code path
-            self._projector = null_space_projector(axes) if n > 3 and self.null_space_gain_Nm_s > 0 else np.zeros((n, n))
+            redundant = n > 3 and self.null_space_gain_Nm_s > 0
+            self._projector = null_space_projector(axes) if redundant else np.zeros((n, n))
             self._speeds, self._null, self._motor = np.zeros(n), np.zeros(n), np.zeros(n)
             self._speed_target = np.full(n, self.wheel_speed_target_rad_s)
         self._mtq = None if self._wheels else next(iter(self.actuators))
@@ -356,7 +364,8 @@ class MagneticPD(Controller):
     def prepare(self, mission):
         super().prepare(mission)
         if mission.environment is None:
-            raise InputError("environment", f"controller {self.name!r} holds the orbit frame: the mission needs an environment")
+            raise InputError("environment",
+                             f"controller {self.name!r} holds the orbit frame: the mission needs an environment")
         self.writes_pointing = _first_pointing(mission) is self
         self._mag, self._attitude, self._rate = (_name_of(r) for r in self._roles)
         self._mtq = next(iter(self.actuators))
@@ -371,7 +380,8 @@ class MagneticPD(Controller):
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
         e = self._sc.environment_now()
         r, v = tuple(e["r"]), tuple(e["v"])
-        tau = pd_torque(lvlh_quaternion_tuple(r, v), q, body_rate_relative(q, w, orbit_rate_inertial(r, v)), self.kp, self.kd)
+        w_rel = body_rate_relative(q, w, orbit_rate_inertial(r, v))
+        tau = pd_torque(lvlh_quaternion_tuple(r, v), q, w_rel, self.kp, self.kd)
         m = dipole_for_torque(tuple(readings[self._mag]), tau)
         c = self.compensation
         return {self._mtq: (m[0] - c[0], m[1] - c[1], m[2] - c[2])}

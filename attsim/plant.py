@@ -231,7 +231,8 @@ class Spacecraft:
         self.environment = environment
         self._faces = environment.faces_array() if environment is not None else NO_FACES
         self._switches = DisturbanceSwitches(*environment.flags) if environment is not None else _NO_SWITCHES
-        self._residual = tuple(float(x) for x in environment.residual_dipole_Am2) if environment is not None else (0.0, 0.0, 0.0)
+        residual = environment.residual_dipole_Am2 if environment is not None else (0.0, 0.0, 0.0)
+        self._residual = tuple(float(x) for x in residual)
         self._external = {}  # source -> body torque (N m)
         self._dipoles = {}  # magnetorquer set -> dipole (A m^2)
         self._tau_ext = (0.0, 0.0, 0.0)
@@ -279,11 +280,13 @@ class Spacecraft:
         self._state, self.t_plant_s, self._q_w = state, t_reached, (q, w)
         for k in range(n_stops):
             t_stop, j, speed = self._stops[k]
-            self._log(float(t_stop), "saturation", actuator=self.wheel_names[int(j)], what="speed", speed_rad_s=float(speed))
+            self._log(float(t_stop), "saturation", actuator=self.wheel_names[int(j)], what="speed",
+                      speed_rad_s=float(speed))
         if stopped:
             from .rotations import quat_to_euler321
 
-            raise GimbalLockError(t_reached, math.degrees(float(quat_to_euler321(np.array(q))[1])), math.degrees(self._params[0]))
+            raise GimbalLockError(t_reached, math.degrees(float(quat_to_euler321(np.array(q))[1])),
+                                  math.degrees(self._params[0]))
         if fault != SOUND:
             _check_state(q, w, t_from, t_s, self.mission.max_step_s)
 
@@ -357,7 +360,7 @@ class Spacecraft:
         self._tau_ext = _vector_sum(self._external.values())
 
     def set_dipole(self, source: str, dipole_body_Am2) -> None:
-        """Hold the dipole of one set of magnetorquers (body axes, A m^2); sets add, the residual dipole acts besides."""
+        """Hold the dipole of one set of magnetorquers (body axes, A m^2); sets add, the residual dipole acts too."""
         self.advance_to(self.env.now)
         self._dipoles[source] = (float(dipole_body_Am2[0]), float(dipole_body_Am2[1]), float(dipole_body_Am2[2]))
         self._commanded_dipole = _vector_sum(self._dipoles.values())
@@ -369,11 +372,11 @@ class Spacecraft:
             raise AttsimError("reaction wheels can only be added before the run starts")
         old, n = self.wheels, len(self.wheel_names)
         bank = empty_wheel_bank(n + 1)
-        for field, column in zip(WheelBank._fields, (old.axis, old.inertia_kg_m2, old.max_torque_Nm, old.max_speed_rad_s,
-                                                      old.h_Nms, old.torque_Nm, old.torque_saturated, old.speed_saturated)):
-            getattr(bank, field)[:n] = column
+        for field in WheelBank._fields:  # the rows so far, then the new one
+            getattr(bank, field)[:n] = getattr(old, field)
         bank.axis[n] = axis
-        bank.inertia_kg_m2[n], bank.max_torque_Nm[n], bank.max_speed_rad_s[n] = inertia_kg_m2, max_torque_Nm, max_speed_rad_s
+        bank.inertia_kg_m2[n], bank.max_torque_Nm[n] = inertia_kg_m2, max_torque_Nm
+        bank.max_speed_rad_s[n] = max_speed_rad_s
         bank.h_Nms[n] = h0_Nms
         self.wheels = bank
         self.wheel_names.append(name)

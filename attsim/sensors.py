@@ -137,7 +137,8 @@ class Gyro(Sensor):
     """
 
     def __init__(self, rate_hz: float, arw_rad_sqrt_s: float = 0.0, bias_rad_s=(0.0, 0.0, 0.0),
-                 bias_rw_rad_s_sqrt_s: float = 0.0, quantization_rad_s: float = 0.0, phase_s: float = 0.0, name: str = "gyro"):
+                 bias_rw_rad_s_sqrt_s: float = 0.0, quantization_rad_s: float = 0.0, phase_s: float = 0.0,
+                 name: str = "gyro"):
         super().__init__(name, rate_hz, phase_s)
         self.arw = non_negative_scalar(arw_rad_sqrt_s, "arw_rad_sqrt_s")
         self.bias0 = vector3(bias_rad_s, "bias_rad_s")
