@@ -374,6 +374,15 @@ def _flush(form: CompiledMission, sc, recorder) -> None:
     counts[:] = 0
 
 
+def _hand_back(form: CompiledMission, sc, state) -> tuple:
+    """Give the plant object the loop's state and held commands (at the end, or before an error is raised)."""
+    q, w = sc._output(state, sc._J, sc._params)
+    sc._q_w = (q, w)
+    sc._tau_ext = tuple(float(v) for v in form.schedules.current_Nm.sum(axis=0))
+    sc._commanded_dipole = tuple(float(v) for v in form.magnetorquers.dipole_Am2.sum(axis=0))
+    return q, w
+
+
 def run_compiled(env, mission, sc, recorder, on_row=None):
     """The SimPy process of a compiled mission: the loop up to each hand-over, then the recorder's share."""
     from .integrators import REGISTRY
@@ -398,12 +407,9 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
                                                 sc._params, form.buffers)
         except Exception as exc:  # a user's law raised, or does not compile with the documented signature
             _flush(form, sc, recorder)  # what the loop had produced before is kept
+            _hand_back(form, sc, sc._state)
             raise _law_error(form, law, exc) from exc
-        q, w = sc._output(state, sc._J, sc._params)
-        sc._state, sc.t_plant_s, sc._q_w = state, t_now, (q, w)
-        sc._tau_ext = tuple(float(v) for v in form.schedules.current_Nm.sum(axis=0))
-        sc._commanded_dipole = tuple(float(v) for v in form.magnetorquers.dipole_Am2.sum(axis=0))
-        inputs = sc.inputs()
+        sc._state, sc.t_plant_s = state, t_now  # the loop rebuilds its inputs from the banks on entry
         _flush(form, sc, recorder)
         if on_row is not None:
             on_row(t_now)
@@ -411,6 +417,8 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
             yield At(env, t_now)
         if reason == ml.DONE:
             break
+        if reason != ml.REFILL and reason != ml.ROWS_FULL and reason != ml.EVENTS_FULL:
+            q, w = _hand_back(form, sc, state)  # an error follows: the plant as the Python path would leave it
         if reason == ml.REFILL:
             _refill(form.sensors, form.sensor_objects)
         elif reason == ml.GIMBAL_LOCK:
@@ -428,6 +436,7 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
 
             _check_state(q, w, t_from, t_now, mission.max_step_s)  # raises DivergenceError saying what failed
             raise DivergenceError(t_now, "the state failed its check", t_from, mission.max_step_s)
+    _hand_back(form, sc, state)
     for c, controller in enumerate(form.controller_objects):
         if isinstance(controller, NumbaController):
             controller.memory[:] = form.controllers.user_memory[c, : controller.memory_size]

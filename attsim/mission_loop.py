@@ -90,6 +90,24 @@ def _command_dipole(magnetorquers, i, m, t, buffers):
 
 
 @njit(**_JIT)
+def held_inputs(inputs, t, wheels, magnetorquers, schedules):
+    """The plant's inputs from ``t`` under the commands the banks hold: schedule torques, dipoles, wheel torques."""
+    ext_x = ext_y = ext_z = 0.0
+    for k in range(schedules.count.shape[0]):
+        ext_x += schedules.current_Nm[k, 0]
+        ext_y += schedules.current_Nm[k, 1]
+        ext_z += schedules.current_Nm[k, 2]
+    mx = my = mz = 0.0
+    for i in range(magnetorquers.scale.shape[0]):
+        mx += magnetorquers.dipole_Am2[i, 0]
+        my += magnetorquers.dipole_Am2[i, 1]
+        mz += magnetorquers.dipole_Am2[i, 2]
+    tau_w, h_w = wheels_total(wheels)
+    return PlantInputs(t, (ext_x, ext_y, ext_z), (mx, my, mz), tau_w, h_w, inputs.env_t, inputs.env_v, inputs.faces,
+                       inputs.switches, inputs.J, inputs.residual_dipole_Am2)
+
+
+@njit(**_JIT)
 def _switch_mode(modes, k, controllers, wheels, magnetorquers, t, w, buffers):
     """Transition ``k`` fires at ``t``: stop the controllers leaving (their actuators zeroed), restart the ones
     coming in (a B-dot's first cycle only samples again), log the switch (index: the mode left, what: the mode
@@ -299,6 +317,7 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
     """
     duration = telemetry.duration_s
     inf = math.inf
+    inputs = held_inputs(inputs, t_now, wheels, magnetorquers, schedules)  # whatever inputs the caller passed
     while True:
         # the next instant anything happens
         t_next = inf
@@ -363,7 +382,6 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
                     s = controllers.samples[c, i]
                     if s >= 0 and sensors.cursor[s] + sensors.draws[s] > sensors.normals.shape[1]:
                         return state, t_now, REFILL, t_now
-        ext_x = ext_y = ext_z = 0.0
         for k in range(schedules.count.shape[0]):
             j = schedules.next_k[k]
             if j < schedules.count[k] and schedules.times_s[k, j] == t_now:
@@ -372,9 +390,6 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
                     schedules.torque_Nm[k, j, 2]
                 schedules.next_k[k] = j + 1
                 log_event(buffers, t_now, EVENT_COMMAND, WHAT_TORQUE, k, cur[0], cur[1], cur[2])
-            ext_x += schedules.current_Nm[k, 0]
-            ext_y += schedules.current_Nm[k, 1]
-            ext_z += schedules.current_Nm[k, 2]
         for k in range(playback.count.shape[0]):
             j = playback.next_k[k]
             while j < playback.count[k] and playback.times_s[k, j] == t_now:  # several at one time: in their order
@@ -412,14 +427,7 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
                     _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t_now, q, w, inputs.env_t,
                            inputs.env_v, buffers)
                 controllers.next_k[c] += 1
-        mx = my = mz = 0.0
-        for i in range(magnetorquers.scale.shape[0]):
-            mx += magnetorquers.dipole_Am2[i, 0]
-            my += magnetorquers.dipole_Am2[i, 1]
-            mz += magnetorquers.dipole_Am2[i, 2]
-        tau_w, h_w = wheels_total(wheels)
-        inputs = PlantInputs(t_now, (ext_x, ext_y, ext_z), (mx, my, mz), tau_w, h_w, inputs.env_t, inputs.env_v,
-                             inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
+        inputs = held_inputs(inputs, t_now, wheels, magnetorquers, schedules)
         if t_row == t_now:
             _write_row(telemetry, sensors, controllers, estimators, modes, schedules, magnetorquers, wheels, t_now, q,
                        w, inputs, buffers)
