@@ -72,14 +72,23 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="random seed")
     parser.add_argument("--method", help="integrator (see 'attsim methods')")
     parser.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    parser.add_argument("--campaign", help="a campaign directory: re-run its run --index exactly")
+    parser.add_argument("--index", type=int, help="the run of --campaign to re-run")
 
 
-def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=None, method=None, write_report=True) -> int:
-    """Build, override, run, judge and report a mission; returns the exit code (0 or 1)."""
+def _execute_args(build: Callable, criteria: Callable, args) -> int:
+    if args.campaign is not None or args.index is not None:
+        from .campaign.cli import execute_campaign_run
+
+        return execute_campaign_run(build, criteria, args)
+    return execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report)
+
+
+def build_missions(build: Callable, out=None, duration=None, seed=None, method=None, params=None):
+    """``(missions, single)``: ``build(out_dir=out, **params)`` with the overrides applied (also a campaign's runs)."""
     from .engine import ENGINE_METHODS
-    from .reporting import report
 
-    missions = build(out_dir=out) if out is not None else build()
+    missions = build(out_dir=out, **(params or {})) if out is not None or params else build()
     single = not isinstance(missions, (list, tuple))
     missions = [missions] if single else list(missions)
     for k, mission in enumerate(missions):
@@ -101,6 +110,15 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
             if method not in allowed:
                 raise InputError("method", f"must be one of {allowed} for this run", f"got {method!r}")
             mission.method = method
+    return missions, single
+
+
+def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=None, method=None, write_report=True,
+            params=None) -> int:
+    """Build, override, run, judge and report a mission; returns the exit code (0 or 1)."""
+    from .reporting import report
+
+    missions, single = build_missions(build, out, duration, seed, method, params)
     runs = [mission.run(progress=True) for mission in missions]
     results = criteria(runs[0] if single else runs)
     for run in runs:
@@ -122,7 +140,7 @@ def run_script(build: Callable, criteria: Callable, argv: list[str] | None = Non
     _run_options(parser)
     parser.add_argument("--debug", action="store_true")
     args = parser.parse_args(argv)
-    return _guard(lambda: execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report), args.debug)
+    return _guard(lambda: _execute_args(build, criteria, args), args.debug)
 
 
 def _guard(action: Callable[[], int], debug: bool) -> int:
@@ -154,7 +172,7 @@ def _cmd_run(args) -> int:
     module = _load_module(script)
     if not (hasattr(module, "build") and hasattr(module, "criteria")):
         raise InputError("mission", f"{script} must define build(out_dir=None) and criteria(telemetry)")
-    return execute(module.build, module.criteria, args.out, args.duration, args.seed, args.method, not args.no_report)
+    return _execute_args(module.build, module.criteria, args)
 
 
 def _cmd_report(args) -> int:
@@ -198,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("dirs", nargs="+", help="run directories")
     rep.add_argument("--out", help="comparison page path (several directories)")
     rep.set_defaults(func=_cmd_report)
+    from .campaign.cli import add_parser
+
+    add_parser(sub)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: 2 for bad usage, 0 for --help

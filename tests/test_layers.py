@@ -12,14 +12,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "attsim"
 LAYERS = {
     "errors": 0, "constants": 0, "_validate": 0, "schema": 0, "_fastcall": 0,
     "rotations": 1,
-    "inertia": 2,
+    "inertia": 2, "dispersions": 2,
     "dynamics": 3, "torque": 3, "integrators": 3, "propagation": 3,
     "environment": 4,
     "telemetry": 5, "run_lock": 5, "component": 5, "actuators": 5, "sensors": 5, "control": 5,
     "actuator_models": 5, "sensor_models": 5, "control_laws": 5, "numba_controller": 5,
     "plant": 6, "engine": 6, "mission_banks": 6, "mission_loop": 6, "compiled_mission": 6,
     "analysis": 7, "reporting": 7,
-    "cli": 8, "studies": 8, "testing": 8, "validation": 8,
+    "cli": 8, "studies": 8, "testing": 8, "validation": 8, "campaign": 8,
 }
 
 
