@@ -26,7 +26,8 @@ class Envelope:
         return pd.DataFrame(data, index=pd.Index(self.times_s, name="t_s"))
 
     def state(self) -> dict[str, np.ndarray]:
-        return {"times_s": self.times_s, "percentiles": np.asarray(self.percentiles, dtype=float), "values": self._values}
+        return {"times_s": self.times_s, "percentiles": np.asarray(self.percentiles, dtype=float),
+                "values": self._values}
 
     @classmethod
     def from_state(cls, state) -> Envelope:
