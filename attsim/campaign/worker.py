@@ -33,6 +33,7 @@ import numpy as np
 
 from ..dispersions import flatten, run_seed
 from ..errors import InputError
+from ..run_lock import process_alive
 from .records import RUNS_DIR
 
 __all__ = ["CampaignSpec", "RunSpec", "RunResult", "TELEMETRY_MODES", "DECIMATED_ROWS", "mission_module", "run_one",
@@ -94,9 +95,20 @@ def run_directory(campaign_dir, index: int) -> Path:
     return Path(campaign_dir) / RUNS_DIR / str(index)
 
 
+SCRATCH_PREFIX = "attsim-run-"
+_SWEPT: list = []
+
+
 def _scratch_root() -> str:
     shm = "/dev/shm"
-    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else tempfile.gettempdir()
+    root = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else tempfile.gettempdir()
+    if not _SWEPT:  # once per process: the scratch of workers killed mid-run (named by their pid) is removed
+        _SWEPT.append(root)
+        for stale in Path(root).glob(f"{SCRATCH_PREFIX}*"):
+            pid = stale.name[len(SCRATCH_PREFIX):].split("-")[0]
+            if pid.isdigit() and not process_alive(int(pid)):
+                shutil.rmtree(stale, ignore_errors=True)
+    return root
 
 
 def _worker_name() -> str:
@@ -189,7 +201,7 @@ def run_one(spec: RunSpec) -> RunResult:
     try:
         module = mission_module(campaign.script)
         if campaign.telemetry == "summary":
-            scratch = tempfile.mkdtemp(prefix=f"attsim-run-{index}-", dir=_scratch_root())
+            scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{index}-", dir=_scratch_root())
             out_dir = Path(scratch)
         else:
             out_dir = run_directory(campaign.directory, index)
