@@ -270,3 +270,26 @@ def test_killing_the_campaign_process_and_starting_again_runs_only_the_missing_r
     pd.testing.assert_frame_equal(kept, before)  # the records from before the kill were not run again
     campaign = attsim.Campaign(SLEW, runs=24, seed=6, out_dir=tmp_path / "reference", duration=150.0)
     pd.testing.assert_frame_equal(_comparable(after), _comparable(_one_by_one(campaign, range(24))))
+
+
+def _fingerprint(mission) -> str:
+    """What a run is made of: the mission's description and every number its components hold."""
+    import json
+
+    parts = [mission.meta()]
+    for component in mission.components:
+        parts.append({k: np.asarray(v).tolist() for k, v in vars(component).items()
+                      if isinstance(v, (int, float, tuple, np.ndarray)) and not isinstance(v, bool)})
+    return json.dumps(parts, sort_keys=True, default=str)
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (ROOT / "missions").glob("*.py")
+                                        if "def dispersions" in p.read_text()))
+def test_every_dispersion_of_a_mission_reaches_its_run(name):
+    # Basilisk users' first complaint: dispersions silently not applied. Each one alone must change the mission.
+    module = mission_module(ROOT / "missions" / f"{name}.py")
+    nominal = _fingerprint(module.build())
+    drawn = draw_parameters(module.dispersions(), 1, 0)
+    assert drawn
+    for parameter, value in drawn.items():
+        assert _fingerprint(module.build(**{parameter: value})) != nominal, f"{name}: {parameter} is not applied"
