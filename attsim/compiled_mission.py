@@ -276,8 +276,8 @@ def _flush(form: CompiledMission, sc, recorder) -> None:
             recorder.event(t, label, actuator=sc.wheel_names[index], what="torque", requested=float(e[4]))
         else:
             recorder.event(t, label, actuator=sc.wheel_names[index], what="speed", speed_rad_s=float(e[4]))
-    for row in rows[: counts[0]]:
-        recorder.append(float(row[0]), row[1:])
+    if counts[0]:
+        recorder.append_rows(rows[: counts[0]])
     counts[:] = 0
 
 

@@ -329,3 +329,22 @@ def test_rows_are_not_converted_against_columns_that_cannot_be_checked(tmp_path)
     with pytest.raises(AttsimError, match="no row_width"):
         load(tmp_path)
     assert (tmp_path / "telemetry.f64").stat().st_size == 20 * 3 * 8  # the rows are left as they were
+
+
+def test_a_block_of_rows_is_recorded_as_the_same_rows_one_by_one(tmp_path):
+    block = np.column_stack([0.5 * np.arange(50), np.arange(50), -np.arange(50)])
+    one, many = Recorder(tmp_path / "one", ["a", "b"], chunk_rows=7, chunk_s=1e9), None
+    for row in block:
+        one.append(row[0], row[1:])
+    many = Recorder(tmp_path / "many", ["a", "b"], chunk_rows=7, chunk_s=1e9)
+    many.append_rows(block[:20])
+    many.append_rows(block[20:])
+    assert many.rows_written == one.rows_written == 49  # whole chunks reach the disk as they fill
+    one.close()
+    many.close()
+    assert load(tmp_path / "many").df.equals(load(tmp_path / "one").df)
+    # by simulated time: a block spanning chunk_s is on disk when append_rows returns
+    timed = Recorder(tmp_path / "timed", ["x"], chunk_rows=10_000, chunk_s=10.0)
+    timed.append_rows(np.column_stack([np.arange(12.0), np.arange(12.0)]))
+    assert timed.rows_written == 12
+    timed.abort("test")
