@@ -5,13 +5,17 @@
     attsim missions                  the mission scripts in ./missions, one line each
     attsim methods                   the integrators, one line each
     attsim validate                  the analytic validation cases: case, method, error, bound, PASS/FAIL
+    attsim campaign SCRIPT_OR_NAME --runs N ...   a Monte Carlo campaign (attsim.campaign.cli)
+    attsim run SCRIPT_OR_NAME --campaign DIR --index K   run K of a campaign again, exactly
 
 Exit codes: 0 success, 1 a mission criterion failed, 2 bad usage or bad
 input (one line on stderr; ``--debug`` shows the traceback).
 
 A mission script defines ``build(out_dir=None)`` returning a
 :class:`~attsim.Mission` (or a list of them) and ``criteria(telemetry)``
-returning ``[(label, value, ok, bound), ...]``, and ends with::
+returning ``[(label, value, ok, bound), ...]``; for campaigns it may define
+``dispersions()`` and take the drawn values as ``build(out_dir=None, **params)``.
+It ends with::
 
     if __name__ == "__main__":
         sys.exit(attsim.cli.run_script(build, criteria))
