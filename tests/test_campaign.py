@@ -53,6 +53,8 @@ def client(tmp_path_factory):
     assert run_one(RunSpec(warm.spec(), 0, warm.parameters(0))).record["status"] in ("OK", "FAIL")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as c:
+            # the workers inherit this environment: they import the attsim under test, not another one
+            assert set(c.run(lambda: __import__("attsim").__file__).values()) == {attsim.__file__}
             yield c
 
 
@@ -153,6 +155,60 @@ def test_a_run_that_raises_is_an_error_record_and_the_campaign_goes_on(client, t
         else:
             assert row["status"] in ("OK", "FAIL") and row["error"] == ""
     assert result.rate.runs == 8 and result.rate.passed == int((records["status"] == "OK").sum())
+
+
+def test_a_run_that_kills_its_worker_is_an_error_record_and_the_campaign_goes_on(tmp_path):
+    script = tmp_path / "crashing.py"
+    script.write_text(
+        "import os, signal, sys\n"
+        f"sys.path.insert(0, {str(SLEW.parent)!r})\n"
+        "import campaign_slew as base\n"
+        "from attsim.dispersions import Uniform\n"
+        "criteria = base.criteria\n"
+        "def dispersions():\n"
+        "    return {'crash': Uniform(0.0, 1.0)}\n"
+        "def build(out_dir=None, crash=0.0):\n"
+        "    if crash > 0.8:\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)  # as a segfault in compiled code would\n"
+        "    return base.build(out_dir)\n")
+    crashes = [k for k in range(6) if draw_parameters({"crash": Uniform(0.0, 1.0)}, 2, k)["crash"] > 0.8]
+    assert crashes == [5]
+    import dask
+
+    # dask gives up on a task after `allowed-failures` lost workers (3 by default; 0 here, to keep the test short)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+            result = attsim.Campaign(script, runs=6, seed=2, out_dir=tmp_path / "mc").run(client=client, report=False)
+    records = result.records.set_index("run")
+    assert list(records.index) == list(range(6))
+    assert records.loc[5, "status"] == "ERROR" and records.loc[5, "error"].startswith("KilledWorker")
+    assert (records.drop(index=5)["status"] != "ERROR").all()
+
+
+def test_the_campaign_command_on_an_existing_scheduler_prints_and_exits_by_the_requirement(client, tmp_path, capsys):
+    argv = ["campaign", str(SLEW), "--runs", "3", "--scheduler", client.scheduler.address, "--out",
+            str(tmp_path / "mc"), "--no-report"]
+    assert cli.main(argv) == 1  # 3 runs can never show 99 % with 95 % confidence
+    out = capsys.readouterr().out
+    assert f"dask: 2 workers, dashboard {client.dashboard_link}" in out
+    assert "runs: 3" in out and "FAIL  requirement: at least 0.99 of runs pass with 95% confidence" in out
+    records = store.read_records(tmp_path / "mc")
+    passed = int((records["status"] == "OK").sum())
+    assert cli.main(argv[:-1] + ["--require", "0.01", "--no-report"]) == (0 if passed else 1)  # resumed: 0 to run
+    assert "resuming: 3 runs on disk, 0 to run" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["campaign", str(SLEW)], "--runs"),
+    (["campaign", str(SLEW), "--runs", "2", "--telemetry", "all"], "--telemetry"),
+    (["campaign", str(SLEW), "--runs", "0"], "runs: must be an integer in [1, "),
+    (["campaign", str(SLEW), "--runs", "2", "--require", "1.5"], "required_rate: must be in (0, 1)"),
+    (["campaign", "no_such_mission", "--runs", "2"], "mission: unknown mission 'no_such_mission'"),
+])
+def test_bad_campaign_usage_exits_2_naming_the_field(argv, message, capsys):
+    assert cli.main(argv) == 2
+    assert message in capsys.readouterr().err
 
 
 def test_a_criterion_whose_value_is_nan_never_passes():

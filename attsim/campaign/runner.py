@@ -274,14 +274,9 @@ class _State:
         record, criteria, envelopes, units = result
         index = spec.index
         if index not in self.covered:
-            from .envelope import Envelope
-
             for name, values in envelopes.items():
                 if name not in self.envelopes:
-                    grid = self.campaign.duration_grid_s, self.campaign.envelope_points
-                    import numpy as np
-
-                    self.envelopes[name] = Envelope(np.linspace(0.0, grid[0], grid[1]))
+                    self.envelopes[name] = self.new_envelope()
                 self.envelopes[name].add(values)
             self.covered.add(index)
         described = False
@@ -306,6 +301,13 @@ class _State:
         if time.monotonic() - self.last_flush >= FLUSH_WALL_S:
             self.flush()
         return new
+
+    def new_envelope(self):
+        import numpy as np
+
+        from .envelope import Envelope
+
+        return Envelope(np.linspace(0.0, self.campaign.duration_grid_s, self.campaign.envelope_points))
 
     def flush(self) -> None:
         """Records first, then the envelopes that cover them (a kill in between is reconciled on resume)."""

@@ -80,14 +80,14 @@ def mission_module(script):
     from ..cli import _load_module
 
     path = Path(script)
-    key = (str(path), path.stat().st_mtime_ns)
-    module = _MODULES.get(key)
-    if module is None:
-        module = _load_module(path)
-        if not (callable(getattr(module, "build", None)) and callable(getattr(module, "criteria", None))):
-            raise InputError("mission", f"{path} must define build(out_dir=None, **params) and criteria(telemetry)")
-        _MODULES.clear()  # an edited script replaces its older version
-        _MODULES[key] = module
+    mtime = path.stat().st_mtime_ns
+    cached = _MODULES.get(str(path))
+    if cached is not None and cached[0] == mtime:
+        return cached[1]
+    module = _load_module(path)
+    if not (callable(getattr(module, "build", None)) and callable(getattr(module, "criteria", None))):
+        raise InputError("mission", f"{path} must define build(out_dir=None, **params) and criteria(telemetry)")
+    _MODULES[str(path)] = (mtime, module)  # an edited script replaces its older version
     return module
 
 
