@@ -261,6 +261,20 @@ def test_decimated_telemetry_keeps_at_most_the_decimated_rows_and_the_same_recor
     assert {k: kept[k] for k in same} == {k: reference[k] for k in same}  # judged on the full telemetry
 
 
+def _slow_script(tmp_path) -> Path:
+    """The test slew taking at least 0.3 s a run (the time a campaign is killed in must not depend on the machine)."""
+    script = tmp_path / "slow_slew.py"
+    script.write_text(
+        "import sys, time\n"
+        f"sys.path.insert(0, {str(SLEW.parent)!r})\n"
+        "import campaign_slew as base\n"
+        "criteria, dispersions = base.criteria, base.dispersions\n"
+        "def build(out_dir=None, **params):\n"
+        "    time.sleep(0.3)\n"
+        "    return base.build(out_dir, **params)\n")
+    return script
+
+
 def test_a_worker_killed_mid_campaign_loses_and_duplicates_nothing(tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as client:
@@ -282,14 +296,14 @@ def test_a_worker_killed_mid_campaign_loses_and_duplicates_nothing(tmp_path):
 
             killer = threading.Thread(target=kill_when_records_are_on_disk)
             killer.start()
-            campaign = attsim.Campaign(SLEW, runs=30, seed=8, out_dir=tmp_path / "mc", duration=150.0)
+            campaign = attsim.Campaign(_slow_script(tmp_path), runs=30, seed=8, out_dir=tmp_path / "mc")
             result = campaign.run(client=client, report=False)
             killer.join()
     raw = pd.concat([pq.read_table(p).to_pandas() for p in records_dir.glob("part-*.parquet")])
     assert sorted(raw["run"]) == list(range(30))  # every run exactly once, on disk
     assert (result.records["status"] != "ERROR").all()
     assert victim in set(result.records["worker"])  # it ran some before it was killed
-    interrupted = [int(key.split("-")[2]) for key in busy["tasks"]]
+    interrupted = sorted(int(key.split("-")[2]) for key in busy["tasks"])
     assert interrupted  # it was running a run when it died: that run was done again elsewhere
     assert all(result.records.set_index("run").loc[k, "worker"] != victim for k in interrupted)
     pd.testing.assert_frame_equal(_comparable(result.records.iloc[interrupted]),
@@ -297,9 +311,9 @@ def test_a_worker_killed_mid_campaign_loses_and_duplicates_nothing(tmp_path):
 
 
 def test_killing_the_campaign_process_and_starting_again_runs_only_the_missing_runs(tmp_path):
-    out = tmp_path / "mc"
-    command = [str(Path(sys.executable).parent / "attsim"), "campaign", str(SLEW), "--runs", "24", "--workers", "2",
-               "--seed", "6", "--duration", "150", "--out", str(out), "--no-report", "--require", "0.01"]
+    out, script = tmp_path / "mc", _slow_script(tmp_path)
+    command = [str(Path(sys.executable).parent / "attsim"), "campaign", str(script), "--runs", "24", "--workers", "2",
+               "--seed", "6", "--out", str(out), "--no-report", "--require", "0.01"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     first = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              start_new_session=True)
@@ -310,7 +324,7 @@ def test_killing_the_campaign_process_and_starting_again_runs_only_the_missing_r
             time.sleep(0.05)
         # while it runs, a second campaign into its directory is refused, naming the directory
         with pytest.raises(store.CampaignLockedError, match=str(out)):
-            attsim.Campaign(SLEW, runs=24, seed=6, out_dir=out, duration=150.0).run()
+            attsim.Campaign(script, runs=24, seed=6, out_dir=out).run()
     finally:
         os.killpg(first.pid, signal.SIGKILL)  # the campaign and its local workers, as a kill -9 of the job does
         first.wait()
@@ -324,7 +338,7 @@ def test_killing_the_campaign_process_and_starting_again_runs_only_the_missing_r
     assert list(after["run"]) == list(range(24))
     kept = after.set_index("run").loc[before["run"]].reset_index()
     pd.testing.assert_frame_equal(kept, before)  # the records from before the kill were not run again
-    campaign = attsim.Campaign(SLEW, runs=24, seed=6, out_dir=tmp_path / "reference", duration=150.0)
+    campaign = attsim.Campaign(script, runs=24, seed=6, out_dir=tmp_path / "reference")
     pd.testing.assert_frame_equal(_comparable(after), _comparable(_one_by_one(campaign, range(24))))
 
 
