@@ -13,9 +13,10 @@
 One record per run: ``run``, ``seed``, ``status`` (OK, FAIL, ERROR),
 ``error``, ``wall_s``, ``worker``, ``p:<name>`` (drawn parameters, flattened),
 ``v:<label>`` and ``ok:<label>`` (each criterion's value and verdict).
-A run may appear in several parts (a part written just before a kill, whose
-runs a resumed campaign's scheduler had not yet heard of); readers keep its
-first record, so every run counts once.
+A run may appear in two parts only if a kill fell between the compacted
+part's rename and the removal of the parts it joins; readers keep a run's
+first record, so every run counts once (the writer takes each run once,
+whatever dask delivers after a lost worker).
 """
 
 from __future__ import annotations

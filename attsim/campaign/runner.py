@@ -13,6 +13,10 @@ mission seed :func:`attsim.dispersions.run_seed` (seed, k), so it depends
 only on the campaign's seed and its index: any run can be repeated alone
 (``attsim run MISSION --campaign DIR --index K``) and gives the same record.
 
+A script that runs a campaign locally from Python needs the usual
+``if __name__ == "__main__":`` guard: dask starts its worker processes by
+``spawn``, which imports the main module again.
+
 The directory (:mod:`attsim.campaign.records`) is resumable: a campaign
 started again runs only the runs that have no record, and refuses to mix
 two experiments (another mission script, seed, dispersions, duration or
