@@ -58,7 +58,9 @@ _LAZY = {
     "BDot": "attsim.control",
     "QuaternionPD": "attsim.control",
     "MagneticPD": "attsim.control",
+    "MomentumUnloading": "attsim.control",
     "NumbaController": "attsim.numba_controller",
+    "MEKF": "attsim.estimators",
     "report": "attsim.reporting",
     "Propagation": "attsim.studies",
     "Environment": "attsim.environment",
@@ -68,7 +70,8 @@ _LAZY = {
     "Campaign": "attsim.campaign",
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry", "reporting",
-               "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies"}
+               "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies",
+               "estimators", "mekf", "allocation", "dispersions"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

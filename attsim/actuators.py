@@ -14,7 +14,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ._validate import finite_array, positive_scalar, vector3
+from ._validate import (finite_array, finite_number, non_negative_scalar, one_of, per_axis, positive_int,
+                        positive_scalar, sequence, unit_vector, vector3)
 from .component import At, Component
 from .errors import InputError
 
@@ -31,6 +32,10 @@ class _Saturation:
         if saturated != self.active:
             sc.event("saturation" if saturated else "saturation_end", actuator=self.actuator, what=self.what, **fields)
             self.active = saturated
+
+
+# a pulse train is held as its list of segments: a million is already seconds of set-up
+MAX_PULSES = 1_000_000
 
 
 class TorqueSchedule(Component):
@@ -50,13 +55,13 @@ class TorqueSchedule(Component):
         self.name = name
         checked = []
         previous_start = -math.inf
-        for k, segment in enumerate(segments):
+        for k, segment in enumerate(sequence(segments, "segments")):
             try:
                 t0, t1, torque = segment
             except (TypeError, ValueError):
                 raise InputError(f"segments[{k}]", "must be (t_start_s, t_end_s, (tx, ty, tz))", f"got {segment!r}") from None
-            t0 = finite_array(t0, f"segments[{k}].t_start_s", ())
-            t1 = finite_array(t1, f"segments[{k}].t_end_s", ())
+            t0 = finite_number(t0, f"segments[{k}].t_start_s")
+            t1 = finite_number(t1, f"segments[{k}].t_end_s")
             torque = vector3(torque, f"segments[{k}].torque")
             if not t1 > t0:
                 raise InputError(f"segments[{k}]", "must have t_start_s < t_end_s (a positive duration)", f"got [{float(t0)}, {float(t1)})")
@@ -72,11 +77,18 @@ class TorqueSchedule(Component):
     @classmethod
     def pulse_train(cls, start_s: float, period_s: float, width_s: float, count: int, torque_Nm, name: str = "pulses") -> "TorqueSchedule":
         """``count`` pulses of ``torque_Nm`` lasting ``width_s``, every ``period_s`` from ``start_s``."""
+        start = non_negative_scalar(start_s, "start_s")
         period = positive_scalar(period_s, "period_s")
         width = positive_scalar(width_s, "width_s")
         if width > period:
             raise InputError("width_s", "must not exceed period_s", f"{width} > {period}")
-        return cls([(start_s + k * period, start_s + k * period + width, torque_Nm) for k in range(int(count))], name=name)
+        count = positive_int(count, "count", maximum=MAX_PULSES)
+        torque = vector3(torque_Nm, "torque_Nm")
+        last_start = start + (count - 1) * period
+        if not math.isfinite(last_start + period) or not last_start + width > last_start:
+            raise InputError("period_s", "with start_s, width_s and count must give pulses of a positive width "
+                             "at finite times", f"the last pulse starts at {last_start:g} s and lasts {width:g} s")
+        return cls([(start + k * period, start + k * period + width, torque) for k in range(count)], name=name)
 
     def torque_at(self, t_s: float) -> tuple:
         """The held torque at ``t_s``: sum of the segments active then."""
@@ -119,13 +131,15 @@ class CommandSchedule(Component):
     def __init__(self, actuator: str, commands: Sequence, name: str | None = None):
         self.actuator_name = actuator
         self.name = name or f"{actuator}_playback"
+        if not isinstance(actuator, str):
+            raise InputError("actuator", "must be the name of an actuator in the mission (a str)", f"got {actuator!r}")
         times = []
-        for k, item in enumerate(commands):
+        for k, item in enumerate(sequence(commands, "commands")):
             try:
                 t, value = item
             except (TypeError, ValueError):
                 raise InputError(f"commands[{k}]", "must be (t_s, command)", f"got {item!r}") from None
-            t = float(finite_array(t, f"commands[{k}].t_s", ()))
+            t = finite_number(t, f"commands[{k}].t_s")
             if t < 0 or (times and t < times[-1][0]):
                 raise InputError(f"commands[{k}].t_s", "must be >= 0 and sorted", f"got {t}")
             times.append((t, value))
@@ -164,14 +178,9 @@ class Thruster(Component):
     def __init__(self, name: str, position_m, direction, max_force_N: float, min_on_time_s: float = 0.0):
         self.name = name
         self.position_m = vector3(position_m, "position_m")
-        direction = vector3(direction, "direction")
-        if abs(np.linalg.norm(direction) - 1.0) > 1e-9:
-            raise InputError("direction", "must be a unit vector", f"|d| = {np.linalg.norm(direction):.12g}")
-        self.direction = direction
+        self.direction = unit_vector(direction, "direction")
         self.max_force_N = positive_scalar(max_force_N, "max_force_N")
-        if not (math.isfinite(min_on_time_s) and min_on_time_s >= 0):
-            raise InputError("min_on_time_s", "must be finite and >= 0", f"got {min_on_time_s!r}")
-        self.min_on_time_s = float(min_on_time_s)
+        self.min_on_time_s = non_negative_scalar(min_on_time_s, "min_on_time_s")
         self.on = False
         self._generation = 0
 
@@ -246,13 +255,8 @@ class Magnetorquer(Component):
 
     def __init__(self, dipole_max_Am2=1.0, saturation: str = "clip", name: str = "mtq"):
         self.name = name
-        limit = np.broadcast_to(np.asarray(dipole_max_Am2, dtype=float), (3,)).copy()
-        if not np.all(np.isfinite(limit)) or np.any(limit <= 0):
-            raise InputError("dipole_max_Am2", "must be finite and > 0 on every axis", f"got {dipole_max_Am2!r}")
-        if saturation not in ("clip", "scale"):
-            raise InputError("saturation", "must be 'clip' or 'scale'", f"got {saturation!r}")
-        self.dipole_max_Am2 = limit
-        self.saturation = saturation
+        self.dipole_max_Am2 = per_axis(dipole_max_Am2, "dipole_max_Am2")
+        self.saturation = one_of(saturation, "saturation", ("clip", "scale"))
         self.dipole_Am2 = np.zeros(3)
         self._saturation = _Saturation(name, "dipole")
 
@@ -303,14 +307,11 @@ class ReactionWheel(Component):
 
     def __init__(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float, speed0_rad_s: float = 0.0):
         self.name = name
-        axis = vector3(axis, "axis")
-        if abs(np.linalg.norm(axis) - 1.0) > 1e-9:
-            raise InputError("axis", "must be a unit vector", f"|a| = {np.linalg.norm(axis):.12g}")
-        self.axis = axis
+        self.axis = unit_vector(axis, "axis")
         self.inertia_kg_m2 = positive_scalar(inertia_kg_m2, "inertia_kg_m2")
         self.max_torque_Nm = positive_scalar(max_torque_Nm, "max_torque_Nm")
         self.max_speed_rad_s = positive_scalar(max_speed_rad_s, "max_speed_rad_s")
-        self.speed0_rad_s = float(finite_array(speed0_rad_s, "speed0_rad_s", ()))
+        self.speed0_rad_s = finite_number(speed0_rad_s, "speed0_rad_s")
         if abs(self.speed0_rad_s) > self.max_speed_rad_s:
             raise InputError("speed0_rad_s", "must not exceed max_speed_rad_s", f"{self.speed0_rad_s} > {self.max_speed_rad_s}")
         self.index = None

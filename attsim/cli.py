@@ -1,15 +1,22 @@
 """The ``attsim`` command line (layer 8).
 
     attsim run SCRIPT_OR_NAME [--out DIR] [--duration S] [--seed N] [--method M] [--no-report]
-    attsim report DIR [DIR ...]      one run's report, or a comparison of several
+    attsim report DIR [DIR ...] [--out FILE]  one run's report, or a comparison of several
     attsim missions                  the mission scripts in ./missions, one line each
     attsim methods                   the integrators, one line each
     attsim validate                  the analytic validation cases: case, method, error, bound, PASS/FAIL
     attsim campaign SCRIPT_OR_NAME --runs N ...   a Monte Carlo campaign (attsim.campaign.cli)
     attsim run SCRIPT_OR_NAME --campaign DIR --index K   run K of a campaign again, exactly
+    attsim --version
 
-Exit codes: 0 success, 1 a mission criterion failed, 2 bad usage or bad
-input (one line on stderr; ``--debug`` shows the traceback).
+Exit codes (:data:`EXIT_OK` ...): 0 success; 1 a mission criterion failed
+(or could not be evaluated); 2 bad usage or bad input, including an error
+in a mission script, a file that cannot be read or written, a run that
+stopped on an error; 3 an internal error, i.e. an unexpected exception
+raised inside attsim's own code (a bug to report); 130 interrupted (Ctrl-C;
+the partial telemetry is kept, the line says where). Every failure is one
+line on stderr; ``--debug``, before or after the subcommand, shows the
+traceback instead.
 
 A mission script defines ``build(out_dir=None)`` returning a
 :class:`~attsim.Mission` (or a list of them) and ``criteria(telemetry)``
@@ -21,53 +28,60 @@ It ends with::
         sys.exit(attsim.cli.run_script(build, criteria))
 
 so it runs on its own (``python missions/x.py [options]``) and through
-``attsim run x`` alike.
+``attsim run x`` alike. A criterion passes only when ``ok`` is a bool that
+is True and its value is not NaN; a value that is a
+:class:`~attsim.testing.NotEvaluated` (e.g. from
+:func:`~attsim.testing.ended_before`) fails with its reason, and so does
+every criterion when ``criteria`` raises.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import json
+import numbers
+import os
 import sys
+import sysconfig
+import time
+import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from typing import NamedTuple
 
+import numpy as np
+
+from . import __version__
+from ._validate import safe_name
 from .errors import AttsimError, InputError
+from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts as _mission_scripts
+from .scripts import resolve_script as _resolve_script
+from .testing import NotEvaluated
 
-MISSIONS_DIR = Path("missions")
+__all__ = ["main", "run_script", "execute", "judge", "Criterion", "NotEvaluated",
+           "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_INTERRUPTED"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 
-def _mission_scripts() -> dict[str, Path]:
-    if not MISSIONS_DIR.is_dir():
-        return {}
-    return {p.stem: p for p in sorted(MISSIONS_DIR.glob("*.py")) if not p.stem.startswith("_")}
+class Criterion(NamedTuple):
+    """One judged success criterion, as printed and as the report shows it."""
+
+    label: str
+    value: object  # the measured number (or text), or a NotEvaluated saying why there is none
+    ok: bool
+    bound: str
 
 
 def _first_doc_line(path: Path) -> str:
     import ast
 
-    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    except (SyntaxError, ValueError, OSError) as exc:  # one broken script must not hide the others
+        return f"(unreadable: {type(exc).__name__}: {_one_line(exc)})"
     return doc.strip().splitlines()[0] if doc.strip() else ""
-
-
-def _resolve_script(name: str) -> Path:
-    path = Path(name)
-    if path.suffix == ".py":
-        if not path.is_file():
-            raise InputError("script", "must be an existing .py file", f"no such file {name!r}")
-        return path
-    scripts = _mission_scripts()
-    if name not in scripts:
-        raise InputError("mission", f"unknown mission {name!r}", f"valid: {', '.join(scripts) or '(none in ./missions)'}")
-    return scripts[name]
-
-
-def _load_module(path: Path):
-    sys.path.insert(0, str(path.resolve().parent))
-    spec = importlib.util.spec_from_file_location(f"attsim_mission_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
@@ -80,22 +94,108 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index", type=int, help="the run of --campaign to re-run")
 
 
-def _execute_args(build: Callable, criteria: Callable, args) -> int:
+def _execute_args(build: Callable, criteria: Callable, args, figures: Callable | None = None) -> int:
     if args.campaign is not None or args.index is not None:
         from .campaign.cli import execute_campaign_run
 
-        return execute_campaign_run(build, criteria, args)
-    return execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report)
+        return execute_campaign_run(build, criteria, args, figures)
+    return execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report,
+                   debug=args.debug, figures=figures)
+
+
+def _shown(value) -> str:
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return f"{value:.4g}"
+    return _one_line(value)
+
+
+def _is_nan(value) -> bool:
+    if isinstance(value, (str, bytes, NotEvaluated)):
+        return False
+    try:
+        return bool(np.isnan(np.asarray(value, dtype=float)).any())
+    except (TypeError, ValueError):  # not numbers (a list of names, an object): nothing to be NaN
+        return False
+
+
+def judge(results) -> list[Criterion]:
+    """The criteria a mission script returned, each judged: PASS needs ``ok`` a True bool and a value that is not NaN.
+
+    A :class:`~attsim.testing.NotEvaluated` value, a NaN value (anywhere in
+    an array), an ``ok`` that is not a bool and a row that is not
+    ``(label, value, ok, bound)`` are each a FAIL whose value says why.
+    """
+    if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
+        returned = NotEvaluated(f"criteria must return a list of (label, value, ok, bound), got {_one_line(results)}")
+        return [Criterion("criteria(telemetry)", returned, False, "")]
+    judged = []
+    for row in results:
+        try:
+            label, value, ok, bound = row
+        except (TypeError, ValueError):
+            malformed = NotEvaluated("a criterion must be (label, value, ok, bound)")
+            judged.append(Criterion(_one_line(row), malformed, False, ""))
+            continue
+        label, bound = _one_line(label), _one_line(bound)
+        if isinstance(value, NotEvaluated):
+            judged.append(Criterion(label, value, False, bound))
+        elif _is_nan(value):
+            within = "" if np.ndim(value) == 0 else f" in {_one_line(value)}"
+            judged.append(Criterion(label, NotEvaluated(f"the value is NaN{within}"), False, bound))
+        elif not isinstance(ok, (bool, np.bool_)):
+            why = f"its verdict must be a bool, got {type(ok).__name__} {_one_line(ok)}"
+            judged.append(Criterion(label, NotEvaluated(why), False, bound))
+        else:
+            judged.append(Criterion(label, value, bool(ok), bound))
+    return judged
+
+
+def _check_runs(missions) -> list:
+    from .engine import Mission
+    from .studies import Propagation
+
+    runs = list(missions) if isinstance(missions, (list, tuple)) else [missions]
+    if not runs or not all(isinstance(m, (Mission, Propagation)) for m in runs):
+        raise InputError("build", "must return an attsim.Mission or attsim.Propagation, or a non-empty list of them",
+                         f"got {_one_line(missions)}")
+    for run in runs:
+        safe_name(run.name, "name")  # it names a directory below (--out) and in reports
+    return runs
+
+
+def _note(exc: BaseException, text: str) -> None:
+    """Attach ``text`` to an exception: shown in its traceback (--debug) and in the one line the CLI prints."""
+    notes = getattr(exc, "__notes__", None)
+    if not isinstance(notes, list):
+        notes = []
+        try:
+            exc.__notes__ = notes
+        except AttributeError:  # an exception type without a __dict__: the note is lost, not the error
+            return
+    notes.append(text)
+
+
+def _where_partial(out_dir: Path, since: float) -> str | None:
+    """Where a run that stopped after ``since`` (wall clock) left its partial telemetry; None if it left none."""
+    meta_path = Path(out_dir) / "meta.json"
+    try:
+        fresh = meta_path.stat().st_mtime >= since  # not an earlier run's in the same directory
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if fresh and isinstance(meta, dict) and meta.get("partial"):
+        return f"the partial telemetry is in {out_dir} (attsim.load reads it; attsim report {out_dir} shows it)"
+    return None
 
 
 def build_missions(build: Callable, out=None, duration=None, seed=None, method=None, params=None):
     """``(missions, single)``: ``build(out_dir=out, **params)`` with the overrides applied (also a campaign's runs)."""
     from .engine import ENGINE_METHODS
 
-    missions = build(out_dir=out, **(params or {})) if out is not None or params else build()
-    single = not isinstance(missions, (list, tuple))
-    missions = [missions] if single else list(missions)
-    for k, mission in enumerate(missions):
+    built = build(out_dir=out, **(params or {})) if out is not None or params else build()
+    single = not isinstance(built, (list, tuple))
+    missions = _check_runs(built)
+    for mission in missions:
         if out is not None and not single:
             mission.out_dir = Path(out) / mission.name
         if duration is not None:
@@ -113,48 +213,181 @@ def build_missions(build: Callable, out=None, duration=None, seed=None, method=N
             allowed = list(REGISTRY) if isinstance(mission, Propagation) else list(ENGINE_METHODS)
             if method not in allowed:
                 raise InputError("method", f"must be one of {allowed} for this run", f"got {method!r}")
+            if isinstance(mission, Propagation) and method != mission.method:
+                mission.options = {}  # the script's method options (e.g. dmv's order) belong to the method replaced
             mission.method = method
     return missions, single
 
 
 def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=None, method=None, write_report=True,
-            params=None) -> int:
-    """Build, override, run, judge and report a mission; returns the exit code (0 or 1)."""
-    from .reporting import report
+            debug: bool = False, figures: Callable | None = None, params=None) -> int:
+    """Build, override, run, judge and report a mission; returns the exit code (0, or 1 when a criterion fails).
+
+    Raises what stops a run (an AttsimError, a user script's exception, a
+    KeyboardInterrupt), with a note saying where its partial telemetry is;
+    :func:`main` and :func:`run_script` turn that into one line. An
+    exception raised by ``criteria`` is a failed criterion, not an error
+    (with ``debug``, it is raised). ``figures(telemetry)``, when given (a mission
+    script's own), returns plotly figures for the report.
+    """
+    from .reporting import report_runs
 
     missions, single = build_missions(build, out, duration, seed, method, params)
-    runs = [mission.run(progress=True) for mission in missions]
-    results = criteria(runs[0] if single else runs)
+    runs = []
+    for mission in missions:
+        since = time.time() - 1.0  # file times are coarser than the clock on some file systems
+        try:
+            runs.append(mission.run(progress=sys.stderr.isatty()))  # no progress bar in a log file
+        except BaseException as exc:
+            where = _where_partial(mission.out_dir, since)
+            if where is None and isinstance(exc, KeyboardInterrupt):
+                where = f"no telemetry was written to {mission.out_dir} (stopped during set-up)"
+            if where is not None:
+                _note(exc, where)
+            raise
+    try:
+        results = judge(criteria(runs[0] if single else runs))
+    except Exception as exc:  # the criteria's own error: every criterion is unjudged, the runs stay
+        if debug:
+            raise
+        results = [Criterion("criteria(telemetry)", NotEvaluated(f"it raised {_describe(exc)[1]}"), False, "")]
     for run in runs:
-        print(f"{run.meta['name']}: {run.meta['duration_s']:.6g} s simulated in {run.meta['wall_s']:.2f} s wall -> {run.path}")
+        meta = run.meta
+        print(f"{meta['name']}: {meta['duration_s']:.6g} s simulated in {meta['wall_s']:.2f} s wall -> {run.path}")
     for label, value, ok, bound in results:
-        shown = f"{value:.4g}" if isinstance(value, (int, float)) else str(value)
-        print(f"{'PASS' if ok else 'FAIL'}  {label}: {shown} (bound {bound})")
+        print(f"{'PASS' if ok else 'FAIL'}  {label}: {_shown(value)}" + (f" (bound {bound})" if bound else ""))
     if write_report:
-        for run in runs:
-            print(f"report: {report(run, criteria=results)}")
+        pages = _write_report(lambda: report_runs(runs, criteria=results, figures=figures), "out", runs[0].path)
+        for page in pages[: len(runs)]:  # several pages share one plotly.js
+            print(f"report: {page}")
         if len(runs) > 1:
-            print(f"comparison: {report(runs, Path(runs[0].path).parent / 'comparison.html')}")
-    return 0 if all(ok for _, _, ok, _ in results) else 1
+            print(f"comparison: {pages[-1]}")
+    return EXIT_OK if all(c.ok for c in results) else EXIT_FAILED
 
 
-def run_script(build: Callable, criteria: Callable, argv: list[str] | None = None) -> int:
+def run_script(build: Callable, criteria: Callable, argv: list[str] | None = None,
+               figures: Callable | None = None) -> int:
     """Entry point of a mission script: ``python missions/x.py [--out DIR] [--duration S] ...``."""
     parser = argparse.ArgumentParser(description="Run this attsim mission")
     _run_options(parser)
-    parser.add_argument("--debug", action="store_true")
-    args = parser.parse_args(argv)
-    return _guard(lambda: _execute_args(build, criteria, args), args.debug)
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    parser.add_argument("--version", action="version", version=f"attsim {__version__}")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse: 2 for bad usage, 0 for --help
+        return int(exit_.code or 0)
+    return _guard(lambda: _execute_args(build, criteria, args, figures), args.debug)
+
+
+def _one_line(value) -> str:
+    try:
+        text = str(value)
+    except Exception:  # noqa: BLE001 - an object that cannot say what it is still gets a line
+        text = f"<{type(value).__name__}>"
+    return " ".join(text.split())
+
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+_LIBRARY_DIRS = tuple({Path(sysconfig.get_paths()[key]).resolve()
+                       for key in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+
+def _frame_origin(filename: str) -> str:
+    """Who wrote the code of a traceback frame: 'attsim', 'library' (Python's or an installed package's) or 'user'."""
+    if filename.startswith("<"):  # <frozen importlib._bootstrap> and the like
+        return "library"
+    path = Path(filename).resolve()
+    if path.is_relative_to(_PACKAGE_DIR):
+        return "attsim"
+    # a compiled extension names a source file it was built from (pandas/_libs/x.pxi), not one on disk
+    if not path.is_file() or any(path.is_relative_to(root) for root in _LIBRARY_DIRS):
+        return "library"
+    return "user"
+
+
+def _describe(exc: BaseException) -> tuple[str, str]:
+    """Whose code raised ``exc`` ('attsim' or 'user') and one line saying what and where.
+
+    The innermost frame that is neither Python's nor an installed library's
+    decides: a mission script's (or any file outside attsim's), or attsim's
+    own (except a module's ``__getattr__``: asking for a name attsim does
+    not have is the asker's error). SimPy re-raises a process's exception as a copy whose cause is the
+    original; the original's frames are the ones that say who raised it.
+    """
+    while exc.__cause__ is not None and type(exc.__cause__) is type(exc):
+        exc = exc.__cause__
+    text = f"{type(exc).__name__}: {_one_line(exc)}"
+    if isinstance(exc, SyntaxError) and exc.filename:  # raised by the compiler, about the file it names
+        text = f"{type(exc).__name__}: {_one_line(exc.msg)}"
+        return _frame_origin(exc.filename), f"{exc.filename}:{exc.lineno}: {text}"
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        origin = _frame_origin(frame.filename)
+        if origin == "attsim" and frame.name == "__getattr__":  # "no such name" (PEP 562) is its caller's error
+            continue
+        if origin != "library":
+            return origin, f"{frame.filename}:{frame.lineno}: {text}"
+    return "attsim", text
 
 
 def _guard(action: Callable[[], int], debug: bool) -> int:
+    """Run a command; turn what escapes into one line on stderr and an exit code (or, with ``debug``, the traceback)."""
     try:
         return action()
+    except KeyboardInterrupt as exc:
+        if debug:
+            raise
+        _say("interrupted", exc)
+        return EXIT_INTERRUPTED
     except AttsimError as exc:
         if debug:
             raise
-        print(f"attsim: {exc}", file=sys.stderr)
-        return 2
+        _say(_one_line(exc), exc)
+        return EXIT_USAGE
+    except Exception as exc:
+        if debug:
+            raise
+        origin, line = _describe(exc)
+        if origin == "attsim" and not isinstance(exc, OSError):  # a file system's refusal is no bug
+            _say(f"internal error, a bug in attsim (please report it with the traceback --debug shows): {line}", exc)
+            return EXIT_INTERNAL
+        _say(f"{line} (--debug shows the traceback)", exc)
+        return EXIT_USAGE
+
+
+def _say(message: str, exc: BaseException) -> None:
+    notes = [_one_line(note) for note in getattr(exc, "__notes__", None) or []]
+    print("attsim: " + "; ".join([message, *notes]), file=sys.stderr)
+
+
+def _report_path(out) -> Path:
+    """``--out`` of ``attsim report`` as the HTML file to write: ``.html`` added when missing; its directory usable."""
+    path = Path(out)
+    if path.suffix.lower() != ".html":
+        path = path.with_name(path.name + ".html")
+    if path.is_dir():
+        raise InputError("out", "must be a file path, not a directory", f"{path} is a directory")
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InputError("out", "must not lie under a file", f"{ancestor} is a file")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError("out", "must be a file that can be written", f"{path} is read-only")
+    return path
+
+
+def _write_report(write: Callable, field: str, path=None):
+    """``write()`` (a report); a place it cannot write to (read-only, full, no such place) as an InputError naming
+    ``field``, the option the user gave it by."""
+    try:
+        return write()
+    except OSError as exc:
+        detail = f"{exc.filename or path or ''}: {exc.strerror or exc}"
+    except InputError as exc:
+        if exc.field != "path":
+            raise
+        detail = exc.detail
+    raise InputError(field, "must be a place where the report can be written", detail)
 
 
 def _cmd_methods(args) -> int:
@@ -162,37 +395,46 @@ def _cmd_methods(args) -> int:
 
     for name, description in methods().items():
         print(f"{name:12s} {description}")
-    return 0
+    return EXIT_OK
 
 
 def _cmd_missions(args) -> int:
-    for name, path in _mission_scripts().items():
+    where = MISSIONS_DIR.resolve()
+    if not MISSIONS_DIR.is_dir():
+        rule = "needs ./missions, the directory of mission scripts (run attsim in a project root)"
+        raise InputError("missions", rule, f"there is no {where}")
+    scripts = _mission_scripts()
+    if not scripts:
+        print(f"(no mission scripts in {where})")
+    for name, path in scripts.items():
         print(f"{name:26s} {_first_doc_line(path)}")
-    return 0
+    return EXIT_OK
 
 
 def _cmd_run(args) -> int:
     script = _resolve_script(args.mission)
     module = _load_module(script)
-    if not (hasattr(module, "build") and hasattr(module, "criteria")):
+    if not (callable(getattr(module, "build", None)) and callable(getattr(module, "criteria", None))):
         raise InputError("mission", f"{script} must define build(out_dir=None) and criteria(telemetry)")
-    return _execute_args(module.build, module.criteria, args)
+    return _execute_args(module.build, module.criteria, args, getattr(module, "figures", None))
 
 
 def _cmd_report(args) -> int:
     from .reporting import report
     from .telemetry import load
 
+    target = _report_path(args.out) if args.out else None
     runs = [load(d) for d in args.dirs]
     for run in runs:
         if run.partial:
             print(f"note: {run.path} holds a partial run ({run.meta.get('stopped', 'killed')})")
+    field = "out" if args.out else "dirs"
     if len(runs) == 1:
-        print(f"report: {report(runs[0])}")
+        print(f"report: {_write_report(lambda: report(runs[0], target), field, target)}")
     else:
-        target = Path(args.out) if args.out else Path(runs[0].path).parent / "comparison.html"
-        print(f"comparison: {report(runs, target)}")
-    return 0
+        target = target or Path(runs[0].path).parent / "comparison.html"
+        print(f"comparison: {_write_report(lambda: report(runs, target), field, target)}")
+    return EXIT_OK
 
 
 def _cmd_validate(args) -> int:
@@ -202,30 +444,38 @@ def _cmd_validate(args) -> int:
     print(f"{'case':58s} {'method':10s} {'error':>10s} {'bound':>10s}")
     for case, method, error, bound, ok in rows:
         print(f"{case:58s} {method:10s} {error:10.3e} {bound:10.1e}  {'PASS' if ok else 'FAIL'}")
-    return 0 if all(row[-1] for row in rows) else 1
+    return EXIT_OK if all(row[-1] for row in rows) else EXIT_FAILED
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="attsim", description="Spacecraft attitude-dynamics simulator")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    parser.add_argument("--version", action="version", version=f"attsim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("methods", help="list the integrators").set_defaults(func=_cmd_methods)
-    sub.add_parser("missions", help="list the mission scripts in ./missions").set_defaults(func=_cmd_missions)
-    sub.add_parser("validate", help="run the analytic validation cases").set_defaults(func=_cmd_validate)
-    run = sub.add_parser("run", help="run a mission script")
+
+    def command(name: str, help_: str, func: Callable) -> argparse.ArgumentParser:
+        parser_ = sub.add_parser(name, help=help_)
+        # SUPPRESS: without --debug here, the value given before the subcommand stays
+        parser_.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
+        parser_.set_defaults(func=func)
+        return parser_
+
+    command("methods", "list the integrators", _cmd_methods)
+    command("missions", "list the mission scripts in ./missions", _cmd_missions)
+    command("validate", "run the analytic validation cases", _cmd_validate)
+    run = command("run", "run a mission script", _cmd_run)
     run.add_argument("mission", help="a name from 'attsim missions' or a path to a .py script")
     _run_options(run)
-    run.set_defaults(func=_cmd_run)
-    rep = sub.add_parser("report", help="write the report of a run directory, or a comparison of several")
+    rep = command("report", "write the report of a run directory, or a comparison of several", _cmd_report)
     rep.add_argument("dirs", nargs="+", help="run directories")
-    rep.add_argument("--out", help="comparison page path (several directories)")
-    rep.set_defaults(func=_cmd_report)
-    from .campaign.cli import add_parser
+    rep.add_argument("--out", help="the page to write ('.html' is added when missing; default: DIR/report.html, "
+                                   "or comparison.html beside the first of several)")
+    from .campaign.cli import add_arguments, run_command
 
-    add_parser(sub)
+    add_arguments(command("campaign", "run a Monte Carlo campaign of a mission (dask, resumable)", run_command))
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exit_:  # argparse: 2 for bad usage, 0 for --help
+    except SystemExit as exit_:  # argparse: 2 for bad usage, 0 for --help and --version
         return int(exit_.code or 0)
     return _guard(lambda: args.func(args), args.debug)
 

@@ -20,8 +20,11 @@ from . import mission_banks as ml
 from . import mission_loop as loops
 from .actuators import CommandSchedule, Magnetorquer, ReactionWheel, TorqueSchedule
 from .component import At
-from .control import BDot, MagneticPD, QuaternionPD
+from .control import BDot, MagneticPD, MomentumUnloading, QuaternionPD
+from .estimators import MEKF
 from .errors import ControllerError, DivergenceError, GimbalLockError
+from .guidance_kernels import PARAMETER_LENGTH
+from .mekf import MEASUREMENTS, MEMORY_SIZE, PARAMETERS
 from .numba_controller import MAX_READING_WIDTH, NumbaController
 from .plant import plant_advance_loop, plant_torque
 from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
@@ -32,12 +35,15 @@ NORMALS_BLOCK = 6 * 4096  # draws held per sensor between refills
 ROWS_BLOCK = 4096  # telemetry rows per hand-over at most
 EVENTS_BLOCK = 1024
 _SENSOR_KINDS = {Gyro: ml.GYRO, Magnetometer: ml.MAGNETOMETER, SunSensor: ml.SUN_SENSOR, StarTracker: ml.STAR_TRACKER}
+# the other built-ins with a compiled form (schedules and sun sensors have conditions, see _compilable)
+_OTHER_KINDS = (QuaternionPD, BDot, MagneticPD, MomentumUnloading, ReactionWheel, Magnetorquer, TorqueSchedule, MEKF)
 
 
 class CompiledMission(NamedTuple):
     """The banks of one run and the names that turn their rows back into events."""
 
     sensors: ml.SensorBank
+    estimators: ml.EstimatorBank
     controllers: ml.ControllerBank
     magnetorquers: ml.MagnetorquerBank
     schedules: ml.ScheduleBank
@@ -49,6 +55,7 @@ class CompiledMission(NamedTuple):
     schedule_names: list
     playback_objects: list
     controller_objects: list
+    estimator_objects: list
 
 
 def _compilable(component, mission) -> bool:
@@ -58,7 +65,7 @@ def _compilable(component, mission) -> bool:
     if kind is CommandSchedule:  # playback to a wheel or a set of magnetorquers (not to a thruster)
         target = next((c for c in mission.components if c.name == component.actuator_name), None)
         return type(target) in (ReactionWheel, Magnetorquer)
-    return kind in _SENSOR_KINDS or kind in (QuaternionPD, BDot, MagneticPD, ReactionWheel, Magnetorquer, TorqueSchedule)
+    return kind in _SENSOR_KINDS or kind in _OTHER_KINDS
 
 
 def compiled_form(mission) -> bool:
@@ -91,13 +98,33 @@ def _sensor_bank(sensors, driven) -> ml.SensorBank:
             normals[s] = sensor.rng.standard_normal(NORMALS_BLOCK)
     return ml.SensorBank(
         kind=np.array([_SENSOR_KINDS[type(s)] for s in sensors], dtype=np.int64),
-        period_s=np.array([s.period_s for s in sensors], dtype=float), phase_s=np.array([s.phase_s for s in sensors], dtype=float),
+        period_s=np.array([s.period_s for s in sensors], dtype=float),
+        phase_s=np.array([s.phase_s for s in sensors], dtype=float),
         next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s in driven else 1.0 for s in sensors]),
         parameters=parameters, output=np.full((n, 12), np.nan), bias=bias, t_last_s=np.full(n, np.nan),
         normals=normals, cursor=np.zeros(n, dtype=np.int64), draws=np.array([s.draws for s in sensors], dtype=np.int64))
 
 
-def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> ml.ControllerBank:
+def _estimator_bank(estimators, sensor_row) -> ml.EstimatorBank:
+    n = len(estimators)
+    bank = ml.EstimatorBank(
+        period_s=np.array([e.period_s for e in estimators], dtype=float),
+        phase_s=np.array([e.phase_s for e in estimators], dtype=float), next_k=np.zeros(n, dtype=np.int64),
+        gyro=np.array([sensor_row[e.gyro.name] for e in estimators], dtype=np.int64),
+        meas=np.full((n, 3), -1, dtype=np.int64), every=np.ones((n, 3), dtype=np.int64),
+        offset=np.zeros((n, 3), dtype=np.int64), parameters=np.zeros((n, len(PARAMETERS))), q=np.zeros((n, 4)),
+        bias=np.zeros((n, 3)), P=np.zeros((n, 6, 6)), memory=np.zeros((n, MEMORY_SIZE)), nis=np.full((n, 3), np.nan),
+        w_est=np.full((n, 3), np.nan))
+    for e, estimator in enumerate(estimators):  # the state as start() left it: the same start as the Python path
+        for i, (sensor, (every, offset)) in enumerate(zip(estimator.measurement_sensors, estimator.grid)):
+            if sensor is not None:
+                bank.meas[e, i], bank.every[e, i], bank.offset[e, i] = sensor_row[sensor.name], every, offset
+        bank.parameters[e], bank.q[e], bank.bias[e] = estimator.parameters, estimator.q, estimator.bias_rad_s
+        bank.P[e], bank.memory[e] = estimator.P, estimator.memory
+    return bank
+
+
+def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, estimators) -> ml.ControllerBank:
     n = len(controllers)
     width = max([len(c.sensors) for c in controllers] + [1])
     users = [c for c in controllers if isinstance(c, NumbaController)]
@@ -112,7 +139,9 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> m
         allocation=np.zeros((n, max(n_wheels, 1), 3)), magnetorquer=np.full(n, -1, dtype=np.int64),
         wheel_order=np.full((n, max(n_wheels, 1)), -1, dtype=np.int64), user_sizes=np.zeros((n, 4), dtype=np.int64),
         user_parameters=np.zeros((n, n_par)), user_memory=np.zeros((n, n_mem)),
-        user_readings=np.zeros((n, width, MAX_READING_WIDTH)), user_commands=np.zeros((n, n_out)))
+        user_readings=np.zeros((n, width, MAX_READING_WIDTH)), user_commands=np.zeros((n, n_out)),
+        target_kind=np.zeros(n, dtype=np.int64), target=np.zeros((n, PARAMETER_LENGTH)),
+        sources=np.full((n, 2), -1, dtype=np.int64), null_projector=np.zeros((n, max(n_wheels, 1), max(n_wheels, 1))))
     for c, law in enumerate(controllers):
         for i, sensor in enumerate(law.sensors):
             bank.samples[c, i] = sensor_row[sensor.name]
@@ -127,18 +156,28 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> m
             else:
                 bank.wheel_order[c, : len(law._outputs)] = [wheel_row[name] for name in law._outputs]
         elif isinstance(law, QuaternionPD):
-            p[:4], p[4], p[5] = law.target_q, law.kp, law.kd
+            p[4], p[5] = law.kp, law.kd
+            bank.target_kind[c], bank.target[c] = law.pointing.kind, law.pointing.parameters
             roles = (law._attitude, law._rate, law._mag)
             if law._wheels:
                 bank.kind[c] = ml.QPD_WHEELS
-                for wheel, row in zip(law._wheels, law._allocation):
-                    bank.drives_wheel[c, wheel_row[wheel.name]] = 1.0
-                    bank.allocation[c, wheel_row[wheel.name]] = row
+                p[6], p[7] = law.null_space_gain_Nm_s, law.wheel_speed_target_rad_s
+                rows = [wheel_row[wheel.name] for wheel in law._wheels]
+                for j, row in zip(rows, law._allocation):
+                    bank.drives_wheel[c, j] = 1.0
+                    bank.allocation[c, j] = row
+                bank.null_projector[c][np.ix_(rows, rows)] = law._projector
             else:
                 bank.kind[c] = ml.QPD_MAGNETORQUER
                 bank.magnetorquer[c] = mtq_row[law._mtq]
+        elif isinstance(law, MomentumUnloading):
+            bank.kind[c] = ml.UNLOAD
+            p[6] = law.gain_per_s
+            roles = (None, None, law._mag)
+            bank.magnetorquer[c] = mtq_row[law._mtq]
         elif isinstance(law, MagneticPD):
             bank.kind[c] = ml.MAGNETIC_PD
+            bank.target_kind[c], bank.target[c] = law.pointing.kind, law.pointing.parameters
             p[4], p[5], p[7:10] = law.kp, law.kd, law.compensation
             roles = (law._attitude, law._rate, law._mag)
             bank.magnetorquer[c] = mtq_row[law._mtq]
@@ -147,7 +186,9 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels) -> m
             p[6] = law.gain_used
             roles = (None, None, law._mag)
             bank.magnetorquer[c] = mtq_row[law._mtq]
-        bank.roles[c] = [-1 if name is None else sensor_row[name] for name in roles]
+        sources = [r if isinstance(r, MEKF) else None for r in roles[:2]]
+        bank.sources[c] = [-1 if r is None else estimators.index(r) for r in sources]
+        bank.roles[c] = [-1 if name is None or isinstance(name, MEKF) else sensor_row[name] for name in roles]
     return bank
 
 
@@ -192,14 +233,17 @@ def _most_at_once(commands) -> int:
 def build(mission, sc, width: int) -> CompiledMission:
     """The banks of ``mission`` at ``t = 0``, after its components were prepared and started on ``sc``."""
     sensors = [c for c in mission.components if type(c) in _SENSOR_KINDS]
-    controllers = [c for c in mission.components if type(c) in (QuaternionPD, BDot, MagneticPD, NumbaController)]
+    controllers = [c for c in mission.components
+                   if type(c) in (QuaternionPD, BDot, MagneticPD, MomentumUnloading, NumbaController)]
     magnetorquers = [c for c in mission.components if type(c) is Magnetorquer]
     schedules = [c for c in mission.components if type(c) is TorqueSchedule]
     playbacks = [c for c in mission.components if type(c) is CommandSchedule]
     sensor_row = {s.name: k for k, s in enumerate(sensors)}
     mtq_row = {m.name: k for k, m in enumerate(magnetorquers)}
     wheel_row = {name: k for k, name in enumerate(sc.wheel_names)}
-    driven = {s for c in controllers for s in c.sensors}
+    estimators = [c for c in mission.components if type(c) is MEKF]
+    driven = {s for c in controllers for s in c.sensors} | {s for e in estimators
+                                                           for s in (e.gyro, *e.measurement_sensors) if s is not None}
     layout = []
     for component in mission.components:
         if type(component) in _SENSOR_KINDS:
@@ -210,15 +254,19 @@ def build(mission, sc, width: int) -> CompiledMission:
             layout.append((ml.ROW_MAGNETORQUER, mtq_row[component.name]))
         elif type(component) is ReactionWheel:
             layout.append((ml.ROW_WHEEL, wheel_row[component.name]))
+        elif type(component) is MEKF:
+            layout.append((ml.ROW_ESTIMATOR, estimators.index(component)))
+        elif getattr(component, "writes_pointing", False):
+            layout.append((ml.ROW_POINTING, controllers.index(component)))
     m = len(magnetorquers)
     n_wheels = len(sc.wheel_names)
     # the most events one instant can log: every schedule switch, every playback command with the saturation changes
     # it causes, every controller's commands' saturation changes, every wheel reaching its speed limit
     per_instant = (len(schedules) + sum(3 * _most_at_once(p.commands) for p in playbacks)
-                   + len(controllers) * (2 * n_wheels + 1) + n_wheels + 1)
+                   + len(controllers) * (2 * n_wheels + 1) + n_wheels + 3 * len(estimators) + 1)
     return CompiledMission(
-        sensors=_sensor_bank(sensors, driven),
-        controllers=_controller_bank(controllers, sensor_row, wheel_row, mtq_row, len(sc.wheel_names)),
+        sensors=_sensor_bank(sensors, driven), estimators=_estimator_bank(estimators, sensor_row),
+        controllers=_controller_bank(controllers, sensor_row, wheel_row, mtq_row, len(sc.wheel_names), estimators),
         magnetorquers=ml.MagnetorquerBank(np.array([q.dipole_max_Am2 for q in magnetorquers]).reshape(m, 3),
                                           np.array([1.0 if q.saturation == "scale" else 0.0 for q in magnetorquers]),
                                           np.zeros((m, 3)), np.zeros(m)),
@@ -229,7 +277,8 @@ def build(mission, sc, width: int) -> CompiledMission:
         buffers=ml.Buffers(np.empty((ROWS_BLOCK, width)), np.empty((max(EVENTS_BLOCK, 4 * per_instant), 8)),
                            np.zeros(2, dtype=np.int64), np.empty((max(len(sc.wheel_names), 1), 3)), per_instant),
         sensor_objects=sensors, magnetorquer_names=[q.name for q in magnetorquers],
-        schedule_names=[s.name for s in schedules], playback_objects=playbacks, controller_objects=controllers)
+        schedule_names=[s.name for s in schedules], playback_objects=playbacks, controller_objects=controllers,
+        estimator_objects=estimators)
 
 
 def _law_error(form: CompiledMission, law, exc: Exception) -> Exception:
@@ -265,6 +314,10 @@ def _flush(form: CompiledMission, sc, recorder) -> None:
             value = playback.commands[int(e[7])][1]
             recorder.event(t, "command", actuator=playback.actuator_name, command=np.asarray(value, dtype=float).tolist())
             continue
+        if kind == ml.EVENT_OUTLIER:
+            recorder.event(t, "outlier", estimator=form.estimator_objects[index].name, measurement=MEASUREMENTS[what],
+                           nis=float(e[4]))
+            continue
         if kind == ml.EVENT_COMMAND:
             recorder.event(t, "command", actuator=form.schedule_names[index], torque_Nm=[float(v) for v in e[4:7]])
             continue
@@ -298,8 +351,9 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
         horizon = t_now + max(recorder.chunk_s, mission.telemetry_dt_s)  # rows reach the recorder this often at least
         try:
             state, t_now, reason, t_from = loop(sc._state, t_now, horizon, mission.max_step_s, inputs, sc.wheels,
-                                                form.sensors, form.controllers, form.magnetorquers, form.schedules,
-                                                form.playback, form.telemetry, sc._J, sc._Jinv, sc._params, form.buffers)
+                                                form.sensors, form.estimators, form.controllers, form.magnetorquers,
+                                                form.schedules, form.playback, form.telemetry, sc._J, sc._Jinv,
+                                                sc._params, form.buffers)
         except Exception as exc:  # a user's law raised, or does not compile with the documented signature
             _flush(form, sc, recorder)  # what the loop had produced before is kept
             raise _law_error(form, law, exc) from exc
@@ -335,6 +389,11 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
     for c, controller in enumerate(form.controller_objects):
         if isinstance(controller, NumbaController):
             controller.memory[:] = form.controllers.user_memory[c, : controller.memory_size]
+    for e, estimator in enumerate(form.estimator_objects):  # the objects end as the Python path leaves them
+        estimator.q[:], estimator.bias_rad_s[:], estimator.P[:] = form.estimators.q[e], form.estimators.bias[e], \
+            form.estimators.P[e]
+        estimator.memory[:], estimator.nis[:], estimator.w_est[:] = form.estimators.memory[e], form.estimators.nis[e], \
+            form.estimators.w_est[e]
     for sensor, row in zip(form.sensor_objects, form.sensors.output):
         axes = len(sensor.axes)
         sensor.latest, sensor._latest_truth = row[:axes].copy(), row[6:6 + axes].copy()

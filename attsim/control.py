@@ -22,13 +22,19 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._validate import finite_array, positive_scalar, unit_quaternion
+from ._validate import function as callable_argument
+from ._validate import finite_number, non_negative_scalar, one_of, positive_scalar, sequence, vector3
 from .component import Component, periodic
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
                            orbit_rate_inertial, pd_torque)
 from .errors import AttsimError, ControllerError, InputError
+from .allocation import allocate, allocation_matrix, null_space_projector, null_space_torque, unloading_dipole
+from .guidance import NadirPointing
+from .guidance_kernels import rate_error
+from .pointing import Pointing, target_of
+from .schema import POINTING_COLUMNS
 
-__all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD", "MagneticPD"]
+__all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD", "MagneticPD", "MomentumUnloading"]
 
 
 class Controller(Component):
@@ -47,11 +53,9 @@ class Controller(Component):
     def __init__(self, name: str, period_s: float, sensors: Sequence = (), actuators: Sequence = (), phase_s: float = 0.0):
         self.name = name
         self.period_s = positive_scalar(period_s, "period_s")
-        self.phase_s = float(phase_s)
-        if not (math.isfinite(self.phase_s) and self.phase_s >= 0):
-            raise InputError("phase_s", "must be finite and >= 0", f"got {phase_s!r}")
-        self._sensor_refs = list(sensors)
-        self._actuator_refs = list(actuators)
+        self.phase_s = non_negative_scalar(phase_s, "phase_s")
+        self._sensor_refs = sequence(sensors, "sensors")
+        self._actuator_refs = sequence(actuators, "actuators")
         self.cycles = 0
 
     def decide(self, t_s: float, readings: dict) -> dict:  # pragma: no cover - abstract
@@ -91,11 +95,13 @@ class Controller(Component):
             raise
         except Exception as exc:
             raise ControllerError(f"controller {self.name!r} raised at t = {t:.6g} s: {exc!r}") from exc
+        if not isinstance(commands, dict):  # before asking its truth: an array has none
+            if commands is None:
+                return
+            raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s returned {type(commands).__name__}; "
+                                  "expected a dict {actuator name: command} (or None to hold)")
         if not commands:
             return
-        if not isinstance(commands, dict):
-            raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s returned {type(commands).__name__}; "
-                                  "expected a dict {actuator name: command}")
         for name, value in commands.items():
             actuator = self.actuators.get(name)
             if actuator is None:
@@ -116,8 +122,7 @@ class FunctionController(Controller):
 
     def __init__(self, function: Callable, period_s: float, sensors: Sequence = (), actuators: Sequence = (),
                  phase_s: float = 0.0, name: str = "controller"):
-        if not callable(function):
-            raise InputError("function", "must be callable", f"got {type(function).__name__}")
+        callable_argument(function, "function")
         super().__init__(name, period_s, sensors, actuators, phase_s)
         self.function = function
 
@@ -140,8 +145,7 @@ class BDot(Controller):
 
     def __init__(self, magnetometer, magnetorquer, gain: float | None, period_s: float, form: str = "rate", name: str = "bdot"):
         super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
-        if form not in ("rate", "direction"):
-            raise InputError("form", "must be 'rate' or 'direction'", f"got {form!r}")
+        one_of(form, "form", ("rate", "direction"))
         if gain is None and form != "direction":
             raise InputError("gain", "can be chosen automatically only for form='direction' (Avanzini-Giulietti)")
         self.gain = None if gain is None else positive_scalar(gain, "gain")
@@ -177,57 +181,101 @@ class BDot(Controller):
 
 
 class QuaternionPD(Controller):
-    """Quaternion-feedback PD to a fixed target attitude.
+    """Quaternion-feedback PD to a fixed attitude or a guidance target.
 
-    ``τ = -k_p sign(δq_w) δq_v - k_d ω`` with ``δq = q_target* ⊗ q`` the
-    attitude error in body axes (Wie, *Space Vehicle Dynamics and Control*,
-    sec. 7.3). Attitude and rate come from ``attitude_sensor`` and
-    ``rate_sensor`` when given, otherwise from the true state.
+    ``τ = -k_p sign(δq_w) δq_v - k_d (ω - R_BR ω_R)`` with ``δq = q_IR* ⊗ q``
+    the attitude error in body axes (Wie, *Space Vehicle Dynamics and
+    Control*, sec. 7.3) and ``q_IR``, ``ω_R`` the reference: ``target_q`` (a
+    fixed attitude, ``ω_R = 0``) or ``target`` (a :mod:`attsim.guidance`
+    target: nadir, Sun, ground station, slew; its rate fed forward through
+    the rate error). Attitude and rate come from ``attitude_source`` and
+    ``rate_source`` when given — a sensor (a star tracker, a gyro) or an
+    estimator (:class:`~attsim.estimators.MEKF`) — otherwise from the true
+    state. ``attitude_sensor`` and ``rate_sensor`` are the same arguments
+    under their earlier names.
 
-    The torque goes to ``wheels`` (motor torques ``τ_w = -A⁺ τ`` with ``A``
-    the wheel axes as columns) or to a ``magnetorquer`` through
+    The torque goes to ``wheels`` or to a ``magnetorquer`` through
     ``m = B × τ / |B|²`` (needs ``magnetometer``; only the part of ``τ``
-    normal to ``B`` can be produced).
+    normal to ``B`` can be produced). Wheels of any number and axes that
+    span three axes get the minimum-norm motor torques ``u = -A⁺ τ``, scaled
+    as a whole to their motor limits so the torque keeps its direction; with
+    more than three wheels, ``null_space_gain_Nm_s`` adds
+    ``-k N (Ω - Ω*)`` in the null space, driving the wheel speeds toward
+    ``wheel_speed_target_rad_s`` without disturbing the body
+    (:mod:`attsim.allocation`).
     """
 
-    def __init__(self, target_q, kp: float, kd: float, period_s: float, wheels: Sequence = (), magnetorquer=None,
-                 magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd"):
+    def __init__(self, target_q=None, kp: float = None, kd: float = None, period_s: float = None, wheels: Sequence = (),
+                 magnetorquer=None, magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd",
+                 attitude_source=None, rate_source=None, target=None, null_space_gain_Nm_s: float = 0.0,
+                 wheel_speed_target_rad_s: float = 0.0):
+        for value, field in ((kp, "kp"), (kd, "kd"), (period_s, "period_s")):
+            if value is None:
+                raise InputError(field, "is required")
+        attitude_source = _source(attitude_source, attitude_sensor, "attitude_source")
+        rate_source = _source(rate_source, rate_sensor, "rate_source")
+        wheels = sequence(wheels, "wheels")
         if bool(wheels) == (magnetorquer is not None):
             raise InputError("actuators", "give either wheels or a magnetorquer to QuaternionPD")
         if magnetorquer is not None and magnetometer is None:
             raise InputError("magnetometer", "is needed to map torque onto magnetorquers (m = B x tau / |B|^2)")
-        sensors = [s for s in (attitude_sensor, rate_sensor, magnetometer) if s is not None]
+        sensors = [s for s in (attitude_source, rate_source, magnetometer) if s is not None and not _is_estimator(s)]
         actuators = list(wheels) + ([magnetorquer] if magnetorquer is not None else [])
         super().__init__(name, period_s, sensors=sensors, actuators=actuators)
-        self.target_q = unit_quaternion(target_q, "target_q")
-        self._target = tuple(float(v) for v in self.target_q)
+        self.target = target_of(target_q, target, f"QuaternionPD {name!r}")
+        self.target_q = getattr(self.target, "q_IR", None)  # a fixed target's attitude (None for a moving one)
+        self.pointing = Pointing(self.target)
         self.kp = positive_scalar(kp, "kp")
         self.kd = positive_scalar(kd, "kd")
-        self._roles = (attitude_sensor, rate_sensor, magnetometer)
+        self._roles = (attitude_source, rate_source, magnetometer)
         self._wheel_refs = list(wheels)
+        self.null_space_gain_Nm_s = non_negative_scalar(null_space_gain_Nm_s, "null_space_gain_Nm_s")
+        self.wheel_speed_target_rad_s = finite_number(wheel_speed_target_rad_s, "wheel_speed_target_rad_s")
 
     def prepare(self, mission):
         super().prepare(mission)
+        self.pointing.check(mission, f"controller {self.name!r}")
+        self.writes_pointing = _first_pointing(mission) is self
         self._attitude, self._rate, self._mag = (_name_of(r) for r in self._roles)
         self._wheels = [self.actuators[_name_of(w)] for w in self._wheel_refs]
         if self._wheels:
-            axes = np.column_stack([w.axis for w in self._wheels])
-            if np.linalg.matrix_rank(axes) < 3:
-                raise InputError("wheels", "must span three axes for three-axis control")
-            self._allocation = -np.linalg.pinv(axes)
-            self._allocation_rows = [tuple(float(v) for v in row) for row in self._allocation]
+            axes = np.array([w.axis for w in self._wheels])
+            try:
+                self._allocation = allocation_matrix(axes)
+            except InputError as exc:
+                raise InputError("wheels", "must span three axes for three-axis control", exc.detail) from None
+            n = len(self._wheels)
+            self._limits = np.array([w.max_torque_Nm for w in self._wheels])
+            # the null space exists only for redundant arrays; a zero projector keeps one code path
+            self._projector = null_space_projector(axes) if n > 3 and self.null_space_gain_Nm_s > 0 else np.zeros((n, n))
+            self._speeds, self._null, self._motor = np.zeros(n), np.zeros(n), np.zeros(n)
+            self._speed_target = np.full(n, self.wheel_speed_target_rad_s)
         self._mtq = None if self._wheels else next(iter(self.actuators))
 
-    def torque(self, q, w) -> np.ndarray:
-        """``τ = -k_p sign(δq_w) δq_v - k_d ω`` for attitude ``q`` and rate ``w`` (N m, body axes)."""
-        return np.array(pd_torque(self._target, tuple(q), tuple(w), self.kp, self.kd))
+    def torque(self, q, w, t_s: float = 0.0) -> np.ndarray:
+        """``τ`` (N m, body axes) for attitude ``q`` and rate ``w`` at ``t_s`` (the reference there)."""
+        q_ref, w_ref, _ = self.pointing.reference(getattr(self, "_sc", None), t_s)
+        q, w = tuple(float(v) for v in q), tuple(float(v) for v in w)
+        return np.array(pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd))
+
+    def columns(self):
+        return list(POINTING_COLUMNS) if self.writes_pointing else []
+
+    def values(self, sc):
+        return self.pointing.values(sc) if self.writes_pointing else []
 
     def decide(self, t_s, readings):
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
-        tau = pd_torque(self._target, q, w, self.kp, self.kd)
+        q_ref, w_ref, _ = self.pointing.reference(self._sc, t_s)
+        tau = pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd)
         if self._wheels:
-            return {wheel.name: a[0] * tau[0] + a[1] * tau[1] + a[2] * tau[2]
-                    for wheel, a in zip(self._wheels, self._allocation_rows)}
+            if self.null_space_gain_Nm_s > 0 and len(self._wheels) > 3:
+                for j, wheel in enumerate(self._wheels):
+                    self._speeds[j] = wheel.speed_rad_s(self._sc)
+                null_space_torque(self._projector, self._speeds, self._speed_target, self.null_space_gain_Nm_s,
+                                  self._null)
+            allocate(self._allocation, tau, self._null, self._limits, self._motor)
+            return {wheel.name: float(u) for wheel, u in zip(self._wheels, self._motor)}
         return {self._mtq: dipole_for_torque(tuple(readings[self._mag]), tau)}
 
 
@@ -248,20 +296,31 @@ class MagneticPD(Controller):
     """
 
     def __init__(self, magnetometer, magnetorquer, kp: float, kd: float, period_s: float, attitude_sensor=None,
-                 rate_sensor=None, dipole_compensation_Am2=(0.0, 0.0, 0.0), name: str = "mpd"):
-        sensors = [s for s in (magnetometer, attitude_sensor, rate_sensor) if s is not None]
+                 rate_sensor=None, dipole_compensation_Am2=(0.0, 0.0, 0.0), name: str = "mpd", attitude_source=None,
+                 rate_source=None):
+        attitude_sensor = _source(attitude_source, attitude_sensor, "attitude_source")
+        rate_sensor = _source(rate_source, rate_sensor, "rate_source")
+        sensors = [s for s in (magnetometer, attitude_sensor, rate_sensor) if s is not None and not _is_estimator(s)]
         super().__init__(name, period_s, sensors=sensors, actuators=[magnetorquer])
         self.kp = positive_scalar(kp, "kp")
         self.kd = positive_scalar(kd, "kd")
-        self.compensation = finite_array(dipole_compensation_Am2, "dipole_compensation_Am2", (3,))
+        self.compensation = vector3(dipole_compensation_Am2, "dipole_compensation_Am2")
         self._roles = (magnetometer, attitude_sensor, rate_sensor)
+        self.pointing = Pointing(NadirPointing())  # the orbit (LVLH) frame, for the pointing columns
 
     def prepare(self, mission):
         super().prepare(mission)
         if mission.environment is None:
             raise InputError("environment", f"controller {self.name!r} holds the orbit frame: the mission needs an environment")
+        self.writes_pointing = _first_pointing(mission) is self
         self._mag, self._attitude, self._rate = (_name_of(r) for r in self._roles)
         self._mtq = next(iter(self.actuators))
+
+    def columns(self):
+        return list(POINTING_COLUMNS) if self.writes_pointing else []
+
+    def values(self, sc):
+        return self.pointing.values(sc) if self.writes_pointing else []
 
     def decide(self, t_s, readings):
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
@@ -273,14 +332,71 @@ class MagneticPD(Controller):
         return {self._mtq: (m[0] - c[0], m[1] - c[1], m[2] - c[2])}
 
 
+class MomentumUnloading(Controller):
+    """Magnetorquer unloading of the reaction wheels, beside the wheel controller.
+
+    ``m = k (h × B) / |B|²`` with ``h`` the wheels' momentum (body axes, all
+    the mission's wheels) and ``B`` the magnetometer's field: its torque
+    ``m × B = -k (h - (h·B̂) B̂)`` removes the momentum normal to the field at
+    the rate ``k`` (1/s) while the attitude controller holds the attitude
+    with the wheels (Camillo & Markley, AIAA 80-1733; :mod:`attsim.allocation`).
+    """
+
+    def __init__(self, magnetometer, magnetorquer, gain_per_s: float, period_s: float, name: str = "unload"):
+        super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
+        self.gain_per_s = positive_scalar(gain_per_s, "gain_per_s")
+
+    def prepare(self, mission):
+        from .actuators import ReactionWheel
+
+        super().prepare(mission)
+        if not any(isinstance(c, ReactionWheel) for c in mission.components):
+            raise InputError("wheels", f"controller {self.name!r} unloads reaction wheels: the mission has none")
+        self._mag = self.sensors[0].name
+        self._mtq = next(iter(self.actuators))
+
+    def decide(self, t_s, readings):
+        return {self._mtq: unloading_dipole(tuple(readings[self._mag]), self._sc.h_wheels_Nms, self.gain_per_s)}
+
+
+def _first_pointing(mission):
+    """The mission's first attitude controller: it writes the pointing columns."""
+    return next((c for c in mission.components if isinstance(c, (QuaternionPD, MagneticPD))), None)
+
+
+def _is_estimator(ref) -> bool:
+    from .estimators import MEKF
+
+    return isinstance(ref, MEKF)
+
+
+def _source(source, sensor, field: str):
+    """The attitude or rate source given under its name or its earlier ``*_sensor`` name (not both)."""
+    if source is not None and sensor is not None:
+        raise InputError(field, f"give it once (as {field}; {field.replace('source', 'sensor')} is its earlier name)")
+    return source if source is not None else sensor
+
+
 def _name_of(ref):
-    """A component given by name or by object, as its name (None stays None)."""
-    return None if ref is None else (ref if isinstance(ref, str) else ref.name)
+    """A sensor given by name or by object, as its name; an estimator stays the object (None stays None)."""
+    return None if ref is None else (ref if isinstance(ref, str) or _is_estimator(ref) else ref.name)
 
 
-def _attitude_and_rate(sc, readings, attitude_sensor, rate_sensor) -> tuple[tuple, tuple]:
-    """``(q, ω)`` as tuples from the named sensors' readings, or the true state where none is named."""
+def _attitude_and_rate(sc, readings, attitude_source, rate_source) -> tuple[tuple, tuple]:
+    """``(q, ω)`` as tuples from the named sensors' readings or the estimators, the true state where none is named."""
     q_true, w_true = sc.state()
-    q = tuple(float(v) for v in readings[attitude_sensor]) if attitude_sensor else q_true
-    w = tuple(float(v) for v in readings[rate_sensor]) if rate_sensor else w_true
+    if attitude_source is None:
+        q = q_true
+    elif isinstance(attitude_source, str):
+        q = tuple(float(v) for v in readings[attitude_source])
+    else:  # an estimator: its cycle at this instant first, whichever process SimPy serves first
+        attitude_source.bring_up_to_date(sc)
+        q = attitude_source.attitude()
+    if rate_source is None:
+        w = w_true
+    elif isinstance(rate_source, str):
+        w = tuple(float(v) for v in readings[rate_source])
+    else:
+        rate_source.bring_up_to_date(sc)
+        w = rate_source.rate()
     return q, w

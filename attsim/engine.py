@@ -23,7 +23,6 @@ Usage::
 from __future__ import annotations
 
 import math
-import os
 import platform
 import time
 from pathlib import Path
@@ -32,12 +31,12 @@ import numpy as np
 from simpy.core import NORMAL
 
 from . import __version__
-from ._validate import positive_scalar, unit_quaternion, vector3
+from ._validate import boolean, int_in, one_of, path_like, positive_scalar, safe_name, unit_quaternion, vector3
 from .component import At, Component, periodic
 from .environment.table import EnvironmentTable, field_table
 from .environment.torques import DISTURBANCE_NAMES
 from .errors import AttsimError, ControllerError, DivergenceError, InputError
-from .inertia import check_inertia
+from .inertia import check_inertia, check_rate
 from .plant import Spacecraft
 from .schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .telemetry import Recorder, Telemetry, load
@@ -61,7 +60,9 @@ def __getattr__(name: str):
 
 def _describe_component(component) -> dict:
     description = {"name": component.name, "type": type(component).__name__}
-    for attribute in ("axis", "dipole_max_Am2", "max_torque_Nm", "max_speed_rad_s", "rate_hz", "period_s", "gain_used"):
+    # the report draws limits, a wheel's momentum capacity (its inertia) and a controller's fixed target (pointing)
+    for attribute in ("axis", "dipole_max_Am2", "max_torque_Nm", "max_speed_rad_s", "inertia_kg_m2", "max_force_N",
+                      "rate_hz", "period_s", "gain_used", "target_q"):
         value = getattr(component, attribute, None)
         if value is not None:
             description[attribute] = np.asarray(value).tolist()
@@ -74,11 +75,23 @@ def _describe_environment(environment) -> dict:
         "orbit": type(orbit).__name__, "epoch": orbit.epoch.datetime.isoformat(), "period_s": orbit.period_s,
         "inclination_deg": math.degrees(orbit.inclination_rad), "tle": [getattr(orbit, "line1", None), getattr(orbit, "line2", None)],
         "field": None if environment.field is None else environment.field.name,
-        "atmosphere": None if environment.atmosphere is None else environment.atmosphere.name,
+        "atmosphere": None if environment.atmosphere is None else getattr(environment.atmosphere, "name",
+                                                                          type(environment.atmosphere).__name__),
         "shadow": environment.shadow, "gravity_gradient": environment.gravity_gradient,
         "aerodynamic": environment.aerodynamic, "solar_pressure": environment.solar_pressure,
         "residual_dipole_Am2": environment.residual_dipole_Am2.tolist(), "faces": len(environment.faces),
+        "kepler": _kepler_elements(orbit),
     }
+
+
+def _kepler_elements(orbit) -> dict | None:
+    """A Kepler orbit's elements at its epoch (the report rebuilds the orbit from them); None for other orbits."""
+    if not hasattr(orbit, "raan0"):
+        return None
+    return {"semi_major_axis_m": orbit.a, "eccentricity": orbit.e,
+            "inclination_deg": math.degrees(orbit.inclination_rad), "raan_deg": math.degrees(orbit.raan0),
+            "arg_perigee_deg": math.degrees(orbit.argp0),
+            "mean_anomaly_deg": math.degrees(orbit.M0), "j2": bool(orbit.raan_rate or orbit.argp_rate)}
 
 
 def _original_error(exc: BaseException) -> BaseException:
@@ -105,7 +118,10 @@ class Mission:
     Parameters
     ----------
     name : str
-        Scenario name; also the default output directory ``reports/<name>``.
+        Scenario name; also the default output directory ``reports/<name>``,
+        so a safe file name (``attsim._validate.NAME_RULE``: letters, digits,
+        ``_ - .``, not starting with ``.``, at most 100 characters); write
+        elsewhere with ``out_dir``.
     inertia : array_like or CompositeBody
         Inertia about the centre of mass, body axes (kg m^2). With reaction
         wheels, exclude their axial inertia about their spin axes (it is
@@ -163,29 +179,24 @@ class Mission:
         description: str = "",
         allow_nonphysical: bool = False,
     ):
-        if not isinstance(name, str) or not name.strip():
-            raise InputError("name", "must be a non-empty string", f"got {name!r}")
-        self.name = name
+        self.name = safe_name(name, "name")
         self.description = str(description)
         checked = check_inertia(inertia, allow_nonphysical=allow_nonphysical)
         self.inertia_kg_m2 = checked.matrix_kg_m2
         self.nonphysical_inertia = checked.nonphysical
         self.omega0_rad_s = vector3(omega0, "omega0")
+        check_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")
         self.q0 = unit_quaternion(q0, "q0")
         self.duration_s = positive_scalar(duration, "duration")
-        allowed = __getattr__("ENGINE_METHODS")
-        if method not in allowed:
-            raise InputError("method", f"must be one of {list(allowed)} in a mission", f"got {method!r}")
-        self.method = method
+        self.method = one_of(method, "method", __getattr__("ENGINE_METHODS"))
         self.max_step_s = positive_scalar(max_step, "max_step")
         self.telemetry_dt_s = positive_scalar(telemetry_dt, "telemetry_dt")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise InputError("seed", "must be an integer >= 0", f"got {seed!r}")
-        self.seed = int(seed)
-        if out_dir is not None and (isinstance(out_dir, bool) or not isinstance(out_dir, (str, os.PathLike))
-                                    or not str(out_dir).strip()):
-            raise InputError("out_dir", "must be a directory path (str or os.PathLike), not empty", f"got {out_dir!r}")
+        self.seed = int_in(seed, "seed", 0, 2**63 - 1)
+        if out_dir is not None:
+            path_like(out_dir, "out_dir")
         self.out_dir = Path(out_dir) if out_dir is not None else Path("reports") / name
+        if field is not None and not callable(field):
+            field = vector3(field, "field")  # a callable is checked where its values enter (the field table)
         self.field_spec = field
         self.field_dt_s = positive_scalar(field_dt, "field_dt") if field_dt is not None else self.max_step_s
         if environment is not None:
@@ -271,6 +282,9 @@ class Mission:
         import simpy
         import simpy.rt
 
+        progress = boolean(progress, "progress")
+        if compiled is not None:
+            compiled = boolean(compiled, "compiled")
         for component in self.components:
             component.prepare(self)
         from .compiled_mission import compiled_form, run_compiled

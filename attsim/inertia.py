@@ -21,7 +21,8 @@ from typing import Sequence
 import numpy as np
 
 from . import rotations
-from ._validate import finite_array, positive_scalar, unit_quaternion
+from ._validate import (boolean, finite_array, finite_number, non_negative_scalar, positive_scalar, sequence,
+                        unit_quaternion)
 from .errors import InputError, NonPhysicalInertiaError
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "parallel_axis",
     "principal_axes",
     "check_inertia",
+    "check_rate",
     "InertiaCheck",
 ]
 
@@ -47,6 +49,9 @@ __all__ = [
 # from parts is ~1e-16 relative, so these only forgive arithmetic noise.
 SYMMETRY_TOLERANCE = 1e-9
 TRIANGLE_TOLERANCE = 1e-9
+# Principal moments a run accepts, kg m^2: from a gram-sized chip (1e-8) to past a space station (1e8), with
+# margin; outside it the squares and inverses of the dynamics leave the range of float64 or its precision.
+INERTIA_RANGE_KG_M2 = (1e-12, 1e12)
 
 
 class Shape:
@@ -139,9 +144,9 @@ class HollowCylinder(Shape):
         object.__setattr__(self, "mass_kg", positive_scalar(self.mass_kg, "mass_kg"))
         object.__setattr__(self, "outer_radius_m", positive_scalar(self.outer_radius_m, "outer_radius_m"))
         object.__setattr__(self, "length_m", positive_scalar(self.length_m, "length_m"))
-        inner = float(self.inner_radius_m)
-        if not (0.0 <= inner < self.outer_radius_m):
-            raise InputError("inner_radius_m", "must satisfy 0 <= inner_radius_m < outer_radius_m", f"got {self.inner_radius_m!r}")
+        inner = non_negative_scalar(self.inner_radius_m, "inner_radius_m")
+        if not inner < self.outer_radius_m:
+            raise InputError("inner_radius_m", "must be less than outer_radius_m", f"got {self.inner_radius_m!r}")
         object.__setattr__(self, "inner_radius_m", inner)
 
     def inertia_kg_m2(self) -> np.ndarray:
@@ -236,6 +241,7 @@ def parallel_axis(inertia_cm_kg_m2, mass_kg: float, offset_m) -> np.ndarray:
     """
     J = finite_array(inertia_cm_kg_m2, "inertia_cm_kg_m2", (3, 3))
     r = finite_array(offset_m, "offset_m", (3,))
+    mass_kg = finite_number(mass_kg, "mass_kg")
     return J + mass_kg * (float(r @ r) * np.eye(3) - np.outer(r, r))
 
 
@@ -294,7 +300,7 @@ class CompositeBody:
     inertia_kg_m2: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
-        parts = tuple(self.parts)
+        parts = tuple(sequence(self.parts, "parts"))
         if not parts:
             raise InputError("parts", "must hold at least one Part")
         for index, part in enumerate(parts):
@@ -367,7 +373,8 @@ class InertiaCheck:
 def check_inertia(value, *, allow_nonphysical: bool = False, field_name: str = "inertia") -> InertiaCheck:
     """Validate an inertia given as a 3x3 tensor, 3 principal moments, or a body.
 
-    Rules, each refused with an error naming it: finite; symmetric (to
+    Rules, each refused with an error naming it: finite; entries and
+    principal moments within :data:`INERTIA_RANGE_KG_M2`; symmetric (to
     ``SYMMETRY_TOLERANCE`` relative); positive definite; principal moments
     obeying ``I_a + I_b >= I_c`` for every ordering (to
     ``TRIANGLE_TOLERANCE`` relative), unless ``allow_nonphysical`` is true.
@@ -377,6 +384,7 @@ def check_inertia(value, *, allow_nonphysical: bool = False, field_name: str = "
     :class:`Shape` (its inertia about its centre of mass, shape axes as body
     axes).
     """
+    allow_nonphysical = boolean(allow_nonphysical, "allow_nonphysical")
     if isinstance(value, CompositeBody):
         value = value.inertia_kg_m2
     elif isinstance(value, Part):
@@ -389,6 +397,10 @@ def check_inertia(value, *, allow_nonphysical: bool = False, field_name: str = "
         array = np.diag(array)
     elif array.shape != (3, 3):
         raise InputError(field_name, "must be a 3x3 tensor or 3 principal moments", f"got shape {array.shape}")
+    low, high = INERTIA_RANGE_KG_M2
+    if np.max(np.abs(array)) > high:
+        raise InputError(field_name, f"entries must not exceed {high:g} kg m^2 (INERTIA_RANGE_KG_M2)",
+                         f"max |J_ij| = {np.max(np.abs(array)):.3g}")
     scale = float(np.max(np.abs(array)))
     asymmetry = float(np.max(np.abs(array - array.T)))
     if asymmetry > SYMMETRY_TOLERANCE * scale:
@@ -397,6 +409,9 @@ def check_inertia(value, *, allow_nonphysical: bool = False, field_name: str = "
     moments = np.linalg.eigvalsh(J)
     if not moments[0] > 0.0:
         raise InputError(field_name, "must be positive definite", f"principal moments {moments.tolist()}")
+    if moments[0] < low:
+        raise InputError(field_name, f"principal moments must be at least {low:g} kg m^2 (INERTIA_RANGE_KG_M2)",
+                         f"principal moments {moments.tolist()}")
     gap = moments[2] - moments[0] - moments[1]
     nonphysical = bool(gap > TRIANGLE_TOLERANCE * moments[2])
     if nonphysical and not allow_nonphysical:
@@ -407,3 +422,19 @@ def check_inertia(value, *, allow_nonphysical: bool = False, field_name: str = "
             f"{moments[0]:.6g} + {moments[1]:.6g} < {moments[2]:.6g}",
         )
     return InertiaCheck(matrix_kg_m2=J, principal_kg_m2=moments, nonphysical=nonphysical)
+
+
+def check_rate(inertia_kg_m2, omega_rad_s, field_name: str = "omega0") -> None:
+    """Refuse a body rate whose angular momentum ``J ω`` or kinetic energy ``½ ω·J ω`` overflows float64.
+
+    Such a state is not a run with too large a step but a number the
+    dynamics cannot hold; the error names the rate, not the step.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        momentum = np.asarray(inertia_kg_m2) @ np.asarray(omega_rad_s)
+        energy = 0.5 * float(np.asarray(omega_rad_s) @ momentum)
+        if np.all(np.isfinite(momentum)) and np.isfinite(energy):
+            return
+        size = float(np.linalg.norm(omega_rad_s))
+    raise InputError(field_name, "with this inertia, the angular momentum J omega and energy must be finite (float64)",
+                     f"|omega| = {size:.3g} rad/s")

@@ -11,18 +11,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
+__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS", "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "UNLOAD", "ROW_SENSOR", "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "ROW_ESTIMATOR", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK", "EVENT_OUTLIER", "EstimatorBank", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
 
 # sensor kinds, their output widths and the normal draws one sample takes
 GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
 SENSOR_AXES = (3, 3, 6, 4)
 NORMALS_PER_SAMPLE = (6, 3, 6, 3)
 # controller kinds
-QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD, USER = 0, 1, 2, 3, 4, 5
+QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD, USER, UNLOAD = 0, 1, 2, 3, 4, 5, 6
 # what a component writes to a telemetry row
-ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING = 0, 1, 2, 3, 4
+ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING, ROW_POINTING, ROW_ESTIMATOR = 0, 1, 2, 3, 4, 5, 6
 # event rows: (t, kind, what, component index, v0, v1, v2, unused)
-EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND, EVENT_PLAYBACK = 0, 1, 2, 3
+EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND, EVENT_PLAYBACK, EVENT_OUTLIER = 0, 1, 2, 3, 4
 WHAT_TORQUE, WHAT_SPEED, WHAT_DIPOLE = 0, 1, 2
 # why the loop returned
 DONE, ROWS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, EVENTS_FULL, USER_FAULT = 0, 1, 2, 3, 4, 5, 6
@@ -52,10 +52,13 @@ class SensorBank(NamedTuple):
 
 
 class ControllerBank(NamedTuple):
-    """One row per controller. ``parameters``: target q (0-3), kp (4), kd (5), gain (6), dipole
-    compensation (7-9). ``memory``: the previous field sample (0-2) and whether there is one (3).
+    """One row per controller. ``parameters``: kp (4), kd (5), gain (6: B-dot, unloading; QPD: null-space gain),
+    dipole compensation (7-9; QPD: 7 the wheel speed target). ``null_projector[c]``: a QPD's null-space
+    projector over the mission's wheels (zero when it manages no null space). ``memory``: the previous field sample (0-2) and whether there is one (3).
     ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state / none).
-    ``samples``: the sensor rows sampled each cycle, -1 padded. ``allocation[c, j]``: the torque-to-motor
+    ``sources``: estimator rows giving the attitude and the rate (-1: ``roles`` decide).
+    ``samples``: the sensor rows sampled each cycle, -1 padded. ``target_kind``, ``target``: an attitude law's
+    guidance target (:mod:`attsim.guidance_kernels` kind and parameters). ``allocation[c, j]``: the torque-to-motor
     row of wheel ``j`` (zero for wheels the controller does not drive); ``magnetorquer``: its row or -1.
     A user's law (``USER``): ``wheel_order`` (the wheel rows its commands go to, -1 padded), ``user_sizes``
     (lengths of its parameters, memory, readings rows and commands), and its arrays (see :mod:`attsim.numba_controller`)."""
@@ -77,6 +80,33 @@ class ControllerBank(NamedTuple):
     user_memory: np.ndarray
     user_readings: np.ndarray
     user_commands: np.ndarray
+    target_kind: np.ndarray
+    target: np.ndarray
+    sources: np.ndarray
+    null_projector: np.ndarray
+
+
+class EstimatorBank(NamedTuple):
+    """One row per MEKF (:mod:`attsim.mekf`). It cycles at ``phase_s + k period_s`` (its gyro's times), sampling its
+    ``gyro`` (a sensor row) and each measurement sensor ``meas[e, i]`` (star tracker, magnetometer, sun sensor; -1
+    none) at cycles ``offset + j every``. ``parameters`` in :data:`attsim.mekf.PARAMETERS` order; the state ``q``,
+    ``bias``, ``P``, the cycle ``memory`` (:func:`attsim.mekf.new_memory`), the last cycle's ``nis`` and the rate
+    estimate ``w_est`` (gyro reading minus bias) are updated in place."""
+
+    period_s: np.ndarray
+    phase_s: np.ndarray
+    next_k: np.ndarray
+    gyro: np.ndarray
+    meas: np.ndarray
+    every: np.ndarray
+    offset: np.ndarray
+    parameters: np.ndarray
+    q: np.ndarray
+    bias: np.ndarray
+    P: np.ndarray
+    memory: np.ndarray
+    nis: np.ndarray
+    w_est: np.ndarray
 
 
 class MagnetorquerBank(NamedTuple):

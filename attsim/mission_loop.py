@@ -26,22 +26,23 @@ import math
 import numpy as np
 from numba import njit
 
+from .allocation import allocate, null_space_torque, unloading_dipole
 from .actuator_models import SATURATION_NONE, magnetorquer_saturate, wheel_command, wheel_speed, wheels_total
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
                            orbit_rate_inertial, pd_torque)
-from .dynamics import qconj, qrotate
-from .environment.table import B_I, P_SRP, SUN, R, V, lerp1, lerp3, table_cell
+from .guidance_kernels import error_angle_deg, error_vector, rate_error
+from .environment.table import B_I, P_SRP, R, V, lerp1, lerp3, table_cell
 from .environment.torques import disturbance_torques
-from .mission_banks import (BDOT_DIRECTION, BDOT_RATE, Buffers, ControllerBank, DIVERGED, DONE, EVENTS_FULL,
-                            EVENT_COMMAND, EVENT_PLAYBACK, EVENT_SATURATION, EVENT_SATURATION_END, GIMBAL_LOCK, GYRO,
-                            MAGNETIC_PD, MAGNETOMETER, MagnetorquerBank, PLAYBACK_MAGNETORQUER,
-                            PLAYBACK_WHEEL, PlaybackBank, QPD_MAGNETORQUER, QPD_WHEELS, REFILL, ROWS_FULL,
-                            ROW_MAGNETORQUER, ROW_NOTHING, ROW_SCHEDULE, ROW_SENSOR, ROW_WHEEL, SENSOR_AXES,
-                            STAR_TRACKER, SUN_SENSOR, ScheduleBank, SensorBank, Telemetry, USER, USER_FAULT,
+from .mission_banks import (BDOT_RATE, UNLOAD, DIVERGED, DONE, EVENTS_FULL,
+                            EVENT_COMMAND, EVENT_PLAYBACK, EVENT_SATURATION, EVENT_SATURATION_END, GIMBAL_LOCK, MAGNETIC_PD, PLAYBACK_WHEEL, QPD_MAGNETORQUER, QPD_WHEELS, REFILL, ROWS_FULL,
+                            ROW_ESTIMATOR, ROW_MAGNETORQUER, ROW_POINTING, ROW_SCHEDULE, ROW_SENSOR, ROW_WHEEL,
+                            SENSOR_AXES,
+                            USER, USER_FAULT,
                             WHAT_DIPOLE, WHAT_SPEED, WHAT_TORQUE)
 from .plant import PlantInputs
-from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
-                            sun_sensor_measure, sun_sensor_truth)
+from .pointing import reference_now
+from .mission_steps import (estimate, estimator_due, estimator_sensors_ready, log_event, sample_sensor,
+                            write_estimator)
 
 __all__ = ["mission_loop", "no_user_decide", "bind_user_law", "user_cycle_template"]
 
@@ -50,83 +51,31 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)
-def _event(buffers, t, kind, what, index, v0, v1, v2):
-    n = buffers.counts[1]
-    if n >= buffers.events.shape[0]:  # never reached: the loop keeps events_per_instant free before each instant
-        return
-    e = buffers.events[n]
-    e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7] = t, kind, what, index, v0, v1, v2, 0.0
-    buffers.counts[1] = n + 1
-
-
-@njit(**_JIT)
-def _sample(sensors, s, t, q, w, env_t, env_v):
-    """Take sensor ``s``'s measurement at ``t`` from the true state; returns False when it needs more normals."""
-    kind = sensors.kind[s]
-    need = sensors.draws[s]  # 0 for a noise-free sensor: its block holds zeros and is never used up
-    c = sensors.cursor[s]
-    if c + need > sensors.normals.shape[1]:
-        return False
-    n = sensors.normals[s]
-    p = sensors.parameters[s]
-    out = sensors.output[s]
-    if kind == GYRO:
-        # the first sample has no elapsed time: its noise spans one nominal period and the bias has not walked
-        first = math.isnan(sensors.t_last_s[s])
-        dt = sensors.period_s[s] if first else t - sensors.t_last_s[s]
-        if dt > 0.0:
-            b = (sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2])
-            m, b_new = gyro_measure(w, b, dt, p[0], 0.0 if first else p[1],
-                                    (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5]), p[2])
-            sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2] = b_new
-            sensors.cursor[s] = c + need
-            out[0], out[1], out[2] = m
-            out[6], out[7], out[8] = w
-        sensors.t_last_s[s] = t
-    elif kind == MAGNETOMETER:
-        k, f = table_cell(env_t, t)
-        b_B = qrotate(qconj(q), lerp3(env_v, k, f, B_I))
-        m = magnetometer_measure(b_B, (p[1], p[2], p[3]), p[0], (n[c], n[c + 1], n[c + 2]), p[4])
-        sensors.cursor[s] = c + need
-        out[0], out[1], out[2] = m
-        out[6], out[7], out[8] = b_B
-    elif kind == SUN_SENSOR:
-        k, f = table_cell(env_t, t)
-        truth = sun_sensor_truth(qrotate(qconj(q), lerp3(env_v, k, f, SUN)), lerp1(env_v, k, f, P_SRP) > 0.0)
-        if sun_sensor_any_light(truth):
-            m = sun_sensor_measure(truth, p[0], (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5]), p[1])
-            sensors.cursor[s] = c + need
-        else:
-            m = truth
-        for i in range(6):
-            out[i] = m[i]
-            out[6 + i] = truth[i]
-    else:
-        m = star_tracker_measure(q, (p[0], p[1], p[2]), (n[c], n[c + 1], n[c + 2]))
-        sensors.cursor[s] = c + need
-        for i in range(4):
-            out[i] = m[i]
-            out[6 + i] = q[i]
-    return True
-
-
-@njit(**_JIT)
 def _command_wheel(wheels, j, requested, w, t, buffers):
     _, torque_change, speed_change, speed = wheel_command(wheels, j, requested, w)
     if torque_change != SATURATION_NONE:
-        _event(buffers, t, EVENT_SATURATION if torque_change == 1 else EVENT_SATURATION_END, WHAT_TORQUE, j,
+        log_event(buffers, t, EVENT_SATURATION if torque_change == 1 else EVENT_SATURATION_END, WHAT_TORQUE, j,
                requested, 0.0, 0.0)
     if speed_change != SATURATION_NONE:
-        _event(buffers, t, EVENT_SATURATION if speed_change == 1 else EVENT_SATURATION_END, WHAT_SPEED, j,
+        log_event(buffers, t, EVENT_SATURATION if speed_change == 1 else EVENT_SATURATION_END, WHAT_SPEED, j,
                speed, 0.0, 0.0)
 
 
 @njit(**_JIT)
 def _command_wheels(controllers, c, wheels, tau, w, t, buffers):
-    for j in range(wheels.axis.shape[0]):
+    """A QPD's wheel torques: null-space part, minimum-norm allocation scaled to the limits (attsim.allocation)."""
+    n = wheels.axis.shape[0]
+    null, motor = np.zeros(n), np.zeros(n)
+    p = controllers.parameters[c]
+    if p[6] > 0.0:
+        speeds, targets = np.zeros(n), np.full(n, p[7])
+        for j in range(n):
+            speeds[j] = wheel_speed(wheels, j, wheels.h_Nms[j], w)
+        null_space_torque(controllers.null_projector[c], speeds, targets, p[6], null)
+    allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
+    for j in range(n):
         if controllers.drives_wheel[c, j] != 0.0:
-            a = controllers.allocation[c, j]
-            _command_wheel(wheels, j, a[0] * tau[0] + a[1] * tau[1] + a[2] * tau[2], w, t, buffers)
+            _command_wheel(wheels, j, motor[j], w, t, buffers)
 
 
 @njit(**_JIT)
@@ -134,7 +83,7 @@ def _command_dipole(magnetorquers, i, m, t, buffers):
     applied, saturated = magnetorquer_saturate(m, magnetorquers.limit_Am2[i], magnetorquers.scale[i] != 0.0)
     flag = 1.0 if saturated else 0.0
     if flag != magnetorquers.saturated[i]:
-        _event(buffers, t, EVENT_SATURATION if saturated else EVENT_SATURATION_END, WHAT_DIPOLE, i, m[0], m[1], m[2])
+        log_event(buffers, t, EVENT_SATURATION if saturated else EVENT_SATURATION_END, WHAT_DIPOLE, i, m[0], m[1], m[2])
         magnetorquers.saturated[i] = flag
     magnetorquers.dipole_Am2[i, 0], magnetorquers.dipole_Am2[i, 1], magnetorquers.dipole_Am2[i, 2] = applied
 
@@ -146,11 +95,11 @@ def _reading3(sensors, s, offset):
 
 
 @njit(**_JIT)
-def _cycle(controllers, c, sensors, wheels, magnetorquers, t, q, w, env_t, env_v, buffers):
+def _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t, q, w, env_t, env_v, buffers):
     """One control cycle of controller ``c`` at ``t``: sample, decide, command. False: a sensor needs normals."""
     for i in range(controllers.samples.shape[1]):
         s = controllers.samples[c, i]
-        if s >= 0 and not _sample(sensors, s, t, q, w, env_t, env_v):
+        if s >= 0 and not sample_sensor(sensors, s, t, q, w, env_t, env_v):
             return False
     kind = controllers.kind[c]
     p = controllers.parameters[c]
@@ -160,8 +109,16 @@ def _cycle(controllers, c, sensors, wheels, magnetorquers, t, q, w, env_t, env_v
         o = sensors.output[role_q]
         q_in = (o[0], o[1], o[2], o[3])
     w_in = w if role_w < 0 else _reading3(sensors, role_w, 0)
+    e_q, e_w = controllers.sources[c, 0], controllers.sources[c, 1]
+    if e_q >= 0:
+        eq = estimators.q[e_q]
+        q_in = (eq[0], eq[1], eq[2], eq[3])
+    if e_w >= 0:
+        ew = estimators.w_est[e_w]
+        w_in = (ew[0], ew[1], ew[2])
     if kind == QPD_WHEELS or kind == QPD_MAGNETORQUER:
-        tau = pd_torque((p[0], p[1], p[2], p[3]), q_in, w_in, p[4], p[5])
+        q_ref, w_ref, _ = reference_now(controllers.target_kind[c], controllers.target[c], t, env_t, env_v)
+        tau = pd_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5])
         if kind == QPD_WHEELS:
             _command_wheels(controllers, c, wheels, tau, w, t, buffers)
         else:
@@ -175,6 +132,9 @@ def _cycle(controllers, c, sensors, wheels, magnetorquers, t, q, w, env_t, env_v
         m = dipole_for_torque(_reading3(sensors, role_b, 0), tau)
         _command_dipole(magnetorquers, controllers.magnetorquer[c], (m[0] - p[7], m[1] - p[8], m[2] - p[9]), t,
                         buffers)
+    elif kind == UNLOAD:
+        _command_dipole(magnetorquers, controllers.magnetorquer[c],
+                        unloading_dipole(_reading3(sensors, role_b, 0), wheels_total(wheels)[1], p[6]), t, buffers)
     else:  # B-dot: the first cycle only samples
         b = _reading3(sensors, role_b, 0)
         mem = controllers.memory[c]
@@ -190,7 +150,7 @@ def _cycle(controllers, c, sensors, wheels, magnetorquers, t, q, w, env_t, env_v
 
 
 @njit(**_JIT)
-def _write_row(telemetry, sensors, schedules, magnetorquers, wheels, t, q, w, inputs, buffers):
+def _write_row(telemetry, sensors, controllers, estimators, schedules, magnetorquers, wheels, t, q, w, inputs, buffers):
     n = buffers.counts[0]
     row = buffers.rows[n]
     row[0] = t
@@ -231,6 +191,16 @@ def _write_row(telemetry, sensors, schedules, magnetorquers, wheels, t, q, w, in
             row[col + 1] = wheels.h_Nms[index]
             row[col + 2] = wheels.torque_Nm[index]
             col += 3
+        elif what == ROW_ESTIMATOR:
+            col = write_estimator(row, col, estimators, index, sensors)
+        elif what == ROW_POINTING:
+            q_ref, _, _ = reference_now(controllers.target_kind[index], controllers.target[index], t, inputs.env_t,
+                                        inputs.env_v)
+            e = error_vector(q, q_ref)
+            row[col], row[col + 1], row[col + 2], row[col + 3] = q_ref
+            row[col + 4] = error_angle_deg(q, q_ref)
+            row[col + 5], row[col + 6], row[col + 7] = e
+            col += 8
     buffers.counts[0] = n + 1
 
 
@@ -278,8 +248,8 @@ def bind_user_law(decide, digest: str):
     return njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}", user_decide=decide))
 
 
-def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, controllers, magnetorquers, schedules,
-                 playback, telemetry, J, Jinv, params, buffers):
+def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, estimators, controllers, magnetorquers,
+                 schedules, playback, telemetry, J, Jinv, params, buffers):
     """Run the mission from ``t_now`` until it ends or must hand over to Python.
 
     A template: ``advance`` (:func:`attsim.plant.plant_advance_loop` bound to
@@ -303,6 +273,10 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, con
                 ts = sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s]
                 if ts <= duration and ts < t_next:
                     t_next = ts
+        for e in range(estimators.period_s.shape[0]):
+            te = estimators.phase_s[e] + estimators.next_k[e] * estimators.period_s[e]
+            if te <= duration and te < t_next:
+                t_next = te
         for c in range(controllers.kind.shape[0]):
             tc = controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c]
             if tc <= duration and tc < t_next:
@@ -328,7 +302,7 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, con
             state, stopped, t_reached, n_stops, fault = advance(state, t_now, t_next, max_step, inputs, wheels,  # noqa: F821
                                                                 J, Jinv, params, buffers.stops)
             for i in range(n_stops):
-                _event(buffers, buffers.stops[i, 0], EVENT_SATURATION, WHAT_SPEED, int(buffers.stops[i, 1]),
+                log_event(buffers, buffers.stops[i, 0], EVENT_SATURATION, WHAT_SPEED, int(buffers.stops[i, 1]),
                        buffers.stops[i, 2], 0.0, 0.0)
             if stopped:
                 return state, t_reached, GIMBAL_LOCK, t_now
@@ -340,6 +314,9 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, con
         for s in range(sensors.kind.shape[0]):
             if sensors.free_running[s] != 0.0 and sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s] == t_now \
                     and sensors.cursor[s] + sensors.draws[s] > sensors.normals.shape[1]:
+                return state, t_now, REFILL, t_now
+        for e in range(estimators.period_s.shape[0]):
+            if estimator_due(estimators, e, t_now) and not estimator_sensors_ready(estimators, e, sensors):
                 return state, t_now, REFILL, t_now
         for c in range(controllers.kind.shape[0]):
             if controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c] == t_now:
@@ -355,7 +332,7 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, con
                 cur[0], cur[1], cur[2] = schedules.torque_Nm[k, j, 0], schedules.torque_Nm[k, j, 1], \
                     schedules.torque_Nm[k, j, 2]
                 schedules.next_k[k] = j + 1
-                _event(buffers, t_now, EVENT_COMMAND, WHAT_TORQUE, k, cur[0], cur[1], cur[2])
+                log_event(buffers, t_now, EVENT_COMMAND, WHAT_TORQUE, k, cur[0], cur[1], cur[2])
             ext_x += schedules.current_Nm[k, 0]
             ext_y += schedules.current_Nm[k, 1]
             ext_z += schedules.current_Nm[k, 2]
@@ -363,7 +340,7 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, con
             j = playback.next_k[k]
             while j < playback.count[k] and playback.times_s[k, j] == t_now:  # several at one time: in their order
                 v = playback.values[k, j]
-                _event(buffers, t_now, EVENT_PLAYBACK, playback.target[k], k, v[0], v[1], v[2])
+                log_event(buffers, t_now, EVENT_PLAYBACK, playback.target[k], k, v[0], v[1], v[2])
                 buffers.events[buffers.counts[1] - 1, 7] = j  # which command, for the event log's own copy of it
                 if playback.target[k] == PLAYBACK_WHEEL:
                     _command_wheel(wheels, playback.index[k], v[0], w, t_now, buffers)
@@ -373,19 +350,22 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, con
             playback.next_k[k] = j
         for s in range(sensors.kind.shape[0]):
             if sensors.free_running[s] != 0.0 and sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s] == t_now:
-                _sample(sensors, s, t_now, q, w, inputs.env_t, inputs.env_v)
+                sample_sensor(sensors, s, t_now, q, w, inputs.env_t, inputs.env_v)
                 sensors.next_k[s] += 1
+        for e in range(estimators.period_s.shape[0]):  # after the samples, before the controllers that read them
+            if estimator_due(estimators, e, t_now):
+                estimate(estimators, e, sensors, t_now, q, w, inputs.env_t, inputs.env_v, buffers)
         for c in range(controllers.kind.shape[0]):
             if controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c] == t_now:
                 if controllers.kind[c] == USER:
                     for i in range(controllers.samples.shape[1]):
                         if controllers.samples[c, i] >= 0:
-                            _sample(sensors, controllers.samples[c, i], t_now, q, w, inputs.env_t, inputs.env_v)
+                            sample_sensor(sensors, controllers.samples[c, i], t_now, q, w, inputs.env_t, inputs.env_v)
                     if not user_cycle(controllers, c, sensors, wheels, magnetorquers, t_now, w, buffers):  # noqa: F821
                         return state, t_now, USER_FAULT, float(c)
                 else:
-                    _cycle(controllers, c, sensors, wheels, magnetorquers, t_now, q, w, inputs.env_t, inputs.env_v,
-                           buffers)
+                    _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t_now, q, w, inputs.env_t,
+                           inputs.env_v, buffers)
                 controllers.next_k[c] += 1
         mx = my = mz = 0.0
         for i in range(magnetorquers.scale.shape[0]):
@@ -396,5 +376,6 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, con
         inputs = PlantInputs(t_now, (ext_x, ext_y, ext_z), (mx, my, mz), tau_w, h_w, inputs.env_t, inputs.env_v,
                              inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
         if t_row == t_now:
-            _write_row(telemetry, sensors, schedules, magnetorquers, wheels, t_now, q, w, inputs, buffers)
+            _write_row(telemetry, sensors, controllers, estimators, schedules, magnetorquers, wheels, t_now, q, w, inputs,
+                       buffers)
             telemetry.next_k[0] = -1 if t_row >= duration else k_row + 1

@@ -41,7 +41,7 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from ._validate import finite_array, positive_int
+from ._validate import finite_array, positive_int, sequence
 from .control import Controller
 from .errors import ControllerError, InputError
 
@@ -78,6 +78,7 @@ class NumbaController(Controller):
         if not (callable(decide) and hasattr(decide, "py_func") and hasattr(decide, "signatures")):
             raise InputError("decide", "must be a numba.njit-compiled function decide(t_s, readings, parameters, "
                              "memory, commands)", f"got {type(decide).__name__}")
+        wheels = sequence(wheels, "wheels")
         if bool(wheels) == (magnetorquer is not None):
             raise InputError("actuators", "give either wheels or a magnetorquer to a NumbaController")
         actuators = list(wheels) + ([magnetorquer] if magnetorquer is not None else [])

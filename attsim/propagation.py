@@ -12,7 +12,7 @@ import pandas as pd
 from . import integrators
 from ._validate import positive_int, positive_scalar, unit_quaternion, vector3
 from .errors import GimbalLockError, InputError
-from .inertia import check_inertia
+from .inertia import check_inertia, check_rate
 from .integrators.base import Problem
 from .schema import STATE_COLUMNS, TIME_INDEX
 from .torque import TorqueModel
@@ -21,6 +21,9 @@ __all__ = ["propagate", "methods"]
 
 # 2e8 rows of 8 float64 values are 12.8 GB: past that, refuse rather than fail in the allocator
 MAX_ROWS = 2e8
+# A fixed-step run of more steps than this (about 20 minutes of compiled RK4) is refused up front: a t_end far
+# beyond dt is more likely a slip than a wish, and nothing could stop the compiled loop once started.
+MAX_STEPS = 1e10
 
 
 def propagate(
@@ -67,6 +70,12 @@ def propagate(
         textbook cases of the seeds). Recorded in ``df.attrs``.
     record_every : int
         Keep every N-th step; the final state is always kept.
+
+    The work is bounded: a fixed-step run of more than :data:`MAX_STEPS`
+    steps, or one that would keep more than :data:`MAX_ROWS` rows, is
+    refused before it starts, and ``dop853`` stops after
+    :data:`~attsim.integrators.dop853.MAX_EVALUATIONS` evaluations of the
+    equations of motion, each with an error naming ``t_end``.
     **options
         Method-specific options.
 
@@ -96,10 +105,15 @@ def propagate(
         options=options,
     )
     integrator.check_options(problem)
+    check_rate(problem.inertia_kg_m2, problem.omega0_rad_s, "omega0")
     rows = problem.t_end_s / problem.dt_s / problem.record_every
     if rows > MAX_ROWS:
         raise InputError("t_end", f"with this dt and record_every would keep about {rows:.3g} rows in memory (limit {MAX_ROWS:.0e})",
                          "raise record_every or dt, or run a Mission, which streams its telemetry to disk")
+    steps = problem.t_end_s / problem.dt_s
+    if integrator.fixed_step and steps > MAX_STEPS:
+        raise InputError("t_end", f"would take about {steps:.3g} steps of dt (limit MAX_STEPS = {MAX_STEPS:.0e})",
+                         f"t_end = {problem.t_end_s:g} s, dt = {problem.dt_s:g} s")
     try:
         trajectory = integrator.integrate(problem)
     except GimbalLockError as exc:

@@ -7,12 +7,21 @@ column names.
 
 from __future__ import annotations
 
-__all__ = ["TIME_INDEX", "QUATERNION_COLUMNS", "RATE_COLUMNS", "STATE_COLUMNS", "UNITS"]
+__all__ = ["TIME_INDEX", "QUATERNION_COLUMNS", "RATE_COLUMNS", "STATE_COLUMNS", "POINTING_COLUMNS", "ESTIMATOR_SUFFIXES",
+           "UNITS"]
 
 TIME_INDEX = "t"
 QUATERNION_COLUMNS = ("qw", "qx", "qy", "qz")
 RATE_COLUMNS = ("wx", "wy", "wz")
 STATE_COLUMNS = QUATERNION_COLUMNS + RATE_COLUMNS
+# written by the mission's first pointing controller (attsim.pointing)
+# an estimator's columns, each after its name and an underscore (attsim.estimators): the estimate q_IB, the bias
+# (rad/s), the 3-sigma bounds of attitude (rad) and bias (rad/s), the NIS of the last cycle's star-tracker,
+# magnetometer and Sun updates (NaN where none), and the gyro's true bias (rad/s)
+ESTIMATOR_SUFFIXES = (("qw", "qx", "qy", "qz") + tuple(f"bias_{a}" for a in "xyz")
+                      + tuple(f"sigma3_att_{a}" for a in "xyz") + tuple(f"sigma3_bias_{a}" for a in "xyz")
+                      + ("nis_st", "nis_mag", "nis_sun") + tuple(f"bias_true_{a}" for a in "xyz"))
+POINTING_COLUMNS = ("q_ref_w", "q_ref_x", "q_ref_y", "q_ref_z", "att_err_deg", "att_err_x", "att_err_y", "att_err_z")
 
 UNITS = {
     "t": "s, simulation time from the start of the run",
@@ -24,4 +33,7 @@ UNITS = {
     "T_rot": "J, rotational kinetic energy 1/2 w.J w",
     "nutation": "rad, angle between the chosen body axis and H",
     "tau_x tau_y tau_z": "N m, applied torque, body axes",
+    "q_ref_w q_ref_x q_ref_y q_ref_z": "1, q_IR: the reference attitude of the mission's first pointing controller",
+    "att_err_deg": "deg, angle of the rotation from the reference to the true attitude",
+    "att_err_x att_err_y att_err_z": "rad, 2 vec(q_RB): the pointing error per body axis (small-angle)",
 }

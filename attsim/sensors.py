@@ -29,7 +29,8 @@ import math
 
 import numpy as np
 
-from ._validate import finite_array, positive_scalar, vector3
+from ._validate import (UNIT_VECTOR_TOLERANCE, callable_output, non_negative_scalar, per_axis, positive_scalar,
+                        unit_vector, vector3)
 from .component import Component, periodic
 from .dynamics import qconj, qrotate
 from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
@@ -42,13 +43,6 @@ _ARCSEC = math.pi / (180.0 * 3600.0)
 
 
 _ZEROS = (0.0,) * 6  # the draws of a noise-free sample
-
-
-def _non_negative(value, field: str) -> float:
-    number = float(finite_array(value, field, ()))
-    if number < 0:
-        raise InputError(field, "must be >= 0", f"got {value!r}")
-    return number
 
 
 class Sensor(Component):
@@ -65,7 +59,7 @@ class Sensor(Component):
         self.name = name
         self.rate_hz = positive_scalar(rate_hz, "rate_hz")
         self.period_s = 1.0 / self.rate_hz
-        self.phase_s = _non_negative(phase_s, "phase_s")
+        self.phase_s = non_negative_scalar(phase_s, "phase_s")
         self.driven_by = None  # a controller that samples this sensor itself
         self.latest = None
         self._latest_truth = None
@@ -118,10 +112,10 @@ class Gyro(Sensor):
     def __init__(self, rate_hz: float, arw_rad_sqrt_s: float = 0.0, bias_rad_s=(0.0, 0.0, 0.0),
                  bias_rw_rad_s_sqrt_s: float = 0.0, quantization_rad_s: float = 0.0, phase_s: float = 0.0, name: str = "gyro"):
         super().__init__(name, rate_hz, phase_s)
-        self.arw = _non_negative(arw_rad_sqrt_s, "arw_rad_sqrt_s")
+        self.arw = non_negative_scalar(arw_rad_sqrt_s, "arw_rad_sqrt_s")
         self.bias0 = vector3(bias_rad_s, "bias_rad_s")
-        self.bias_rw = _non_negative(bias_rw_rad_s_sqrt_s, "bias_rw_rad_s_sqrt_s")
-        self.quantization = _non_negative(quantization_rad_s, "quantization_rad_s")
+        self.bias_rw = non_negative_scalar(bias_rw_rad_s_sqrt_s, "bias_rw_rad_s_sqrt_s")
+        self.quantization = non_negative_scalar(quantization_rad_s, "quantization_rad_s")
 
     @property
     def draws(self) -> int:
@@ -167,10 +161,10 @@ class Magnetometer(Sensor):
     def __init__(self, rate_hz: float, noise_T: float = 0.0, bias_T=(0.0, 0.0, 0.0), quantization_T: float = 0.0,
                  phase_s: float = 0.0, name: str = "mag"):
         super().__init__(name, rate_hz, phase_s)
-        self.noise = _non_negative(noise_T, "noise_T")
+        self.noise = non_negative_scalar(noise_T, "noise_T")
         self.bias = vector3(bias_T, "bias_T")
         self._bias = tuple(float(v) for v in self.bias)
-        self.quantization = _non_negative(quantization_T, "quantization_T")
+        self.quantization = non_negative_scalar(quantization_T, "quantization_T")
 
     @property
     def draws(self) -> int:
@@ -201,13 +195,13 @@ class SunSensor(Sensor):
                  quantization: float = 0.0, phase_s: float = 0.0, name: str = "css"):
         super().__init__(name, rate_hz, phase_s)
         if sun_inertial is not None and not callable(sun_inertial):
-            s = vector3(sun_inertial, "sun_inertial")
-            if abs(np.linalg.norm(s) - 1.0) > 1e-9:
-                raise InputError("sun_inertial", "must be a unit vector", f"|s| = {np.linalg.norm(s):.12g}")
+            sun_inertial = unit_vector(sun_inertial, "sun_inertial")
+        if eclipse is not None and not callable(eclipse):
+            raise InputError("eclipse", "must be None or a callable f(t) -> bool", f"got {eclipse!r}")
         self.sun_inertial = sun_inertial
         self.eclipse = eclipse
-        self.noise = _non_negative(noise, "noise")
-        self.quantization = _non_negative(quantization, "quantization")
+        self.noise = non_negative_scalar(noise, "noise")
+        self.quantization = non_negative_scalar(quantization, "quantization")
 
     @property
     def draws(self) -> int:
@@ -222,11 +216,28 @@ class SunSensor(Sensor):
             if e["srp_pressure"] <= 0.0:
                 return _ZEROS
             s_I = e["sun"]
-        elif self.eclipse is not None and self.eclipse(t):
+        elif self.eclipse is not None and self._in_eclipse(t):
             return _ZEROS
+        elif callable(self.sun_inertial):
+            s_I = self._sun_from_callable(t)
         else:
-            s_I = np.asarray(self.sun_inertial(t) if callable(self.sun_inertial) else self.sun_inertial, dtype=float)
+            s_I = self.sun_inertial
         return sun_sensor_truth(qrotate(qconj(sc.state()[0]), tuple(float(x) for x in s_I)), True)
+
+    def _in_eclipse(self, t: float) -> bool:
+        """The ``eclipse`` callable's answer at ``t``: a bool, or an error naming it (a string is not an answer)."""
+        dark = self.eclipse(t)
+        if not isinstance(dark, (bool, np.bool_)):
+            raise InputError("eclipse", "callable must return True or False", f"at t = {t!r} s it returned {dark!r}")
+        return bool(dark)
+
+    def _sun_from_callable(self, t: float) -> np.ndarray:
+        """The ``sun_inertial`` callable's direction at ``t``: a finite unit 3-vector, or an error naming it."""
+        s_I = callable_output(self.sun_inertial(t), "sun_inertial", (3,), t)
+        norm = math.sqrt(s_I[0] * s_I[0] + s_I[1] * s_I[1] + s_I[2] * s_I[2])
+        if abs(norm - 1.0) > UNIT_VECTOR_TOLERANCE:
+            raise InputError("sun_inertial", "callable must return a unit vector", f"at t = {t!r} s |s| = {norm:.12g}")
+        return s_I
 
     def measure(self, truth):
         if not sun_sensor_any_light(truth):  # dark: no noise drawn
@@ -251,10 +262,7 @@ class StarTracker(Sensor):
 
     def __init__(self, rate_hz: float, noise_arcsec=0.0, phase_s: float = 0.0, name: str = "st"):
         super().__init__(name, rate_hz, phase_s)
-        sigma = np.broadcast_to(np.asarray(noise_arcsec, dtype=float), (3,)).copy()
-        if not np.all(np.isfinite(sigma)) or np.any(sigma < 0):
-            raise InputError("noise_arcsec", "must be finite and >= 0", f"got {noise_arcsec!r}")
-        self.sigma_rad = sigma * _ARCSEC
+        self.sigma_rad = per_axis(noise_arcsec, "noise_arcsec", allow_zero=True) * _ARCSEC
         self._sigma = tuple(float(v) for v in self.sigma_rad)
 
     @property

@@ -17,8 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validate import (boolean, int_in, one_of, path_like, positive_int, positive_scalar, safe_name, unit_quaternion,
+                        vector3)
 from .errors import GimbalLockError
+from .inertia import check_inertia
 from .schema import STATE_COLUMNS
+from .torque import TorqueModel
 
 __all__ = ["Propagation"]
 
@@ -27,25 +31,29 @@ class Propagation:
     """``attsim.propagate`` wrapped as a run that writes a run directory.
 
     Parameters are those of :func:`attsim.propagate` (``dt`` is
-    ``max_step``), plus ``name``, ``out_dir`` and ``description``.
+    ``max_step``), plus ``name`` (a safe file name, as a
+    :class:`~attsim.Mission`'s), ``out_dir`` and ``description``.
     """
 
     def __init__(self, name: str, inertia, omega0, q0=(1.0, 0.0, 0.0, 0.0), duration: float = 40.0, method: str = "rk4",
                  max_step: float = 0.01, telemetry_every: int = 1, torque=None, out_dir=None, description: str = "",
                  allow_nonphysical: bool = False, seed: int = 0, **options):
-        self.name = name
-        self.inertia = inertia
-        self.omega0 = omega0
-        self.q0 = q0
-        self.duration_s = duration
-        self.method = method
-        self.max_step_s = max_step
-        self.telemetry_every = telemetry_every
-        self.torque = torque
-        self.out_dir = Path(out_dir) if out_dir is not None else Path("reports") / name
-        self.description = description
-        self.allow_nonphysical = allow_nonphysical
-        self.seed = seed  # nothing here is random; kept so overrides apply alike
+        from .integrators import REGISTRY
+
+        # checked here with propagate's rules, so a bad scenario fails when it is built, not when it runs
+        self.name = safe_name(name, "name")  # also a directory name: reports/<name>
+        self.allow_nonphysical = boolean(allow_nonphysical, "allow_nonphysical")
+        self.inertia = check_inertia(inertia, allow_nonphysical=self.allow_nonphysical).matrix_kg_m2
+        self.omega0 = vector3(omega0, "omega0")
+        self.q0 = unit_quaternion(q0, "q0")
+        self.duration_s = positive_scalar(duration, "duration")
+        self.method = one_of(method, "method", tuple(REGISTRY))
+        self.max_step_s = positive_scalar(max_step, "max_step")
+        self.telemetry_every = positive_int(telemetry_every, "telemetry_every")
+        self.torque = TorqueModel.from_user(torque)
+        self.out_dir = Path(path_like(out_dir, "out_dir")) if out_dir is not None else Path("reports") / self.name
+        self.description = str(description)
+        self.seed = int_in(seed, "seed", 0, 2**63 - 1)  # nothing here is random; kept so overrides apply alike
         self.options = options
 
     def run(self, progress: bool = False):
@@ -66,6 +74,7 @@ class Propagation:
             "name": self.name, "description": self.description, "inertia_kg_m2": df.attrs["inertia_kg_m2"],
             "nonphysical_inertia": df.attrs["nonphysical_inertia"], "omega0_rad_s": np.asarray(self.omega0, float).tolist(),
             "q0": np.asarray(df[list(STATE_COLUMNS[:4])].iloc[0]).tolist(), "duration_s": self.duration_s, "method": self.method,
+            "method_options": {k: v.item() if isinstance(v, np.generic) else v for k, v in self.options.items()},
             "max_step_s": self.max_step_s, "telemetry_dt_s": self.max_step_s * self.telemetry_every, "seed": self.seed,
             "components": [], "engine": "propagate", "versions": {"attsim": __version__},
         }

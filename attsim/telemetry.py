@@ -48,6 +48,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ._validate import path_like
 from .errors import AttsimError, InputError
 from .run_lock import RunDirectoryLockedError, RunLock, process_alive
 from .schema import TIME_INDEX
@@ -245,9 +246,7 @@ class Recorder:
 
 def _run_directory(out_dir) -> Path:
     """``out_dir`` as a directory that exists and can be written, or an InputError naming it."""
-    if isinstance(out_dir, bool) or not isinstance(out_dir, (str, os.PathLike)) or not str(out_dir):
-        raise InputError("out_dir", "must be a directory path (str or os.PathLike)", f"got {out_dir!r}")
-    root = Path(out_dir)
+    root = Path(path_like(out_dir, "out_dir"))
     if root.exists() and not root.is_dir():
         raise InputError("out_dir", "must be a directory, not a file", f"{root} is a file")
     try:
@@ -337,7 +336,7 @@ class Telemetry:
     @property
     def df(self):
         if self._df is None:
-            self._df = _read_live_rows(self.path, self.meta) if self._from_rows else _read_parquet(self.path)
+            self._df = _read_live_rows(self.path, self.meta) if self._from_rows else _read_parquet(self.path, self.meta)
         return self._df
 
     @property
@@ -351,13 +350,19 @@ class Telemetry:
         return f"Telemetry({self.meta.get('name', '?')!r}, rows={self.meta.get('rows', '?')}, {state}, path={str(self.path)!r})"
 
 
-def _read_parquet(root: Path):
+def _read_parquet(root: Path, meta: dict):
+    """The Parquet file's rows, with every column ``meta.json`` lists (a file that lacks one is damaged)."""
     import pandas as pd
 
     try:
-        return pd.read_parquet(root / TELEMETRY_FILE).set_index(TIME_INDEX)
+        df = pd.read_parquet(root / TELEMETRY_FILE)
     except Exception as exc:  # pyarrow raises several types for a damaged file
         raise AttsimError(f"{root / TELEMETRY_FILE}: unreadable telemetry ({exc})") from exc
+    missing = [c for c in meta.get("columns", [TIME_INDEX]) if c not in df.columns]
+    if missing:
+        raise AttsimError(f"{root / TELEMETRY_FILE}: damaged telemetry: it lacks the columns {missing} that "
+                          f"{META_FILE} lists")
+    return df.set_index(TIME_INDEX)
 
 
 def _read_live_rows(root: Path, meta: dict):
@@ -368,7 +373,9 @@ def _read_live_rows(root: Path, meta: dict):
     try:
         source = open(root / ROWS_FILE, "rb")  # held open: a finishing writer may unlink it meanwhile
     except FileNotFoundError:
-        return _read_parquet(root) if (root / TELEMETRY_FILE).is_file() else pd.DataFrame(columns=columns).set_index(TIME_INDEX)
+        if (root / TELEMETRY_FILE).is_file():
+            return _read_parquet(root, meta)
+        return pd.DataFrame(columns=columns).set_index(TIME_INDEX)
     with source:
         n = os.fstat(source.fileno()).st_size // (8 * len(columns))
         block = np.fromfile(source, dtype="<f8", count=n * len(columns)).reshape(n, len(columns))
@@ -408,9 +415,7 @@ def load(path) -> Telemetry:
     Raises :class:`~attsim.errors.AttsimError` naming the path when it is
     not a run directory or its files are unreadable.
     """
-    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or not str(path):
-        raise InputError("path", "must be a run directory path (str or os.PathLike)", f"got {path!r}")
-    root = Path(path)
+    root = Path(path_like(path, "path"))
     meta = _read_meta(root)
     lock = RunLock(root)
     try:

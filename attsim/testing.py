@@ -7,6 +7,14 @@ when the claim does not hold, so a failing pytest says what went wrong::
     from attsim.testing import assert_rate_below
     tel = mission.run()
     assert_rate_below(tel, 3.5e-3, within_s=5900.0)
+
+A mission script's ``criteria(telemetry)`` returns ``[(label, value, ok,
+bound), ...]``; a criterion that cannot be judged on this run (its time
+window lies after the end of a shortened run) gives a :class:`NotEvaluated`
+value instead of a number, which ``attsim run`` reports as a failure with
+its reason::
+
+    late = ended_before(tel, 240.0) or error_deg[tel.df.index >= 240.0].max()
 """
 
 from __future__ import annotations
@@ -17,7 +25,51 @@ from . import rotations
 from .analysis import total_momentum
 from .errors import InputError
 
-__all__ = ["assert_rate_below", "assert_pointing_within", "assert_momentum_conserved", "assert_no_saturation"]
+__all__ = ["assert_rate_below", "assert_pointing_within", "assert_momentum_conserved", "assert_no_saturation",
+           "NotEvaluated", "ended_before"]
+
+
+class NotEvaluated:
+    """The value of a criterion that could not be evaluated on a run, and why.
+
+    ``attsim run`` (:func:`attsim.cli.execute`) counts such a criterion as
+    FAIL and prints ``not evaluated: <reason>``, whatever its ``ok`` says.
+    Order comparisons with it are False, as with NaN, so a criterion written
+    ``(label, value, value < bound, ...)`` needs no special case; unlike NaN,
+    it says why and it is never printed as a number.
+    """
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = str(reason)
+
+    def __str__(self) -> str:
+        return f"not evaluated: {self.reason}"
+
+    def __repr__(self) -> str:
+        return f"NotEvaluated({self.reason!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, NotEvaluated) and other.reason == self.reason
+
+    def __hash__(self) -> int:
+        return hash((NotEvaluated, self.reason))
+
+    def _never(self, other) -> bool:
+        return False
+
+    __lt__ = __le__ = __gt__ = __ge__ = _never
+
+
+def ended_before(telemetry, t_s: float) -> NotEvaluated | None:
+    """``NotEvaluated("the run ends at 120 s")`` when the telemetry has no row at or after ``t_s``, else None."""
+    t = _frame(telemetry).index
+    if len(t) == 0:
+        return NotEvaluated("the run has no telemetry")
+    if t[-1] < t_s:
+        return NotEvaluated(f"the run ends at {t[-1]:.6g} s, before {t_s:.6g} s")
+    return None
 
 
 def _frame(telemetry):

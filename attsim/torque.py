@@ -22,6 +22,9 @@ from .errors import TorqueError
 __all__ = ["TorqueModel"]
 
 _ZERO = (0.0, 0.0, 0.0)
+# what float() would read but is no torque: "123" unpacks into "1", "2", "3" and True converts to 1.0
+# (a set lookup per component keeps the check at every stage cheap)
+_NOT_NUMBERS = frozenset({str, bytes, bool, np.bool_})
 
 
 @dataclass(frozen=True)
@@ -77,14 +80,16 @@ class TorqueModel:
             value = user(t, state[:4], state[4:])
             try:
                 if type(value) is ndarray:
-                    if value.shape != (3,):
-                        raise ValueError("not a 3-vector")
+                    if value.shape != (3,) or value.dtype.kind not in "iuf":
+                        raise ValueError("not a numeric 3-vector")
                     x, y, z = value.tolist()
                 else:
-                    x, y, z = value
+                    x, y, z = value  # a string unpacks too, and a bool converts: both refused below
+                if type(x) in _NOT_NUMBERS or type(y) in _NOT_NUMBERS or type(z) in _NOT_NUMBERS:
+                    raise TypeError("not numbers")
                 x, y, z = float(x), float(y), float(z)
             except (TypeError, ValueError):
-                refuse(t, value, "callable must return a 3-vector of floats")
+                refuse(t, value, "callable must return a 3-vector of numbers (not strings or bools)")
             # the sum is non-finite when any term is (barring overflow, which
             # the exact check below tells apart)
             if not isfinite(x + y + z) and not (isfinite(x) and isfinite(y) and isfinite(z)):

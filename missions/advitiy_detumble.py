@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 import attsim  # noqa: E402
 from attsim import rotations  # noqa: E402
 from attsim.dispersions import Normal, Uniform, UniformRotation  # noqa: E402
+from attsim.testing import ended_before  # noqa: E402
 
 RATE_BOUND_RAD_S = 3.5e-3
 OMEGA0_RAD_S = (0.0, -0.106, 0.0)
@@ -67,7 +68,7 @@ def criteria(tel):
     rate = advitiy.rate_norm(tel)
     period = tel.meta["environment"]["period_s"]
     settle = advitiy.time_to_stay_below(tel.df.index.to_numpy(), rate, RATE_BOUND_RAD_S)
-    after_one_orbit = rate[tel.df.index >= period][0] if (tel.df.index >= period).any() else float("nan")
+    after_one_orbit = ended_before(tel, period) or rate[tel.df.index >= period][0]
     return [
         ("time until |omega| stays below 3.5e-3 rad/s [s]", settle, settle <= period, f"<= one orbit, {period:.0f}"),
         ("|omega| after one orbit [rad/s]", after_one_orbit, after_one_orbit < RATE_BOUND_RAD_S, "< 3.5e-3"),

@@ -10,13 +10,16 @@ exact rotation to 1e-9 rad.
 
 from __future__ import annotations
 
+import math
 import sys
 
 import attsim
 from attsim import rotations
+from attsim.testing import NotEvaluated
 
 INERTIA = [1.0, 2.0, 2.5]
 OMEGA0 = (0.0, 0.5, 0.0)
+SINGULAR_S = (math.pi / 2) / OMEGA0[1]  # pitch reaches 90 deg
 
 
 def build(out_dir=None):
@@ -27,8 +30,11 @@ def build(out_dir=None):
 
 def criteria(runs):
     euler, dcm, rk4 = runs
-    rows = [("euler321: stopped at the singularity (partial run)", float(euler.partial), euler.partial, "= 1"),
-            ("euler321: time it stopped [s]", euler.df.index[-1], euler.df.index[-1] < 3.2, "< 3.2")]
+    stopped, t_stop = float(euler.partial), euler.df.index[-1]
+    if not euler.partial and t_stop < SINGULAR_S:  # a shortened run never reaches pitch 90 deg
+        stopped = t_stop = NotEvaluated(f"the run ends at {t_stop:.6g} s, before the singularity at {SINGULAR_S:.6g} s")
+    rows = [("euler321: stopped at the singularity (partial run)", stopped, euler.partial, "= 1"),
+            ("euler321: time it stopped [s]", t_stop, t_stop < 3.2, "< 3.2")]
     for run in (dcm, rk4):
         t = run.df.index.to_numpy()
         exact = rotations.axis_angle_to_quat([0, 1, 0], 0.5 * t)

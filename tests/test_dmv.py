@@ -177,3 +177,46 @@ def test_diverging_stage_iterates_are_not_reported_as_converged():
     c = np.array(c)
     residual = c - (1 + c @ c) * np.array(a_small) - np.array(f) * np.array([c[1] * c[2], c[2] * c[0], c[0] * c[1]])
     assert converged and np.abs(residual).max() < 1e-16
+
+
+@pytest.mark.parametrize("inertia_scale, rate_scale", [(1e-10, 1.0), (1e10, 1.0), (1.0, 1e60), (1.0, 1e-60)])
+def test_the_preprocessing_runs_in_any_units(inertia_scale, rate_scale):
+    # the motion depends on the moments only through their ratios and on time through |omega| t: the seed's run in
+    # other units is the same run (the corrections are (|omega| h)^2k terms, not C^k and H^k apart, which overflow)
+    moments, m0 = BODIES["seed002"]
+    seed = attsim.propagate(moments, m0 / moments, t_end=1.0, dt=0.01, method="dmv", order=10)
+    df = attsim.propagate(moments * inertia_scale, rate_scale * m0 / moments, t_end=1.0 / rate_scale,
+                          dt=0.01 / rate_scale, method="dmv", order=10)
+    np.testing.assert_allclose(df[Q_COLS].to_numpy(), seed[Q_COLS].to_numpy(), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(df[W_COLS].to_numpy() / rate_scale, seed[W_COLS].to_numpy(), rtol=1e-14, atol=1e-14)
+
+
+def test_the_figure_run_records_its_order_and_runs_with_another_method(tmp_path, capsys, monkeypatch):
+    # the run directory and report of missions/dmv_figure1.py must say DMV of order 10 (method 'dmv' alone reads as
+    # order 2); `--method` replaces the integrator, and the order option belongs to the one replaced
+    import json
+    from pathlib import Path
+
+    from attsim import cli
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    assert cli.main(["run", "dmv_figure1", "--out", str(tmp_path / "dmv"), "--duration", "1"]) == 0
+    meta = json.loads((tmp_path / "dmv" / "meta.json").read_text())
+    assert meta["method"] == "dmv" and meta["method_options"] == {"order": 10}
+    assert "method dmv (order=10)" in (tmp_path / "dmv" / "report.html").read_text()
+    assert cli.main(["run", "dmv_figure1", "--out", str(tmp_path / "exact"), "--duration", "1", "--method", "exact",
+                     "--no-report"]) == 0
+    meta = json.loads((tmp_path / "exact" / "meta.json").read_text())
+    assert meta["method"] == "exact" and meta["method_options"] == {}
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("order", [4, 6, 8, 10])
+def test_preprocessed_orders_refuse_steps_beyond_their_series(order):
+    # found by an outside review: DMV10 refused dt = 1.25 on the seed body (its stage) but accepted dt = 2.0 and
+    # ended 2.4 rad off; the preprocessed orders now refuse more than 1.5 rad of turn a step, naming dt
+    moments, m0 = BODIES["seed002"]
+    with pytest.raises(attsim.InputError, match="^dt: is too large for the preprocessed DMV"):
+        attsim.propagate(moments, m0 / moments, t_end=10.0, dt=2.0, method="dmv", order=order)
+    df = attsim.propagate(moments, m0 / moments, t_end=10.0, dt=0.5, method="dmv", order=order)
+    assert np.isfinite(df.to_numpy()).all()

@@ -270,6 +270,11 @@ def test_unknown_controller_output_is_refused(tmp_path):
         (lambda: attsim.Magnetorquer(dipole_max_Am2=-1), "dipole_max_Am2: must be finite and > 0"),
         (lambda: attsim.Thruster("t", (0, 0, 0), (1, 1, 0), 1.0), "direction: must be a unit vector"),
         (lambda: attsim.ReactionWheel("w", (0, 0, 1), 1e-4, 1e-3, 10.0, speed0_rad_s=20.0), "speed0_rad_s: must not exceed"),
+        # run()'s options are checked before anything is written
+        (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), out_dir="unused").run(progress="yes"), "^progress: must be True"),
+        (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), out_dir="unused").run(compiled="no"), "^compiled: must be True"),
+        (lambda: attsim.Mission("m", FULL_J, (0, 0, 0), out_dir="unused").run(realtime_factor="2"),
+         "^realtime_factor: must be a real number"),
     ],
 )
 def test_bad_component_input_is_refused(make, pattern):
@@ -403,3 +408,44 @@ def test_mission_accepts_any_body_description(tmp_path, body):
         expected = body.inertia_kg_m2()
     assert np.allclose(mission.inertia_kg_m2, expected, rtol=1e-14, atol=0)
     assert not mission.run().partial
+
+
+@pytest.mark.parametrize(
+    "output, pattern",
+    [
+        (np.array([1.0, 2.0, 3.0]), r"returned ndarray; expected a dict"),  # its truth value raised ValueError
+        ([("th", 1.0)], r"returned list; expected a dict"),
+        ({"th": "abc"}, r"bad command for 'th': th\.command: must be numeric"),
+        ({"th": "0.5"}, r"bad command for 'th': th\.command: must be numeric"),  # was fired for 0.5 s
+        ({"th": True}, r"bad command for 'th': th\.command: must be numeric"),  # was fired for 1 s
+    ],
+)
+def test_a_controller_output_that_is_no_command_is_a_controller_error(tmp_path, output, pattern):
+    mission = attsim.Mission("bad_output", FULL_J, (0.1, 0, 0), duration=5.0, out_dir=tmp_path)
+    thruster = mission.add(attsim.Thruster("th", (0, 0.5, 0), (1, 0, 0), 1.0))
+    mission.add(attsim.FunctionController(lambda t, r: output, period_s=1.0, actuators=[thruster], name="c"))
+    with pytest.raises(attsim.ControllerError, match=r"^controller 'c' at t = 0 s.*" + pattern):
+        mission.run()
+
+
+def test_a_file_as_out_dir_is_an_input_error(tmp_path):
+    a_file = tmp_path / "taken"
+    a_file.write_text("x")
+    with pytest.raises(InputError, match="^out_dir: must be a directory, not a file"):
+        attsim.Mission("file", FULL_J, (0.1, 0, 0), duration=1.0, out_dir=a_file).run()
+
+
+@pytest.mark.parametrize(
+    "field, pattern",
+    [
+        (lambda t: ("1e-5", "0", "0"), r"^field: callable must return finite numbers of shape \(3,\) \(at t = 0\.0 s"),
+        (lambda t: (1e-5, 0.0, np.nan if np.any(np.asarray(t) >= 2.0) else 0.0),
+         r"^field: callable must return finite values"),
+        (lambda t: (True, False, False), r"^field: callable must return finite numbers"),
+        ((1e-5, 0.0), r"^field: must have shape \(3,\)"),
+        ("abc", r"^field: must be numeric"),
+    ],
+)
+def test_a_field_that_is_not_a_finite_vector_is_refused(tmp_path, field, pattern):
+    with pytest.raises(InputError, match=pattern):
+        attsim.Mission("field", FULL_J, (0.1, 0, 0), duration=5.0, field=field, max_step=0.5, out_dir=tmp_path).run()

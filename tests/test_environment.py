@@ -179,7 +179,7 @@ def test_avanzini_giulietti_gain():
         (lambda: TLEOrbit("1 00005U 58002B", "2 00005"), InputError, "line1: must be 69 characters long"),
         (lambda: TLEOrbit(*make_tle(98.0, 0.001, 17.5, "2018-04-03T12:00:00")), InputError, "orbit: perigee altitude must be at least 100 km"),
         (lambda: KeplerOrbit(7e6, 1.2, 50.0), InputError, "eccentricity: must be in \\[0, 1\\)"),
-        (lambda: KeplerOrbit.circular(80.0, 50.0), InputError, "orbit: perigee altitude must be at least 100 km"),
+        (lambda: KeplerOrbit.circular(80.0, 50.0), InputError, r"altitude_km: must be in \[100, "),
         (lambda: Environment(KeplerOrbit.circular(700.0, 98.0, epoch="2031-01-01T00:00:00"), field="igrf"), InputError,
          "epoch: must lie within the IGRF-14 model's validity"),
         (lambda: Face(0.0, (1, 0, 0), (0, 0, 0)), InputError, "area_m2: must be finite and > 0"),
@@ -239,3 +239,58 @@ def test_exponential_density_is_vallados_table_at_the_geodetic_height():
     r_eci = ecef_to_eci(r_ecef, epoch.jd_at(t))
     rho = ExponentialAtmosphere().density_kg_m3(r_eci, epoch, t)
     assert np.allclose(rho, expected, rtol=1e-9, atol=0), rho / expected
+
+
+def _with_field(line: str, first: int, last: int, text: str) -> str:
+    """``line`` with columns ``first..last`` (1-based) replaced and the checksum made valid again."""
+    from attsim.environment.orbit import tle_checksum
+
+    body = line[:first - 1] + text + line[last:68]
+    return body + str(tle_checksum(body))
+
+
+@pytest.mark.parametrize(
+    "line, first, last, text, pattern",
+    [
+        # SGP4 read these as dates (2000-01-00 and the like)
+        (0, 19, 32, "XXXXXXXXXXXXXX", r"^line1: epoch year \(columns 19-20\) is not in TLE format"),
+        (0, 21, 32, "XXXXXXXXXXXX", r"^line1: epoch day of year \(columns 21-32\) is not in TLE format"),
+        (0, 21, 32, "400.00000000", r"^line1: epoch day of year \(columns 21-32\) must be in \[1, 367\)"),
+        (0, 54, 61, " 1234X-3", r"^line1: bstar \(columns 54-61\) is not in TLE format"),
+        (1, 9, 16, "  abc.de", r"^line2: inclination \(columns 9-16\) is not in TLE format"),
+        (1, 53, 63, "fifteen.000", r"^line2: mean motion \(columns 53-63\) is not in TLE format"),
+    ],
+)
+def test_a_garbled_tle_field_with_a_valid_checksum_is_refused(line, first, last, text, pattern):
+    lines = list(make_tle(98.0, 0.001, 14.6, "2018-04-03T12:00:00"))
+    lines[line] = _with_field(lines[line], first, last, text)
+    assert len(lines[line]) == 69
+    with pytest.raises(InputError, match=pattern):
+        TLEOrbit(*lines)
+
+
+@pytest.mark.parametrize(
+    "kwargs, pattern",
+    [
+        (dict(atmosphere="bogus"), r"^atmosphere: must be one of \['exponential', 'msis'\] \(got 'bogus'\)"),
+        (dict(atmosphere=5), r"^atmosphere: must be 'exponential', 'msis', a model"),
+        (dict(gravity_gradient="no"), r"^gravity_gradient: must be True or False"),  # 'no' counted as true
+        (dict(faces=5), r"^faces: must be a sequence"),
+        (dict(faces=[5]), r"^faces\[0\]: must be an attsim.environment.Face"),
+        (dict(shadow={}), r"^shadow: must be one of"),
+    ],
+)
+def test_environment_arguments_are_checked(kwargs, pattern):
+    with pytest.raises(InputError, match=pattern):
+        Environment(KeplerOrbit.circular(500.0, 50.0), **kwargs)
+
+
+def test_a_user_atmosphere_model_is_used_and_described(tmp_path):
+    class Uniform:  # no name attribute: the run's metadata falls back to the class name
+        def density_kg_m3(self, r_eci_m, epoch, t_s):
+            return np.full(len(np.atleast_2d(r_eci_m)), 1e-12)
+
+    env = Environment(KeplerOrbit.circular(500.0, 50.0), atmosphere=Uniform(), faces=Face.cube(0.1))
+    assert np.all(env.table(10.0)[1][:, 9] == 1e-12)
+    tel = attsim.Mission("uniform", np.eye(3) * 1e-2, (0, 0, 0), duration=2.0, environment=env, out_dir=tmp_path).run()
+    assert tel.meta["environment"]["atmosphere"] == "Uniform"

@@ -179,6 +179,21 @@ def test_diverging_fixed_step_runs_are_refused():
         (dict(torque=lambda t, q, w: np.zeros((3, 1))), TorqueError, "torque: callable must return a 3-vector"),
         (dict(torque=lambda t, q, w: "abc"), TorqueError, "torque: callable must return a 3-vector"),
         (dict(torque=lambda t, q, w: (0.0, 0.0, np.nan if t >= 0.25 else 0.0)), TorqueError, r"finite values.*at t = 0.25 s"),
+        # a string of three digits unpacks into three numbers, and True converts to 1: neither is a torque
+        (dict(torque=lambda t, q, w: "123"), TorqueError, "torque: callable must return a 3-vector of numbers"),
+        (dict(torque=lambda t, q, w: (True, 0.0, 0.0)), TorqueError, "torque: callable must return a 3-vector of num"),
+        (dict(torque=lambda t, q, w: np.array(["1", "2", "3"])), TorqueError, "torque: callable must return a 3-vec"),
+        (dict(torque="123"), InputError, "torque: must be numeric"),
+        (dict(allow_nonphysical="no"), InputError, "allow_nonphysical: must be True or False"),
+        (dict(inertia=[2, 2, 8], allow_nonphysical="no"), InputError, "allow_nonphysical: must be True or False"),
+        # extreme magnitudes are blamed on the inertia or the rate that has them, not on dt
+        (dict(inertia=[1e308] * 3), InputError, r"inertia: entries must not exceed 1e\+12"),
+        (dict(inertia=[1e-310] * 3), InputError, "inertia: principal moments must be at least 1e-12"),
+        (dict(omega0=(1e200, 0.0, 0.0)), InputError, "omega0: with this inertia, the angular momentum"),
+        # the work is bounded, not only the memory
+        (dict(t_end=1e300, dt=1e300, method="dop853"), InputError, "t_end: needs more than MAX_EVALUATIONS"),
+        (dict(t_end=1e12, dt=1e-3, record_every=2**40), InputError, r"t_end: would take about 1e\+15 steps"),
+        (dict(method=["rk4"]), InputError, "method: must be one of"),
     ],
 )
 def test_bad_input_is_refused_with_field_and_rule(kwargs, error, pattern):
@@ -196,3 +211,22 @@ def test_non_unit_quaternion_is_normalised_with_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         attsim.propagate(ASYMMETRIC_J, (0, 0, 0), q0=(1 + 1e-12, 0, 0, 0), t_end=0.1, dt=0.05)
+
+
+def test_a_quaternion_near_the_overflow_limit_names_the_same_attitude():
+    expected = attsim.propagate(ASYMMETRIC_J, (0.1, 0.2, 0.3), q0=(0.6, 0.8, 0.0, 0.0), t_end=0.5, dt=0.05)
+    for scale in (1e300, 1e-300):
+        with pytest.warns(AttsimWarning, match="q0: quaternion norm is"):
+            df = attsim.propagate(ASYMMETRIC_J, (0.1, 0.2, 0.3), q0=(0.6 * scale, 0.8 * scale, 0.0, 0.0), t_end=0.5,
+                                  dt=0.05)
+        assert np.allclose(df.to_numpy(), expected.to_numpy(), rtol=0, atol=1e-15)
+
+
+def test_dop853_stops_after_its_evaluation_budget_naming_t_end(monkeypatch):
+    from attsim.integrators import dop853
+
+    monkeypatch.setattr(dop853, "MAX_EVALUATIONS", 2000)  # the real budget takes minutes to exhaust
+    spin_up = lambda t, q, w: (0.0, 0.0, 1e-3)  # noqa: E731 - a torque: no free-motion bound applies up front
+    with pytest.raises(InputError, match=r"^t_end: needs more than MAX_EVALUATIONS = 2e\+03 .*stopped at t = ") as info:
+        attsim.propagate(ASYMMETRIC_J, (0.1, 0.2, 0.3), t_end=1e6, dt=1e5, method="dop853", torque=spin_up)
+    assert info.value.field == "t_end"

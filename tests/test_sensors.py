@@ -140,3 +140,24 @@ def test_sun_sensor_faces_and_eclipse(tmp_path):
     assert np.allclose(css.sun_vector(lit), sun)
     assert not np.any(tel.df.loc[6.0, ["css_px", "css_pz"]].to_numpy())
     assert np.all(np.isnan(css.sun_vector(np.zeros(6))))
+
+
+@pytest.mark.parametrize(
+    "sun, eclipse, pattern",
+    [
+        (lambda t: (np.nan, 0.0, 1.0) if t >= 2.0 else (0.0, 0.0, 1.0), None,
+         r"^sun_inertial: callable must return finite values \(at t = 2\.0 s"),
+        (lambda t: (0.6, 0.0, 0.9), None,
+         r"^sun_inertial: callable must return a unit vector \(at t = 0(\.0)? s \|s\| = 1\.08"),
+        (lambda t: "001", None, r"^sun_inertial: callable must return finite numbers of shape \(3,\)"),
+        (lambda t: (0.0, 0.0, 1.0), lambda t: "no", r"^eclipse: callable must return True or False \(at t = 0(\.0)? s"),
+    ],
+)
+def test_sun_sensor_callables_are_checked_where_they_enter_the_run(tmp_path, sun, eclipse, pattern):
+    # unchecked, a NaN or a non-unit Sun direction filled the telemetry with NaN or wrong currents
+    mission = attsim.Mission("css", np.eye(3), (0.0, 0.0, 0.1), duration=5.0, out_dir=tmp_path)
+    mission.add(attsim.SunSensor(1.0, sun_inertial=sun, eclipse=eclipse))
+    with pytest.raises(attsim.InputError, match=pattern):
+        mission.run()
+    tel = attsim.load(tmp_path)
+    assert tel.partial and tel.meta["stopped"].startswith("InputError: ")

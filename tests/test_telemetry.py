@@ -249,7 +249,7 @@ def test_concurrent_loads_of_a_killed_run_all_succeed_with_the_same_rows(tmp_pat
 
 def test_load_names_a_bad_path_argument():
     for bad in (None, 5, b"x", ""):
-        with pytest.raises(InputError, match="^path: must be a run directory path"):
+        with pytest.raises(InputError, match="^path: must be a directory path"):
             load(bad)
 
 

@@ -1,4 +1,6 @@
-"""Monte Carlo campaigns (layer 8): :class:`Campaign` runs a mission many times with dispersed parameters.
+"""Monte Carlo campaigns (layer 8): many runs of one mission with dispersed
+parameters, their pass rates with confidence intervals, percentile envelopes
+over time and the campaign report. :class:`Campaign` runs them.
 
 See :mod:`attsim.campaign.runner` (execution on ``dask.distributed``),
 :mod:`attsim.campaign.records` (the campaign directory) and

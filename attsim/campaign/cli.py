@@ -17,13 +17,12 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["add_parser", "execute_campaign_run"]
+__all__ = ["add_arguments", "run_command", "execute_campaign_run"]
 
 
-def add_parser(sub) -> None:
-    """Register ``attsim campaign`` on the main parser's subcommands."""
-    parser = sub.add_parser("campaign", help="run a Monte Carlo campaign of a mission (dask, resumable)",
-                            description="Run a mission many times with dispersed parameters; resumable.")
+def add_arguments(parser) -> None:
+    """The arguments of ``attsim campaign`` (the main parser makes the subcommand)."""
+    parser.description = "Run a mission many times with dispersed parameters; resumable."
     parser.add_argument("mission", help="a name from 'attsim missions' or a path to a .py script")
     parser.add_argument("--runs", type=int, required=True, help="number of runs")
     parser.add_argument("--seed", type=int, default=0, help="the campaign's seed (default 0)")
@@ -38,7 +37,6 @@ def add_parser(sub) -> None:
     parser.add_argument("--duration", type=float, help="override the mission's simulated time, s")
     parser.add_argument("--method", help="override the mission's integrator")
     parser.add_argument("--no-report", action="store_true", help="skip the campaign report")
-    parser.set_defaults(func=run_command)
 
 
 def run_command(args) -> int:
@@ -75,7 +73,7 @@ def run_command(args) -> int:
     return 0 if result.requirement_met else 1
 
 
-def execute_campaign_run(build, criteria, args) -> int:
+def execute_campaign_run(build, criteria, args, figures=None) -> int:
     """``attsim run MISSION --campaign DIR --index K``: run K with its drawn parameters and seed, full telemetry."""
     from ..cli import execute
     from ..dispersions import draw_parameters, run_seed
@@ -104,7 +102,7 @@ def execute_campaign_run(build, criteria, args) -> int:
     print(f"run {args.index} of campaign {directory}: seed {seed}"
           + "".join(f"\n  {name} = {_shown(value)}" for name, value in params.items()))
     return execute(build, criteria, out, description.get("duration_s"), seed, description.get("method"),
-                   not args.no_report, params=params)
+                   not args.no_report, debug=args.debug, figures=figures, params=params)
 
 
 def _shown(value) -> str:

@@ -60,13 +60,13 @@ class CampaignResult(NamedTuple):
 
 
 def _resolve_mission(mission) -> Path:
-    from ..cli import _resolve_script
+    from ..scripts import resolve_script
 
     if isinstance(mission, os.PathLike):
         mission = os.fspath(mission)
     if not isinstance(mission, str) or not mission.strip():
         raise InputError("mission", "must be a mission name or a path to a mission script", f"got {mission!r}")
-    return _resolve_script(mission).resolve()
+    return resolve_script(mission).resolve()
 
 
 def _check_build_accepts(build, names) -> None:

@@ -1,14 +1,54 @@
-"""SCAFFOLD (feat/campaign only; campaign-stats provides the real module): pass rates and the requirement."""
+"""Campaign statistics (layer 8): pass rates with confidence intervals,
+percentiles of numeric criteria, and the campaign-level requirement.
+
+A campaign of ``n`` runs in which ``x`` passed estimates the pass
+probability ``p`` by ``x / n``; the interval says how far ``p`` may be from
+it. Two intervals are offered:
+
+* **Clopper-Pearson** (exact; Clopper & Pearson, Biometrika 26, 1934): the
+  ``p`` not rejected by either one-sided binomial test at ``(1 - c)/2``,
+
+      low = B(a/2; x, n - x + 1),   high = B(1 - a/2; x + 1, n - x),   a = 1 - c,
+
+  with ``B(q; a, b)`` the Beta quantile (``low = 0`` when ``x = 0``,
+  ``high = 1`` when ``x = n``). Never covers less than ``c``: the default.
+* **Wilson** (score interval; Wilson, JASA 22, 1927), with ``z`` the normal
+  quantile at ``1 - a/2`` and ``p^ = x/n``:
+
+      (p^ + z^2/2n -+ z sqrt(p^(1 - p^)/n + z^2/4n^2)) / (1 + z^2/n).
+
+A requirement "at least ``r`` of runs pass with confidence ``c``" is met
+when the one-sided Clopper-Pearson lower bound ``B(1 - c; x, n - x + 1)`` is
+at least ``r`` — equivalently, when a true pass rate of ``r`` would make
+``x`` or more passes in ``n`` runs no likelier than ``1 - c``. With no
+failure this needs ``n >= ln(1 - c) / ln(r)`` runs: 299 for 99 % at 95 %.
+
+Records follow the campaign's contract: columns ``status`` ("OK", "FAIL",
+"ERROR"), ``v:<label>`` (float, NaN when not evaluated) and ``ok:<label>``
+(bool) per criterion.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
-from scipy import stats as _st
+
+from .._validate import real_number
+from ..errors import InputError
+
+__all__ = ["Rate", "Requirement", "pass_rate", "requirement_met", "requirement", "lower_bound", "percentiles",
+           "criterion_summary", "criterion_labels", "METHODS", "PERCENTILES"]
+
+METHODS = ("clopper-pearson", "wilson")
+PERCENTILES = (1, 5, 50, 95, 99)
 
 
 class Rate(NamedTuple):
+    """A pass rate and its two-sided confidence interval."""
+
     passed: int
     runs: int
     rate: float
@@ -18,20 +58,149 @@ class Rate(NamedTuple):
     method: str
 
 
+class Requirement(NamedTuple):
+    """The campaign-level decision: did at least ``required_rate`` of runs pass, with ``confidence``?"""
+
+    passed: int
+    runs: int
+    required_rate: float
+    confidence: float
+    lower_bound: float  # the one-sided Clopper-Pearson lower bound of the pass rate at `confidence`
+    met: bool
+
+
+def _counts(passed, runs) -> tuple[int, int]:
+    for value, field in ((runs, "runs"), (passed, "passed")):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise InputError(field, "must be an integer", f"got {value!r}")
+    if runs < 1:
+        raise InputError("runs", "must be >= 1", f"got {runs}")
+    if not 0 <= passed <= runs:
+        raise InputError("passed", "must be in [0, runs]", f"got {passed} of {runs}")
+    return int(passed), int(runs)
+
+
+def _probability(value, field: str, closed_high: bool = False) -> float:
+    number = real_number(value, field)
+    if not (0.0 < number < 1.0 or closed_high and number == 1.0):
+        raise InputError(field, f"must be in (0, 1{']' if closed_high else ')'}", f"got {value!r}")
+    return number
+
+
+def lower_bound(passed: int, runs: int, confidence: float = 0.95) -> float:
+    """One-sided Clopper-Pearson lower bound of the pass probability: ``B(1 - c; x, n - x + 1)``."""
+    from scipy.special import betaincinv
+
+    passed, runs = _counts(passed, runs)
+    confidence = _probability(confidence, "confidence")
+    return 0.0 if passed == 0 else float(betaincinv(passed, runs - passed + 1, 1.0 - confidence))
+
+
 def pass_rate(passed: int, runs: int, confidence: float = 0.95, method: str = "clopper-pearson") -> Rate:
+    """The pass rate ``passed / runs`` and its two-sided interval at ``confidence``.
+
+    Parameters
+    ----------
+    passed, runs : int
+        Runs that passed, and runs in all (``0 <= passed <= runs``, ``runs >= 1``).
+    confidence : float
+        Coverage of the interval, in (0, 1).
+    method : {"clopper-pearson", "wilson"}
+        The interval (module docstring for both formulas).
+
+    Returns
+    -------
+    Rate
+    """
+    from scipy.special import betaincinv, ndtri
+
+    passed, runs = _counts(passed, runs)
+    confidence = _probability(confidence, "confidence")
     alpha = 1.0 - confidence
-    low = 0.0 if passed == 0 else float(_st.beta.ppf(alpha / 2, passed, runs - passed + 1))
-    high = 1.0 if passed == runs else float(_st.beta.ppf(1 - alpha / 2, passed + 1, runs - passed))
-    return Rate(passed, runs, passed / runs if runs else float("nan"), low, high, confidence, method)
+    if method == "clopper-pearson":
+        low = 0.0 if passed == 0 else float(betaincinv(passed, runs - passed + 1, alpha / 2.0))
+        high = 1.0 if passed == runs else float(betaincinv(passed + 1, runs - passed, 1.0 - alpha / 2.0))
+    elif method == "wilson":
+        z = float(ndtri(1.0 - alpha / 2.0))
+        p = passed / runs
+        centre = p + z * z / (2 * runs)
+        half = z * math.sqrt(p * (1.0 - p) / runs + z * z / (4 * runs * runs))
+        scale = 1.0 + z * z / runs
+        low, high = max(0.0, (centre - half) / scale), min(1.0, (centre + half) / scale)
+    else:
+        raise InputError("method", f"must be one of {', '.join(METHODS)}", f"got {method!r}")
+    return Rate(passed, runs, passed / runs, low, high, confidence, method)
 
 
 def requirement_met(passed: int, runs: int, required_rate: float = 0.99, confidence: float = 0.95) -> bool:
+    """Whether at least ``required_rate`` of runs pass with ``confidence``.
+
+    True when the one-sided Clopper-Pearson lower bound at ``confidence`` is
+    at least ``required_rate`` (e.g. 299 passes of 299 runs meet 99 % at 95 %;
+    298 of 299 do not).
+    """
+    required_rate = _probability(required_rate, "required_rate", closed_high=True)
+    return lower_bound(passed, runs, confidence) >= required_rate
+
+
+def requirement(records: pd.DataFrame, required_rate: float = 0.99, confidence: float = 0.95) -> Requirement:
+    """The campaign-level decision on its records: a run passes when its status is "OK" (every criterion passed)."""
+    runs = len(records)
+    passed = int((records["status"] == "OK").sum()) if runs else 0
     if runs == 0:
-        return False
-    low = 0.0 if passed == 0 else float(_st.beta.ppf(1.0 - confidence, passed, runs - passed + 1))
-    return low >= required_rate
+        return Requirement(0, 0, _probability(required_rate, "required_rate", True), confidence, 0.0, False)
+    bound = lower_bound(passed, runs, confidence)
+    return Requirement(passed, runs, float(required_rate), float(confidence), bound,
+                       requirement_met(passed, runs, required_rate, confidence))
 
 
-def criterion_summary(records: pd.DataFrame) -> pd.DataFrame:
-    labels = [c[3:] for c in records.columns if c.startswith("ok:")]
-    return pd.DataFrame({"passed": [int(records[f"ok:{label}"].sum()) for label in labels]}, index=labels)
+def percentiles(values, ps=PERCENTILES) -> dict[str, float]:
+    """Percentiles ``p<k>`` (numpy's linear interpolation between order statistics), ``min`` and ``max`` of the
+    finite values; NaN for each when there is none."""
+    array = np.asarray(values, dtype=np.float64).ravel()
+    array = array[np.isfinite(array)]
+    keys = [f"p{p:g}" for p in ps] + ["min", "max"]
+    if array.size == 0:
+        return dict.fromkeys(keys, math.nan)
+    out = dict(zip(keys[:-2], (float(v) for v in np.percentile(array, ps))))
+    out["min"], out["max"] = float(array.min()), float(array.max())
+    return out
+
+
+def criterion_labels(records: pd.DataFrame) -> list[str]:
+    """The criteria's labels, in the records' column order (from the ``ok:<label>`` columns)."""
+    return [c[3:] for c in records.columns if isinstance(c, str) and c.startswith("ok:")]
+
+
+def criterion_summary(records: pd.DataFrame, confidence: float = 0.95, method: str = "clopper-pearson") -> pd.DataFrame:
+    """One row per criterion: its pass rate and interval and, for numeric values, their percentiles.
+
+    An ERROR run counts as a failure of every criterion (its ``ok:`` may say
+    otherwise if it was written before the error). Percentiles are over the
+    finite values (NaN when a criterion has none).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``label``; columns ``passed``, ``runs``, ``rate``, ``low``,
+        ``high``, ``p1``, ``p5``, ``p50``, ``p95``, ``p99``, ``min``, ``max``.
+    """
+    labels = criterion_labels(records)
+    columns = ["passed", "runs", "rate", "low", "high"] + [f"p{p}" for p in PERCENTILES] + ["min", "max"]
+    rows = []
+    runs = len(records)
+    errored = (records["status"] == "ERROR").to_numpy() if runs else np.zeros(0, dtype=bool)
+    for label in labels:
+        ok = records[f"ok:{label}"].fillna(False).to_numpy(dtype=bool) & ~errored
+        row = {}
+        if runs:
+            rate = pass_rate(int(ok.sum()), runs, confidence, method)
+            row.update(passed=rate.passed, runs=runs, rate=rate.rate, low=rate.low, high=rate.high)
+        else:
+            row.update(passed=0, runs=0, rate=math.nan, low=math.nan, high=math.nan)
+        value = records.get(f"v:{label}")
+        numeric = value is not None and pd.api.types.is_numeric_dtype(value) and not pd.api.types.is_bool_dtype(value)
+        row.update(percentiles(value.to_numpy(dtype=np.float64) if numeric else []))
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=columns, index=pd.Index(labels, name="label"))
+    return frame.astype({"passed": "int64", "runs": "int64"})

@@ -77,14 +77,14 @@ _MODULES: dict = {}
 
 def mission_module(script):
     """The mission script's module, loaded once per path and modification time in this process."""
-    from ..cli import _load_module
+    from ..scripts import load_module
 
     path = Path(script)
     mtime = path.stat().st_mtime_ns
     cached = _MODULES.get(str(path))
     if cached is not None and cached[0] == mtime:
         return cached[1]
-    module = _load_module(path)
+    module = load_module(path)
     if not (callable(getattr(module, "build", None)) and callable(getattr(module, "criteria", None))):
         raise InputError("mission", f"{path} must define build(out_dir=None, **params) and criteria(telemetry)")
     _MODULES[str(path)] = (mtime, module)  # an edited script replaces its older version
@@ -123,11 +123,14 @@ def _worker_name() -> str:
 def judge(results) -> tuple[dict, str, tuple]:
     """``(columns, status, ((label, bound), ...))`` of a script's ``criteria`` list.
 
-    A value that is not a number, or is NaN, never passes (a criterion the
-    run could not evaluate, e.g. it ended before the time it is taken at).
+    Judged as ``attsim run`` judges it (:func:`attsim.cli.judge`); a value
+    that is not a number, or is NaN, never passes (a criterion the run could
+    not evaluate, e.g. it ended before the time it is taken at).
     """
+    from ..cli import judge as judge_criteria
+
     columns, labels = {}, []
-    for label, value, ok, bound in results:
+    for label, value, ok, bound in judge_criteria(results):
         try:
             number = float(value)
         except (TypeError, ValueError):

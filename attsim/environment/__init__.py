@@ -18,13 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import finite_array, positive_scalar, vector3
+from .._validate import boolean, number_in, one_of, positive_scalar, sequence, unit_vector, vector3
 from ..errors import InputError
 from .atmosphere import ExponentialAtmosphere, MSISAtmosphere
-from .frames import Epoch, lvlh_axes, lvlh_quaternion
+from .frames import Epoch, gmst_rad, lvlh_axes, lvlh_quaternion
 from .magnetic import IGRF, FieldModel, TiltedDipole
 from .orbit import KeplerOrbit, Orbit, TLEOrbit, make_tle
 from .sun import AU_M, SOLAR_PRESSURE_N_M2, lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci, sun_distance_m
+from .table import GMST, WIDTH
 
 __all__ = [
     "Environment", "Face", "KeplerOrbit", "TLEOrbit", "make_tle", "IGRF", "TiltedDipole", "ExponentialAtmosphere",
@@ -59,16 +60,13 @@ class Face:
     diffuse: float = 0.2
 
     def __post_init__(self):
-        positive_scalar(self.area_m2, "area_m2")
-        normal = vector3(self.normal, "normal")
-        if abs(np.linalg.norm(normal) - 1.0) > 1e-9:
-            raise InputError("normal", "must be a unit vector", f"|n| = {np.linalg.norm(normal):.12g}")
-        vector3(self.cp_m, "cp_m")
-        positive_scalar(self.drag_coefficient, "drag_coefficient")
+        # stored as the checked floats and tuples, so row() never sees a caller's string or array
+        object.__setattr__(self, "area_m2", positive_scalar(self.area_m2, "area_m2"))
+        object.__setattr__(self, "normal", tuple(unit_vector(self.normal, "normal").tolist()))
+        object.__setattr__(self, "cp_m", tuple(vector3(self.cp_m, "cp_m").tolist()))
+        object.__setattr__(self, "drag_coefficient", positive_scalar(self.drag_coefficient, "drag_coefficient"))
         for name in ("specular", "diffuse"):
-            value = float(finite_array(getattr(self, name), name, ()))
-            if not 0.0 <= value <= 1.0:
-                raise InputError(name, "must be in [0, 1]", f"got {value}")
+            object.__setattr__(self, name, number_in(getattr(self, name), name, 0.0, 1.0))
         if self.specular + self.diffuse > 1.0:
             raise InputError("specular", "plus diffuse must not exceed 1", f"{self.specular} + {self.diffuse}")
 
@@ -79,6 +77,8 @@ class Face:
     def cube(side_m: float, cp_offset_m=(0.0, 0.0, 0.0), **coefficients) -> list["Face"]:
         """The six faces of a cube whose centre lies ``cp_offset_m`` from the centre of mass."""
         side = positive_scalar(side_m, "side_m")
+        if not math.isfinite(side * side):
+            raise InputError("side_m", "must have a finite square (the face area)", f"got {side_m!r}")
         offset = vector3(cp_offset_m, "cp_offset_m")
         faces = []
         for axis in range(3):
@@ -98,8 +98,9 @@ class Environment:
         :class:`KeplerOrbit` or :class:`TLEOrbit`; its epoch is the mission's t = 0.
     field : {"dipole", "igrf"}, FieldModel or None
         Geomagnetic model (default the fast tilted dipole).
-    atmosphere : model or None
-        Density model for drag (default :class:`ExponentialAtmosphere`).
+    atmosphere : {"exponential", "msis"}, model or None
+        Density model for drag (default :class:`ExponentialAtmosphere`; a
+        model has ``density_kg_m3(r_eci_m, epoch, t_s)``).
     shadow : {"conical", "cylindrical", None}
         Eclipse model for solar pressure and sun sensors.
     gravity_gradient, aerodynamic, solar_pressure : bool
@@ -121,23 +122,23 @@ class Environment:
         self.epoch = orbit.epoch
         models = {"dipole": TiltedDipole, "igrf": IGRF}
         if isinstance(field, str):
-            if field not in models:
-                raise InputError("field", f"must be one of {sorted(models)}, a FieldModel or None", f"got {field!r}")
-            field = models[field]()
+            field = models[one_of(field, "field", sorted(models))]()
         if field is not None and not isinstance(field, FieldModel):
             raise InputError("field", "must be 'dipole', 'igrf', a FieldModel or None", f"got {type(field).__name__}")
         self.field = field
-        if atmosphere == "exponential":
-            atmosphere = ExponentialAtmosphere()
+        if isinstance(atmosphere, str):
+            atmosphere = {"exponential": ExponentialAtmosphere, "msis": MSISAtmosphere}[
+                one_of(atmosphere, "atmosphere", ("exponential", "msis"))]()
+        elif atmosphere is not None and not callable(getattr(atmosphere, "density_kg_m3", None)):
+            raise InputError("atmosphere", "must be 'exponential', 'msis', a model with "
+                             "density_kg_m3(r_eci_m, epoch, t_s) or None", f"got {atmosphere!r}")
         self.atmosphere = atmosphere
-        if shadow not in ("conical", "cylindrical", None):
-            raise InputError("shadow", "must be 'conical', 'cylindrical' or None", f"got {shadow!r}")
-        self.shadow = shadow
-        self.gravity_gradient = bool(gravity_gradient)
-        self.aerodynamic = bool(aerodynamic) and atmosphere is not None
-        self.solar_pressure = bool(solar_pressure)
+        self.shadow = one_of(shadow, "shadow", ("conical", "cylindrical", None))
+        self.gravity_gradient = boolean(gravity_gradient, "gravity_gradient")
+        self.aerodynamic = boolean(aerodynamic, "aerodynamic") and atmosphere is not None
+        self.solar_pressure = boolean(solar_pressure, "solar_pressure")
         self.residual_dipole_Am2 = vector3(residual_dipole_Am2, "residual_dipole_Am2")
-        self.faces = list(faces)
+        self.faces = sequence(faces, "faces")
         for k, face in enumerate(self.faces):
             if not isinstance(face, Face):
                 raise InputError(f"faces[{k}]", "must be an attsim.environment.Face", f"got {type(face).__name__}")
@@ -157,14 +158,15 @@ class Environment:
     def table(self, duration_s: float) -> tuple[np.ndarray, np.ndarray]:
         """``(t_s, values)`` on a uniform grid covering ``[0, duration_s]``.
 
-        Columns of ``values`` (ECI, SI): B (T, 3), r (m, 3), v (m/s, 3),
-        ρ (kg/m^3), unit Sun direction (3), solar pressure (N/m^2, 0 in shadow).
+        Columns of ``values`` (ECI, SI; :mod:`attsim.environment.table`): B (T, 3),
+        r (m, 3), v (m/s, 3), ρ (kg/m^3), unit Sun direction (3), solar
+        pressure (N/m^2, 0 in shadow), GMST (rad, unwrapped).
         """
         n = max(2, int(math.ceil(duration_s / self.table_dt_s)) + 1)
         t = np.linspace(0.0, duration_s, n)
         r, v = self.orbit.state_eci(t)
         jd = self.epoch.jd_at(t)
-        values = np.zeros((n, 14))
+        values = np.zeros((n, WIDTH))
         values[:, 3:6], values[:, 6:9] = r, v
         if self.field is not None:
             values[:, 0:3] = self.field.field_eci_T(r, self.epoch, t)
@@ -173,6 +175,7 @@ class Environment:
         sun = sun_direction_eci(jd)
         values[:, 10:13] = sun
         values[:, 13] = SOLAR_PRESSURE_N_M2 * (AU_M / sun_distance_m(jd)) ** 2 * self.lit_fraction(r, jd)
+        values[:, GMST] = np.unwrap(gmst_rad(jd))
         return t, values
 
     def lit_fraction(self, r_eci_m, jd) -> np.ndarray:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validate import non_negative_scalar
 from ..errors import InputError
 from .frames import Epoch, Geodetic, ecef_to_geodetic, eci_to_ecef
 
@@ -65,10 +66,9 @@ class MSISAtmosphere:
     name = "msis"
 
     def __init__(self, f107: float = 150.0, f107a: float = 150.0, ap: float = 4.0):
-        for field, value in (("f107", f107), ("f107a", f107a), ("ap", ap)):
-            if not (isinstance(value, (int, float)) and np.isfinite(value) and value >= 0):
-                raise InputError(field, "must be a finite number >= 0 (given explicitly: no space-weather download)", f"got {value!r}")
-        self.f107, self.f107a, self.ap = float(f107), float(f107a), float(ap)
+        # given explicitly, so that pymsis never downloads space weather
+        self.f107, self.f107a = non_negative_scalar(f107, "f107"), non_negative_scalar(f107a, "f107a")
+        self.ap = non_negative_scalar(ap, "ap")
 
     def density_kg_m3(self, r_eci_m, epoch: Epoch, t_s) -> np.ndarray:
         try:

@@ -33,7 +33,8 @@ from ..constants import J2_EARTH, MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S, R_EARTH_M, 
 from ..errors import InputError
 
 __all__ = ["Epoch", "gmst_rad", "eci_to_ecef", "ecef_to_eci", "lvlh_axes", "lvlh_quaternion", "Geodetic",
-           "ecef_to_geodetic", "R_EARTH_M", "WGS84_FLATTENING", "MU_EARTH_M3_S2", "J2_EARTH", "OMEGA_EARTH_RAD_S"]
+           "ecef_to_geodetic", "geodetic_to_ecef", "geodetic_up",
+           "R_EARTH_M", "WGS84_FLATTENING", "MU_EARTH_M3_S2", "J2_EARTH", "OMEGA_EARTH_RAD_S"]
 
 _J2000_JD = 2451545.0
 
@@ -154,3 +155,27 @@ def ecef_to_geodetic(r_ecef_m) -> Geodetic:
     sin_lat = np.sin(lat)
     height = p * np.cos(lat) + z * sin_lat - a * np.sqrt(1.0 - e2 * sin_lat**2)
     return Geodetic(lat, np.arctan2(y, x), height)
+
+
+def geodetic_to_ecef(lat_rad, lon_rad, height_m) -> np.ndarray:
+    """ECEF position (..., 3) of geodetic latitude, longitude and height above the WGS-84 ellipsoid.
+
+    With the prime-vertical radius ``N = a / sqrt(1 - e² sin²φ)`` (Vallado,
+    *Fundamentals of Astrodynamics*, 4th ed., eq. 3-14)::
+
+        x = (N + h) cos φ cos λ,   y = (N + h) cos φ sin λ,   z = (N (1 - e²) + h) sin φ
+    """
+    lat = np.asarray(lat_rad, dtype=float)
+    lon = np.asarray(lon_rad, dtype=float)
+    h = np.asarray(height_m, dtype=float)
+    sin_lat, cos_lat = np.sin(lat), np.cos(lat)
+    n = R_EARTH_M / np.sqrt(1.0 - WGS84_E2 * sin_lat**2)
+    return np.stack([(n + h) * cos_lat * np.cos(lon), (n + h) * cos_lat * np.sin(lon),
+                     (n * (1.0 - WGS84_E2) + h) * sin_lat], axis=-1)
+
+
+def geodetic_up(lat_rad, lon_rad) -> np.ndarray:
+    """The local vertical (ellipsoid normal, unit, ECEF) at geodetic latitude and longitude: (..., 3)."""
+    lat = np.asarray(lat_rad, dtype=float)
+    lon = np.asarray(lon_rad, dtype=float)
+    return np.stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat) * np.ones_like(lon)], axis=-1)

@@ -22,6 +22,7 @@ import datetime as _dt
 
 import numpy as np
 
+from .._validate import finite_number
 from ..errors import InputError
 from .frames import Epoch, ecef_to_eci, eci_to_ecef
 
@@ -89,7 +90,14 @@ class TiltedDipole(FieldModel):
     name = "dipole"
 
     def __init__(self, g10_nT: float | None = None, g11_nT: float | None = None, h11_nT: float | None = None):
-        self.coefficients = None if g10_nT is None else (float(g10_nT), float(g11_nT or 0.0), float(h11_nT or 0.0))
+        if g10_nT is None:
+            if g11_nT is not None or h11_nT is not None:
+                raise InputError("g10_nT", "must be given with g11_nT and h11_nT (or none of them: IGRF at the epoch)")
+            self.coefficients = None
+        else:
+            g11, h11 = (0.0 if g11_nT is None else g11_nT), (0.0 if h11_nT is None else h11_nT)
+            self.coefficients = (finite_number(g10_nT, "g10_nT"), finite_number(g11, "g11_nT"),
+                                 finite_number(h11, "h11_nT"))
 
     def coefficients_at(self, epoch: Epoch) -> tuple[float, float, float]:
         if self.coefficients is not None:

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import re
 
 import numpy as np
 
+from .._validate import boolean, finite_number, int_in, number_in, positive_scalar
 from ..errors import AttsimError, InputError
 from .frames import J2_EARTH, MU_EARTH_M3_S2, R_EARTH_M, Epoch
 
-__all__ = ["Orbit", "KeplerOrbit", "TLEOrbit", "make_tle", "tle_checksum", "MIN_PERIGEE_ALTITUDE_M"]
+__all__ = ["Orbit", "KeplerOrbit", "TLEOrbit", "make_tle", "tle_checksum", "MIN_PERIGEE_ALTITUDE_M",
+           "MAX_SEMI_MAJOR_AXIS_M"]
 
 MIN_PERIGEE_ALTITUDE_M = 100e3  # below this the atmosphere ends the orbit within hours
+# Earth's Hill sphere (1.5 million km): beyond it the Sun, not the Earth, holds the orbit
+MAX_SEMI_MAJOR_AXIS_M = 1.5e9
 
 
 class Orbit:
@@ -36,12 +41,18 @@ class Orbit:
         return 2.0 * math.pi / self.mean_motion_rad_s
 
 
-def _check_orbit(a_m: float, e: float) -> None:
+def _check_orbit(a_m: float, e: float, given: str = "") -> None:
+    """Refuse an orbit that is no Earth satellite's; ``given`` names the inputs the elements came from."""
     if not 0.0 <= e < 1.0:
-        raise InputError("eccentricity", "must be in [0, 1): parabolic and hyperbolic orbits are not satellites", f"got {e!r}")
+        raise InputError("eccentricity", "must be in [0, 1): parabolic and hyperbolic orbits are not satellites",
+                         f"got {e!r}")
     perigee_alt = a_m * (1.0 - e) - R_EARTH_M
     if perigee_alt < MIN_PERIGEE_ALTITUDE_M:
-        raise InputError("orbit", "perigee altitude must be at least 100 km", f"perigee altitude {perigee_alt / 1e3:.1f} km")
+        raise InputError("orbit", "perigee altitude must be at least 100 km",
+                         f"perigee altitude {perigee_alt / 1e3:.1f} km{'; from ' + given if given else ''}")
+    if a_m > MAX_SEMI_MAJOR_AXIS_M:
+        raise InputError("orbit", f"semi-major axis must not exceed {MAX_SEMI_MAJOR_AXIS_M:g} m (Earth's Hill sphere)",
+                         f"a = {a_m:.6g} m{'; from ' + given if given else ''}")
 
 
 class KeplerOrbit(Orbit):
@@ -61,14 +72,15 @@ class KeplerOrbit(Orbit):
 
     def __init__(self, semi_major_axis_m: float, eccentricity: float, inclination_deg: float, raan_deg: float = 0.0,
                  arg_perigee_deg: float = 0.0, mean_anomaly_deg: float = 0.0, epoch="2018-04-03T12:50:19", j2: bool = True):
-        values = dict(semi_major_axis_m=semi_major_axis_m, eccentricity=eccentricity, inclination_deg=inclination_deg,
-                      raan_deg=raan_deg, arg_perigee_deg=arg_perigee_deg, mean_anomaly_deg=mean_anomaly_deg)
-        for name, value in values.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not math.isfinite(value):
-                raise InputError(name, "must be a finite number", f"got {value!r}")
-        if not 0.0 <= inclination_deg <= 180.0:
-            raise InputError("inclination_deg", "must be in [0, 180]", f"got {inclination_deg!r}")
-        _check_orbit(float(semi_major_axis_m), float(eccentricity))
+        semi_major_axis_m = positive_scalar(semi_major_axis_m, "semi_major_axis_m")
+        eccentricity = finite_number(eccentricity, "eccentricity")
+        inclination_deg = number_in(inclination_deg, "inclination_deg", 0.0, 180.0)
+        raan_deg = finite_number(raan_deg, "raan_deg")
+        arg_perigee_deg = finite_number(arg_perigee_deg, "arg_perigee_deg")
+        mean_anomaly_deg = finite_number(mean_anomaly_deg, "mean_anomaly_deg")
+        j2 = boolean(j2, "j2")
+        _check_orbit(semi_major_axis_m, eccentricity, f"semi_major_axis_m = {semi_major_axis_m:g} m and eccentricity = "
+                     f"{eccentricity:g}")
         self.epoch = Epoch(epoch)
         self.a = float(semi_major_axis_m)
         self.e = float(eccentricity)
@@ -87,6 +99,8 @@ class KeplerOrbit(Orbit):
     @classmethod
     def circular(cls, altitude_km: float, inclination_deg: float, **kwargs) -> "KeplerOrbit":
         """A circular orbit at ``altitude_km`` above the equatorial radius."""
+        altitude_km = number_in(altitude_km, "altitude_km", MIN_PERIGEE_ALTITUDE_M / 1e3,
+                                (MAX_SEMI_MAJOR_AXIS_M - R_EARTH_M) / 1e3)
         return cls(R_EARTH_M + 1e3 * altitude_km, 0.0, inclination_deg, **kwargs)
 
     def state_eci(self, t_s):
@@ -125,6 +139,30 @@ def tle_checksum(line: str) -> int:
     return sum(int(c) if c.isdigit() else (1 if c == "-" else 0) for c in line[:68]) % 10
 
 
+# The numeric fields of a TLE (1-based columns, inclusive) and their formats (CelesTrak, "NORAD Two-Line Element Set
+# Format"). SGP4's parser reads what it can of a garbled field and does not say so (an epoch of twelve X's read as
+# 2000-01-00), so each field is checked here before it sees them.
+_TLE_FIELDS = {
+    1: (("epoch year", 19, 20, r"\d\d"), ("epoch day of year", 21, 32, r"[ \d]{2}\d\.\d+ *"),
+        ("mean motion derivative", 34, 43, r"[ +-]\.\d{8}|[ +-]?\d\.\d{7}"),
+        ("mean motion second derivative", 45, 52, r"[ +-]\d{5}[+-]\d"), ("bstar", 54, 61, r"[ +-]\d{5}[+-]\d")),
+    2: (("inclination", 9, 16, r" *\d+\.\d+"), ("right ascension of the node", 18, 25, r" *\d+\.\d+"),
+        ("eccentricity", 27, 33, r"\d{7}"), ("argument of perigee", 35, 42, r" *\d+\.\d+"),
+        ("mean anomaly", 44, 51, r" *\d+\.\d+"), ("mean motion", 53, 63, r" *\d+\.\d+")),
+}
+
+
+def _check_tle_fields(line: str, number: int) -> None:
+    for name, first, last, pattern in _TLE_FIELDS[number]:
+        text = line[first - 1:last]
+        if not re.fullmatch(pattern, text):
+            raise InputError(f"line{number}", f"{name} (columns {first}-{last}) is not in TLE format", f"got {text!r}")
+    if number == 1:
+        day = float(line[20:32])
+        if not 1.0 <= day < 367.0:
+            raise InputError("line1", "epoch day of year (columns 21-32) must be in [1, 367)", f"got {day!r}")
+
+
 def _check_tle_line(line: str, number: int) -> None:
     field = f"line{number}"
     if not isinstance(line, str):
@@ -135,6 +173,7 @@ def _check_tle_line(line: str, number: int) -> None:
         raise InputError(field, f"must start with '{number} ' (TLE line number)", f"got {line[:2]!r}")
     if not line[68].isdigit() or int(line[68]) != tle_checksum(line):
         raise InputError(field, "checksum (column 69) does not match", f"expected {tle_checksum(line)}, found {line[68]!r}")
+    _check_tle_fields(line, number)
 
 
 class TLEOrbit(Orbit):
@@ -157,7 +196,8 @@ class TLEOrbit(Orbit):
             self.satrec = Satrec.twoline2rv(line1, line2)
         except ValueError as exc:
             raise InputError("tle", "could not be parsed", str(exc)) from exc
-        _check_orbit(self.satrec.a * self.satrec.radiusearthkm * 1e3, self.satrec.ecco)
+        _check_orbit(self.satrec.a * self.satrec.radiusearthkm * 1e3, self.satrec.ecco, "the TLE's mean motion and "
+                     "eccentricity")
         if self.satrec.error:
             raise InputError("tle", "was refused by SGP4", f"error code {self.satrec.error}")
         self.line1, self.line2 = line1, line2
@@ -184,8 +224,19 @@ def make_tle(inclination_deg: float, eccentricity: float, mean_motion_rev_day: f
     """Two TLE lines (with checksums) from mean elements, e.g. a mission's published orbit."""
     when = Epoch(epoch).datetime
     day_of_year = (when - _dt.datetime(when.year, 1, 1)).total_seconds() / 86400.0 + 1.0
+    inclination_deg = number_in(inclination_deg, "inclination_deg", 0.0, 180.0)
+    eccentricity = finite_number(eccentricity, "eccentricity")
     if not 0.0 <= eccentricity < 1.0:
         raise InputError("eccentricity", "must be in [0, 1)", f"got {eccentricity!r}")
+    mean_motion_rev_day = number_in(mean_motion_rev_day, "mean_motion_rev_day", 1e-3, 99.0)  # the field's 2 digits
+    raan_deg = finite_number(raan_deg, "raan_deg")
+    arg_perigee_deg = finite_number(arg_perigee_deg, "arg_perigee_deg")
+    mean_anomaly_deg = finite_number(mean_anomaly_deg, "mean_anomaly_deg")
+    bstar = number_in(bstar, "bstar", -1.0, 1.0)
+    satnum = int_in(satnum, "satnum", 0, 99999)
+    if not (isinstance(international_designator, str) and len(international_designator) <= 8):
+        raise InputError("international_designator", "must be a string of at most 8 characters",
+                         f"got {international_designator!r}")
 
     def exponent_field(x: float) -> str:
         if x == 0.0:

@@ -15,6 +15,7 @@ Columns of ``values`` (:data:`COLUMNS`)::
     rho    kg/m^3 atmospheric density
     sun    1      unit vector toward the Sun (3)
     p_srp  N/m^2  solar radiation pressure at the spacecraft (0 in shadow)
+    gmst   rad    Greenwich mean sidereal angle, unwrapped (continuous, so it interpolates)
 """
 
 from __future__ import annotations
@@ -25,15 +26,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._validate import vector3
-from ..errors import InputError
+from .._validate import callable_output, vector3
 
-__all__ = ["COLUMNS", "WIDTH", "B_I", "R", "V", "RHO", "SUN", "P_SRP", "EnvironmentTable", "field_table", "table_cell",
+__all__ = ["COLUMNS", "WIDTH", "B_I", "R", "V", "RHO", "SUN", "P_SRP", "GMST", "EnvironmentTable", "field_table", "table_cell",
            "lerp3", "lerp1", "interpolate_vector", "EMPTY"]
 
 # first column of each quantity; a vector spans three columns
-B_I, R, V, RHO, SUN, P_SRP, WIDTH = 0, 3, 6, 9, 10, 13, 14
-COLUMNS = ("B_I_x", "B_I_y", "B_I_z", "r_x", "r_y", "r_z", "v_x", "v_y", "v_z", "rho", "sun_x", "sun_y", "sun_z", "p_srp")
+B_I, R, V, RHO, SUN, P_SRP, GMST, WIDTH = 0, 3, 6, 9, 10, 13, 14, 15
+COLUMNS = ("B_I_x", "B_I_y", "B_I_z", "r_x", "r_y", "r_z", "v_x", "v_y", "v_z", "rho", "sun_x", "sun_y", "sun_z", "p_srp",
+           "gmst")
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -61,16 +62,13 @@ def field_table(field, duration_s: float, spacing_s: float) -> EnvironmentTable:
         n = max(2, int(math.ceil(duration_s / spacing_s)) + 1)
         t = np.linspace(0.0, duration_s, n)
         try:
-            b = np.asarray(field(t), dtype=np.float64)  # vectorised callables: one call
-        except Exception:
+            b = np.asarray(field(t))  # vectorised callables: one call
+        except Exception:  # noqa: BLE001 - a callable of one time fails on an array in any way: call it per time
             b = None
-        if b is None or b.shape != (n, 3):
-            try:
-                b = np.array([np.asarray(field(float(x)), dtype=np.float64) for x in t])
-            except (TypeError, ValueError) as exc:
-                raise InputError("field", "callable must return a finite 3-vector (T, inertial)", f"{exc}") from None
-        if b.shape != (n, 3) or not np.all(np.isfinite(b)):
-            raise InputError("field", "callable must return a finite 3-vector (T, inertial) for every t in [0, duration]")
+        if b is not None and b.shape == (n, 3) and b.dtype.kind in "iuf":
+            b = callable_output(b, "field", (n, 3), 0.0)  # one non-finite row refuses the whole table
+        else:
+            b = np.array([callable_output(field(float(x)), "field", (3,), float(x)) for x in t])
     else:
         t = np.array([0.0, duration_s])
         b = np.vstack([vector3(field, "field")] * 2)

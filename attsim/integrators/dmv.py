@@ -73,8 +73,10 @@ STAGE_TOLERANCE = 8.0 * 2.0**-52
 MAX_STAGE_ITERATIONS = 100
 
 # params: [0] dt, [1:4] the inverse modified moments and [4:7] the modified
-# moments for a step of dt, [7:11] s_1..s_4 and [11:15] d_1..d_4 for any other
-# step (the shortened last one).
+# moments for a step of dt, and for any other step h (the shortened last one)
+# the dimensionless corrections of dt: [7:11] s_k dt^2k, [11:15] d_k dt^2k I_max
+# (I_max the largest moment) and [15] 1/I_max. They are (|ω| dt)^2k in size:
+# unlike s_k, d_k, C^k or H^k apart, they cannot overflow for a body in any units.
 
 
 @njit(**_JIT)
@@ -82,9 +84,9 @@ def modified_moments(h, Jinv, params):
     """``(1/Ĩ_1, 1/Ĩ_2, 1/Ĩ_3), (Ĩ_1, Ĩ_2, Ĩ_3)`` for the step ``h``: ``1/Ĩ_k = σ/I_k + δ``."""
     if h == params[0]:
         return (params[1], params[2], params[3]), (params[4], params[5], params[6])
-    u = h * h
+    u = (h / params[0]) ** 2
     sigma = 1.0 + u * (params[7] + u * (params[8] + u * (params[9] + u * params[10])))
-    delta = u * (params[11] + u * (params[12] + u * (params[13] + u * params[14])))
+    delta = u * (params[11] + u * (params[12] + u * (params[13] + u * params[14]))) * params[15]
     k1, k2, k3 = sigma * Jinv[0] + delta, sigma * Jinv[4] + delta, sigma * Jinv[8] + delta
     return (k1, k2, k3), (1.0 / k1, 1.0 / k2, 1.0 / k3)
 
@@ -156,6 +158,10 @@ def check_order(order) -> int:
     return int(order)
 
 
+# the largest turn a step (|H| / I_min dt, rad) the preprocessed orders accept: their series converges well below it
+MAX_PREPROCESSED_TURN_RAD = 1.5
+
+
 class DMV(FixedStepIntegrator):
     name = "dmv"
     description = ("discrete Moser-Veselov, torque-free; order=2 (default) or preprocessed 4, 6, 8, 10 "
@@ -176,23 +182,32 @@ class DMV(FixedStepIntegrator):
 
         order = check_order(problem.options.get("order", 2))
         moments = principal_axes(problem.inertia_kg_m2)[0]
-        J, w = problem.inertia_kg_m2, problem.omega0_rad_s
-        H_B = J @ w
-        casimir, energy = 0.5 * float(H_B @ H_B), 0.5 * float(w @ H_B)
-        s, d = corrections(moments, casimir, energy, order)
-        u = problem.dt_s**2
-        sigma = 1.0 + u * (s[0] + u * (s[1] + u * (s[2] + u * s[3])))
-        delta = u * (d[0] + u * (d[1] + u * (d[2] + u * d[3])))
-        inverse = sigma / moments + delta
+        if order > 2:
+            # the modified moments are a series in (|omega| dt)^2: beyond about 1.5 rad a step its terms stop
+            # shrinking, and past the stage's own failures a step of nearly pi returned radians of error silently;
+            # |H| / I_min bounds |omega| along the whole torque-free motion
+            worst = float(np.linalg.norm(problem.inertia_kg_m2 @ problem.omega0_rad_s)) / float(moments.min())
+            if worst * problem.dt_s > MAX_PREPROCESSED_TURN_RAD:
+                raise InputError("dt", f"is too large for the preprocessed DMV of order {order}: at most "
+                                 f"{MAX_PREPROCESSED_TURN_RAD} rad of turn a step (|H| / I_min dt)",
+                                 f"dt = {problem.dt_s:g} s turns up to {worst * problem.dt_s:.3g} rad; reduce dt or "
+                                 "use order=2")
+        # the corrections times dt^2k in units of the largest moment: the body x = I / I_max with
+        # the invariants of the turn per step, C h^2 / I_max^2 and H h^2 / I_max (no overflow in any units)
+        scale = float(moments.max())
+        turn = problem.omega0_rad_s * problem.dt_s
+        momentum = (problem.inertia_kg_m2 / scale) @ turn
+        s, d = corrections(moments / scale, 0.5 * float(momentum @ momentum), 0.5 * float(turn @ momentum), order)
+        inverse = (1.0 + sum(s)) / moments + sum(d) / scale
         if not (np.all(np.isfinite(inverse)) and np.all(inverse > 0.0)):
             raise InputError("dt", f"is too large for the preprocessed DMV of order {order}: a modified moment of "
-                         "inertia is not positive",
-                         f"dt = {problem.dt_s:g} s, |omega| dt = {np.linalg.norm(w) * problem.dt_s:.3g} rad; reduce dt")
-        return (problem.dt_s, *inverse.tolist(), *(1.0 / inverse).tolist(), *s, *d)
+                             "inertia is not positive",
+                             f"dt = {problem.dt_s:g} s, |omega| dt = {np.linalg.norm(turn):.3g} rad; reduce dt")
+        return (problem.dt_s, *inverse.tolist(), *(1.0 / inverse).tolist(), *s, *d, 1.0 / scale)
 
     def stopped(self, problem, partial):
-        rate = float(np.linalg.norm(problem.omega0_rad_s))
+        turn = float(np.linalg.norm(problem.omega0_rad_s * problem.dt_s))
         raise InputError("dt", f"is too large: the implicit stage of the DMV step did not converge in "
                          f"{MAX_STAGE_ITERATIONS} iterations (a large step may have no solution)",
                          f"step ending at t = {partial.t_s[-1]:.6g} s; dt = {problem.dt_s:g} s, "
-                         f"|omega0| dt = {rate * problem.dt_s:.3g} rad; reduce dt")
+                         f"|omega0| dt = {turn:.3g} rad; reduce dt")

@@ -21,6 +21,11 @@ from .base import Integrator, Problem, Trajectory, fixed_step_grid
 # scipy raises tighter requests to 100 machine epsilons with a warning; say so up front
 RTOL_RANGE = (100 * np.finfo(float).eps, 0.1)
 DEFAULTS = {"rtol": 1e-10, "atol": 1e-12, "max_step": math.inf}
+# The solver is stopped after this many evaluations of the equations of motion (about 10 minutes of them in
+# Python), naming t_end: its step adapts, so no step count can be refused before the run.
+MAX_EVALUATIONS = 5e7
+# DOP853 evaluates the right-hand side 12 times a step and cannot resolve more than half a turn in one.
+STAGES_PER_STEP = 12
 
 
 class DOP853(Integrator):
@@ -47,6 +52,24 @@ class DOP853(Integrator):
             raise InputError("max_step", "must be > 0 (s)", f"got {max_step!r}")
         return dict(rtol=float(rtol), atol=float(atol), max_step=float(max_step))
 
+    @staticmethod
+    def check_work(problem: Problem, max_step_s: float) -> None:
+        """Refuse up front a run that needs more than :data:`MAX_EVALUATIONS` evaluations.
+
+        A lower bound on the steps: ``t_end / max_step``, and without torque
+        ``t_end |ω|_min / π``, since ``|ω| >= |H| / J_max`` all along the
+        free motion and a step turns the body by at most half a revolution.
+        """
+        steps = problem.t_end_s / max_step_s
+        if problem.torque.is_zero:
+            momentum = float(np.linalg.norm(problem.inertia_kg_m2 @ problem.omega0_rad_s))
+            rate_min = momentum / float(np.linalg.eigvalsh(problem.inertia_kg_m2)[-1])
+            steps = max(steps, problem.t_end_s * rate_min / math.pi)
+        if steps * STAGES_PER_STEP > MAX_EVALUATIONS:
+            raise InputError("t_end", f"needs more than MAX_EVALUATIONS = {MAX_EVALUATIONS:.0e} evaluations of the "
+                             "equations of motion with method 'dop853'",
+                             f"at least {steps:.3g} steps for t_end = {problem.t_end_s:g} s; shorten t_end")
+
     def integrate(self, problem: Problem) -> Trajectory:
         from scipy.integrate import solve_ivp
 
@@ -65,8 +88,19 @@ class DOP853(Integrator):
             q_dot, w_dot = rigid_body_derivs(q, w, tau, J, Jinv)
             return np.array(q_dot + w_dot)
 
+        self.check_work(problem, tolerances["max_step"])
+        evaluations = [0]
+
+        def counted(t, y):
+            evaluations[0] += 1
+            if evaluations[0] > MAX_EVALUATIONS:
+                raise InputError("t_end", f"needs more than MAX_EVALUATIONS = {MAX_EVALUATIONS:.0e} evaluations of the "
+                                 "equations of motion with method 'dop853'",
+                                 f"stopped at t = {t:.6g} s of t_end = {problem.t_end_s:g} s; shorten t_end")
+            return rhs(t, y)
+
         y0 = np.concatenate([problem.q0, problem.omega0_rad_s])
-        solution = solve_ivp(rhs, (0.0, problem.t_end_s), y0, method="DOP853", t_eval=t_record, **tolerances)
+        solution = solve_ivp(counted, (0.0, problem.t_end_s), y0, method="DOP853", t_eval=t_record, **tolerances)
         if not solution.success:
             raise AttsimError(f"dop853: the solver stopped at t = {solution.t[-1]:.6g} s: {solution.message}")
         state = solution.y.T.copy()

@@ -31,121 +31,41 @@ separatrix (``k² = 1``: ``sn = tanh``, ``cn = dn = sech``, ``Π`` elementary),
 an axisymmetric body (steady precession plus spin), and a steady spin about
 one principal axis (including rest).
 
-Carlson's integrals are scipy's own C functions (``scipy.special.cython_special``),
-linked into the numba code by symbol. The Jacobi functions are computed
-here by the AGM from the complementary parameter ``1 - k²``, which is formed
-from the energy without cancellation: scipy's ``ellipj`` takes ``k²`` and
-switches to a first-order expansion when ``1 - k² < 1e-9``, which is wrong
-for phases beyond a fraction of a period (near-separatrix motion).
+The special functions (:mod:`.elliptic`) take the complementary parameter
+``1 - k²``, formed here from ``d = 2E - M²/I_mid`` without cancellation, and
+keep their relative accuracy as ``k → 1``: a state is put on the separatrix
+only when ``d`` is zero to its own round-off, so the flips of a motion
+arbitrarily close to it (``1 - k²`` down to ``MIN_KC2``) come at the right
+times. The phase ``u0`` and ``Π`` are formed from ``(sn, cn, dn)`` (the
+state's own components at the start), never from an amplitude, which near
+the saddle would know ``cn`` and ``dn`` only to ``1e-16`` absolute.
 """
 
 from __future__ import annotations
 
-import ctypes
 import math
 
-import llvmlite.binding as llvm_binding
-import numpy as np
-from numba import njit, types
-from numba.extending import get_cython_function_address
+from numba import njit
 
 from ..dynamics import dcm_to_quat_tuple, qconj, qmul
+from .elliptic import MIN_KC2, SERIES_BELOW, elliprf, elliprj, jacobi, legendre_integrals
 
 __all__ = ["free_body_setup", "free_body_at", "SEPARATRIX_TOLERANCE", "SYMMETRY_TOLERANCE"]
 
 # relative thresholds below which a case is treated as its exact limit
 SYMMETRY_TOLERANCE = 1e-12
-SEPARATRIX_TOLERANCE = 4.0 * 2.0**-52  # round-off: nearer orbits take the elliptic path
+# d = t_s + t_l carries at most ~6 roundings of its terms (2^-53 each): a smaller |d| is zero to round-off
+SEPARATRIX_TOLERANCE = 4.0 * 2.0**-52
+# a spin about the largest or smallest axis with the other components below this (relative) is steady
+# to round-off; about the intermediate axis (unstable) only an exact equilibrium is
 STEADY_TOLERANCE = 1e-15
 
-
-def _scipy_special(name: str, signature_start: str) -> int:
-    """Address of a C function of scipy.special.cython_special, found by its
-    signature (fused functions export one variant per type)."""
-    import scipy.special.cython_special as cs
-
-    get_name = ctypes.pythonapi.PyCapsule_GetName
-    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
-    for key, capsule in cs.__pyx_capi__.items():
-        if key.endswith(name) and get_name(capsule).decode().startswith(signature_start):
-            return get_cython_function_address("scipy.special.cython_special", key)
-    raise ImportError(f"scipy.special.cython_special has no {name} with signature {signature_start}...")
-
-
-# Registered by symbol name (not by address), so compiled code that calls
-# them can be cached on disk and relinked in the next process.
-_double = types.float64
-llvm_binding.add_symbol("attsim_scipy_elliprf", _scipy_special("elliprf", "double (double"))
-llvm_binding.add_symbol("attsim_scipy_elliprj", _scipy_special("elliprj", "double (double"))
-_elliprf_c = types.ExternalFunction("attsim_scipy_elliprf", _double(_double, _double, _double, types.intc))
-_elliprj_c = types.ExternalFunction("attsim_scipy_elliprj", _double(_double, _double, _double, _double, types.intc))
-
 _JIT = dict(cache=True, nogil=True)
-
-
-@njit(**_JIT)
-def _elliprf(x, y, z, skip_dispatch):
-    return _elliprf_c(x, y, z, 0)
-
-
-@njit(**_JIT)
-def _elliprj(x, y, z, p, skip_dispatch):
-    return _elliprj_c(x, y, z, p, 0)
 
 
 KIND_SYMMETRIC = 0  # axisymmetric body, steady spin or rest: trigonometric closed form
 KIND_ELLIPTIC = 1
 KIND_SEPARATRIX = 2
-
-
-@njit(**_JIT)
-def jacobi(u, kc2, K):
-    """``(sn, cn, dn, am)`` of ``u`` for the complementary parameter ``kc2 = 1 - k²``.
-
-    The arithmetic-geometric mean with the descending Landen recursion
-    (Abramowitz & Stegun 16.4), started from ``b0 = sqrt(kc2)`` so that near
-    the separatrix (``k² → 1``) no digit is lost forming ``1 - k²``. ``u`` is
-    first reduced by whole half-periods ``2K`` (``sn, cn`` change sign, ``am``
-    gains ``π``), so the phase stays small however long the run.
-    """
-    j = math.floor(u / (2.0 * K) + 0.5)
-    v = u - 2.0 * K * j
-    a, b = 1.0, math.sqrt(kc2)
-    c = math.sqrt(max(1.0 - kc2, 0.0))
-    cs = np.empty(16)
-    a_s = np.empty(16)
-    n = 0
-    while abs(c) > 1e-16 * a and n < 15:
-        n += 1
-        a, b, c = 0.5 * (a + b), math.sqrt(a * b), 0.5 * (a - b)
-        cs[n - 1] = c
-        a_s[n - 1] = a
-    phi = (2.0 ** n) * a * v
-    for i in range(n - 1, -1, -1):
-        phi = 0.5 * (phi + math.asin(cs[i] / a_s[i] * math.sin(phi)))
-    sn, cn = math.sin(phi), math.cos(phi)
-    dn = math.sqrt(kc2 + (1.0 - kc2) * cn * cn)
-    sign = -1.0 if j % 2 else 1.0
-    return sign * sn, sign * cn, dn, phi + j * math.pi
-
-
-@njit(**_JIT)
-def legendre_integrals(phi, n, kc2, K, Pi):
-    """``(F(φ|k²), Π(n; φ|k²))`` for any real ``φ``, by Carlson's forms.
-
-    ``kc2 = 1 - k²``; ``K`` and ``Pi`` are the complete integrals. ``φ`` is
-    reduced to ``[-π/2, π/2]`` and the half-periods added back. The second
-    argument ``1 - k² sin²φ`` is formed as ``cos²φ + kc2 sin²φ``, which keeps
-    its digits near the separatrix.
-    """
-    j = math.floor(phi / math.pi + 0.5)
-    r = phi - j * math.pi
-    s, c = math.sin(r), math.cos(r)
-    s2 = s * s
-    y = c * c + kc2 * s2
-    rf = _elliprf(c * c, y, 1.0, 0)
-    rj = _elliprj(c * c, y, 1.0, 1.0 - n * s2, 0) if s2 > 0.0 else 0.0
-    return 2.0 * j * K + s * rf, 2.0 * j * Pi + s * rf + n / 3.0 * s * s2 * rj
 
 
 @njit(**_JIT)
@@ -174,6 +94,14 @@ def _momentum_frame_quat(na, nb, nc):
 
 
 @njit(**_JIT)
+def _polhode_axes(s_idx, mid, l_idx, minor):
+    """``(ia, ib, ic, sb)``: ``c`` the axis the polhode encircles, ``v_F = (v[ia], sb v[ib], v[ic])`` proper."""
+    ia, ic = (l_idx, s_idx) if minor else (s_idx, l_idx)
+    even = (ia, mid, ic) in ((0, 1, 2), (1, 2, 0), (2, 0, 1))
+    return ia, mid, ic, (1.0 if even else -1.0)
+
+
+@njit(**_JIT)
 def free_body_setup(q, m, I):
     """Constants of the motion from ``q_IP``, body momentum ``m`` and moments ``I``.
 
@@ -185,10 +113,21 @@ def free_body_setup(q, m, I):
     zero3 = (0.0, 0.0, 0.0)
     if M == 0.0:
         return _symmetric_constants(q, m, 0.0, zero3, 1.0, 0.0)
-    # steady spin about a principal axis: the momentum lies along it
+    # order the axes: s(mallest), mid, l(argest)
+    s_idx, mid, l_idx = 0, 1, 2
+    if I[s_idx] > I[mid]:
+        s_idx, mid = mid, s_idx
+    if I[mid] > I[l_idx]:
+        mid, l_idx = l_idx, mid
+    if I[s_idx] > I[mid]:
+        s_idx, mid = mid, s_idx
+    Is, Imid, Il = I[s_idx], I[mid], I[l_idx]
+    distinct = Imid - Is > SYMMETRY_TOLERANCE * Imid and Il - Imid > SYMMETRY_TOLERANCE * Il
+    # steady spin about a principal axis: the momentum lies along it. About the intermediate axis a
+    # residue of 1e-15 M would leave it after ~35 / λ, so only an exact equilibrium is steady there.
     for axis in range(3):
         others = abs(m[(axis + 1) % 3]) + abs(m[(axis + 2) % 3])
-        if others <= STEADY_TOLERANCE * M:
+        if others <= (0.0 if axis == mid and distinct else STEADY_TOLERANCE) * M:
             return _symmetric_constants(q, m, M, zero3, I[axis], 0.0)
     # axisymmetric body: precession about H plus spin about the symmetry axis
     for axis in range(3):
@@ -198,44 +137,39 @@ def free_body_setup(q, m, I):
             transverse = 0.5 * (i1 + i2)
             spin_rate = m[axis] * (1.0 / I[axis] - 1.0 / transverse)
             return _symmetric_constants(q, m, M, e, transverse, spin_rate)
-    # order the axes: s(mallest), mid, l(argest)
-    s_idx, mid, l_idx = 0, 1, 2
-    if I[s_idx] > I[mid]:
-        s_idx, mid = mid, s_idx
-    if I[mid] > I[l_idx]:
-        mid, l_idx = l_idx, mid
-    if I[s_idx] > I[mid]:
-        s_idx, mid = mid, s_idx
-    Imid = I[mid]
-    # 2E - M^2 / I_mid without cancelling the intermediate term
-    d = m[s_idx] ** 2 * (1.0 / I[s_idx] - 1.0 / Imid) + m[l_idx] ** 2 * (1.0 / I[l_idx] - 1.0 / Imid)
-    separatrix = abs(d) <= SEPARATRIX_TOLERANCE * M2 / Imid
-    if d > 0.0 and not separatrix:
-        ia, ic = l_idx, s_idx  # polhode around the minor axis
-    else:
-        ia, ic = s_idx, l_idx  # around the major axis (or on the separatrix)
-    ib = mid
-    # proper signed permutation: v_F = (v[ia], sb v[ib], v[ic])
-    even = (ia, ib, ic) in ((0, 1, 2), (1, 2, 0), (2, 0, 1))
-    sb = 1.0 if even else -1.0
+    # d = 2E - M^2 / I_mid = t_s + t_l (t_s >= 0 >= t_l), without the intermediate term. Each term is
+    # known to a few roundings, so d is known to SEPARATRIX_TOLERANCE (t_s - t_l): only a d within that
+    # of zero is on the separatrix. A tolerance on M^2 instead would put every state whose small
+    # components are below ~1e-8 M on it, and such a state flips (the Dzhanibekov effect).
+    t_s = m[s_idx] ** 2 * ((Imid - Is) / (Is * Imid))
+    t_l = m[l_idx] ** 2 * ((Imid - Il) / (Il * Imid))
+    d = t_s + t_l
+    separatrix = abs(d) <= SEPARATRIX_TOLERANCE * (t_s - t_l)
+    ia, ib, ic, sb = _polhode_axes(s_idx, mid, l_idx, d > 0.0 and not separatrix)
+    num_a = (sb * m[ib]) ** 2 * (1.0 - I[ia] / I[ib]) + m[ic] ** 2 * (1.0 - I[ia] / I[ic])
+    # 1 - k² = -(Ic - Ia) Ib d / ((Ic - Ib) num_a): from d, not by subtraction
+    kc2 = -(I[ic] - I[ia]) * I[ib] * d / ((I[ic] - I[ib]) * num_a)
+    if not separatrix and kc2 < MIN_KC2:
+        # within ~1e-50 M of the separatrix (the first flip would come after K ≈ 116 / λ): on it
+        separatrix = True
+        ia, ib, ic, sb = _polhode_axes(s_idx, mid, l_idx, False)
     Ia, Ib, Ic = I[ia], I[ib], I[ic]
     ma, mb, mc = m[ia], sb * m[ib], m[ic]
-    if separatrix and abs(ma) + abs(mc) <= STEADY_TOLERANCE * M:
+    if separatrix and (ma == 0.0 or mc == 0.0):
         return _symmetric_constants(q, m, M, zero3, I[ib], 0.0)  # balanced on the intermediate axis
     num_c = ma * ma * (Ic / Ia - 1.0) + mb * mb * (Ic / Ib - 1.0)
     num_a = mb * mb * (1.0 - Ia / Ib) + mc * mc * (1.0 - Ia / Ic)
     Aa = math.sqrt(num_c / (Ia * (Ic - Ia)))
     Ab = math.sqrt(num_c / (Ib * (Ic - Ib)))
     Ac = math.sqrt(num_a / (Ic * (Ic - Ia)))
-    # 1 - k² = -(Ic - Ia) Ib d / ((Ic - Ib) num_a): from d, not by subtraction
-    kc2 = 0.0 if separatrix else max(-(Ic - Ia) * Ib * d / ((Ic - Ib) * num_a), 0.0)
     rate = math.sqrt((Ic - Ib) * num_a / (Ia * Ib * Ic))
     wa, wb, wc = ma / Ia, mb / Ib, mc / Ic
     sc = 1.0 if wc >= 0.0 else -1.0
     sa = (1.0 if wa >= 0.0 else -1.0) if separatrix else 1.0
     lam = sa * sc * (1.0 if Ic > Ia else -1.0) * rate
     n = -Ic * (Ib - Ia) / (Ia * (Ic - Ib))
-    phi0 = math.atan2(wb / Ab, sa * wa / Aa)
+    # the Jacobi functions at the start, each to its relative precision (cn, dn tiny near the saddle)
+    sn0, cn0, dn0 = wb / Ab, sa * wa / Aa, sc * wc / Ac
     # R_FP rows are the principal axes e_ia, sb e_ib, e_ic
     r = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
     r[0][ia] = 1.0
@@ -246,20 +180,28 @@ def free_body_setup(q, m, I):
     q_A0c = qconj(_momentum_frame_quat(ma / M, mb / M, mc / M))
     if separatrix:
         kind = float(KIND_SEPARATRIX)
-        K = Pi = 0.0
-        u0 = math.atanh(math.sin(phi0))
+        kc2 = K = Kp = Pi = 0.0
+        u0 = math.asinh(sn0 / cn0)  # tanh u0 = sn0, sech u0 = cn0 > 0; atanh(sn0) loses u0 near the saddle
         pi0 = _separatrix_pi(u0, n)
     else:
         kind = float(KIND_ELLIPTIC)
-        K = _elliprf(0.0, kc2, 1.0, 0)
-        Pi = K + n / 3.0 * _elliprj(0.0, kc2, 1.0, 1.0 - n, 0)
-        u0, pi0 = legendre_integrals(phi0, n, kc2, K, Pi)
+        K = elliprf(0.0, kc2, 1.0)
+        Kp = elliprf(0.0, 1.0 - kc2, 1.0) if kc2 < SERIES_BELOW else 0.0
+        Pi = K + n / 3.0 * elliprj(0.0, kc2, 1.0, 1.0 - n)
+        # the phase in [-2K, 2K]: am u0 = φ + jπ with cos φ >= 0
+        j = 0.0
+        if cn0 < 0.0:
+            j = 1.0 if sn0 >= 0.0 else -1.0
+            sn0, cn0 = -sn0, -cn0
+        F, P = legendre_integrals(sn0, cn0, dn0, n)
+        u0, pi0 = 2.0 * j * K + F, 2.0 * j * Pi + P
     return (
         kind, M, float(ia), float(ib), float(ic), sb, Ia, Ib, Ic,  # 0-8
         Aa, Ab, Ac, sa, sc, kc2, lam, n, u0, pi0, K, Pi,  # 9-20
         q_IF0[0], q_IF0[1], q_IF0[2], q_IF0[3],  # 21-24
         q_FP[0], q_FP[1], q_FP[2], q_FP[3],  # 25-28
         q_A0c[0], q_A0c[1], q_A0c[2], q_A0c[3],  # 29-32
+        Kp,  # 33
     )
 
 
@@ -271,6 +213,7 @@ def _symmetric_constants(q, m, M, e, I_transverse, spin_rate):
         float(KIND_SYMMETRIC), M, n0[0], n0[1], n0[2], e[0], e[1], e[2], I_transverse,  # 0-8
         spin_rate, m[0], m[1], m[2], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,  # 9-20
         q[0], q[1], q[2], q[3], 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0,  # 21-32
+        0.0,  # 33
     )
 
 
@@ -311,8 +254,10 @@ def free_body_at(c, t):
         dn = cn
         pi_u = _separatrix_pi(u, n)
     else:
-        sn, cn, dn, am = jacobi(u, kc2, K)
-        pi_u = legendre_integrals(am, n, kc2, K, Pi)[1]
+        sv, cv, dn, j = jacobi(u, kc2, K, c[33])
+        flip = -1.0 if j % 2 else 1.0
+        sn, cn = flip * sv, flip * cv
+        pi_u = 2.0 * j * Pi + legendre_integrals(sv, cv, dn, n)[1]
     ma, mb, mc = Ia * sa * Aa * cn, Ib * Ab * sn, Ic * sc * Ac * dn
     precession = M * t / Ic + M * (Ic - Ia) / (lam * Ia * Ic) * (pi_u - pi0)
     q_rel = qmul(qmul((c[29], c[30], c[31], c[32]), _axis_quat(2, precession)), _momentum_frame_quat(ma / M, mb / M, mc / M))

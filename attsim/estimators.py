@@ -1,0 +1,214 @@
+"""Attitude estimators (layer 5): the MEKF component.
+
+:class:`MEKF` estimates the attitude ``q̂_IB`` and the gyro bias from a
+rate gyro and any of a star tracker, a magnetometer and coarse sun sensors.
+It runs one cycle per gyro sample (the gyro's rate and phase): it samples
+the gyro, propagates the estimate and its covariance over the time since
+the last cycle, then updates with each measurement sensor due at that
+instant (each sensor at its own rate, on the gyro's grid of times). The
+arithmetic is :mod:`attsim.mekf`'s, shared with the compiled mission loop.
+
+Controllers read it through ``attitude_source=`` and ``rate_source=``: the
+attitude ``q̂`` and the rate ``ω_m − β̂`` of its latest cycle. A controller
+cycle at the same instant as an estimator cycle always sees that cycle's
+result (the controller brings the estimator up to date first), so the
+order of same-time events does not matter.
+
+The reference vectors of the updates are the mission's own field and Sun
+models (the environment table), i.e. a perfect on-board model; the
+magnetometer's constant bias is not estimated.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validate import finite_array, positive_scalar, unit_quaternion
+from .component import Component, periodic
+from .errors import InputError
+from .schema import ESTIMATOR_SUFFIXES
+from .mekf import MEASUREMENTS, NIS_GATE_3DOF, PARAMETERS, mekf_cycle, new_memory
+from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
+
+__all__ = ["MEKF", "ESTIMATOR_COLUMNS"]
+
+ESTIMATOR_COLUMNS = ESTIMATOR_SUFFIXES  # after the estimator's name and an underscore (attsim.schema)
+_GRID_TOLERANCE = 1e-9  # relative: a sensor's times must fall on the estimator's cycle times
+
+
+def _on_grid(sensor, period_s: float, phase_s: float, field: str) -> tuple[int, int]:
+    """``(every, offset)``: the sensor samples at estimator cycles ``offset + j every``; refused off the grid."""
+    ratio = sensor.period_s / period_s
+    every = round(ratio)
+    shift = (sensor.phase_s - phase_s) / period_s
+    offset = round(shift)
+    if every < 1 or abs(ratio - every) > _GRID_TOLERANCE * ratio or abs(shift - offset) > _GRID_TOLERANCE * max(1, shift) \
+            or offset < 0:
+        raise InputError(field, "must sample on the gyro's times (its period a whole multiple of the gyro's, its phase "
+                         "on the gyro's grid)", f"{sensor.name!r}: period {sensor.period_s:g} s, phase "
+                         f"{sensor.phase_s:g} s; gyro period {period_s:g} s, phase {phase_s:g} s")
+    return int(every), int(offset)
+
+
+class MEKF(Component):
+    """Multiplicative extended Kalman filter: attitude and gyro bias (see :mod:`attsim.mekf`).
+
+    Parameters
+    ----------
+    gyro : Gyro
+        Propagates the estimate; the filter cycles at its rate.
+    star_tracker, magnetometer, sun_sensor : optional
+        Attitude measurements (at least one), each at its own rate on the
+        gyro's grid of times.
+    q0 : array_like, optional
+        Initial estimate ``q̂_IB``; by default the first star-tracker sample
+        (then the tracker must sample at the first cycle).
+    sigma_attitude0_deg, sigma_bias0_rad_s : float
+        Initial 1σ uncertainty per axis of the attitude and the bias.
+    gyro_arw_rad_sqrt_s, gyro_bias_rw_rad_s_sqrt_s : float, optional
+        The filter's gyro noise (σ_v, σ_u); default: the gyro's own.
+    star_tracker_noise_arcsec, magnetometer_noise_T, sun_noise : optional
+        The filter's measurement noise (one or three values for the tracker;
+        the field's σ in T; the Sun direction's σ per axis); default: the
+        sensor's own (√2 × the detector noise for the Sun direction, a
+        difference of two detectors). Must be > 0.
+    gate : float
+        Normalised-innovation-squared gate: a measurement beyond it is
+        rejected as an outlier and logged (default: the 99.9 % point of
+        χ²(3)); after five rejections in a row of one kind the next is taken
+        whatever its innovation, so a drifted estimate cannot lock the
+        measurements out.
+    """
+
+    def __init__(self, gyro, star_tracker=None, magnetometer=None, sun_sensor=None, q0=None,
+                 sigma_attitude0_deg: float = 5.0, sigma_bias0_rad_s: float = 1e-3, gyro_arw_rad_sqrt_s=None,
+                 gyro_bias_rw_rad_s_sqrt_s=None, star_tracker_noise_arcsec=None, magnetometer_noise_T=None,
+                 sun_noise=None, gate: float = NIS_GATE_3DOF, name: str = "mekf"):
+        self.name = name
+        for sensor, kind, field in ((gyro, Gyro, "gyro"), (star_tracker, StarTracker, "star_tracker"),
+                                    (magnetometer, Magnetometer, "magnetometer"), (sun_sensor, SunSensor, "sun_sensor")):
+            if sensor is not None and not isinstance(sensor, kind):
+                raise InputError(field, f"must be an attsim.{kind.__name__}", f"got {type(sensor).__name__}")
+        if gyro is None:
+            raise InputError("gyro", "is needed: the MEKF propagates with the gyro")
+        if star_tracker is None and magnetometer is None and sun_sensor is None:
+            raise InputError("measurements", "an estimator needs at least one attitude measurement "
+                             "(star_tracker, magnetometer or sun_sensor)")
+        if q0 is None and star_tracker is None:
+            raise InputError("q0", "is needed without a star tracker (the filter must start from an attitude)")
+        self.gyro, self.star_tracker, self.magnetometer, self.sun_sensor = gyro, star_tracker, magnetometer, sun_sensor
+        self.period_s, self.phase_s = gyro.period_s, gyro.phase_s
+        self.q0 = None if q0 is None else unit_quaternion(q0, "q0")
+        self.sigma_attitude0_rad = math.radians(positive_scalar(sigma_attitude0_deg, "sigma_attitude0_deg"))
+        self.sigma_bias0_rad_s = positive_scalar(sigma_bias0_rad_s, "sigma_bias0_rad_s")
+        arw = gyro.arw if gyro_arw_rad_sqrt_s is None else gyro_arw_rad_sqrt_s
+        rw = gyro.bias_rw if gyro_bias_rw_rad_s_sqrt_s is None else gyro_bias_rw_rad_s_sqrt_s
+        params = np.zeros(len(PARAMETERS))
+        params[0] = float(finite_array(arw, "gyro_arw_rad_sqrt_s", ()))
+        params[1] = float(finite_array(rw, "gyro_bias_rw_rad_s_sqrt_s", ()))
+        if params[0] < 0 or params[1] < 0:
+            raise InputError("gyro_arw_rad_sqrt_s", "and gyro_bias_rw_rad_s_sqrt_s must be >= 0")
+        if star_tracker is not None:
+            sigma = star_tracker.sigma_rad if star_tracker_noise_arcsec is None else \
+                np.broadcast_to(finite_array(star_tracker_noise_arcsec, "star_tracker_noise_arcsec"), (3,)) \
+                * math.pi / 648000.0
+            params[2:5] = self._positive(sigma, "star_tracker_noise_arcsec")
+        if magnetometer is not None:
+            sigma = magnetometer.noise if magnetometer_noise_T is None else magnetometer_noise_T
+            params[5] = self._positive(sigma, "magnetometer_noise_T")
+        if sun_sensor is not None:
+            sigma = math.sqrt(2.0) * sun_sensor.noise if sun_noise is None else sun_noise
+            params[6] = self._positive(sigma, "sun_noise")
+        params[7] = positive_scalar(gate, "gate")
+        self.parameters = params
+
+    @staticmethod
+    def _positive(value, field: str):
+        array = finite_array(value, field)
+        if np.any(array <= 0):
+            raise InputError(field, "must be > 0 (the sensor is noise-free: give the filter its measurement noise)",
+                             f"got {value!r}")
+        return array
+
+    @property
+    def measurement_sensors(self) -> tuple:
+        """The star tracker, magnetometer and sun sensor (None where absent), in :data:`MEASUREMENTS` order."""
+        return self.star_tracker, self.magnetometer, self.sun_sensor
+
+    def prepare(self, mission):
+        names = {c.name: c for c in mission.components}
+        for sensor in (self.gyro, *self.measurement_sensors):
+            if sensor is None:
+                continue
+            if names.get(sensor.name) is not sensor:
+                raise InputError("sensors", f"sensor {sensor.name!r} of estimator {self.name!r} is not in the mission")
+            if sensor.driven_by not in (None, self):
+                raise InputError("sensors", f"sensor {sensor.name!r} is already sampled by {sensor.driven_by.name!r}")
+            sensor.driven_by = self
+        self.grid = [(1, 0) if s is None else _on_grid(s, self.period_s, self.phase_s, field)
+                     for s, field in zip(self.measurement_sensors, MEASUREMENTS)]
+        if self.q0 is None and self.grid[0][1] != 0:
+            raise InputError("star_tracker", "must sample at the estimator's first cycle when q0 is not given")
+        if self.sun_sensor is not None and self.sun_sensor.sun_inertial is not None:
+            raise InputError("sun_sensor", "an estimator's sun sensor must use the mission environment's Sun")
+        if (self.magnetometer is not None or self.sun_sensor is not None) and mission.environment is None \
+                and self.sun_sensor is not None:
+            raise InputError("environment", f"estimator {self.name!r} uses the Sun: the mission needs an environment")
+
+    def start(self, sc):
+        self._sc = sc
+        self.q = np.array(self.q0 if self.q0 is not None else (1.0, 0.0, 0.0, 0.0), dtype=float)
+        self.bias_rad_s = np.zeros(3)
+        self.P = np.zeros((6, 6))
+        self.P[:3, :3] = np.eye(3) * self.sigma_attitude0_rad**2
+        self.P[3:, 3:] = np.eye(3) * self.sigma_bias0_rad_s**2
+        self.memory = new_memory(self.q0 is not None)
+        self.nis = np.full(3, np.nan)
+        self.w_est = np.full(3, np.nan)
+        self._k = 0
+
+    def processes(self, env, sc):
+        return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.bring_up_to_date(sc))]
+
+    def bring_up_to_date(self, sc) -> None:
+        """Run the cycle due now, if it has not run yet (controllers call this before reading the estimate)."""
+        t = self.phase_s + self._k * self.period_s
+        if t != sc.now:
+            return
+        w_meas = self.gyro.sample(sc)
+        samples = []
+        for (every, offset), sensor in zip(self.grid, self.measurement_sensors):
+            due = sensor is not None and self._k >= offset and (self._k - offset) % every == 0
+            samples.append(sensor.sample(sc) if due else None)
+        st, mag, css = samples
+        zeros3 = np.zeros(3)
+        e = sc.environment_now() if (mag is not None or css is not None) else None
+        rejected = mekf_cycle(self.q, self.bias_rad_s, self.P, self.memory, t, w_meas,
+                              st is not None, st if st is not None else np.zeros(4),
+                              mag is not None, mag if mag is not None else zeros3,
+                              e["B_I"] if mag is not None else zeros3,
+                              css is not None, css if css is not None else np.zeros(6),
+                              e["sun"] if css is not None else zeros3, self.parameters, self.nis)
+        if rejected:
+            for label, nis, count in zip(MEASUREMENTS, self.nis, self.memory[5:8]):
+                if nis > self.parameters[7] and count > 0:
+                    sc._log(t, "outlier", estimator=self.name, measurement=label, nis=float(nis))
+        self.w_est = w_meas - self.bias_rad_s
+        self._k += 1
+
+    def attitude(self) -> tuple:
+        """``q̂_IB`` of the latest cycle."""
+        return tuple(float(v) for v in self.q)
+
+    def rate(self) -> tuple:
+        """``ω_m − β̂`` (rad/s, body axes) of the latest cycle."""
+        return tuple(float(v) for v in self.w_est)
+
+    def columns(self):
+        return [f"{self.name}_{c}" for c in ESTIMATOR_COLUMNS]
+
+    def values(self, sc):
+        sigma3 = 3.0 * np.sqrt(np.diag(self.P))
+        return [*self.q, *self.bias_rad_s, *sigma3, *self.nis, *self.gyro.bias]

@@ -1,0 +1,163 @@
+"""What the compiled mission loop does at one instant, component by component (layer 6).
+
+Sensor samples, the estimators' cycles and the event log, on the banks of
+:mod:`attsim.mission_banks`, with the kernels the Python components use
+(:mod:`attsim.sensor_models`, :mod:`attsim.mekf`), so both paths give the
+same numbers. :mod:`attsim.mission_loop` calls them in the engine's order.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .dynamics import qconj, qrotate
+from .environment.table import B_I, P_SRP, SUN, lerp1, lerp3, table_cell
+from .mekf import mekf_cycle
+from .mission_banks import EVENT_OUTLIER, GYRO, MAGNETOMETER, SUN_SENSOR
+from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
+                            sun_sensor_measure, sun_sensor_truth)
+
+__all__ = ["log_event", "sample_sensor", "estimator_due", "estimator_sensors_ready", "estimate", "write_estimator"]
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@njit(**_JIT)
+def log_event(buffers, t, kind, what, index, v0, v1, v2):
+    """Append the event row ``(t, kind, what, index, v0, v1, v2, 0)`` to the buffers."""
+    n = buffers.counts[1]
+    if n >= buffers.events.shape[0]:  # never reached: the loop keeps events_per_instant free before each instant
+        return
+    e = buffers.events[n]
+    e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7] = t, kind, what, index, v0, v1, v2, 0.0
+    buffers.counts[1] = n + 1
+
+
+@njit(**_JIT)
+def sample_sensor(sensors, s, t, q, w, env_t, env_v):
+    """Take sensor ``s``'s measurement at ``t`` from the true state; returns False when it needs more normals."""
+    kind = sensors.kind[s]
+    need = sensors.draws[s]  # 0 for a noise-free sensor: its block holds zeros and is never used up
+    c = sensors.cursor[s]
+    if c + need > sensors.normals.shape[1]:
+        return False
+    n = sensors.normals[s]
+    p = sensors.parameters[s]
+    out = sensors.output[s]
+    if kind == GYRO:
+        # the first sample has no elapsed time: its noise spans one nominal period and the bias has not walked
+        first = math.isnan(sensors.t_last_s[s])
+        dt = sensors.period_s[s] if first else t - sensors.t_last_s[s]
+        if dt > 0.0:
+            b = (sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2])
+            m, b_new = gyro_measure(w, b, dt, p[0], 0.0 if first else p[1],
+                                    (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5]), p[2])
+            sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2] = b_new
+            sensors.cursor[s] = c + need
+            out[0], out[1], out[2] = m
+            out[6], out[7], out[8] = w
+        sensors.t_last_s[s] = t
+    elif kind == MAGNETOMETER:
+        k, f = table_cell(env_t, t)
+        b_B = qrotate(qconj(q), lerp3(env_v, k, f, B_I))
+        m = magnetometer_measure(b_B, (p[1], p[2], p[3]), p[0], (n[c], n[c + 1], n[c + 2]), p[4])
+        sensors.cursor[s] = c + need
+        out[0], out[1], out[2] = m
+        out[6], out[7], out[8] = b_B
+    elif kind == SUN_SENSOR:
+        k, f = table_cell(env_t, t)
+        truth = sun_sensor_truth(qrotate(qconj(q), lerp3(env_v, k, f, SUN)), lerp1(env_v, k, f, P_SRP) > 0.0)
+        if sun_sensor_any_light(truth):
+            m = sun_sensor_measure(truth, p[0], (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5]), p[1])
+            sensors.cursor[s] = c + need
+        else:
+            m = truth
+        for i in range(6):
+            out[i] = m[i]
+            out[6 + i] = truth[i]
+    else:
+        m = star_tracker_measure(q, (p[0], p[1], p[2]), (n[c], n[c + 1], n[c + 2]))
+        sensors.cursor[s] = c + need
+        for i in range(4):
+            out[i] = m[i]
+            out[6 + i] = q[i]
+    return True
+
+
+@njit(**_JIT)
+def estimator_due(estimators, e, t):
+    """True when estimator ``e`` cycles at ``t``."""
+    return estimators.phase_s[e] + estimators.next_k[e] * estimators.period_s[e] == t
+
+
+@njit(**_JIT)
+def _measurement_due(estimators, e, i):
+    s = estimators.meas[e, i]
+    k = estimators.next_k[e] - estimators.offset[e, i]
+    return s >= 0 and k >= 0 and k % estimators.every[e, i] == 0
+
+
+@njit(**_JIT)
+def estimator_sensors_ready(estimators, e, sensors):
+    """False when a sensor estimator ``e`` samples now is short of normal draws (the loop hands over to refill)."""
+    s = estimators.gyro[e]
+    if sensors.cursor[s] + sensors.draws[s] > sensors.normals.shape[1]:
+        return False
+    for i in range(3):
+        if _measurement_due(estimators, e, i):
+            s = estimators.meas[e, i]
+            if sensors.cursor[s] + sensors.draws[s] > sensors.normals.shape[1]:
+                return False
+    return True
+
+
+@njit(**_JIT)
+def estimate(estimators, e, sensors, t, q, w, env_t, env_v, buffers):
+    """Estimator ``e``'s cycle at ``t``: sample its gyro and the measurements due, run :func:`mekf_cycle`.
+
+    A rejected measurement is logged as an outlier event (what = the
+    measurement's index in :data:`attsim.mekf.MEASUREMENTS`, v0 its NIS).
+    """
+    g = estimators.gyro[e]
+    sample_sensor(sensors, g, t, q, w, env_t, env_v)
+    use = np.zeros(3, dtype=np.bool_)
+    for i in range(3):
+        if _measurement_due(estimators, e, i):
+            sample_sensor(sensors, estimators.meas[e, i], t, q, w, env_t, env_v)
+            use[i] = True
+    w_meas = sensors.output[g, 0:3]
+    st = sensors.output[estimators.meas[e, 0], 0:4] if use[0] else np.zeros(4)
+    mag = sensors.output[estimators.meas[e, 1], 0:3] if use[1] else np.zeros(3)
+    css = sensors.output[estimators.meas[e, 2], 0:6] if use[2] else np.zeros(6)
+    zero = (0.0, 0.0, 0.0)
+    r_mag, r_sun = zero, zero
+    if (use[1] or use[2]) and env_t.shape[0] > 0:
+        k, f = table_cell(env_t, t)
+        r_mag, r_sun = lerp3(env_v, k, f, B_I), lerp3(env_v, k, f, SUN)
+    p = estimators.parameters[e]
+    rejected = mekf_cycle(estimators.q[e], estimators.bias[e], estimators.P[e], estimators.memory[e], t, w_meas,
+                          use[0], st, use[1], mag, r_mag, use[2], css, r_sun, p, estimators.nis[e])
+    if rejected:
+        for i in range(3):
+            if estimators.nis[e, i] > p[7] and estimators.memory[e, 5 + i] > 0.0:
+                log_event(buffers, t, EVENT_OUTLIER, i, e, estimators.nis[e, i], 0.0, 0.0)
+    for i in range(3):
+        estimators.w_est[e, i] = w_meas[i] - estimators.bias[e, i]
+    estimators.next_k[e] += 1
+
+
+@njit(**_JIT)
+def write_estimator(row, col, estimators, e, sensors):
+    """Estimator ``e``'s telemetry (``attsim.estimators.ESTIMATOR_COLUMNS``) into ``row`` from ``col``; the next column."""
+    for i in range(4):
+        row[col + i] = estimators.q[e, i]
+    for i in range(3):
+        row[col + 4 + i] = estimators.bias[e, i]
+        row[col + 7 + i] = 3.0 * math.sqrt(estimators.P[e, i, i])
+        row[col + 10 + i] = 3.0 * math.sqrt(estimators.P[e, 3 + i, 3 + i])
+        row[col + 13 + i] = estimators.nis[e, i]
+        row[col + 16 + i] = sensors.bias[estimators.gyro[e], i]
+    return col + 19

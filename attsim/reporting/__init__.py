@@ -1,0 +1,216 @@
+"""The HTML report (layer 7): one page per run, or a comparison of several.
+
+``attsim.report(telemetry, path)`` writes one self-contained HTML file that
+works offline. Its sections depend on what the run is:
+
+* a **torque-free** run (no controller, actuator, schedule or disturbance):
+  summary, body rates, attitude, angular momentum and energy with the
+  conservation check on a log scale, nutation (with the analytic value of a
+  symmetric top), the polhode with the separatrices and the spin's
+  stability, the 3D view;
+* a **controlled** run leads with what its engineer looks at first: summary
+  and criteria, pointing (error on a log scale against the requirement,
+  per axis, reference against actual attitude), body rates in deg/s,
+  actuators (each quantity in its unit, limits, each actuator's own
+  saturation), estimation, sensors as errors against the truth, modes and
+  events, environment; then the free-body diagnostics over its longest
+  torque-free interval, or a sentence saying why they are left out; the
+  3D view.
+
+A mission's own figures (``figures(telemetry)`` in its script, or
+``extra_figures=``) get their own section. Several pages written together
+(:func:`report_runs`) share one plotly.js file beside them.
+
+Every trace is decimated to at most ``MAX_POINTS`` points with the
+min/max-preserving MinMaxLTTB method; the full-rate telemetry stays in the
+Parquet file next to the report. User text is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import analysis
+from .._validate import path_like, sequence
+from ..errors import InputError
+from . import actuators, comparison, environment, estimation, freebody, pointing, sensors
+from .page import Section, as_plot, plotly_js_path, write_page
+from .runinfo import is_controlled, longest_interval, torque_free_mask
+from .style import MAX_POINTS, decimate
+from .summary import summary
+
+__all__ = ["report", "report_runs", "MAX_POINTS", "classify_spin"]
+
+classify_spin = analysis.classify_spin  # where missions written against an earlier attsim look for it
+_decimate = decimate  # the name earlier tests use
+MIN_FREE_ROWS = 50  # a torque-free interval shorter than this says too little about conservation
+
+
+def _free_body(tel, controlled: bool) -> list[Section]:
+    if "inertia_kg_m2" not in tel.meta or len(tel.df) < 2:
+        return []
+    if not controlled:
+        return freebody.sections(tel)
+    rows = longest_interval(torque_free_mask(tel.df, tel.meta))
+    length = rows.stop - rows.start
+    if length >= MIN_FREE_ROWS:
+        t = tel.df.index.to_numpy()
+        note = (
+            f"Over the longest torque-free interval, t = {t[rows.start]:.6g} to {t[rows.stop - 1]:.6g} s "
+            f"({length} rows): no actuator output and no disturbance above round-off there."
+        )
+        return freebody.sections(tel, rows, note)
+    reason = (
+        "Free-body diagnostics (momentum conservation, nutation, polhode) are left out: they describe a body left "
+        "to itself, and this run has no torque-free interval of at least "
+        f"{MIN_FREE_ROWS} rows (actuators or disturbances act on it throughout; its longest is {length} rows)."
+    )
+    return [Section("freebody", "Free-body diagnostics", [f"<p class='note'>{reason}</p>"])]
+
+
+def _attitude_3d(tel) -> Section | None:
+    meta = tel.meta
+    if "inertia_kg_m2" not in meta or len(tel.df) < 1:
+        return None
+    # only the animation's frames are drawn: everything below is computed on those rows alone
+    picks = np.unique(np.linspace(0, len(tel.df) - 1, min(freebody.ANIMATION_FRAMES, len(tel.df))).astype(int))
+    df = tel.df.iloc[picks]
+    J, moments, R_BP = freebody.principal(meta)
+    parts = analysis.total_momentum(df, J, meta.get("components", []))
+    directions = {}
+    geo = environment.geometry(df, meta)
+    if geo is not None:
+        directions = {"Sun": ("#e6a700", geo.sun_I), "nadir": ("#6b4f00", geo.nadir_I)}
+    q_ref, _ = pointing.reference(df, meta)
+    plot = freebody.attitude_3d(df, moments, R_BP, parts.inertial, parts.scale, directions, q_ref)
+    return Section("attitude3d", "3D attitude", [plot])
+
+
+def single_sections(tel, criteria, extra_figures=()) -> list[Section]:
+    """The sections of one run's page, in order (see the module docstring)."""
+    controlled = is_controlled(tel.meta)
+    kind = (
+        "A controlled run (control, actuators or disturbances act on it): pointing, rates and actuators first."
+        if controlled
+        else "A torque-free run: the free-body diagnostics describe the whole run."
+    )
+    out = [Section("summary", "Summary", [summary(tel, criteria, kind)])]
+    if len(tel.df) == 0:
+        return out
+    if controlled:
+        shapes = estimation.mode_shapes(tel.df, tel.meta)
+        out.append(pointing.section(tel, criteria, shapes))
+        out.append(pointing.rates_section(tel, criteria))
+        out.append(actuators.section(tel))
+        out.append(estimation.estimation_section(tel))
+        out.append(sensors.section(tel))
+        out.append(estimation.timeline_section(tel))
+        out.append(environment.section(tel))
+        if not any(s is not None and s.anchor == "pointing" for s in out):
+            out.append(Section("attitude", "Attitude", [pointing.attitude_plot(tel.df)]))
+        out += _free_body(tel, controlled)
+    else:
+        out.append(pointing.rates_section(tel, criteria))
+        q_ref, _ = pointing.reference(tel.df, tel.meta)
+        out.append(Section("attitude", "Attitude", [pointing.attitude_plot(tel.df, q_ref)]))
+        out += _free_body(tel, controlled)
+        out.append(sensors.section(tel))
+        out.append(estimation.estimation_section(tel))
+        out.append(estimation.timeline_section(tel))
+        out.append(environment.section(tel))
+    out.append(_attitude_3d(tel))
+    if extra_figures:
+        out.append(Section("figures", "Mission figures", [as_plot(f) for f in extra_figures]))
+    return [s for s in out if s is not None]
+
+
+def _check_runs(telemetry) -> list:
+    runs = list(telemetry) if isinstance(telemetry, (list, tuple)) else [telemetry]
+    if not runs:
+        raise InputError("telemetry", "must hold at least one run")
+    for run in runs:
+        if not hasattr(run, "df") or not hasattr(run, "meta"):
+            raise InputError(
+                "telemetry", "must be attsim Telemetry (from Mission.run or attsim.load)", f"got {type(run).__name__}"
+            )
+    return runs
+
+
+def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), plotlyjs="inline") -> Path:
+    """Write the HTML report of one run, or a comparison of several.
+
+    Parameters
+    ----------
+    telemetry : Telemetry or sequence of Telemetry
+        One run, or several for a comparison page.
+    path : path, optional
+        Output file (default ``<run directory>/report.html``).
+    criteria : sequence of (label, value, ok, bound), optional
+        Success criteria; defaults to ``telemetry.meta["criteria"]``. For a
+        comparison, one list for all runs (each run shows the rows naming
+        its method or name) or one list per run.
+    extra_figures : sequence of plotly figures, optional
+        Your own figures, shown in their own section (one run's page).
+    plotlyjs : "inline" or path
+        "inline" (default) embeds plotly.js (compressed) in the page; a path
+        writes plotly.js there once and the page references it (pages
+        written together share it).
+
+    Returns
+    -------
+    Path
+        The file written.
+    """
+    runs = _check_runs(telemetry)
+    first = runs[0]
+    if path is None:
+        if first.path is None:
+            raise InputError("path", "must be given for telemetry that has no run directory")
+        path = Path(first.path) / "report.html"
+    path = Path(path_like(path, "path", "file"))
+    if criteria is not None:
+        criteria = sequence(criteria, "criteria")
+        for k, criterion in enumerate(criteria):
+            if isinstance(criterion, (str, bytes)) or not isinstance(criterion, Sequence) or len(criterion) != 4:
+                raise InputError(f"criteria[{k}]", "must be (label, value, ok, bound)", f"got {criterion!r}")
+    if len(runs) == 1:
+        title = first.meta.get("name", "attsim run")
+        sections = single_sections(
+            first, criteria if criteria is not None else first.meta.get("criteria"), list(extra_figures or ())
+        )
+    else:
+        title = "Comparison: " + ", ".join(comparison.label(run, k) for k, run in enumerate(runs))
+        sections = comparison.sections(runs, criteria)
+    footer = "<p><small>attsim report; full-rate telemetry in telemetry.parquet beside each run's page.</small></p>"
+    try:
+        return write_page(path, title, sections, plotlyjs, footer)
+    except OSError as exc:  # a directory at path, a file among its parents, no permission
+        raise InputError("path", "must be a file that can be written", f"{path}: {exc.strerror or exc}") from None
+
+
+def report_runs(runs, criteria=None, figures=None, comparison_path=None) -> list[Path]:
+    """Reports of runs made together (one mission's runs): one page each and, for several, a comparison.
+
+    Several pages share one plotly.js written beside them (``plotly-<version>.min.js`` in the directory
+    holding the comparison page); one run's page embeds it. ``figures(telemetry)`` gives a run's own
+    figures. Returns the pages written, the comparison last.
+    """
+    runs = _check_runs(runs)
+    shared = len(runs) > 1
+    where = Path(comparison_path) if comparison_path is not None else Path(runs[0].path).parent / "comparison.html"
+    library = plotly_js_path(where.parent) if shared else "inline"
+    pages = []
+    for run in runs:
+        extra = list(figures(run) or ()) if figures is not None else []
+        own = (
+            criteria
+            if not shared
+            else [row for row in (criteria or []) if row in comparison._own_criteria(run, criteria)]
+        )
+        pages.append(report(run, criteria=own if (own or not shared) else None, extra_figures=extra, plotlyjs=library))
+    if shared:
+        pages.append(report(runs, where, criteria=criteria, plotlyjs=library))
+    return pages

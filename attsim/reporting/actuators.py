@@ -1,0 +1,180 @@
+"""Actuators: one panel per quantity and unit, with the hardware limits and each actuator's own saturation.
+
+Reaction wheels: speed in RPM against ± the speed limit, momentum against ±
+the capacity (wheel inertia × speed limit) and the array's momentum against
+its envelope along the current direction, motor torque (and the command,
+when recorded as ``<wheel>_torque_cmd``) against ± the torque limit.
+Magnetorquers: dipole against its limit. Torque schedules: the held torque
+(a schedule cannot saturate, so nothing is shaded). Thrusters: an on/off
+timeline. Saturation, from the run's events, is shaded in the saturated
+actuator's colour, on the panel of the saturated quantity, only where it
+saturated.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from .page import Section
+from .runinfo import components
+from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, shade, stacked, style
+
+RPM_PER_RAD_S = 60.0 / (2.0 * np.pi)
+
+
+def saturation_intervals(events, t_end: float) -> dict:
+    """``{(actuator, what): [(start, stop), ...]}`` from the saturation events (open ones end with the run)."""
+    found = defaultdict(list)
+    if events is None or not len(events) or "actuator" not in events or "kind" not in events:
+        return found
+    what_column = events["what"] if "what" in events else None
+    opened = {}
+    for k in range(len(events)):
+        kind = events["kind"].iloc[k]
+        if kind not in ("saturation", "saturation_end"):
+            continue
+        key = (str(events["actuator"].iloc[k]), str(what_column.iloc[k]) if what_column is not None else "")
+        t = float(events["t"].iloc[k])
+        if kind == "saturation":
+            opened.setdefault(key, t)
+        elif key in opened:
+            found[key].append((opened.pop(key), t))
+    for key, start in opened.items():
+        found[key].append((start, t_end))
+    return found
+
+
+def _envelope(axes: np.ndarray, capacity: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """The largest momentum the array holds along each unit ``direction`` (n, 3), shared by the pseudo-inverse.
+
+    With the minimum-norm distribution ``h = A⁺ d s``, the first wheel to reach its capacity sets ``s``.
+    """
+    share = direction @ np.linalg.pinv(axes).T  # (n, wheels): each wheel's part of a unit momentum
+    with np.errstate(divide="ignore"):
+        return np.min(np.where(np.abs(share) > 0, capacity / np.abs(share), np.inf), axis=1)
+
+
+def _wheels_plot(df, wheels, saturated, t) -> Plot:
+    speed, momentum, torque = [], [], []
+    speed_shapes, torque_shapes = [], []
+    limits = {}
+    for k, wheel in enumerate(wheels):
+        name, colour = wheel["name"], style(k)["color"]
+        speed.append(line(t, df[f"{name}_speed"].to_numpy() * RPM_PER_RAD_S, name, k, group=name))
+        momentum.append(line(t, df[f"{name}_h"].to_numpy(), name, k, group=name))
+        torque.append(line(t, df[f"{name}_torque"].to_numpy(), f"{name} delivered", k, group=name))
+        if f"{name}_torque_cmd" in df:
+            torque.append(line(t, df[f"{name}_torque_cmd"].to_numpy(), f"{name} commanded", k, dash="dot", group=name))
+        speed_shapes += shade(saturated.get((name, "speed"), []), colour, f"{name} at its speed limit")
+        torque_shapes += shade(saturated.get((name, "torque"), []), colour, f"{name} torque saturated")
+        for key in ("max_speed_rad_s", "max_torque_Nm"):
+            if wheel.get(key) is not None:
+                limits.setdefault((key, float(wheel[key])), []).append(name)
+        if wheel.get("max_speed_rad_s") is not None and wheel.get("inertia_kg_m2") is not None:
+            limits.setdefault(("capacity", float(wheel["max_speed_rad_s"]) * float(wheel["inertia_kg_m2"])), []).append(
+                name
+            )
+    t0, t1 = float(t[0]), float(t[-1])
+    for (key, value), names in limits.items():
+        who = ", ".join(names)
+        if key == "max_speed_rad_s":
+            speed.append(
+                limit_lines(t0, t1, value * RPM_PER_RAD_S, f"speed limit ±{fmt(value * RPM_PER_RAD_S)} RPM ({who})")
+            )
+        elif key == "max_torque_Nm":
+            torque.append(limit_lines(t0, t1, value, f"torque limit ±{fmt(value)} N m ({who})"))
+        else:
+            momentum.append(limit_lines(t0, t1, value, f"capacity ±{fmt(value)} N m s ({who})"))
+    panels = [Panel("wheel speed [RPM]", speed, speed_shapes), Panel("wheel momentum h [N m s]", momentum)]
+    if all(w.get("axis") is not None for w in wheels):
+        axes = np.array([w["axis"] for w in wheels], dtype=float).T  # (3, wheels)
+        h_B = df[[f"{w['name']}_h" for w in wheels]].to_numpy() @ axes.T
+        norm = np.linalg.norm(h_B, axis=1)
+        array = [line(t, norm, "|Σ h_i a_i| (array)", len(wheels))]
+        if all(
+            ("capacity", float(w["max_speed_rad_s"]) * float(w.get("inertia_kg_m2") or np.nan)) in limits
+            for w in wheels
+        ):
+            capacity = np.array([float(w["max_speed_rad_s"]) * float(w["inertia_kg_m2"]) for w in wheels])
+            safe = np.where(norm[:, None] > 0, h_B / np.where(norm[:, None] > 0, norm[:, None], 1.0), np.nan)
+            envelope = _envelope(axes, capacity, np.nan_to_num(safe))
+            envelope = np.where(norm > 0, envelope, np.nan)
+            array.append(line(t, envelope, "envelope along the array's momentum", len(wheels) + 1, dash="dash"))
+        panels.append(Panel("array momentum [N m s]", array))
+    panels.append(Panel("motor torque [N m]", torque, torque_shapes))
+    return stacked("Reaction wheels (shaded: where that wheel saturated)", panels)
+
+
+def _magnetorquer_plot(df, component, saturated, t) -> Plot:
+    name = component["name"]
+    limit = np.broadcast_to(np.asarray(component.get("dipole_max_Am2", np.nan), dtype=float), (3,))
+    traces = [line(t, df[f"{name}_m_{a}"].to_numpy(), f"m_{a}", color=AXIS_COLOURS[a], group=a) for a in "xyz"]
+    for k, a in enumerate("xyz"):
+        if np.isfinite(limit[k]) and (k == 0 or limit[k] != limit[0]):
+            traces.append(
+                limit_lines(
+                    float(t[0]),
+                    float(t[-1]),
+                    float(limit[k]),
+                    f"limit ±{fmt(float(limit[k]))} A m²" + ("" if np.all(limit == limit[0]) else f" ({a})"),
+                )
+            )
+    shapes = shade(saturated.get((name, "dipole"), []), style(3)["color"], f"{name} saturated")
+    return stacked(
+        f"{name} (Magnetorquer): applied dipole (shaded: saturated)", [Panel("dipole [A m²]", traces, shapes)]
+    )
+
+
+def _schedule_plot(df, component, t) -> Plot:
+    name = component["name"]
+    traces = [line(t, df[f"{name}_tau_{a}"].to_numpy(), f"τ_{a}", color=AXIS_COLOURS[a]) for a in "xyz"]
+    return stacked(
+        f"{name} ({component['type']}): held torque, body axes (a schedule has no limit to saturate)",
+        [Panel("torque [N m]", traces)],
+    )
+
+
+def _thrusters_plot(df, thrusters, t) -> Plot:
+    traces = []
+    for k, thruster in enumerate(thrusters):
+        on = df[f"{thruster['name']}_on"].to_numpy()
+        trace = line(t, k + 0.8 * (on > 0.5), thruster["name"], k, shape="hv")
+        trace["line"]["width"] = 2
+        traces.append(trace)
+    plot = stacked(
+        "Thrusters: on/off timeline (raised: firing)",
+        [Panel("thruster", traces, height_px=max(120, 40 * len(thrusters)))],
+    )
+    axis = plot.figure["layout"]["yaxis"]
+    axis.update(
+        tickmode="array",
+        tickvals=[k + 0.4 for k in range(len(thrusters))],
+        ticktext=[th["name"] for th in thrusters],
+        range=[-0.3, len(thrusters) + 0.1],
+    )
+    return plot
+
+
+def section(tel) -> Section | None:
+    """The actuator section, or None for a run without actuators in its telemetry."""
+    df, meta = tel.df, tel.meta
+    t = df.index.to_numpy()
+    if not len(t):
+        return None
+    saturated = saturation_intervals(tel.events, float(t[-1]))
+    items = []
+    wheels = [w for w in components(meta, {"ReactionWheel"}) if f"{w['name']}_speed" in df]
+    if wheels:
+        items.append(_wheels_plot(df, wheels, saturated, t))
+    for component in components(meta, {"Magnetorquer"}):
+        if f"{component['name']}_m_x" in df:
+            items.append(_magnetorquer_plot(df, component, saturated, t))
+    for component in components(meta, {"TorqueSchedule"}):
+        if f"{component['name']}_tau_x" in df:
+            items.append(_schedule_plot(df, component, t))
+    thrusters = [c for c in components(meta, {"Thruster"}) if f"{c['name']}_on" in df]
+    if thrusters:
+        items.append(_thrusters_plot(df, thrusters, t))
+    return Section("actuators", "Actuators", items) if items else None

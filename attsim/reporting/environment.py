@@ -1,0 +1,176 @@
+"""The environment: eclipses, beta angle, ground track, Sun and nadir in body axes, field and disturbances.
+
+The orbit is rebuilt from the run's metadata (its TLE, or the Kepler
+elements) to place the spacecraft; the ground track is drawn on latitude and
+longitude axes (a map background would need data from the network, and the
+page stays offline).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import rotations
+from ..schema import QUATERNION_COLUMNS
+from .page import Section
+from .runinfo import DISTURBANCE_PREFIXES
+from .style import AXIS_COLOURS, Panel, Plot, base_layout, intervals_where, line, shade, stacked
+
+_NAMES = {"gg": "gravity gradient", "aero": "aerodynamic", "srp": "solar pressure", "res": "residual dipole"}
+
+
+class Geometry(NamedTuple):
+    """Where the spacecraft is, per telemetry row: inertial unit vectors and its ground point."""
+
+    sun_I: np.ndarray
+    nadir_I: np.ndarray
+    beta_deg: np.ndarray
+    lat_deg: np.ndarray
+    lon_deg: np.ndarray
+
+
+def rebuild_orbit(env: dict):
+    """The run's orbit from its metadata, or None when the metadata cannot give it."""
+    from ..environment import KeplerOrbit, TLEOrbit
+
+    tle = [line_ for line_ in (env.get("tle") or []) if line_]
+    if env.get("orbit") == "TLEOrbit" and len(tle) == 2:
+        return TLEOrbit(*tle)
+    elements = env.get("kepler")
+    if isinstance(elements, dict):
+        return KeplerOrbit(epoch=env.get("epoch"), **elements)
+    return None
+
+
+def geometry(df, meta) -> Geometry | None:
+    """Sun, nadir, beta angle and ground point per row, or None without an orbit."""
+    from ..environment.frames import ecef_to_geodetic, eci_to_ecef
+    from ..environment.sun import sun_direction_eci
+
+    env = meta.get("environment") or {}
+    orbit = rebuild_orbit(env) if env else None
+    if orbit is None or not len(df):
+        return None
+    t = df.index.to_numpy()
+    r, v = orbit.state_eci(t)
+    jd = orbit.epoch.jd_at(t)
+    sun = sun_direction_eci(jd)
+    normal = np.cross(r, v)
+    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    beta = np.degrees(np.arcsin(np.clip(np.sum(sun * normal, axis=1), -1.0, 1.0)))
+    ground = ecef_to_geodetic(eci_to_ecef(r, jd))
+    return Geometry(
+        sun, -r / np.linalg.norm(r, axis=1, keepdims=True), beta, np.degrees(ground.lat_rad), np.degrees(ground.lon_rad)
+    )
+
+
+def _ground_track(geo: Geometry, t) -> Plot:
+    lon = geo.lon_deg.copy()
+    jumps = np.nonzero(np.abs(np.diff(lon)) > 180.0)[0] + 1  # break the line where it wraps at ±180°
+    lon = np.insert(lon, jumps, np.nan)
+    lat = np.insert(geo.lat_deg, jumps, np.nan)
+    trace = {
+        "type": "scatter",
+        "mode": "lines",
+        "name": "ground track",
+        "x": lon.astype(np.float32),
+        "y": lat.astype(np.float32),
+        "line": {"color": AXIS_COLOURS["x"], "width": 1.5},
+    }
+    start = {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "start",
+        "x": [float(geo.lon_deg[0])],
+        "y": [float(geo.lat_deg[0])],
+        "marker": {"color": "#000", "size": 9, "symbol": "circle"},
+    }
+    layout = {
+        **base_layout(320),
+        "xaxis": {"title": {"text": "longitude [deg]"}, "range": [-180, 180], "dtick": 60, "automargin": True},
+        "yaxis": {"title": {"text": "latitude [deg]"}, "range": [-90, 90], "dtick": 30, "automargin": True},
+    }
+    return Plot(
+        "Ground track (geodetic; no map background: the page stays offline)", {"data": [trace, start], "layout": layout}
+    )
+
+
+def body_directions(df, geo: Geometry) -> tuple[np.ndarray, np.ndarray]:
+    """The Sun and nadir unit vectors in body axes, (n, 3) each."""
+    q_BI = rotations.quat_conjugate(df[list(QUATERNION_COLUMNS)].to_numpy())
+    return rotations.quat_rotate(q_BI, geo.sun_I), rotations.quat_rotate(q_BI, geo.nadir_I)
+
+
+def section(tel) -> Section | None:
+    """Eclipses, beta angle, ground track, Sun/nadir in body axes, field, disturbances; None without an environment."""
+    df, meta = tel.df, tel.meta
+    if not meta.get("environment") or not len(df):
+        return None
+    t = df.index.to_numpy()
+    eclipse = shade(intervals_where(t, df["lit"].to_numpy() < 0.5), "#555", "eclipse") if "lit" in df else []
+    items = []
+    geo = geometry(df, meta)
+    panels = []
+    if "lit" in df:
+        panels.append(
+            Panel(
+                "lit fraction [-]",
+                [line(t, df["lit"].to_numpy(), "in sunlight (1) / shadow (0)", 3)],
+                eclipse,
+                height_px=120,
+                y_range=(-0.1, 1.1),
+            )
+        )
+    if geo is not None:
+        panels.append(
+            Panel(
+                "beta angle [deg]", [line(t, geo.beta_deg, "β (Sun above the orbit plane)", 4)], eclipse, height_px=160
+            )
+        )
+        sun_B, nadir_B = body_directions(df, geo)
+        panels.append(
+            Panel(
+                "Sun in body [-]",
+                [line(t, sun_B[:, k], f"Sun {a}_B", color=AXIS_COLOURS[a], group="sun") for k, a in enumerate("xyz")],
+                eclipse,
+                y_range=(-1.05, 1.05),
+            )
+        )
+        panels.append(
+            Panel(
+                "nadir in body [-]",
+                [
+                    line(t, nadir_B[:, k], f"nadir {a}_B", color=AXIS_COLOURS[a], dash="dash", group="nadir")
+                    for k, a in enumerate("xyz")
+                ],
+                y_range=(-1.05, 1.05),
+            )
+        )
+    if panels:
+        items.append(stacked("Sunlight and geometry (grey: eclipse)", panels))
+    if geo is not None:
+        items.append(_ground_track(geo, t))
+    field = [c for c in ("B_I_x", "B_I_y", "B_I_z") if c in df]
+    if field:
+        items.append(
+            stacked(
+                "Geomagnetic field, inertial axes",
+                [
+                    Panel(
+                        "B_I [nT]",
+                        [line(t, df[c].to_numpy() * 1e9, c, color=AXIS_COLOURS[c[-1]]) for c in field],
+                        eclipse,
+                    )
+                ],
+            )
+        )
+    torques = [c for c in df.columns if c.startswith(DISTURBANCE_PREFIXES)]
+    if torques:
+        traces = [
+            line(t, df[c].to_numpy(), f"{_NAMES.get(c.split('_')[1], c.split('_')[1])} {c[-1]}", k)
+            for k, c in enumerate(torques)
+        ]
+        items.append(stacked("Disturbance torques, body axes", [Panel("torque [N m]", traces, eclipse, height_px=320)]))
+    return Section("environment", "Environment and disturbances", items) if items else None

@@ -1,0 +1,280 @@
+"""Assembling a report page: sections, figure data, plotly.js (embedded or shared), escaping.
+
+A page is self-contained and offline by default: plotly.js is embedded
+gzip-compressed (1.5 MB instead of 4.8 MB) and unpacked by the browser's
+``DecompressionStream``. Pages written together (a multi-run mission, a
+comparison) can share one ``plotly-<version>.min.js`` written beside them
+instead (``plotlyjs=path``), still offline.
+
+Each figure's data sits in a ``<script type="application/json">`` block with
+its arrays as base64 typed arrays (``{"dtype": "f4", "bdata": ...}``, which
+plotly.js reads natively); a small loader draws the plots one after another
+so the page answers while they come, marks each drawn plot
+``data-drawn="1"`` and the body ``data-plots="done"`` at the end (the
+browser tests wait for it).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import gzip
+import html
+import json
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from .style import Plot
+
+__all__ = ["Section", "write_page", "plotly_js_path", "as_plot"]
+
+
+class Section(NamedTuple):
+    """One section of a page: its anchor, heading and items (HTML strings or :class:`~.style.Plot`)."""
+
+    anchor: str
+    heading: str
+    items: list
+
+
+_CSS = """
+*{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:0.5em 1em;color:#222}
+h1{margin-bottom:0.2em;overflow-wrap:anywhere} h2{margin:0.4em 0} h3{font-size:1em;margin:1.2em 0 0.2em}
+nav{display:flex;flex-wrap:wrap;gap:0.2em 1em} section{margin-top:1.5em;border-top:1px solid #ddd}
+.table-wrap{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;margin:0.5em 0}
+th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.pass td:first-child{color:#0a0;font-weight:bold} tr.fail td:first-child{color:#c00;font-weight:bold}
+.banner{padding:0.6em 1em;margin:0.5em 0;border-radius:4px;font-weight:bold}
+.bad{background:#fdd} .warn{background:#ffd}
+.note{color:#555} .attsim-plot{width:100%;min-height:120px}
+@media (max-width:600px){body{padding:0.3em 0.4em} th,td{padding:3px 4px;font-size:0.9em}}
+"""
+
+_LOADER = """
+(function () {
+  var divs = [], queue = [], busy = false, left = 0, firstScreen = [];
+  function fail(message) {
+    document.body.dataset.plots = 'failed';
+    divs.forEach(function (div) { div.textContent = message; });
+  }
+  function settle() {
+    var shown = firstScreen.every(function (d) { return d.dataset.drawn || d.dataset.error; });
+    if (!document.body.dataset.interactive && shown) {
+      document.body.dataset.interactive = String(Math.round(performance.now()));
+    }
+    if (left === 0) { document.body.dataset.plots = 'done'; }
+  }
+  function pump() {
+    if (busy || !queue.length) { return; }
+    busy = true;
+    var div = queue.shift(), t0 = performance.now();
+    var figure = JSON.parse(document.getElementById(div.id + '-data').textContent);
+    Plotly.newPlot(div, figure.data, figure.layout, {responsive: true, displaylogo: false})
+      .then(function () { return figure.frames ? Plotly.addFrames(div, figure.frames) : null; })
+      .then(function () { div.dataset.drawn = '1'; div.dataset.ms = String(Math.round(performance.now() - t0)); },
+            function (error) { div.dataset.error = String(error); div.textContent = 'Plot not drawn: ' + error; })
+      .then(function () { busy = false; left -= 1; settle(); setTimeout(pump, 0); });
+  }
+  function enqueue(div, first) {
+    var k = queue.indexOf(div);
+    if (div.dataset.drawn || div.dataset.error || (k >= 0 && !first)) { return; }
+    if (k >= 0) { queue.splice(k, 1); }
+    if (first) { queue.unshift(div); } else { queue.push(div); }
+    pump();
+  }
+  function draw() {
+    divs = Array.prototype.slice.call(document.querySelectorAll('.attsim-plot'));
+    left = divs.length;
+    if (typeof Plotly === 'undefined') { fail('plotly.js could not be loaded: plots are not shown.'); return; }
+    document.body.dataset.libraryMs = String(Math.round(performance.now()));
+    // the plots on the first screen first, then the one the reader scrolls to, then the rest in page order
+    firstScreen = divs.filter(function (d) { return d.getBoundingClientRect().top < window.innerHeight; });
+    var rest = divs.filter(function (d) { return firstScreen.indexOf(d) < 0; });
+    firstScreen.forEach(function (d) { enqueue(d, false); });
+    if ('IntersectionObserver' in window) {
+      var seen = new IntersectionObserver(function (entries) {
+        entries.forEach(function (e) { if (e.isIntersecting) { enqueue(e.target, true); } });
+      }, {rootMargin: '400px 0px'});
+      rest.forEach(function (d) { seen.observe(d); });
+    }
+    rest.forEach(function (d) { enqueue(d, false); });
+    settle();
+  }
+  var packed = document.getElementById('plotlyjs-gz');
+  if (!packed) {
+    if (document.readyState === 'complete') { draw(); } else { window.addEventListener('load', draw); }
+    return;
+  }
+  // a data: URL decodes the base64 natively; the browser's DecompressionStream unpacks the gzip
+  fetch('data:application/octet-stream;base64,' + packed.textContent.trim())
+    .then(function (r) { return new Response(r.body.pipeThrough(new DecompressionStream('gzip'))).text(); })
+    .then(function (code) {
+      var script = document.createElement('script');
+      script.text = code;
+      document.head.appendChild(script);
+      draw();
+    }, function (error) {
+      divs = Array.prototype.slice.call(document.querySelectorAll('.attsim-plot'));
+      fail('plotly.js could not be unpacked: ' + error);
+    });
+})();
+"""
+
+
+def _plotly_source() -> Path:
+    import plotly
+
+    return Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+
+
+def _plotly_version() -> str:
+    from plotly.offline import get_plotlyjs_version
+
+    return get_plotlyjs_version()
+
+
+@functools.lru_cache(maxsize=1)
+def _plotly_gzip_base64() -> str:
+    return base64.b64encode(gzip.compress(_plotly_source().read_bytes(), compresslevel=6, mtime=0)).decode("ascii")
+
+
+def plotly_js_path(directory) -> Path:
+    """Where a shared plotly.js goes in ``directory`` (named by its version)."""
+    return Path(directory) / f"plotly-{_plotly_version()}.min.js"
+
+
+def _share_plotly(target: Path) -> None:
+    source = _plotly_source()
+    if not (target.is_file() and target.stat().st_size == source.stat().st_size):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(".tmp")
+        tmp.write_bytes(source.read_bytes())
+        os.replace(tmp, target)
+
+
+_DTYPES = {
+    np.dtype("float32"): "f4",
+    np.dtype("float64"): "f8",
+    np.dtype("int32"): "i4",
+    np.dtype("int8"): "i1",
+    np.dtype("uint8"): "u1",
+    np.dtype("int16"): "i2",
+    np.dtype("uint32"): "u4",
+}
+
+
+def _encode(value):
+    """JSON-ready data: numeric arrays as plotly.js typed-array specs (base64), the rest as JSON values."""
+    if isinstance(value, np.ndarray):
+        if value.dtype == np.int64:
+            value = value.astype(np.int32)
+        if value.ndim == 1 and value.dtype in _DTYPES:
+            return {
+                "dtype": _DTYPES[value.dtype],
+                "bdata": base64.b64encode(np.ascontiguousarray(value).tobytes()).decode(),
+            }
+        return [_encode(v) for v in value.tolist()] if value.dtype == object else value.tolist()
+    if isinstance(value, dict):
+        return {k: _encode(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v) for v in value]
+    if isinstance(value, (np.floating, float)):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def as_plot(figure) -> Plot:
+    """A :class:`Plot` from a Plot or a plotly ``go.Figure`` (a user's figure; its title moves above it)."""
+    if isinstance(figure, Plot):
+        return figure
+    if not hasattr(figure, "to_plotly_json"):
+        from ..errors import InputError
+
+        raise InputError("extra_figures", "must be plotly figures", f"got {type(figure).__name__}")
+    import plotly.io
+
+    spec = json.loads(plotly.io.to_json(figure, validate=False))
+    layout = spec.setdefault("layout", {})
+    title = layout.pop("title", None)
+    text = title.get("text", "") if isinstance(title, dict) else (title or "")
+    layout.setdefault("margin", {"l": 10, "r": 10, "t": 30, "b": 10})
+    layout.setdefault("autosize", True)
+    layout.pop("width", None)
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            axis.setdefault("automargin", True)
+    return Plot(str(text), spec)
+
+
+def _figure_json(plot: Plot) -> str:
+    # "</" would end the script block early: plotly.js reads the escaped form the same
+    return json.dumps(_encode(plot.figure), separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+
+
+def write_page(path: Path, title: str, sections: list[Section], plotlyjs="inline", footer: str = "") -> Path:
+    """Write a report page.
+
+    Parameters
+    ----------
+    path : Path
+        The HTML file.
+    title : str
+        Page title (escaped here).
+    sections : list of Section
+        In order; headings are escaped here, HTML items are written as given (their builders escape user text).
+    plotlyjs : "inline" or path
+        Embed plotly.js (compressed), or write it once at this path and reference it relatively.
+    footer : str
+        HTML below the sections.
+    """
+    path = Path(path)
+    body, nav, count = [], [], 0
+    for section in sections:
+        nav.append(f"<a href='#{section.anchor}'>{html.escape(section.heading)}</a>")
+        parts = []
+        for item in section.items:
+            if isinstance(item, str):
+                parts.append(item)
+                continue
+            plot = as_plot(item)
+            count += 1
+            div = f"plot-{count}"
+            heading = f"<h3>{html.escape(plot.title)}</h3>" if plot.title else ""
+            parts.append(
+                f"{heading}<div class='attsim-plot' id='{div}' data-title='{html.escape(plot.title, quote=True)}'>"
+                f"</div><script type='application/json' id='{div}-data'>{_figure_json(plot)}</script>"
+            )
+        body.append(
+            f"<section id='{section.anchor}' class='report-section'><h2>{html.escape(section.heading)}</h2>"
+            f"{''.join(parts)}</section>"
+        )
+    if plotlyjs == "inline":
+        library = (
+            f"<!-- plotly.js v{_plotly_version()}, gzip + base64 -->"
+            f"<script type='application/octet-stream' id='plotlyjs-gz'>{_plotly_gzip_base64()}</script>"
+        )
+    else:
+        shared = Path(plotlyjs)
+        _share_plotly(shared)
+        relative = Path(os.path.relpath(shared.resolve(), path.resolve().parent)).as_posix()
+        library = f"<script src='{html.escape(relative, quote=True)}'></script>"
+    page = (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{html.escape(str(title))}</title><style>{_CSS}</style></head>"
+        f"<body><h1>{html.escape(str(title))}</h1><nav>{''.join(nav)}</nav>{''.join(body)}{footer}"
+        f"{library}<script>{_LOADER}</script></body></html>"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path

@@ -1,0 +1,156 @@
+"""Pointing, rates and attitude: what an ADCS engineer looks at first.
+
+The pointing error comes from the telemetry when the run recorded it
+(``att_err_deg``, ``att_err_x/y/z`` in rad, the reference ``q_ref_w..z`` =
+q_IR); otherwise from a controller's fixed target quaternion recorded in
+the run's metadata (``target_q``), as the angle of ``q_IR* ⊗ q_IB``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import rotations
+from ..schema import QUATERNION_COLUMNS, RATE_COLUMNS
+from .page import Section
+from .runinfo import ANGLE_TO_DEG, RATE_TO_DEG_S, requirement
+from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, stacked
+
+REFERENCE_COLUMNS = ("q_ref_w", "q_ref_x", "q_ref_y", "q_ref_z")
+ERROR_COLUMNS = ("att_err_x", "att_err_y", "att_err_z")
+
+
+class PointingError(NamedTuple):
+    """The attitude error of a run: total (deg), per body axis (deg, small-angle), the reference q_IR (or None)."""
+
+    total_deg: np.ndarray
+    axes_deg: np.ndarray | None
+    q_ref: np.ndarray | None
+    source: str
+
+
+def reference(df, meta) -> tuple[np.ndarray | None, str]:
+    """The reference attitude q_IR per row and where it came from, or (None, "")."""
+    if all(c in df for c in REFERENCE_COLUMNS):
+        return df[list(REFERENCE_COLUMNS)].to_numpy(), "the recorded reference (q_ref)"
+    for component in meta.get("components") or []:
+        if component.get("target_q") is not None:
+            q = np.asarray(component["target_q"], dtype=float)
+            return np.broadcast_to(q, (len(df), 4)), f"{component['name']}'s target attitude"
+    return None, ""
+
+
+def pointing_error(df, meta) -> PointingError | None:
+    """The run's pointing error, or None when it has neither a recorded error nor a reference."""
+    q_ref, source = reference(df, meta)
+    if "att_err_deg" in df:
+        axes = np.degrees(df[list(ERROR_COLUMNS)].to_numpy()) if all(c in df for c in ERROR_COLUMNS) else None
+        return PointingError(df["att_err_deg"].to_numpy(), axes, q_ref, "the recorded attitude error (att_err)")
+    if q_ref is None:
+        return None
+    q = df[list(QUATERNION_COLUMNS)].to_numpy()
+    error = rotations.quat_canonical(rotations.quat_multiply(rotations.quat_conjugate(q_ref), q))  # q_RB
+    axes = np.degrees(rotations.quat_to_rotvec(error))
+    return PointingError(np.degrees(rotations.quat_angle_between(q, q_ref)), axes, q_ref, source)
+
+
+def _requirement_deg(criteria):
+    found = requirement(criteria, ("pointing", "attitude error"))
+    if found is None:
+        return None
+    factor = ANGLE_TO_DEG.get(found.unit)
+    return None if factor is None else (found.value * factor, found)
+
+
+def section(tel, criteria, mode_shapes=()) -> Section | None:
+    """Total pointing error (log scale, requirement line), per-axis error, reference against actual attitude."""
+    df = tel.df
+    error = pointing_error(df, tel.meta)
+    if error is None:
+        return None
+    t = df.index.to_numpy()
+    total = [line(t, error.total_deg, "pointing error", 0, log_y=True)]
+    bound = _requirement_deg(criteria)
+    if bound is not None:
+        deg, found = bound
+        total.append(
+            limit_lines(
+                t[0],
+                t[-1],
+                deg,
+                f"requirement {fmt(found.value)} {found.unit} ({found.label})",
+                color="#c00",
+                symmetric=False,
+            )
+        )
+    panels = [Panel("pointing error [deg]", total, list(mode_shapes), log_y=True)]
+    if error.axes_deg is not None:
+        panels.append(
+            Panel(
+                "error per axis [deg]",
+                [line(t, error.axes_deg[:, k], f"{a} (body)", color=AXIS_COLOURS[a]) for k, a in enumerate("xyz")],
+            )
+        )
+    items = [
+        f"<p class='note'>Error against {error.source}: the angle of q_IR* ⊗ q_IB; per axis, its rotation vector "
+        "in body axes. Final error "
+        + fmt(float(error.total_deg[-1]))
+        + " deg, largest over the last tenth of the run "
+        + fmt(float(np.nanmax(error.total_deg[int(0.9 * len(t)) :])))
+        + " deg.</p>",
+        stacked("Pointing error", panels),
+    ]
+    items.append(attitude_plot(df, error.q_ref))
+    return Section("pointing", "Pointing", items)
+
+
+def attitude_plot(df, q_ref=None) -> Plot:
+    """3-2-1 Euler angles of q_IB (and of the reference q_IR, dashed), and the quaternion."""
+    t = df.index.to_numpy()
+    q = df[list(QUATERNION_COLUMNS)].to_numpy()
+    euler = np.degrees(rotations.quat_to_euler321(q))
+    names = ("yaw (z)", "pitch (y)", "roll (x)")
+    colours = (AXIS_COLOURS["z"], AXIS_COLOURS["y"], AXIS_COLOURS["x"])
+    traces = [line(t, euler[:, k], names[k], color=colours[k], group=names[k]) for k in range(3)]
+    if q_ref is not None:
+        ref = np.degrees(rotations.quat_to_euler321(np.ascontiguousarray(q_ref)))
+        traces += [
+            line(t, ref[:, k], f"{names[k]} reference", color=colours[k], dash="dash", group=names[k]) for k in range(3)
+        ]
+    quaternion = [
+        line(t, q[:, k], c, 3, color=None if k == 0 else AXIS_COLOURS["xyz"[k - 1]])
+        for k, c in enumerate(QUATERNION_COLUMNS)
+    ]
+    title = "Attitude: 3-2-1 Euler angles of q_IB" + (" against the reference (dashed)" if q_ref is not None else "")
+    return stacked(title, [Panel("Euler angle [deg]", traces), Panel("q_IB [-]", quaternion)])
+
+
+def rates_section(tel, criteria) -> Section:
+    """Body rates in deg/s per axis and |ω| on a log scale, with a rate requirement when the criteria give one."""
+    df = tel.df
+    t = df.index.to_numpy()
+    w = np.degrees(df[list(RATE_COLUMNS)].to_numpy())
+    norm = np.linalg.norm(w, axis=1)
+    magnitude = [line(t, norm, "|ω|", 3, log_y=True)]
+    found = requirement(criteria, ("omega", "rate", "|ω|"))
+    if found is not None and found.unit in RATE_TO_DEG_S:
+        magnitude.append(
+            limit_lines(
+                t[0],
+                t[-1],
+                found.value * RATE_TO_DEG_S[found.unit],
+                f"requirement {fmt(found.value)} {found.unit}",
+                color="#c00",
+                symmetric=False,
+            )
+        )
+    plot = stacked(
+        "Body rates ω (body axes, relative to inertial space)",
+        [
+            Panel("ω [deg/s]", [line(t, w[:, k], f"ω_{a}", color=AXIS_COLOURS[a]) for k, a in enumerate("xyz")]),
+            Panel("|ω| [deg/s]", magnitude, log_y=True),
+        ],
+    )
+    return Section("rates", "Body rates", [plot])

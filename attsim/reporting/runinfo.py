@@ -1,0 +1,132 @@
+"""What a run is, read from its metadata and columns: which sections its report needs.
+
+A run is *controlled* when anything but its own inertia acts on it: a
+controller, an actuator or a schedule among its components, or a
+disturbance torque in its environment. Its *torque-free intervals* are the
+stretches of rows where no actuator output and no disturbance torque is
+above round-off.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+import numpy as np
+
+SENSOR_TYPES = frozenset({"Gyro", "Magnetometer", "SunSensor", "StarTracker"})
+ACTUATOR_TYPES = frozenset({"ReactionWheel", "Magnetorquer", "Thruster", "TorqueSchedule", "CommandSchedule"})
+DISTURBANCE_PREFIXES = ("tau_gg_", "tau_aero_", "tau_srp_", "tau_res_")
+# torques and dipoles below this, relative to the largest of the run, are round-off
+ROUND_OFF = 1e-12
+
+
+class Requirement(NamedTuple):
+    """A bound read from a criterion, in the unit its label names."""
+
+    label: str
+    value: float
+    unit: str
+
+
+def components(meta: dict, types=None) -> list[dict]:
+    """The run's component descriptions, optionally only those of the given types."""
+    found = meta.get("components") or []
+    return [c for c in found if types is None or c.get("type") in types]
+
+
+def has_disturbances(meta: dict) -> bool:
+    env = meta.get("environment") or {}
+    residual = np.asarray(env.get("residual_dipole_Am2") or [0.0], dtype=float)
+    return bool(
+        env.get("gravity_gradient") or env.get("aerodynamic") or env.get("solar_pressure") or np.any(residual != 0)
+    )
+
+
+def is_controlled(meta: dict) -> bool:
+    """True when a controller, an actuator, a schedule or a disturbance acts on the body."""
+    return has_disturbances(meta) or any(c.get("type") not in SENSOR_TYPES for c in components(meta))
+
+
+def actuation_columns(df, meta: dict) -> list[str]:
+    """The columns that hold something pushing on the body: actuator outputs and disturbance torques."""
+    columns = [c for c in df.columns if c.startswith(DISTURBANCE_PREFIXES)]
+    for component in components(meta):
+        name, kind = component["name"], component.get("type")
+        if kind in SENSOR_TYPES:
+            continue
+        if kind == "ReactionWheel":
+            columns.append(f"{name}_torque")
+        else:
+            columns += [c for c in df.columns if c.startswith(name + "_") and not c.endswith(("_speed", "_h"))]
+    return [c for c in columns if c in df.columns]
+
+
+def torque_free_mask(df, meta: dict) -> np.ndarray:
+    """Per row: True where nothing pushes on the body (outputs and disturbances at round-off)."""
+    columns = actuation_columns(df, meta)
+    if not columns:
+        return np.ones(len(df), dtype=bool)
+    values = np.abs(df[columns].to_numpy(dtype=float))
+    scale = np.nanmax(values, axis=0, initial=0.0)
+    floor = np.where(scale > 0, scale * ROUND_OFF, 0.0)
+    return np.all(values <= floor, axis=1)
+
+
+def longest_interval(mask: np.ndarray) -> slice:
+    """The longest run of True in ``mask`` as a row slice (empty when there is none)."""
+    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    starts, stops = np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]
+    if not len(starts):
+        return slice(0, 0)
+    k = int(np.argmax(stops - starts))
+    return slice(int(starts[k]), int(stops[k]))
+
+
+_BOUND = re.compile(r"^\s*(<=|<|≤)\s*([-+0-9.eE]+)")
+_UNIT = re.compile(r"\[([^\]]+)\]\s*$")
+
+
+def requirement(criteria, words) -> Requirement | None:
+    """The first upper bound among ``criteria`` whose label contains one of ``words`` (case-insensitive)."""
+    for label, _value, _ok, bound in criteria or []:
+        text = str(label).lower()
+        if not any(w in text for w in words):
+            continue
+        match = _BOUND.match(str(bound))
+        if not match:
+            continue
+        unit = _UNIT.search(str(label))
+        try:
+            return Requirement(str(label), float(match.group(2)), unit.group(1).strip() if unit else "")
+        except ValueError:
+            continue
+    return None
+
+
+ANGLE_TO_DEG = {
+    "deg": 1.0,
+    "rad": 180.0 / np.pi,
+    "arcsec": 1.0 / 3600.0,
+    "arcmin": 1.0 / 60.0,
+    "mrad": 0.18 / np.pi,
+    "urad": 1.8e-4 / np.pi,
+}
+RATE_TO_DEG_S = {"deg/s": 1.0, "rad/s": 180.0 / np.pi, "deg/h": 1.0 / 3600.0, "mrad/s": 0.18 / np.pi}
+
+
+def status(run, criteria) -> str:
+    """``failed`` (stopped on an error or a criterion failed), ``partial`` (cut short) or ``complete``."""
+    stopped = str(run.meta.get("stopped", ""))
+    if run.meta.get("partial") and stopped and stopped != "killed" and "killed" not in stopped:
+        return "failed"
+    if any(not ok for _label, _value, ok, _bound in criteria or []):
+        return "failed"
+    return "partial" if run.meta.get("partial") else "complete"
+
+
+def method_label(meta) -> str:
+    """The method with the options it ran with, e.g. ``dmv (order=10)`` (plain ``dmv`` reads as order 2)."""
+    options = meta.get("method_options") or {}
+    listed = ", ".join(f"{k}={v}" for k, v in options.items())
+    return f"{meta.get('method')} ({listed})" if listed else str(meta.get("method"))

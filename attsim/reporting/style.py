@@ -1,0 +1,253 @@
+"""How a report's figures look: palette, line styles, stacked panels, legends, number formatting.
+
+Figures are plain Plotly figure dictionaries (``{"data": [...], "layout":
+{...}}``) wrapped in :class:`Plot`: built without plotly's validators (fast)
+and drawn by the page's own loader (:mod:`.page`).
+
+Layout rules, the same for every figure:
+
+* the title is HTML above the plot (it wraps on a narrow screen), never
+  inside the figure;
+* the legend sits above the plot area and the x-axis title below it, so the
+  two never overlap; the legend wraps to several rows on a narrow screen;
+* every axis title carries its unit;
+* widths follow the page (responsive), heights are fixed per panel.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+from collections.abc import Sequence
+
+import numpy as np
+
+MAX_POINTS = 2500  # two points (a min and a max) per pixel of a wide plot
+# 12 distinguishable colours (Tableau 10 with two darker additions); beyond them the dash style changes
+PALETTE = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#ff7f0e",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#7f7f7f",
+    "#bcbd22",
+    "#0b1f6b",
+    "#6b4f00",
+)
+DASHES = ("solid", "dash", "dot", "dashdot")
+AXIS_COLOURS = {"x": PALETTE[0], "y": PALETTE[1], "z": PALETTE[2]}
+PANEL_HEIGHT_PX = 260
+TIME_TITLE = "t [s]"
+
+
+class Plot(NamedTuple):
+    """One figure of a section: its title (HTML above it) and the Plotly figure dictionary."""
+
+    title: str
+    figure: dict
+
+
+class Panel(NamedTuple):
+    """One panel of a stacked figure: its traces, y-axis title (with unit) and decorations."""
+
+    y_title: str
+    traces: list
+    shapes: list = []
+    log_y: bool = False
+    height_px: int = PANEL_HEIGHT_PX
+    y_range: Sequence | None = None
+
+
+def style(k: int) -> dict:
+    """The colour and dash of the ``k``-th trace of a figure."""
+    return {"color": PALETTE[k % len(PALETTE)], "dash": DASHES[(k // len(PALETTE)) % len(DASHES)]}
+
+
+def decimate(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """At most ``MAX_POINTS`` points (min/max-preserving MinMaxLTTB), as float32: what a screen shows."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) > MAX_POINTS:
+        finite = np.isfinite(y)
+        if not finite.all():
+            x, y = x[finite], y[finite]
+        if len(x) > MAX_POINTS:
+            from tsdownsample import MinMaxLTTBDownsampler
+
+            index = MinMaxLTTBDownsampler().downsample(
+                np.ascontiguousarray(x), np.ascontiguousarray(y), n_out=MAX_POINTS
+            )
+            x, y = x[index], y[index]
+    return x.astype(np.float32), y.astype(np.float32)
+
+
+def line(
+    x,
+    y,
+    name: str,
+    k: int = 0,
+    log_y: bool = False,
+    color: str | None = None,
+    dash: str | None = None,
+    width: float = 1.5,
+    group: str | None = None,
+    shape: str | None = None,
+) -> dict:
+    """A decimated line trace (non-positive values dropped on a log axis)."""
+    x, y = decimate(x, y)
+    if log_y:
+        y = np.where(y > 0, y, np.nan).astype(np.float32)
+    look = style(k)
+    trace = {
+        "type": "scatter",
+        "mode": "lines",
+        "name": name,
+        "x": x,
+        "y": y,
+        "line": {"color": color or look["color"], "dash": dash or look["dash"], "width": width},
+    }
+    if group:
+        trace["legendgroup"] = group
+    if shape:
+        trace["line"]["shape"] = shape
+    return trace
+
+
+def limit_lines(
+    t0: float, t1: float, limit: float, name: str, color: str = "#444", symmetric: bool = True, group: str | None = None
+) -> dict:
+    """A dashed horizontal line at ``limit`` (and ``-limit``) over the run, in the legend as ``name``."""
+    x = [t0, t1, None, t0, t1] if symmetric else [t0, t1]
+    y = [limit, limit, None, -limit, -limit] if symmetric else [limit, limit]
+    trace = {
+        "type": "scatter",
+        "mode": "lines",
+        "name": name,
+        "x": x,
+        "y": y,
+        "hoverinfo": "name+y",
+        "line": {"color": color, "dash": "dash", "width": 1.2},
+    }
+    if group:
+        trace["legendgroup"] = group
+    return trace
+
+
+def shade(intervals, color: str, name: str, yref: str = "y", opacity: float = 0.18) -> list[dict]:
+    """Shaded time intervals ``[(start, stop), ...]`` on the panel of ``yref``, one legend entry."""
+    shapes = []
+    for k, (start, stop) in enumerate(intervals):
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": f"{yref} domain",
+                "x0": float(start),
+                "x1": float(stop),
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": color,
+                "opacity": opacity,
+                "line": {"width": 0},
+                "layer": "below",
+                "name": name,
+                "showlegend": k == 0,
+                "legendgroup": name,
+            }
+        )
+    return shapes
+
+
+def intervals_where(t: np.ndarray, flag: np.ndarray) -> list[tuple[float, float]]:
+    """The ``(start, stop)`` times of the runs of True in ``flag``."""
+    edges = np.diff(np.concatenate([[0], np.asarray(flag, dtype=np.int8), [0]]))
+    starts, stops = np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]
+    return [(float(t[a]), float(t[min(b, len(t) - 1)])) for a, b in zip(starts, stops)]
+
+
+def stacked(title: str, panels: Sequence[Panel], x_title: str = TIME_TITLE) -> Plot:
+    """Panels one above the other sharing the time axis; one legend above them all."""
+    gap_px = 28
+    total = sum(p.height_px for p in panels) + gap_px * (len(panels) - 1)
+    data, shapes, layout = [], [], {}
+    top = 1.0
+    for k, panel in enumerate(panels):
+        suffix = "" if k == 0 else str(k + 1)
+        height = panel.height_px / total
+        domain = [max(0.0, top - height), top]
+        top = domain[0] - gap_px / total
+        yaxis = {
+            "title": {"text": panel.y_title},
+            "domain": domain,
+            "anchor": f"x{suffix}",
+            "automargin": True,
+            "exponentformat": "power" if panel.log_y else "SI",
+            "zeroline": False,
+        }
+        if panel.log_y:
+            yaxis["type"] = "log"
+        if panel.y_range is not None:
+            yaxis["range"] = list(panel.y_range)
+        xaxis = {"anchor": f"y{suffix}", "showticklabels": k == len(panels) - 1, "automargin": True}
+        if k:
+            xaxis["matches"] = "x"
+        if k == len(panels) - 1:
+            xaxis["title"] = {"text": x_title}
+        layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = xaxis, yaxis
+        for trace in panel.traces:
+            data.append({**trace, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}"})
+        for shape in panel.shapes:
+            yref = shape.get("yref", "y")
+            shapes.append(
+                {
+                    **shape,
+                    "xref": f"x{suffix}",
+                    "yref": yref.replace("y", f"y{suffix}", 1) if yref.startswith("y") and suffix else yref,
+                }
+            )
+    layout.update(base_layout(total), shapes=shapes)
+    return Plot(title, {"data": data, "layout": layout})
+
+
+def base_layout(plot_height_px: float) -> dict:
+    """Margins, legend above the plot area, responsive width; the height grows with the legend's rows."""
+    return {
+        "height": int(plot_height_px + 110),
+        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+        "autosize": True,
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom", "font": {"size": 11}},
+        "hovermode": "closest",
+    }
+
+
+def fmt(value, digits: int = 4) -> str:
+    """A number rounded to ``digits`` significant digits, without an exponent between 1e-3 and 1e6."""
+    if value is None:
+        return "–"
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if not isinstance(value, (float, np.floating)):
+        return str(value)
+    value = float(value)
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0.0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    if -3 <= magnitude < 6:
+        decimals = max(0, digits - 1 - magnitude)
+        text = f"{value:.{decimals}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+    return f"{mantissa}e{int(exponent)}"
+
+
+def fmt_vector(values, digits: int = 4) -> str:
+    """``[a, b, c]`` with each entry through :func:`fmt`."""
+    return "[" + ", ".join(fmt(float(v), digits) for v in np.ravel(values)) + "]"

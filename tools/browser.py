@@ -1,0 +1,241 @@
+"""Headless Chromium driven over the DevTools protocol through a pipe (no extra package, works offline).
+
+Chromium started with ``--remote-debugging-pipe`` reads protocol commands on
+file descriptor 3 and writes replies and events on descriptor 4, each a JSON
+object ended by a NUL byte. This module opens one page, loads a report,
+waits until its plots are drawn (the page sets ``body.dataset.plots`` to
+``"done"``), and measures what the report tests and ``tools/bench_report.py``
+need: load time, console errors, drawn traces, legend/axis-title overlaps,
+screenshots.
+
+Use::
+
+    with Browser() as browser:
+        result = browser.load(path, width_px=1280)
+        browser.screenshot(path_png)
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--hide-scrollbars",
+    # WebGL (the report's 3D views) in software: recent Chromium no longer falls back to SwiftShader by itself
+    "--enable-unsafe-swiftshader",
+    "--use-angle=swiftshader",
+]
+
+# What the page reports about itself once drawn: per plot, its traces and any overlap of a legend with an axis title.
+_INSPECT = """
+(() => {
+  const boxes = (root, sel) => Array.from(root.querySelectorAll(sel)).map(e => e.getBoundingClientRect())
+                                 .filter(r => r.width > 0 && r.height > 0);
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const plots = Array.from(document.querySelectorAll('.attsim-plot')).map(div => {
+    const section = div.closest('section');
+    const svgTraces = Array.from(div.querySelectorAll('.scatterlayer .trace path.js-line,'
+                                 + ' .scatterlayer .trace path.point,'
+                                 + ' .barlayer .trace path, .heatmaplayer image'))
+                        .filter(p => (p.getAttribute('d') || p.getAttribute('href') || '').length > 4).length;
+    const geoTraces = div.querySelectorAll('.geo .trace path, .scattergeo path.js-line').length;
+    const gl = div.querySelectorAll('.gl-container canvas').length;
+    const legends = boxes(div, '.legend .bg');
+    const titles = boxes(div, '[class^="g-x"][class$="title"] text, [class^="g-y"][class$="title"] text');
+    const overlaps = legends.some(l => titles.some(t => hit(l, t)));
+    const r = div.getBoundingClientRect();
+    return {section: section ? section.id : null, title: div.dataset.title, svgTraces, geoTraces, gl,
+            overlaps, width: r.width, right: r.right, error: div.dataset.error || null};
+  });
+  return {plots, state: document.body.dataset.plots || null, scrollWidth: document.documentElement.scrollWidth,
+          innerWidth: window.innerWidth, sections: Array.from(document.querySelectorAll('section')).map(s => s.id)};
+})()
+"""
+
+
+class PageResult(NamedTuple):
+    """What one page load measured."""
+
+    load_s: float  # from navigation to every plot drawn
+    interactive_s: float  # from navigation to the plots of the first screen drawn (the page's own clock)
+    plots: list  # one dict per plot: section, title, svgTraces, geoTraces, gl, overlaps, width, right, error
+    sections: list  # the ids of the page's sections, in order
+    console_errors: list  # console errors and uncaught exceptions, as text
+    scroll_width_px: int  # the document's width: larger than the window when something runs off the page
+    window_width_px: int
+
+
+class Browser:
+    """One headless Chromium with one page, controlled through the DevTools pipe."""
+
+    def __init__(self, chromium: str | None = None):
+        self.chromium = chromium or CHROMIUM
+        if self.chromium is None:
+            raise RuntimeError("no chromium on PATH")
+        self._profile = tempfile.mkdtemp(prefix="attsim-chromium-")
+        to_child_r, self._to_child = os.pipe()
+        self._from_child, from_child_w = os.pipe()
+
+        def fds():  # the protocol's fixed descriptors in the child (duplicated first: a pipe may already be 3 or 4)
+            read_end, write_end = os.dup(to_child_r), os.dup(from_child_w)
+            os.dup2(read_end, 3)
+            os.dup2(write_end, 4)
+
+        self._process = subprocess.Popen(
+            [self.chromium, *FLAGS, f"--user-data-dir={self._profile}", "--remote-debugging-pipe", "about:blank"],
+            preexec_fn=fds,
+            pass_fds=(3, 4),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self._buffer = b""
+        self._next_id = 0
+        self._events: list[dict] = []
+        targets = self._call("Target.getTargets")["targetInfos"]
+        page = next(t for t in targets if t["type"] == "page")
+        self._session = self._call("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(f"{domain}.enable")
+
+    def _send(self, method: str, params: dict, session: str | None) -> int:
+        self._next_id += 1
+        message = {"id": self._next_id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        os.write(self._to_child, json.dumps(message).encode() + b"\0")
+        return self._next_id
+
+    def _read(self, timeout_s: float) -> dict:
+        import select
+
+        while b"\0" not in self._buffer:
+            ready, _, _ = select.select([self._from_child], [], [], timeout_s)
+            if not ready:
+                raise TimeoutError("chromium did not answer")
+            chunk = os.read(self._from_child, 1 << 20)
+            if not chunk:
+                raise RuntimeError("chromium closed the pipe")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def _call(self, method: str, session: str | None = None, timeout_s: float = 60.0, **params):
+        wanted = self._send(method, params, session)
+        while True:
+            message = self._read(timeout_s)
+            if message.get("id") == wanted:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message.get("result", {})
+            if "method" in message:
+                self._events.append(message)
+
+    def call(self, method: str, timeout_s: float = 60.0, **params):
+        """One protocol command on the page; returns its result."""
+        return self._call(method, self._session, timeout_s, **params)
+
+    def evaluate(self, expression: str):
+        """The value of a JavaScript expression in the page (JSON-serialisable)."""
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def load(self, path: Path, width_px: int = 1280, height_px: int = 900, timeout_s: float = 120.0) -> PageResult:
+        """Open ``path`` at a window ``width_px`` wide and wait until every plot is drawn."""
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width_px,
+            height=height_px,
+            deviceScaleFactor=1,
+            mobile=width_px < 600,
+        )
+        self._events.clear()
+        start = time.perf_counter()
+        self.call("Page.navigate", url=Path(path).resolve().as_uri())
+        while True:
+            state = self.evaluate("document.readyState === 'complete' && document.body && document.body.dataset.plots")
+            if state in ("done", "failed"):
+                break
+            if time.perf_counter() - start > timeout_s:
+                raise TimeoutError(f"{path}: plots not drawn after {timeout_s} s (state {state!r})")
+            time.sleep(0.02)
+        load_s = time.perf_counter() - start
+        interactive_ms = self.evaluate("Number(document.body.dataset.interactive || NaN)")
+        self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        report = self.evaluate(_INSPECT)
+        self._drain()
+        return PageResult(
+            load_s,
+            (interactive_ms or float("nan")) / 1e3,
+            report["plots"],
+            report["sections"],
+            self._console_errors(),
+            report["scrollWidth"],
+            report["innerWidth"],
+        )
+
+    def screenshot(self, path: Path) -> Path:
+        """The whole page (beyond the window) as a PNG."""
+        data = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=True, timeout_s=120.0)["data"]
+        Path(path).write_bytes(base64.b64decode(data))
+        return Path(path)
+
+    def _drain(self) -> None:
+        """Collect the events already sent (console messages arrive asynchronously)."""
+        self.evaluate("1")
+
+    def _console_errors(self) -> list:
+        errors = []
+        for event in self._events:
+            params = event.get("params", {})
+            if event.get("method") == "Runtime.exceptionThrown":
+                details = params.get("exceptionDetails", {})
+                errors.append(details.get("exception", {}).get("description") or details.get("text"))
+            elif event.get("method") == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+                errors.append(" ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", [])))
+            elif event.get("method") == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+                errors.append(params["entry"].get("text"))
+        return errors
+
+    def close(self) -> None:
+        try:
+            self._call("Browser.close", timeout_s=10.0)
+        except (RuntimeError, TimeoutError, OSError):
+            pass
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        for fd in (self._to_child, self._from_child):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        shutil.rmtree(self._profile, ignore_errors=True)
+
+    def __enter__(self) -> Browser:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
