@@ -68,6 +68,7 @@ _LAZY = {
     "Face": "attsim.environment",
     "KeplerOrbit": "attsim.environment",
     "TLEOrbit": "attsim.environment",
+    "Campaign": "attsim.campaign",
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry",
                "reporting", "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies",

@@ -5,6 +5,8 @@
     attsim missions                  the mission scripts in ./missions, one line each
     attsim methods                   the integrators, one line each
     attsim validate                  the analytic validation cases: case, method, error, bound, PASS/FAIL
+    attsim campaign SCRIPT_OR_NAME --runs N ...   a Monte Carlo campaign (attsim.campaign.cli)
+    attsim run SCRIPT_OR_NAME --campaign DIR --index K   run K of a campaign again, exactly
     attsim --version
 
 Exit codes (:data:`EXIT_OK` ...): 0 success; 1 a mission criterion failed
@@ -18,7 +20,9 @@ traceback instead.
 
 A mission script defines ``build(out_dir=None)`` returning a
 :class:`~attsim.Mission` (or a list of them) and ``criteria(telemetry)``
-returning ``[(label, value, ok, bound), ...]``, and ends with::
+returning ``[(label, value, ok, bound), ...]``; for campaigns it may define
+``dispersions()`` and take the drawn values as ``build(out_dir=None, **params)``.
+It ends with::
 
     if __name__ == "__main__":
         sys.exit(attsim.cli.run_script(build, criteria))
@@ -34,7 +38,6 @@ every criterion when ``criteria`` raises.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import numbers
 import os
@@ -51,12 +54,13 @@ import numpy as np
 from . import __version__
 from ._validate import safe_name
 from .errors import AttsimError, InputError
+from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts as _mission_scripts
+from .scripts import resolve_script as _resolve_script
 from .testing import NotEvaluated
 
 __all__ = ["main", "run_script", "execute", "judge", "Criterion", "NotEvaluated",
            "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_INTERRUPTED"]
 
-MISSIONS_DIR = Path("missions")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
@@ -70,12 +74,6 @@ class Criterion(NamedTuple):
     bound: str
 
 
-def _mission_scripts() -> dict[str, Path]:
-    if not MISSIONS_DIR.is_dir():
-        return {}
-    return {p.stem: p for p in sorted(MISSIONS_DIR.glob("*.py")) if not p.stem.startswith("_")}
-
-
 def _first_doc_line(path: Path) -> str:
     import ast
 
@@ -86,35 +84,23 @@ def _first_doc_line(path: Path) -> str:
     return doc.strip().splitlines()[0] if doc.strip() else ""
 
 
-def _resolve_script(name: str) -> Path:
-    path = Path(name)
-    if path.suffix == ".py":
-        if not path.is_file():
-            raise InputError("script", "must be an existing .py file", f"no such file {name!r}")
-        return path
-    scripts = _mission_scripts()
-    if name not in scripts:
-        where = MISSIONS_DIR.resolve()
-        valid = ", ".join(scripts) or (f"none, {where} holds no mission script" if MISSIONS_DIR.is_dir()
-                                       else f"none, there is no {where}")
-        raise InputError("mission", f"unknown mission {name!r}", f"valid: {valid}")
-    return scripts[name]
-
-
-def _load_module(path: Path):
-    sys.path.insert(0, str(path.resolve().parent))
-    spec = importlib.util.spec_from_file_location(f"attsim_mission_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", help="output directory (default reports/<mission>)")
     parser.add_argument("--duration", type=float, help="simulated time, s")
     parser.add_argument("--seed", type=int, help="random seed")
     parser.add_argument("--method", help="integrator (see 'attsim methods')")
     parser.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    parser.add_argument("--campaign", help="a campaign directory: re-run its run --index exactly")
+    parser.add_argument("--index", type=int, help="the run of --campaign to re-run")
+
+
+def _execute_args(build: Callable, criteria: Callable, args, figures: Callable | None = None) -> int:
+    if args.campaign is not None or args.index is not None:
+        from .campaign.cli import execute_campaign_run
+
+        return execute_campaign_run(build, criteria, args, figures)
+    return execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report,
+                   debug=args.debug, figures=figures)
 
 
 def _shown(value) -> str:
@@ -202,21 +188,11 @@ def _where_partial(out_dir: Path, since: float) -> str | None:
     return None
 
 
-def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=None, method=None, write_report=True,
-            debug: bool = False, figures: Callable | None = None) -> int:
-    """Build, override, run, judge and report a mission; returns the exit code (0, or 1 when a criterion fails).
-
-    Raises what stops a run (an AttsimError, a user script's exception, a
-    KeyboardInterrupt), with a note saying where its partial telemetry is;
-    :func:`main` and :func:`run_script` turn that into one line. An
-    exception raised by ``criteria`` is a failed criterion, not an error
-    (with ``debug``, it is raised). ``figures(telemetry)``, when given (a mission
-    script's own), returns plotly figures for the report.
-    """
+def build_missions(build: Callable, out=None, duration=None, seed=None, method=None, params=None):
+    """``(missions, single)``: ``build(out_dir=out, **params)`` with the overrides applied (also a campaign's runs)."""
     from .engine import ENGINE_METHODS
-    from .reporting import report_runs
 
-    built = build(out_dir=out) if out is not None else build()
+    built = build(out_dir=out, **(params or {})) if out is not None or params else build()
     single = not isinstance(built, (list, tuple))
     missions = _check_runs(built)
     for mission in missions:
@@ -240,6 +216,23 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
             if isinstance(mission, Propagation) and method != mission.method:
                 mission.options = {}  # the script's method options (e.g. dmv's order) belong to the method replaced
             mission.method = method
+    return missions, single
+
+
+def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=None, method=None, write_report=True,
+            debug: bool = False, figures: Callable | None = None, params=None) -> int:
+    """Build, override, run, judge and report a mission; returns the exit code (0, or 1 when a criterion fails).
+
+    Raises what stops a run (an AttsimError, a user script's exception, a
+    KeyboardInterrupt), with a note saying where its partial telemetry is;
+    :func:`main` and :func:`run_script` turn that into one line. An
+    exception raised by ``criteria`` is a failed criterion, not an error
+    (with ``debug``, it is raised). ``figures(telemetry)``, when given (a mission
+    script's own), returns plotly figures for the report.
+    """
+    from .reporting import report_runs
+
+    missions, single = build_missions(build, out, duration, seed, method, params)
     runs = []
     for mission in missions:
         since = time.time() - 1.0  # file times are coarser than the clock on some file systems
@@ -283,8 +276,7 @@ def run_script(build: Callable, criteria: Callable, argv: list[str] | None = Non
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: 2 for bad usage, 0 for --help
         return int(exit_.code or 0)
-    return _guard(lambda: execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report,
-                                  debug=args.debug, figures=figures), args.debug)
+    return _guard(lambda: _execute_args(build, criteria, args, figures), args.debug)
 
 
 def _one_line(value) -> str:
@@ -424,8 +416,7 @@ def _cmd_run(args) -> int:
     module = _load_module(script)
     if not (callable(getattr(module, "build", None)) and callable(getattr(module, "criteria", None))):
         raise InputError("mission", f"{script} must define build(out_dir=None) and criteria(telemetry)")
-    return execute(module.build, module.criteria, args.out, args.duration, args.seed, args.method, not args.no_report,
-                   debug=args.debug, figures=getattr(module, "figures", None))
+    return _execute_args(module.build, module.criteria, args, getattr(module, "figures", None))
 
 
 def _cmd_report(args) -> int:
@@ -479,6 +470,9 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("dirs", nargs="+", help="run directories")
     rep.add_argument("--out", help="the page to write ('.html' is added when missing; default: DIR/report.html, "
                                    "or comparison.html beside the first of several)")
+    from .campaign.cli import add_arguments, run_command
+
+    add_arguments(command("campaign", "run a Monte Carlo campaign of a mission (dask, resumable)", run_command))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: 2 for bad usage, 0 for --help and --version

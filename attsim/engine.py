@@ -110,6 +110,11 @@ def _original_error(exc: BaseException) -> BaseException:
 class Mission:
     """A scenario: spacecraft, environment, components, integrator, telemetry.
 
+    ``telemetry_chunk_s`` (class attribute, 10 s) bounds the simulated time a
+    killed run can lose (the recorder's ``chunk_s``); a campaign's scratch
+    runs, whose files nobody recovers, set it to infinity and hand their rows
+    over in fewer, larger blocks.
+
     Parameters
     ----------
     name : str
@@ -153,6 +158,8 @@ class Mission:
     allow_nonphysical : bool
         Accept inertia that breaks the triangle inequality.
     """
+
+    telemetry_chunk_s = 10.0
 
     def __init__(
         self,
@@ -299,7 +306,8 @@ class Mission:
         for component in self.components:
             columns += component.columns()
         # the run directory, its lock and meta.json exist before the long set-up, so a kill there leaves a run
-        recorder = Recorder(self.out_dir, meta=self.meta(), row_dt_s=self.telemetry_dt_s)
+        recorder = Recorder(self.out_dir, meta=self.meta(), row_dt_s=self.telemetry_dt_s,
+                            chunk_s=self.telemetry_chunk_s)
         wall_start = time.perf_counter()
         lag = {"max_s": 0.0}
         bar = None

@@ -31,15 +31,21 @@ TLE = make_tle(inclination_deg=98.1258, eccentricity=0.0032873, mean_motion_rev_
                epoch="2018-04-03T12:50:19", satnum=43131, international_designator="18004A")
 
 
-def orbit() -> TLEOrbit:
-    return TLEOrbit(*TLE)
+def orbit(mean_anomaly_deg: float = 0.0) -> TLEOrbit:
+    """The published orbit; ``mean_anomaly_deg`` places the satellite elsewhere on it at the epoch."""
+    if mean_anomaly_deg == 0.0:
+        return TLEOrbit(*TLE)
+    return TLEOrbit(*make_tle(inclination_deg=98.1258, eccentricity=0.0032873, mean_motion_rev_day=14.62910114,
+                              epoch="2018-04-03T12:50:19", mean_anomaly_deg=float(mean_anomaly_deg) % 360.0,
+                              satnum=43131, international_designator="18004A"))
 
 
-def environment(field: str = "igrf", disturbances: bool = True, gravity_gradient: bool | None = None) -> Environment:
+def environment(field: str = "igrf", disturbances: bool = True, gravity_gradient: bool | None = None,
+                mean_anomaly_deg: float = 0.0) -> Environment:
     """IGRF by default; all disturbances on (gravity gradient, drag, solar pressure, residual dipole)."""
     gg = disturbances if gravity_gradient is None else gravity_gradient
     return Environment(
-        orbit(), field=field, atmosphere="exponential", shadow="conical", gravity_gradient=gg,
+        orbit(mean_anomaly_deg), field=field, atmosphere="exponential", shadow="conical", gravity_gradient=gg,
         aerodynamic=disturbances, solar_pressure=disturbances,
         residual_dipole_Am2=(1e-4, 1e-4, 1e-4) if disturbances else (0.0, 0.0, 0.0),
         faces=Face.cube(SIDE_M, CP_OFFSET_M, drag_coefficient=2.2, specular=0.1, diffuse=0.2), table_dt_s=5.0,
@@ -54,11 +60,21 @@ def orbit_frame_attitude(env: Environment) -> np.ndarray:
     return lvlh_quaternion(r[0], v[0])
 
 
-def add_magnetic_hardware(mission: attsim.Mission, noise_T: float = 5e-8):
-    """Magnetometer (1 Hz... sampled by the controller every control period) and the magnetorquers."""
-    mag = mission.add(attsim.Magnetometer(rate_hz=1.0 / CONTROL_PERIOD_S, noise_T=noise_T))
-    mtq = mission.add(attsim.Magnetorquer(dipole_max_Am2=DIPOLE_MAX_AM2, saturation="scale"))
+def add_magnetic_hardware(mission: attsim.Mission, noise_T: float = 5e-8, bias_T=(0.0, 0.0, 0.0),
+                          dipole_scale: float = 1.0):
+    """Magnetometer (1 Hz... sampled by the controller every control period) and the magnetorquers.
+
+    ``bias_T`` is the magnetometer's residual bias; ``dipole_scale`` multiplies the torquers' maximum dipole.
+    """
+    mag = mission.add(attsim.Magnetometer(rate_hz=1.0 / CONTROL_PERIOD_S, noise_T=noise_T, bias_T=bias_T))
+    mtq = mission.add(attsim.Magnetorquer(dipole_max_Am2=DIPOLE_MAX_AM2 * dipole_scale, saturation="scale"))
     return mag, mtq
+
+
+def scaled_inertia(inertia_scale) -> np.ndarray:
+    """``S^1/2 J S^1/2``: each moment times s_i, products times sqrt(s_i s_j); symmetric positive definite."""
+    scale = np.sqrt(np.asarray(inertia_scale, dtype=float))
+    return scale[:, None] * INERTIA_KG_M2 * scale[None, :]
 
 
 def rate_norm(tel) -> np.ndarray:

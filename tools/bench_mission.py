@@ -216,11 +216,11 @@ class TimedUserController:
         return commands
 
 
-def rw_mission(out_dir, controller: str, duration_s: float | None = None):
+def rw_mission(out_dir, controller: str, duration_s: float | None = None, q0=RW_Q0, omega0_rad_s=RW_OMEGA0_RAD_S):
     """The attsim side: ``(mission, TimedUserController or None)``; ``controller`` is "pd" or "user"."""
     duration_s = RW_ORBIT_S if duration_s is None else duration_s
     inertia = RW_INERTIA_KG_M2 - RW_JS_KG_M2 * np.eye(3)  # wheels on the body axes: sum(a a^T) = I
-    mission = attsim.Mission(f"bench_rw_{controller}", inertia, RW_OMEGA0_RAD_S, q0=RW_Q0, duration=duration_s,
+    mission = attsim.Mission(f"bench_rw_{controller}", inertia, omega0_rad_s, q0=q0, duration=duration_s,
                              method="rk4", max_step=RW_DT_S, telemetry_dt=1.0, out_dir=out_dir)
     wheels = [mission.add(attsim.ReactionWheel(f"rw_{name}", axis, inertia_kg_m2=RW_JS_KG_M2,
                                                max_torque_Nm=RW_MAX_TORQUE_NM, max_speed_rad_s=RW_MAX_SPEED_RAD_S,

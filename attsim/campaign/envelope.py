@@ -304,5 +304,6 @@ def load_envelopes(path) -> dict[str, Envelope]:
     with np.load(Path(path), allow_pickle=False) as data:
         for key in data.files:
             name, _, array = key.rpartition("/")
-            grouped.setdefault(name, {})[array] = data[key]
+            if name:  # keys without a quantity are the campaign runner's (the runs the state covers)
+                grouped.setdefault(name, {})[array] = data[key]
     return {name: Envelope.from_state(state) for name, state in grouped.items()}

@@ -1,0 +1,389 @@
+"""Monte Carlo campaigns (layer 8): many runs of one mission with dispersed parameters, on ``dask.distributed``.
+
+::
+
+    campaign = attsim.Campaign("wheel_slew", runs=1000, seed=7, out_dir="reports/slew_mc")
+    result = campaign.run()                      # a LocalCluster of processes on all cores
+    result = campaign.run(client="tcp://scheduler:8786")   # the same campaign on an existing cluster
+    result.rate, result.requirement_met, result.records
+
+Run ``k`` draws its parameters from the mission's ``dispersions()`` with
+:func:`attsim.dispersions.draw_parameters` (seed, k) and runs with the
+mission seed :func:`attsim.dispersions.run_seed` (seed, k), so it depends
+only on the campaign's seed and its index: any run can be repeated alone
+(``attsim run MISSION --campaign DIR --index K``) and gives the same record.
+
+A script that runs a campaign locally from Python needs the usual
+``if __name__ == "__main__":`` guard: dask starts its worker processes by
+``spawn``, which imports the main module again.
+
+The directory (:mod:`attsim.campaign.records`) is resumable: a campaign
+started again runs only the runs that have no record, and refuses to mix
+two experiments (another mission script, seed, dispersions, duration or
+integrator). It is held locked while a campaign runs: a second one into it
+is refused. Records stream into Parquet parts at most
+:data:`FLUSH_WALL_S` after they arrive; a worker lost mid-run has its runs
+rescheduled by dask, and a run that raises is an ERROR record.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import inspect
+import math
+import os
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from .. import __version__
+from .._validate import positive_int, positive_scalar, real_number
+from ..dispersions import draw_parameters, flatten, run_seed
+from ..errors import InputError
+from . import records as store
+from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_module, run_one
+
+__all__ = ["Campaign", "CampaignResult", "FLUSH_WALL_S"]
+
+FLUSH_WALL_S = 1.0  # the longest a run's record waits in memory before it is on disk, wall seconds
+IN_FLIGHT_PER_THREAD = 4  # runs handed to the scheduler ahead of the workers, per worker thread (at least 32)
+
+
+class CampaignResult(NamedTuple):
+    path: Path              # the campaign directory
+    records: object         # pandas.DataFrame, one row per run (records.py)
+    rate: object            # attsim.campaign.stats.Rate of the runs that passed every criterion
+    requirement_met: bool   # the Clopper-Pearson lower bound at the confidence >= the required rate
+    ran: int                # runs executed by this call (the others were on disk already)
+    report: Path | None     # report.html, when the report module is present
+
+
+def _resolve_mission(mission) -> Path:
+    from ..scripts import resolve_script
+
+    if isinstance(mission, os.PathLike):
+        mission = os.fspath(mission)
+    if not isinstance(mission, str) or not mission.strip():
+        raise InputError("mission", "must be a mission name or a path to a mission script", f"got {mission!r}")
+    return resolve_script(mission).resolve()
+
+
+def _check_build_accepts(build, names) -> None:
+    signature = inspect.signature(build)
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()):
+        return
+    for name in names:
+        if name not in signature.parameters:
+            raise InputError("dispersions", "each name must be a parameter of the mission's build()",
+                             f"{name!r} is not one of {list(signature.parameters)}")
+
+
+class Campaign:
+    """A Monte Carlo campaign of one mission script.
+
+    Parameters
+    ----------
+    mission : str or path
+        A mission name (a script in ``./missions``) or a script path. The
+        script defines ``build(out_dir=None, **params)`` and
+        ``criteria(telemetry)``, and may define ``dispersions()`` (parameter
+        name -> :class:`attsim.dispersions.Dispersion`) and
+        ``envelopes(telemetry)`` (quantity -> series indexed by t). Without
+        ``dispersions()`` the runs differ by their seed (sensor noise).
+    runs : int
+        Number of runs, indexed 0 .. runs - 1.
+    seed : int
+        The campaign's seed; run k's parameters and mission seed depend only
+        on (seed, k).
+    out_dir : path, optional
+        The campaign directory (default ``reports/<mission>_campaign``).
+    telemetry : {"summary", "decimated", "full"}
+        What is kept of each run: its record only, its telemetry with at
+        most 2,000 rows, or all of it (``runs/<k>/``).
+    required_rate, confidence : float
+        The campaign's requirement: at least ``required_rate`` of the runs
+        pass, with ``confidence`` (one-sided Clopper-Pearson).
+    duration, method : optional
+        Overrides of the mission's duration (s) and integrator, as on
+        ``attsim run``.
+    envelope_points : int
+        Times of the envelope grid over [0, duration].
+    """
+
+    def __init__(self, mission, runs: int, seed: int = 0, out_dir=None, telemetry: str = "summary",
+                 required_rate: float = 0.99, confidence: float = 0.95, duration=None, method=None,
+                 envelope_points: int = 500):
+        from ..cli import build_missions
+
+        self.script = _resolve_mission(mission)
+        self.runs = positive_int(runs, "runs", maximum=10**9)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise InputError("seed", "must be an integer >= 0", f"got {seed!r}")
+        self.seed = seed
+        if telemetry not in TELEMETRY_MODES:
+            raise InputError("telemetry", f"must be one of {list(TELEMETRY_MODES)}", f"got {telemetry!r}")
+        self.telemetry = telemetry
+        for value, field in ((required_rate, "required_rate"), (confidence, "confidence")):
+            if not 0.0 < real_number(value, field) < 1.0:
+                raise InputError(field, "must be in (0, 1)", f"got {value!r}")
+        self.required_rate, self.confidence = float(required_rate), float(confidence)
+        self.duration_s = None if duration is None else positive_scalar(duration, "duration")
+        self.method = method
+        self.envelope_points = positive_int(envelope_points, "envelope_points", maximum=100_000)
+        self.out_dir = Path(out_dir) if out_dir is not None else Path("reports") / f"{self.script.stem}_campaign"
+        module = mission_module(self.script)
+        self.dispersions = dict(module.dispersions()) if hasattr(module, "dispersions") else {}
+        _check_build_accepts(module.build, self.dispersions)
+        # the nominal mission fixes the envelope grid and checks the overrides once, before any worker starts
+        nominal, single = build_missions(module.build, duration=self.duration_s, method=method)
+        if not single:
+            raise InputError("build", "must return one Mission in a campaign", f"got {len(nominal)} missions")
+        self.duration_grid_s = float(nominal[0].duration_s)
+
+    def parameters(self, index: int) -> dict:
+        """Run ``index``'s drawn parameters."""
+        return draw_parameters(self.dispersions, self.seed, index)
+
+    def description(self) -> dict:
+        """What campaign.json holds (criteria and envelope quantities fill in as the first runs report them)."""
+        return {
+            "mission": str(self.script), "mission_sha256": hashlib.sha256(self.script.read_bytes()).hexdigest(),
+            "runs": self.runs, "seed": self.seed, "telemetry": self.telemetry,
+            "requirement": {"rate": self.required_rate, "confidence": self.confidence},
+            "criteria": [], "parameters": {name: d.describe() for name, d in self.dispersions.items()},
+            "envelope_quantities": {},
+            "envelope_grid": {"t_end_s": self.duration_grid_s, "points": self.envelope_points},
+            "duration_s": self.duration_s, "method": self.method, "attsim": __version__,
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        }
+
+    def spec(self) -> CampaignSpec:
+        return CampaignSpec(str(self.script), self.seed, self.telemetry, str(self.out_dir.resolve()), self.duration_s,
+                            self.method, self.duration_grid_s, self.envelope_points)
+
+    def run(self, client=None, workers: int | None = None, progress: bool = False, report: bool = True,
+            on_start=None) -> CampaignResult:
+        """Run the runs that have no record yet; returns the campaign's result.
+
+        Parameters
+        ----------
+        client : dask.distributed.Client or str, optional
+            An existing cluster (a client, or its scheduler's address). By
+            default a ``LocalCluster`` of ``workers`` processes (all cores)
+            with one thread each is started and closed again.
+        progress : bool
+            A progress bar on stderr (runs done, failures, runs/hour, time left).
+        on_start : callable, optional
+            Called with the client once it is up (the CLI prints the dashboard address).
+
+        Raises
+        ------
+        CampaignLockedError
+            Another campaign holds the directory.
+        InputError
+            The directory holds another experiment (named fields differ).
+        """
+        lock = store.lock_campaign(self.out_dir)
+        try:
+            description = self._reconcile_description()
+            return self._run_locked(description, client, workers, progress, report, on_start)
+        finally:
+            lock.release()
+
+    def missing(self) -> list[int]:
+        """The runs without a record in the directory (all of them for a new one); refuses another experiment's."""
+        self._check_stored(self.description())
+        done = set(store.read_records(self.out_dir)["run"]) if self.out_dir.is_dir() else set()
+        return [k for k in range(self.runs) if k not in done]
+
+    def _check_stored(self, description: dict):
+        stored = store.read_campaign(self.out_dir)
+        if stored is not None:
+            differ = store.differences(stored, description)
+            if differ:
+                raise InputError("campaign", f"must match the campaign already in {self.out_dir} to resume it "
+                                 "(or give another --out)", "; ".join(differ))
+            if self.runs < stored.get("runs", 0):
+                raise InputError("runs", f"must be at least the {stored['runs']} runs of the campaign in "
+                                 f"{self.out_dir}", f"got {self.runs}")
+        return stored
+
+    def _reconcile_description(self) -> dict:
+        description = self.description()
+        stored = self._check_stored(description)
+        if stored is not None:
+            for key in ("criteria", "envelope_quantities", "created"):
+                description[key] = stored.get(key, description[key])
+        store.write_campaign(self.out_dir, description)
+        return description
+
+    def _run_locked(self, description, client, workers, progress, report, on_start) -> CampaignResult:
+        from .envelope import Envelope
+
+        labels = [c["label"] for c in description["criteria"]]
+        done_records = store.read_records(self.out_dir, labels)
+        done = set(int(k) for k in done_records["run"])
+        failures = int((done_records["status"] != "OK").sum())
+        envelopes, covered, units = store.load_envelopes(self.out_dir, Envelope)
+        todo = [k for k in range(self.runs) if k not in done]
+        # a record written just before a kill, whose envelope values were not saved: repeat the run for them only
+        repeat = sorted(k for k in done if k not in covered)
+        campaign = self.spec()
+        specs = [RunSpec(campaign, k, self.parameters(k)) for k in todo]
+        specs += [RunSpec(campaign, k, self.parameters(k), record=False) for k in repeat]
+        state = _State(self, description, envelopes, covered, units, done, failures)
+        if specs:
+            bar = _progress_bar(self.runs, len(done)) if progress else None
+            try:
+                _execute(specs, client, workers, state, bar, on_start)
+            finally:
+                if bar is not None:
+                    bar.close()
+        state.flush()
+        state.writer.compact(state.labels)
+        records = store.read_records(self.out_dir, state.labels)
+        from .stats import pass_rate, requirement_met
+
+        passed = int((records["status"] == "OK").sum())
+        rate = pass_rate(passed, len(records), self.confidence)
+        met = requirement_met(passed, len(records), self.required_rate, self.confidence)
+        page = _write_report(self.out_dir) if report else None
+        return CampaignResult(self.out_dir, records, rate, met, len(todo), page)
+
+
+class _State:
+    """The client's side of a running campaign: records to write, envelopes to grow, campaign.json to complete."""
+
+    def __init__(self, campaign: Campaign, description, envelopes, covered, units, done, failures):
+        self.campaign, self.description = campaign, description
+        self.envelopes, self.covered, self.units = envelopes, set(covered), dict(units)
+        self.done, self.failures, self.ran = set(done), failures, 0
+        self.labels = [c["label"] for c in description["criteria"]]
+        self.writer = store.RecordWriter(campaign.out_dir)
+        self.last_flush = time.monotonic()
+        self.started = time.monotonic()
+
+    def error_result(self, spec: RunSpec, exc: BaseException):
+        """The record of a run whose task failed outside :func:`run_one` (e.g. its worker died every time)."""
+        message = str(exc).strip().splitlines()
+        record = {"run": spec.index, "seed": run_seed(self.campaign.seed, spec.index), "status": "ERROR",
+                  "error": f"{type(exc).__name__}: {message[0] if message else ''}".rstrip(": "),
+                  "wall_s": float("nan"), "worker": "",
+                  **{f"p:{k}": v for k, v in flatten(spec.params).items()}}
+        return record, (), {}, {}
+
+    def take(self, spec: RunSpec, result) -> bool:
+        """Add one run's result; True when it was a new record (a run is taken once, whatever dask delivers)."""
+        record, criteria, envelopes, units = result
+        index = spec.index
+        if index not in self.covered:
+            for name, values in envelopes.items():
+                if name not in self.envelopes:
+                    self.envelopes[name] = self.new_envelope()
+                self.envelopes[name].add(values)
+            self.covered.add(index)
+        described = False
+        for label, bound in criteria:
+            if label not in self.labels:
+                self.labels.append(label)
+                self.description["criteria"].append({"label": label, "bound": bound})
+                described = True
+        for name, unit in units.items():
+            if name not in self.description["envelope_quantities"]:
+                self.description["envelope_quantities"][name] = unit
+                self.units[name] = unit
+                described = True
+        if described:
+            store.write_campaign(self.campaign.out_dir, self.description)
+        new = spec.record and index not in self.done
+        if new:
+            self.done.add(index)
+            self.ran += 1
+            self.failures += record["status"] != "OK"
+            self.writer.add(record)
+        if time.monotonic() - self.last_flush >= FLUSH_WALL_S:
+            self.flush()
+        return new
+
+    def new_envelope(self):
+        import numpy as np
+
+        from .envelope import Envelope
+
+        return Envelope(np.linspace(0.0, self.campaign.duration_grid_s, self.campaign.envelope_points))
+
+    def flush(self) -> None:
+        """Records first, then the envelopes that cover them (a kill in between is reconciled on resume)."""
+        self.writer.flush(self.labels)
+        store.save_envelopes(self.campaign.out_dir, self.envelopes, self.covered, self.units)
+        self.last_flush = time.monotonic()
+
+    def runs_per_hour(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return 3600.0 * self.ran / elapsed if elapsed > 0 else math.nan
+
+
+def _progress_bar(total: int, done: int):
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=done, unit="run", desc="campaign", dynamic_ncols=True,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n}/{total} runs{postfix} [{elapsed}<{remaining}]")
+
+
+def _execute(specs, client, workers, state: _State, bar, on_start) -> None:
+    """Hand the runs to dask and take their results as they complete."""
+    from distributed import as_completed
+
+    own_client, cluster = None, None
+    if client is None or isinstance(client, str):
+        from distributed import Client, LocalCluster
+
+        if client is None:
+            import logging
+
+            n = positive_int(workers, "workers", maximum=4096) if workers is not None else (os.cpu_count() or 1)
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, silence_logs=logging.ERROR)
+            own_client = Client(cluster)
+        else:
+            own_client = Client(client)
+        client = own_client
+    try:
+        if on_start is not None:
+            on_start(client)
+        threads = sum(client.nthreads().values()) or 1
+        window = max(32, IN_FLIGHT_PER_THREAD * threads)
+        pending = iter(specs)
+        by_key = {}
+
+        def submit(spec):
+            future = client.submit(run_one, spec, pure=False, key=f"attsim-run-{spec.index}-{os.urandom(4).hex()}")
+            by_key[future.key] = spec
+            return future
+
+        queue = as_completed([submit(s) for _, s in zip(range(window), pending)], with_results=True,
+                             raise_errors=False)
+        for future, result in queue:
+            spec = by_key.pop(future.key)
+            if future.status != "finished":  # the task itself failed (e.g. KilledWorker): (type, exc, tb) or exc
+                result = state.error_result(spec, result[1] if isinstance(result, tuple) else result)
+            if state.take(spec, result) and bar is not None:
+                bar.set_postfix_str(f"{state.failures} failed, {state.runs_per_hour():,.0f} runs/h", refresh=False)
+                bar.update(1)
+            future.release()
+            following = next(pending, None)
+            if following is not None:
+                queue.add(submit(following))
+    finally:
+        if own_client is not None:
+            own_client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _write_report(directory: Path):
+    try:
+        from .report import write_campaign_report
+    except ImportError:  # the report module joins at merge (campaign-stats)
+        return None
+    return write_campaign_report(directory)

@@ -1,0 +1,240 @@
+"""One run of a campaign, as a worker process does it (layer 8).
+
+A worker (a ``dask.distributed`` worker process, or the caller's own process
+when a run is repeated alone) keeps its imports, its numba code and the
+mission script it has loaded between runs: :func:`mission_module` loads a
+script once per path and modification time. :func:`run_one` builds the
+mission with the run's drawn parameters (``build(out_dir, **params)``), gives
+it the run's seed, runs it, judges it with the script's ``criteria`` and
+samples its envelope quantities on the campaign's time grid, and returns a
+small :class:`RunResult`. It never raises for a failing run: an exception
+becomes an ERROR record with its message.
+
+Telemetry: in "summary" mode a run writes into a worker-local temporary
+directory (on ``/dev/shm`` when there is one, so a run's files never reach a
+disk) that is removed once the record is taken; "full" keeps the run's
+directory at ``runs/<k>``; "decimated" keeps it with at most
+:data:`DECIMATED_ROWS` telemetry rows (every n-th row, first and last kept).
+The criteria are always evaluated on the full telemetry.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import socket
+import tempfile
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from ..dispersions import flatten, run_seed
+from ..errors import InputError
+from ..run_lock import process_alive
+from .records import RUNS_DIR
+
+__all__ = ["CampaignSpec", "RunSpec", "RunResult", "TELEMETRY_MODES", "DECIMATED_ROWS", "mission_module", "run_one",
+           "judge", "default_envelopes", "quantity_unit", "run_directory"]
+
+TELEMETRY_MODES = ("summary", "decimated", "full")
+DECIMATED_ROWS = 2000
+_UNIT_SUFFIXES = (("_deg_s", "deg/s"), ("_rad_s", "rad/s"), ("_deg", "deg"), ("_rad", "rad"), ("_Nms", "N m s"),
+                  ("_Nm", "N m"), ("_Am2", "A m^2"), ("_T", "T"), ("_s", "s"), ("_m", "m"))
+
+
+class CampaignSpec(NamedTuple):
+    """What every run of a campaign shares (sent with each run: a few short strings and numbers)."""
+
+    script: str               # the mission script, absolute path (on a cluster: the same path on every worker)
+    seed: int                 # the campaign's seed
+    telemetry: str            # "summary", "decimated" or "full"
+    directory: str            # the campaign directory, absolute
+    duration_s: float | None  # override of the mission's duration
+    method: str | None        # override of the mission's integrator
+    envelope_t_end_s: float   # the envelope grid: envelope_points times over [0, envelope_t_end_s]
+    envelope_points: int
+
+
+class RunSpec(NamedTuple):
+    campaign: CampaignSpec
+    index: int
+    params: dict              # the run's drawn parameters (dispersions.draw_parameters)
+    record: bool = True       # False: a run repeated only for its envelope values (its record is on disk)
+
+
+class RunResult(NamedTuple):
+    record: dict              # the record's columns (records.py)
+    criteria: tuple           # ((label, bound), ...) in the script's order; () for an ERROR
+    envelopes: dict           # {quantity: values on the envelope grid}; {} for an ERROR
+    units: dict               # {quantity: unit}
+
+
+_MODULES: dict = {}
+
+
+def mission_module(script):
+    """The mission script's module, loaded once per path and modification time in this process."""
+    from ..scripts import load_module
+
+    path = Path(script)
+    mtime = path.stat().st_mtime_ns
+    cached = _MODULES.get(str(path))
+    if cached is not None and cached[0] == mtime:
+        return cached[1]
+    module = load_module(path)
+    if not (callable(getattr(module, "build", None)) and callable(getattr(module, "criteria", None))):
+        raise InputError("mission", f"{path} must define build(out_dir=None, **params) and criteria(telemetry)")
+    _MODULES[str(path)] = (mtime, module)  # an edited script replaces its older version
+    return module
+
+
+def run_directory(campaign_dir, index: int) -> Path:
+    return Path(campaign_dir) / RUNS_DIR / str(index)
+
+
+SCRATCH_PREFIX = "attsim-run-"
+_SWEPT: list = []
+
+
+def _scratch_root() -> str:
+    shm = "/dev/shm"
+    root = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else tempfile.gettempdir()
+    if not _SWEPT:  # once per process: the scratch of workers killed mid-run (named by their pid) is removed
+        _SWEPT.append(root)
+        for stale in Path(root).glob(f"{SCRATCH_PREFIX}*"):
+            pid = stale.name[len(SCRATCH_PREFIX):].split("-")[0]
+            if pid.isdigit() and not process_alive(int(pid)):
+                shutil.rmtree(stale, ignore_errors=True)
+    return root
+
+
+def _worker_name() -> str:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def judge(results) -> tuple[dict, str, tuple]:
+    """``(columns, status, ((label, bound), ...))`` of a script's ``criteria`` list.
+
+    Judged as ``attsim run`` judges it (:func:`attsim.cli.judge`); a value
+    that is not a number, or is NaN, never passes (a criterion the run could
+    not evaluate, e.g. it ended before the time it is taken at).
+    """
+    from ..cli import judge as judge_criteria
+
+    columns, labels = {}, []
+    for label, value, ok, bound in judge_criteria(results):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = float("nan")
+        columns[f"v:{label}"] = number
+        columns[f"ok:{label}"] = bool(ok) and not math.isnan(number)
+        labels.append((str(label), str(bound)))
+    passed = all(v for k, v in columns.items() if k.startswith("ok:"))
+    return columns, "OK" if passed else "FAIL", tuple(labels)
+
+
+def quantity_unit(name: str) -> str:
+    """The unit a quantity's name ends with (``rate_deg_s`` -> ``deg/s``), or ""."""
+    return next((unit for suffix, unit in _UNIT_SUFFIXES if name.endswith(suffix)), "")
+
+
+def default_envelopes(tel) -> dict:
+    """The body-rate norm in deg/s, and ``att_err_deg`` when the telemetry has that column."""
+    import pandas as pd
+
+    df = tel.df
+    quantities = {"rate_deg_s": pd.Series(np.degrees(np.linalg.norm(df[["wx", "wy", "wz"]].to_numpy(), axis=1)),
+                                          index=df.index)}
+    if "att_err_deg" in df.columns:
+        quantities["att_err_deg"] = df["att_err_deg"]
+    return quantities
+
+
+def _on_grid(series, times_s: np.ndarray) -> np.ndarray:
+    """Linear interpolation at ``times_s`` inside the series' time span, NaN outside it (no data there)."""
+    t = np.asarray(series.index, dtype=float)
+    v = np.asarray(series.to_numpy(), dtype=float)
+    if t.size == 0:
+        return np.full(times_s.shape, np.nan)
+    values = np.interp(times_s, t, v)
+    values[(times_s < t[0]) | (times_s > t[-1])] = np.nan
+    return values
+
+
+def _decimate(run_dir: Path) -> None:
+    """Keep at most DECIMATED_ROWS rows of the run's telemetry (every n-th, the last one too), atomically."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from ..telemetry import META_FILE, TELEMETRY_FILE
+
+    table = pq.read_table(run_dir / TELEMETRY_FILE)
+    rows = table.num_rows
+    if rows <= DECIMATED_ROWS:
+        return
+    step = math.ceil((rows - 1) / (DECIMATED_ROWS - 1))
+    keep = np.unique(np.append(np.arange(0, rows, step), rows - 1))
+    tmp = run_dir / (TELEMETRY_FILE + ".decimating")
+    pq.write_table(table.take(keep), tmp)
+    os.replace(tmp, run_dir / TELEMETRY_FILE)
+    meta_path = run_dir / META_FILE
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta.update(rows=int(len(keep)), decimated_from_rows=rows, decimation_step=step)
+    meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+
+
+def run_one(spec: RunSpec) -> RunResult:
+    """Run one campaign run and return its record; a failure of the run is an ERROR record, never an exception."""
+    start = time.perf_counter()
+    campaign, index = spec.campaign, spec.index
+    seed = run_seed(campaign.seed, index)
+    record = {"run": index, "seed": seed, "status": "ERROR", "error": "", "wall_s": float("nan"),
+              "worker": _worker_name(), **{f"p:{k}": v for k, v in flatten(spec.params).items()}}
+    scratch = None
+    try:
+        module = mission_module(campaign.script)
+        if campaign.telemetry == "summary":
+            scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{index}-", dir=_scratch_root())
+            out_dir = Path(scratch)
+        else:
+            out_dir = run_directory(campaign.directory, index)
+        tel = _run(module, campaign, spec.params, seed, out_dir)
+        columns, status, criteria = judge(module.criteria(tel))
+        quantities = getattr(module, "envelopes", default_envelopes)(tel)
+        times_s = np.linspace(0.0, campaign.envelope_t_end_s, campaign.envelope_points)
+        envelopes = {name: _on_grid(series, times_s) for name, series in quantities.items()}
+        if campaign.telemetry == "decimated":
+            _decimate(out_dir)
+        record.update(columns, status=status)
+        result = RunResult(record, criteria, envelopes, {name: quantity_unit(name) for name in envelopes})
+    except Exception as exc:  # noqa: BLE001 - any failure of a run is that run's ERROR record
+        message = str(exc).strip().splitlines()
+        record["error"] = f"{type(exc).__name__}: {message[0] if message else ''}".rstrip(": ")
+        result = RunResult(record, (), {}, {})
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    record["wall_s"] = time.perf_counter() - start
+    return result
+
+
+def _run(module, campaign: CampaignSpec, params: dict, seed: int, out_dir: Path):
+    from ..cli import build_missions
+
+    missions, single = build_missions(module.build, out=out_dir, duration=campaign.duration_s, seed=seed,
+                                      method=campaign.method, params=params)
+    if not single:
+        raise InputError("build", "must return one Mission in a campaign", f"got {len(missions)} missions")
+    if campaign.telemetry == "summary":  # scratch files nobody recovers: rows handed over in the largest blocks
+        missions[0].telemetry_chunk_s = math.inf
+    return missions[0].run()
