@@ -169,7 +169,8 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, esti
         user_readings=np.zeros((n, width, MAX_READING_WIDTH)), user_commands=np.zeros((n, n_out)),
         target_kind=np.zeros(n, dtype=np.int64), target=np.zeros((n, PARAMETER_LENGTH)),
         sources=np.full((n, 2), -1, dtype=np.int64), null_projector=np.zeros((n, max(n_wheels, 1), max(n_wheels, 1))),
-        active=np.array([1.0 if c.active else 0.0 for c in controllers]))
+        active=np.array([1.0 if c.active else 0.0 for c in controllers]),
+        wheel_scratch=np.zeros((n, 4, max(n_wheels, 1))))
     for c, law in enumerate(controllers):
         for i, sensor in enumerate(law.sensors):
             bank.samples[c, i] = sensor_row[sensor.name]

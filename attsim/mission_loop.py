@@ -66,12 +66,13 @@ def _command_wheel(wheels, j, requested, w, t, buffers):
 def _command_wheels(controllers, c, wheels, tau, w, t, buffers):
     """A QPD's wheel torques: null-space part, minimum-norm allocation scaled to the limits (attsim.allocation)."""
     n = wheels.axis.shape[0]
-    null, motor = np.zeros(n), np.zeros(n)
+    scratch = controllers.wheel_scratch[c]
+    null, motor, speeds, targets = scratch[0, :n], scratch[1, :n], scratch[2, :n], scratch[3, :n]
     p = controllers.parameters[c]
     if p[6] > 0.0:
-        speeds, targets = np.zeros(n), np.full(n, p[7])
         for j in range(n):
             speeds[j] = wheel_speed(wheels, j, wheels.h_Nms[j], w)
+            targets[j] = p[7]
         null_space_torque(controllers.null_projector[c], speeds, targets, p[6], null)
     allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
     for j in range(n):
