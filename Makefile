@@ -1,4 +1,4 @@
-# Two set-up commands on a fresh machine: `make demo` and `make test`.
+# Two set-up commands on a fresh machine: `make demo` and `make test` (ruff, then the whole test suite).
 # Each creates .venv on first use and reinstalls when pyproject.toml changes.
 PYTHON ?= python3
 VENV   := .venv
@@ -19,6 +19,7 @@ demo: $(STAMP)
 	$(BIN)/python missions/advitiy_detumble.py
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
 # Benchmarks: the peer (Basilisk, package `bsk`) is optional; when it cannot be

@@ -295,7 +295,7 @@ class Magnetorquer(Component):
         self._scale = self.saturation == "scale"
 
     def saturate(self, dipole_Am2) -> tuple[np.ndarray, bool]:
-        """The dipole applied for a request, and whether a limit cut it (:func:`~attsim.actuator_models.magnetorquer_saturate`)."""
+        """The dipole applied for a request, and whether a limit cut it (``actuator_models.magnetorquer_saturate``)."""
         from .actuator_models import magnetorquer_saturate
 
         m = np.asarray(dipole_Am2, dtype=float)

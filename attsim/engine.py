@@ -41,7 +41,9 @@ from .plant import Spacecraft
 from .schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .telemetry import Recorder, Telemetry, load
 
-__all__ = ["Mission", "Spacecraft", "Component", "ControllerError", "periodic", "ENGINE_METHODS", "RECORD_PRIORITY"]
+# ENGINE_METHODS is provided by the module's __getattr__ (the registry imports the compiled integrators on use)
+__all__ = ["Mission", "Spacecraft", "Component", "ControllerError", "periodic", "ENGINE_METHODS",  # noqa: F822
+           "RECORD_PRIORITY"]
 
 # SimPy serves events at one time by priority (lower first); samples, decisions
 # and commands run at NORMAL (1), so a row recorded after them sees them all.
@@ -73,7 +75,8 @@ def _describe_environment(environment) -> dict:
     orbit = environment.orbit
     return {
         "orbit": type(orbit).__name__, "epoch": orbit.epoch.datetime.isoformat(), "period_s": orbit.period_s,
-        "inclination_deg": math.degrees(orbit.inclination_rad), "tle": [getattr(orbit, "line1", None), getattr(orbit, "line2", None)],
+        "inclination_deg": math.degrees(orbit.inclination_rad),
+        "tle": [getattr(orbit, "line1", None), getattr(orbit, "line2", None)],
         "field": None if environment.field is None else environment.field.name,
         "atmosphere": None if environment.atmosphere is None else getattr(environment.atmosphere, "name",
                                                                           type(environment.atmosphere).__name__),
@@ -203,7 +206,8 @@ class Mission:
             from .environment import Environment
 
             if not isinstance(environment, Environment):
-                raise InputError("environment", "must be an attsim.environment.Environment", f"got {type(environment).__name__}")
+                raise InputError("environment", "must be an attsim.environment.Environment",
+                                 f"got {type(environment).__name__}")
             if field is not None:
                 raise InputError("field", "give either field or environment (the environment has its own field model)")
         self.environment = environment
@@ -223,7 +227,8 @@ class Mission:
         for c in self.components:
             if c.name == name:
                 return c
-        raise InputError("name", f"no component {name!r} in mission {self.name!r}", f"have {[c.name for c in self.components]}")
+        raise InputError("name", f"no component {name!r} in mission {self.name!r}",
+                         f"have {[c.name for c in self.components]}")
 
     def meta(self) -> dict:
         import numba
@@ -252,7 +257,8 @@ class Mission:
             },
         }
 
-    def run(self, realtime_factor: float | None = None, progress: bool = False, compiled: bool | None = None) -> Telemetry:
+    def run(self, realtime_factor: float | None = None, progress: bool = False,
+            compiled: bool | None = None) -> Telemetry:
         """Run the mission; write and return its telemetry.
 
         Parameters
@@ -292,7 +298,8 @@ class Mission:
 
         can_compile = compiled_form(self) and realtime_factor is None
         if compiled and not can_compile:
-            raise InputError("compiled", "needs every component to be a built-in with a compiled form and no realtime_factor",
+            raise InputError("compiled",
+                             "needs every component to be a built-in with a compiled form and no realtime_factor",
                              f"components: {[type(c).__name__ for c in self.components]}")
         use_compiled = can_compile if compiled is None else bool(compiled)
         if realtime_factor is None:
@@ -315,7 +322,8 @@ class Mission:
             from tqdm import tqdm
 
             bar = tqdm(total=self.duration_s, delay=2.0, unit="s", unit_scale=True, desc=self.name, leave=False,
-                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s simulated, x{rate_fmt} real time")
+                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s simulated, "
+                                  "x{rate_fmt} real time")
         sc = None
         self._last_row_t_s = None
         try:
@@ -329,7 +337,8 @@ class Mission:
                 component.start(sc)
             if use_compiled:
                 self._last_row_t_s = float("inf")  # the loop writes every row; none to add on an error
-                env.process(run_compiled(env, self, sc, recorder, None if bar is None else lambda t: bar.update(t - bar.n)))
+                env.process(run_compiled(env, self, sc, recorder,
+                                         None if bar is None else lambda t: bar.update(t - bar.n)))
             else:
                 env.process(self._recorder_process(env, sc, recorder, realtime_factor, wall_start, lag, bar))
                 for component in self.components:
@@ -340,7 +349,8 @@ class Mission:
             original = _original_error(exc)
             if sc is not None and not isinstance(original, DivergenceError):
                 self._record_last_row(sc, recorder, env.now)
-            recorder.abort(f"{type(original).__name__}: {original}", wall_s=time.perf_counter() - wall_start, t_stop_s=env.now)
+            recorder.abort(f"{type(original).__name__}: {original}", wall_s=time.perf_counter() - wall_start,
+                           t_stop_s=env.now)
             if original is not exc:
                 raise original.with_traceback(original.__traceback__) from None
             raise

@@ -44,7 +44,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -104,7 +104,8 @@ class Recorder:
         buffer span more than ``chunk_s`` is flushed at once.
     """
 
-    def __init__(self, out_dir, columns: Sequence[str] | None = None, meta: dict | None = None, chunk_rows: int = 10_000,
+    def __init__(self, out_dir, columns: Sequence[str] | None = None, meta: dict | None = None,
+                 chunk_rows: int = 10_000,
                  chunk_s: float = 10.0, row_dt_s: float = 0.0):
         if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
             raise InputError("chunk_rows", "must be an integer >= 1", f"got {chunk_rows!r}")
@@ -347,7 +348,8 @@ class Telemetry:
 
     def __repr__(self) -> str:
         state = "running" if self.running else f"partial={self.partial}"
-        return f"Telemetry({self.meta.get('name', '?')!r}, rows={self.meta.get('rows', '?')}, {state}, path={str(self.path)!r})"
+        name, rows = self.meta.get("name", "?"), self.meta.get("rows", "?")
+        return f"Telemetry({name!r}, rows={rows}, {state}, path={str(self.path)!r})"
 
 
 def _read_parquet(root: Path, meta: dict):
@@ -394,8 +396,8 @@ def _read_meta(root: Path) -> dict:
         raise AttsimError(f"{meta_path}: unreadable metadata ({exc})") from exc
     columns = meta.get("columns")
     if columns is not None:
-        if not (isinstance(columns, list) and columns and columns[0] == TIME_INDEX and all(isinstance(c, str) for c in columns)
-                and len(set(columns)) == len(columns)):
+        names = isinstance(columns, list) and columns and all(isinstance(c, str) for c in columns)
+        if not (names and columns[0] == TIME_INDEX and len(set(columns)) == len(columns)):
             raise AttsimError(f"{meta_path}: columns must be a list of unique names starting with {TIME_INDEX!r}")
         width = meta.get("row_width")
         if width is not None and width != len(columns):

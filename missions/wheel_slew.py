@@ -64,7 +64,8 @@ def build(out_dir=None, inertia_scale=(1.0, 1.0, 1.0), omega0_rad_s=(0.0, 0.0, 0
     ]
     gyro = mission.add(attsim.Gyro(rate_hz=1.0, arw_rad_sqrt_s=1e-5, bias_rad_s=gyro_bias_rad_s))
     tracker = mission.add(attsim.StarTracker(rate_hz=1.0, noise_arcsec=(5.0, 5.0, 30.0)))
-    mission.add(attsim.QuaternionPD(TARGET_Q, kp=5e-4, kd=9e-3, period_s=1.0, wheels=wheels, attitude_sensor=tracker, rate_sensor=gyro))
+    mission.add(attsim.QuaternionPD(TARGET_Q, kp=5e-4, kd=9e-3, period_s=1.0, wheels=wheels, attitude_sensor=tracker,
+                                    rate_sensor=gyro))
     return mission
 
 

@@ -93,7 +93,8 @@ def detumble_mission(out_dir) -> attsim.Mission:
 
 
 def bench_events(out_dir, repeats: int) -> float:
-    mission = attsim.Mission("bench_events", ADVITIY_J, OMEGA0, duration=1000.0, max_step=0.1, telemetry_dt=1.0, out_dir=out_dir)
+    mission = attsim.Mission("bench_events", ADVITIY_J, OMEGA0, duration=1000.0, max_step=0.1, telemetry_dt=1.0,
+                             out_dir=out_dir)
     mission.add(attsim.FunctionController(lambda t, readings: None, period_s=0.01, name="idle"))
     cycles = 100_000
     return (cycles + 1000) / median_time(mission.run, repeats)
@@ -140,8 +141,9 @@ def bench_basilisk(repeats: int):
         return None
     if not basilisk_peer.available() or not hasattr(basilisk_peer, "run_detumble"):
         return None
-    runs = [basilisk_peer.run_detumble(ADVITIY_J, OMEGA0, duration_s=17400.0, dt_s=0.1, control_period_s=1.0, gain=GAIN,
-                                       dipole_max_Am2=DIPOLE_MAX_AM2, altitude_km=ALTITUDE_M / 1e3, inclination_deg=90.0)
+    runs = [basilisk_peer.run_detumble(ADVITIY_J, OMEGA0, duration_s=17400.0, dt_s=0.1, control_period_s=1.0,
+                                       gain=GAIN, dipole_max_Am2=DIPOLE_MAX_AM2, altitude_km=ALTITUDE_M / 1e3,
+                                       inclination_deg=90.0)
             for _ in range(repeats)]
     return statistics.median(r["wall_s"] for r in runs), runs[-1]
 
@@ -439,7 +441,8 @@ def main() -> int:
                 return 1
     if "memory" in args.only:
         peak, rows_wall = bench_memory(rows)
-        print(f"  {'peak RSS, %.0e telemetry rows [MB]' % rows:38s} {peak:12.1f}  target < 500 "
+        label = f"peak RSS, {rows:.0e} telemetry rows [MB]"
+        print(f"  {label:38s} {peak:12.1f}  target < 500 "
               f"{'met' if peak < 500 else 'MISSED'}  ({rows_wall:.1f} s wall)")
     return 0
 
