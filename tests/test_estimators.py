@@ -115,3 +115,15 @@ def test_a_noise_free_gyro_needs_the_filters_process_noise(tmp_path):
     m.add(attsim.MEKF(gyro, star_tracker=tracker, gyro_arw_rad_sqrt_s=1e-5))
     events = m.run().events
     assert len(events) == 0 or (events["kind"] == "outlier").sum() <= 3  # of 600 samples
+
+
+def test_a_sensor_the_estimator_samples_cannot_also_be_a_controllers(tmp_path):
+    m = attsim.Mission("shared", J, (0.0, 0.0, 0.0), duration=5.0, out_dir=tmp_path)
+    wheels = [m.add(attsim.ReactionWheel(f"rw_{a}", d, 2e-5, 2e-3, 600.0)) for a, d in zip("xyz", np.eye(3))]
+    gyro = m.add(attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5))
+    tracker = m.add(attsim.StarTracker(2.0, noise_arcsec=5.0))
+    mekf = m.add(attsim.MEKF(gyro, star_tracker=tracker))
+    m.add(attsim.QuaternionPD((1.0, 0.0, 0.0, 0.0), kp=5e-4, kd=9e-3, period_s=0.5, wheels=wheels,
+                              attitude_source=mekf, rate_source=gyro))
+    with pytest.raises(attsim.InputError, match="^sensors: sensor 'gyro' is already sampled by estimator 'mekf'"):
+        m.run()
