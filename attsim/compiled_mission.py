@@ -195,6 +195,7 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, esti
                 for j, row in zip(rows, law._allocation):
                     bank.drives_wheel[c, j] = 1.0
                     bank.allocation[c, j] = row
+                bank.wheel_order[c, : len(rows)] = rows  # commanded (and logged) in the controller's order
                 bank.null_projector[c][np.ix_(rows, rows)] = law._projector
             else:
                 bank.kind[c] = ml.QPD_MAGNETORQUER

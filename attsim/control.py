@@ -78,8 +78,10 @@ class Controller(Component):
         self.actuators = {a.name: a for a in (resolve(a, "actuators") for a in self._actuator_refs)}
         for sensor in self.sensors:
             if sensor.driven_by not in (None, self):
-                raise InputError("sensors",
-                                 f"sensor {sensor.name!r} is already sampled by controller {sensor.driven_by.name!r}")
+                owner = sensor.driven_by  # a controller or an estimator
+                raise InputError("sensors", f"sensor {sensor.name!r} is already sampled by "
+                                 f"{'estimator' if _is_estimator(owner) else 'controller'} {owner.name!r}; "
+                                 "a sensor has one reader (a controller can read an estimator instead)")
             sensor.driven_by = self
         for actuator in self.actuators.values():  # two laws commanding one actuator would race at shared instants
             owner = getattr(actuator, "commanded_by", None)

@@ -68,7 +68,8 @@ class MEKF(Component):
     sigma_attitude0_deg, sigma_bias0_rad_s : float
         Initial 1σ uncertainty per axis of the attitude and the bias.
     gyro_arw_rad_sqrt_s, gyro_bias_rw_rad_s_sqrt_s : float, optional
-        The filter's gyro noise (σ_v, σ_u); default: the gyro's own.
+        The filter's gyro noise (σ_v, σ_u); default: the gyro's own. σ_v
+        must be > 0 (a noise-free gyro needs it given).
     star_tracker_noise_arcsec, magnetometer_noise_T, sun_noise : optional
         The filter's measurement noise (one or three values for the tracker;
         the field's σ in T; the Sun direction's σ per axis); default: the
@@ -111,6 +112,10 @@ class MEKF(Component):
         params[1] = float(finite_array(rw, "gyro_bias_rw_rad_s_sqrt_s", ()))
         if params[0] < 0 or params[1] < 0:
             raise InputError("gyro_arw_rad_sqrt_s", "and gyro_bias_rw_rad_s_sqrt_s must be >= 0")
+        if params[0] == 0:  # Q = 0: P collapses below the propagation's own error, good measurements become outliers
+            raise InputError("gyro_arw_rad_sqrt_s", "must be > 0 (the gyro is noise-free: give the filter its "
+                             "angle random walk, which also covers the propagation's discretisation)",
+                             f"got {arw!r}")
         if star_tracker is not None:
             sigma = star_tracker.sigma_rad if star_tracker_noise_arcsec is None else \
                 np.broadcast_to(finite_array(star_tracker_noise_arcsec, "star_tracker_noise_arcsec"), (3,)) \

@@ -68,8 +68,8 @@ class ControllerBank(NamedTuple):
     ``samples``: the sensor rows sampled each cycle, -1 padded. ``target_kind``, ``target``: an attitude law's
     guidance target (:mod:`attsim.guidance_kernels` kind and parameters). ``allocation[c, j]``: the torque-to-motor
     row of wheel ``j`` (zero for wheels the controller does not drive); ``magnetorquer``: its row or -1.
-    A user's law (``USER``): ``wheel_order`` (the wheel rows its commands go to, -1 padded), ``user_sizes``
-    (lengths of its parameters, memory, readings rows and commands), and its arrays
+    ``wheel_order``: the wheel rows a QPD or a user's law commands, in its order (-1 padded). A user's law
+    (``USER``): ``user_sizes`` (lengths of its parameters, memory, readings rows and commands), and its arrays
     (see :mod:`attsim.numba_controller`)."""
 
     kind: np.ndarray

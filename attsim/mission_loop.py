@@ -75,8 +75,9 @@ def _command_wheels(controllers, c, wheels, tau, w, t, buffers):
             targets[j] = p[7]
         null_space_torque(controllers.null_projector[c], speeds, targets, p[6], null)
     allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
-    for j in range(n):
-        if controllers.drives_wheel[c, j] != 0.0:
+    for i in range(controllers.wheel_order.shape[1]):  # in the controller's order, as the Python path logs them
+        j = controllers.wheel_order[c, i]
+        if j >= 0:
             _command_wheel(wheels, j, motor[j], w, t, buffers)
 
 
@@ -119,10 +120,7 @@ def _switch_mode(modes, k, controllers, wheels, magnetorquers, t, w, buffers):
             continue
         running = modes.members[new, c]
         if controllers.active[c] != 0.0 and running == 0.0:
-            for j in range(wheels.axis.shape[0]):
-                if controllers.drives_wheel[c, j] != 0.0:
-                    _command_wheel(wheels, j, 0.0, w, t, buffers)
-            for i in range(controllers.wheel_order.shape[1]):
+            for i in range(controllers.wheel_order.shape[1]):  # every wheel law's wheels, in its order
                 if controllers.wheel_order[c, i] >= 0:
                     _command_wheel(wheels, controllers.wheel_order[c, i], 0.0, w, t, buffers)
             if controllers.magnetorquer[c] >= 0:

@@ -175,7 +175,9 @@ class ModeManager(Component):
         needs_orbit = any(t.condition.kind in (IN_ECLIPSE, IN_SUNLIGHT) for t in self.transitions)
         if needs_orbit and mission.environment is None:
             raise InputError("transitions", "eclipse conditions need a mission environment (an orbit and the Sun)")
-        self.managed = {c for mode in self.modes for c in mode.controllers}
+        listed = {id(c) for mode in self.modes for c in mode.controllers}
+        # in the mission's order (not a set's): controllers stopped by one switch are zeroed, and log, in that order
+        self.managed = [c for c in mission.components if id(c) in listed]
         for controller in self.managed:
             controller.mode_manager = self
 

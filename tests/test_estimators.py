@@ -84,17 +84,46 @@ def test_an_outlier_is_logged_and_rejected(tmp_path):
     (lambda g, st, mag: attsim.MEKF(g, magnetometer=mag, q0=(1, 0, 0, 0)), "^magnetometer_noise_T: must be > 0"),
     (lambda g, st, mag: attsim.MEKF(st, star_tracker=st), "^gyro: must be an attsim.Gyro"),
     (lambda g, st, mag: attsim.MEKF(g, star_tracker=st, gate=-1.0), "^gate: "),
+    (lambda g, st, mag: attsim.MEKF(attsim.Gyro(10.0), star_tracker=st), "^gyro_arw_rad_sqrt_s: must be > 0"),
+    (lambda g, st, mag: attsim.MEKF(g, star_tracker=st, gyro_arw_rad_sqrt_s=0.0), "^gyro_arw_rad_sqrt_s: must be > 0"),
 ])
 def test_bad_configuration_is_refused_naming_the_rule(build, rule):
-    g, st, mag = attsim.Gyro(10.0), attsim.StarTracker(1.0, noise_arcsec=5.0), attsim.Magnetometer(1.0)
+    g, st, mag = attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5), attsim.StarTracker(1.0, noise_arcsec=5.0), \
+        attsim.Magnetometer(1.0)
     with pytest.raises(attsim.InputError, match=rule):
         build(g, st, mag)
 
 
 def test_a_tracker_off_the_gyro_grid_is_refused(tmp_path):
     m = attsim.Mission("grid", J, (0.0, 0.0, 0.0), duration=5.0, out_dir=tmp_path)
-    gyro = m.add(attsim.Gyro(10.0))
+    gyro = m.add(attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5))
     tracker = m.add(attsim.StarTracker(3.0, noise_arcsec=5.0))  # 1/3 s is not a multiple of 0.1 s
     m.add(attsim.MEKF(gyro, star_tracker=tracker))
     with pytest.raises(attsim.InputError, match="^star_tracker: must sample on the gyro's times"):
+        m.run()
+
+
+def test_a_noise_free_gyro_needs_the_filters_process_noise(tmp_path):
+    # a tumbling body and a perfect gyro: the propagation still errs (the rate is sampled), so with Q = 0 the
+    # covariance collapses below the real error and good star-tracker samples are rejected as outliers
+    m = attsim.Mission("perfect_gyro", J, (0.05, -0.08, 0.04), duration=600.0, telemetry_dt=5.0, seed=3,
+                       out_dir=tmp_path)
+    gyro = m.add(attsim.Gyro(5.0, bias_rad_s=(3e-4, -2e-4, 1e-4)))
+    tracker = m.add(attsim.StarTracker(1.0, noise_arcsec=(5.0, 5.0, 30.0)))
+    with pytest.raises(attsim.InputError, match="^gyro_arw_rad_sqrt_s: must be > 0"):
+        attsim.MEKF(gyro, star_tracker=tracker)
+    m.add(attsim.MEKF(gyro, star_tracker=tracker, gyro_arw_rad_sqrt_s=1e-5))
+    events = m.run().events
+    assert len(events) == 0 or (events["kind"] == "outlier").sum() <= 3  # of 600 samples
+
+
+def test_a_sensor_the_estimator_samples_cannot_also_be_a_controllers(tmp_path):
+    m = attsim.Mission("shared", J, (0.0, 0.0, 0.0), duration=5.0, out_dir=tmp_path)
+    wheels = [m.add(attsim.ReactionWheel(f"rw_{a}", d, 2e-5, 2e-3, 600.0)) for a, d in zip("xyz", np.eye(3))]
+    gyro = m.add(attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5))
+    tracker = m.add(attsim.StarTracker(2.0, noise_arcsec=5.0))
+    mekf = m.add(attsim.MEKF(gyro, star_tracker=tracker))
+    m.add(attsim.QuaternionPD((1.0, 0.0, 0.0, 0.0), kp=5e-4, kd=9e-3, period_s=0.5, wheels=wheels,
+                              attitude_source=mekf, rate_source=gyro))
+    with pytest.raises(attsim.InputError, match="^sensors: sensor 'gyro' is already sampled by estimator 'mekf'"):
         m.run()

@@ -28,3 +28,32 @@ def test_a_script_runs_on_its_own(tmp_path):
                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and "PASS" in result.stdout, result.stdout + result.stderr
     assert (tmp_path / "c" / "report.html").is_file()
+
+
+def test_cubesat_target_tracking_fails_a_run_that_held_nadir_through_the_pass():
+    # a run whose controller followed a wrong target perfectly (nadir through the pass): its error to its own
+    # reference is zero, so only a line of sight computed independently of the guidance can fail it
+    import types
+
+    import numpy as np
+    import pandas as pd
+
+    sys.path.insert(0, str(ROOT / "missions"))
+    try:
+        import cubesat_target_tracking as mission
+    finally:
+        sys.path.pop(0)
+    from attsim.environment import Environment
+    from attsim.environment.frames import lvlh_quaternion
+
+    t = np.arange(0.0, 3000.0, 2.0)
+    r, v = Environment(mission.orbit_over_station(), field=None).orbit.state_eci(t)
+    q = lvlh_quaternion(r, v)
+    columns = {"att_err_deg": np.zeros(len(t)), **{f"rw{k}_speed": np.full(len(t), 100.0) for k in range(4)},
+               **{f"mekf_q{c}": q[:, i] for i, c in enumerate("wxyz")},
+               **{f"q{c}": q[:, i] for i, c in enumerate("wxyz")},
+               **{f"mekf_sigma3_att_{a}": np.full(len(t), 1e-3) for a in "xyz"}}
+    telemetry = types.SimpleNamespace(df=pd.DataFrame(columns, index=pd.Index(t, name="t")))
+    results = {label: ok for label, _, ok, _ in mission.criteria(telemetry)}
+    assert results["pointing error during passes after 120 s [deg]"]  # blind to the target being wrong
+    assert not all(results.values())

@@ -93,3 +93,25 @@ def test_eclipse_and_wheel_speed_conditions(tmp_path):
         assert switches["after"].iloc[0] in ("dark", "saturated")
         if switches["after"].iloc[0] == "dark":
             assert lit.loc[t] == 0.0 and lit.loc[t - 20.0] == 0.0
+
+
+def five_saturated_bdots_switched_off(out):
+    m = attsim.Mission("off", J, (0.05, -0.04, 0.06), duration=12.0, telemetry_dt=1.0, environment=_orbit_environment(),
+                       out_dir=out)
+    bdots = []
+    for k in range(5):
+        mag = m.add(attsim.Magnetometer(1.0, name=f"mag{k}"))
+        mtq = m.add(attsim.Magnetorquer(1e-3, name=f"mtq{k}"))
+        bdots.append(m.add(attsim.BDot(mag, mtq, gain=1e9, period_s=1.0, name=f"bdot{k}")))
+    m.add(attsim.ModeManager(modes=[("detumble", bdots), ("off", [])], transitions=[("detumble", "off",
+                                                                                   modes.at_time(10.0))],
+                             initial="detumble", period_s=1.0))
+    return m
+
+
+def test_controllers_stopped_by_a_switch_are_zeroed_in_the_missions_order_on_both_paths(tmp_path):
+    python, compiled = both_ways(tmp_path, five_saturated_bdots_switched_off)
+    assert_same_run(python, compiled)
+    for tel in (python, compiled):
+        ends = tel.events[(tel.events["t"] == 10.0) & (tel.events["kind"] == "saturation_end")]
+        assert list(ends["actuator"]) == [f"mtq{k}" for k in range(5)]
