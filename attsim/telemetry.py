@@ -347,9 +347,8 @@ class Telemetry:
         return self._events
 
     def __repr__(self) -> str:
-        state = "running" if self.running else f"partial={self.partial}"
-        name, rows = self.meta.get("name", "?"), self.meta.get("rows", "?")
-        return f"Telemetry({name!r}, rows={rows}, {state}, path={str(self.path)!r})"
+        state, m = "running" if self.running else f"partial={self.partial}", self.meta
+        return f"Telemetry({m.get('name', '?')!r}, rows={m.get('rows', '?')}, {state}, path={str(self.path)!r})"
 
 
 def _read_parquet(root: Path, meta: dict):
