@@ -12,6 +12,7 @@ raises, at the same times.
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -29,12 +30,14 @@ from .mekf import MEASUREMENTS, MEMORY_SIZE, PARAMETERS
 from .numba_controller import MAX_READING_WIDTH, NumbaController
 from .plant import plant_advance_loop, plant_torque
 from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
+from .timegrid import grid_time
 
 __all__ = ["CompiledMission", "compiled_form", "run_compiled"]
 
 NORMALS_BLOCK = 6 * 4096  # draws held per sensor between refills
 ROWS_BLOCK = 4096  # telemetry rows per hand-over at most
 EVENTS_BLOCK = 1024
+HANDOVER_WALL_S = 0.25  # wall time between hand-overs of rows to the recorder, at most (about)
 _SENSOR_KINDS = {Gyro: ml.GYRO, Magnetometer: ml.MAGNETOMETER, SunSensor: ml.SUN_SENSOR, StarTracker: ml.STAR_TRACKER}
 # the other built-ins with a compiled form (schedules and sun sensors have conditions, see _compilable)
 _OTHER_KINDS = (QuaternionPD, BDot, MagneticPD, MomentumUnloading, ReactionWheel, Magnetorquer, TorqueSchedule, MEKF,
@@ -327,7 +330,7 @@ def _law_error(form: CompiledMission, law, exc: Exception) -> Exception:
     if form.controllers.next_k[c] == 0 and "Typing" in type(exc).__name__:
         return ControllerError(f"controller {law.name!r}: its law does not compile as decide(t_s, readings, "
                                f"parameters, memory, commands): {_plain(exc)}")
-    t = law.phase_s + int(form.controllers.next_k[c]) * law.period_s  # the cycle that was running
+    t = grid_time(law.phase_s, int(form.controllers.next_k[c]), law.period_s)  # the cycle that was running
     return ControllerError(f"controller {law.name!r} raised at t = {t:.6g} s: {_plain(exc)}")
 
 
@@ -399,8 +402,15 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
     form = build(mission, sc, 1 + len(recorder.columns))
     t_now = 0.0
     inputs = sc.inputs()
+    # Rows reach the recorder every chunk_s of simulated time at least, and every HANDOVER_WALL_S of wall time: a
+    # slow loop (a tiny max_step) would otherwise hold many wall seconds of rows where a kill loses them. The
+    # first call does the instant t = 0 only; each next call spans what the last one's pace covers in
+    # HANDOVER_WALL_S (every call does at least one instant, see mission_loop).
+    longest = max(recorder.chunk_s, mission.telemetry_dt_s)
+    span = 0.0
     while True:
-        horizon = t_now + max(recorder.chunk_s, mission.telemetry_dt_s)  # rows reach the recorder this often at least
+        horizon = t_now + span
+        wall0, t0 = time.monotonic(), t_now
         try:
             state, t_now, reason, t_from = loop(sc._state, t_now, horizon, mission.max_step_s, inputs, sc.wheels,
                                                 form.sensors, form.estimators, form.modes, form.controllers,
@@ -413,6 +423,10 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
             raise _law_error(form, law, exc) from exc
         sc._state, sc.t_plant_s = state, t_now  # the loop rebuilds its inputs from the banks on entry
         _flush(form, sc, recorder)
+        wall = time.monotonic() - wall0
+        if wall >= HANDOVER_WALL_S / 5:  # a slow call: its rows go to disk now, not after the flusher's second
+            recorder.flush()
+        span = longest if wall <= 0.0 else min(longest, (t_now - t0) * HANDOVER_WALL_S / wall)
         if on_row is not None:
             on_row(t_now)
         if t_now > env.now:

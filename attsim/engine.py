@@ -40,6 +40,7 @@ from .inertia import check_inertia, check_rate
 from .plant import Spacecraft
 from .schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .telemetry import Recorder, Telemetry, load
+from .timegrid import grid_time
 
 # ENGINE_METHODS is provided by the module's __getattr__ (the registry imports the compiled integrators on use)
 __all__ = ["Mission", "Spacecraft", "Component", "ControllerError", "periodic", "ENGINE_METHODS",  # noqa: F822
@@ -391,7 +392,7 @@ class Mission:
         """Rows at ``k telemetry_dt`` and at ``duration``, each after everything else due at its time."""
         k = 0
         while True:
-            t_next = min(k * self.telemetry_dt_s, self.duration_s)
+            t_next = min(grid_time(0.0, k, self.telemetry_dt_s), self.duration_s)
             yield At(env, t_next, RECORD_PRIORITY)
             self._record(sc, recorder, env.now)
             if bar is not None:

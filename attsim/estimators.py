@@ -31,6 +31,7 @@ from .errors import InputError
 from .schema import ESTIMATOR_SUFFIXES
 from .mekf import MEASUREMENTS, NIS_GATE_3DOF, PARAMETERS, mekf_cycle, new_memory
 from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
+from .timegrid import grid_time
 
 __all__ = ["MEKF", "ESTIMATOR_COLUMNS"]
 
@@ -180,7 +181,7 @@ class MEKF(Component):
 
     def bring_up_to_date(self, sc) -> None:
         """Run the cycle due now, if it has not run yet (controllers call this before reading the estimate)."""
-        t = self.phase_s + self._k * self.period_s
+        t = grid_time(self.phase_s, self._k, self.period_s)
         if t != sc.now:
             return
         w_meas = self.gyro.sample(sc)

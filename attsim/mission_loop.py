@@ -42,6 +42,7 @@ from .mission_banks import (BDOT_RATE, EVENT_MODE, ROW_MODE, UNLOAD, DIVERGED, D
                             WHAT_DIPOLE, WHAT_SPEED, WHAT_TORQUE)
 from .plant import PlantInputs
 from .pointing import reference_now
+from .timegrid import grid_time
 from .mission_steps import (estimate, estimator_due, estimator_sensors_ready, log_event, mode_check, mode_due,
                             sample_sensor, write_estimator)
 
@@ -307,7 +308,8 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
     :meth:`~attsim.integrators.base.FixedStepIntegrator.compiled_template`.
     ``inputs`` are the held commands at ``t_now``. The banks are updated in
     place. The loop hands its rows over before going past ``t_horizon``
-    (the recorder's bound on how much simulated time a kill may lose).
+    (the recorder's bound on how much simulated time a kill may lose), once
+    it has done at least one instant, so every call makes progress.
     Returns ``(state, t_now, reason, t_from)`` with ``reason`` one
     of ``DONE``, ``ROWS_FULL``, ``EVENTS_FULL``, ``REFILL`` (the state is at
     ``t_now`` and every event before it is done; call again), ``GIMBAL_LOCK``
@@ -317,24 +319,25 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
     duration = telemetry.duration_s
     inf = math.inf
     inputs = held_inputs(inputs, t_now, wheels, magnetorquers, schedules)  # whatever inputs the caller passed
+    progressed = False  # the horizon ends a call only after one instant: t_now + span may round below the next row
     while True:
         # the next instant anything happens
         t_next = inf
         for s in range(sensors.kind.shape[0]):
             if sensors.free_running[s] != 0.0:
-                ts = sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s]
+                ts = grid_time(sensors.phase_s[s], sensors.next_k[s], sensors.period_s[s])
                 if ts <= duration and ts < t_next:
                     t_next = ts
         for e in range(estimators.period_s.shape[0]):
-            te = estimators.phase_s[e] + estimators.next_k[e] * estimators.period_s[e]
+            te = grid_time(estimators.phase_s[e], estimators.next_k[e], estimators.period_s[e])
             if te <= duration and te < t_next:
                 t_next = te
         if modes.period_s.shape[0] > 0:
-            tm = modes.phase_s[0] + modes.next_k[0] * modes.period_s[0]
+            tm = grid_time(modes.phase_s[0], modes.next_k[0], modes.period_s[0])
             if tm <= duration and tm < t_next:
                 t_next = tm
         for c in range(controllers.kind.shape[0]):
-            tc = controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c]
+            tc = grid_time(controllers.phase_s[c], controllers.next_k[c], controllers.period_s[c])
             if tc <= duration and tc < t_next:
                 t_next = tc
         for k in range(schedules.count.shape[0]):
@@ -344,12 +347,12 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
             if playback.next_k[k] < playback.count[k] and playback.times_s[k, playback.next_k[k]] < t_next:
                 t_next = playback.times_s[k, playback.next_k[k]]
         k_row = telemetry.next_k[0]
-        t_row = min(k_row * telemetry.dt_s, duration) if k_row >= 0 else inf
+        t_row = min(grid_time(0.0, k_row, telemetry.dt_s), duration) if k_row >= 0 else inf
         if t_row < t_next:
             t_next = t_row
         if t_next == inf:
             return state, t_now, DONE, t_now
-        if buffers.counts[0] >= buffers.rows.shape[0] or t_next > t_horizon:
+        if buffers.counts[0] >= buffers.rows.shape[0] or (t_next > t_horizon and progressed):
             return state, t_now, ROWS_FULL, t_now
         if buffers.counts[1] + buffers.events_per_instant > buffers.events.shape[0]:
             return state, t_now, EVENTS_FULL, t_now
@@ -369,14 +372,14 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
         # what happens at t_now, in the engine's order; a sensor short of normals hands over before anything changes
         for s in range(sensors.kind.shape[0]):
             if sensors.free_running[s] != 0.0 \
-                    and sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s] == t_now \
+                    and grid_time(sensors.phase_s[s], sensors.next_k[s], sensors.period_s[s]) == t_now \
                     and sensors.cursor[s] + sensors.draws[s] > sensors.normals.shape[1]:
                 return state, t_now, REFILL, t_now
         for e in range(estimators.period_s.shape[0]):
             if estimator_due(estimators, e, t_now) and not estimator_sensors_ready(estimators, e, sensors):
                 return state, t_now, REFILL, t_now
         for c in range(controllers.kind.shape[0]):
-            if controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c] == t_now:
+            if grid_time(controllers.phase_s[c], controllers.next_k[c], controllers.period_s[c]) == t_now:
                 for i in range(controllers.samples.shape[1]):
                     s = controllers.samples[c, i]
                     if s >= 0 and sensors.cursor[s] + sensors.draws[s] > sensors.normals.shape[1]:
@@ -402,7 +405,8 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
                 j += 1
             playback.next_k[k] = j
         for s in range(sensors.kind.shape[0]):
-            if sensors.free_running[s] != 0.0 and sensors.phase_s[s] + sensors.next_k[s] * sensors.period_s[s] == t_now:
+            if sensors.free_running[s] != 0.0 \
+                    and grid_time(sensors.phase_s[s], sensors.next_k[s], sensors.period_s[s]) == t_now:
                 sample_sensor(sensors, s, t_now, q, w, inputs.env_t, inputs.env_v)
                 sensors.next_k[s] += 1
         for e in range(estimators.period_s.shape[0]):  # after the samples, before the controllers that read them
@@ -413,7 +417,7 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
             if k >= 0:
                 _switch_mode(modes, k, controllers, wheels, magnetorquers, t_now, w, buffers)
         for c in range(controllers.kind.shape[0]):
-            if controllers.phase_s[c] + controllers.next_k[c] * controllers.period_s[c] == t_now:
+            if grid_time(controllers.phase_s[c], controllers.next_k[c], controllers.period_s[c]) == t_now:
                 if controllers.active[c] == 0.0:  # stopped by its mode: no samples, no commands
                     pass
                 elif controllers.kind[c] == USER:
@@ -431,3 +435,4 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
             _write_row(telemetry, sensors, controllers, estimators, modes, schedules, magnetorquers, wheels, t_now, q,
                        w, inputs, buffers)
             telemetry.next_k[0] = -1 if t_row >= duration else k_row + 1
+        progressed = True

@@ -19,6 +19,7 @@ from .mekf import mekf_cycle
 from .actuator_models import wheel_speed
 from .mission_banks import EVENT_OUTLIER, GYRO, MAGNETOMETER, SUN_SENSOR
 from .modes import IN_ECLIPSE, IN_SUNLIGHT, RATE_ABOVE, RATE_BELOW, TIMEOUT, WHEEL_SPEED_ABOVE
+from .timegrid import grid_time
 from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
                             sun_sensor_measure, sun_sensor_truth)
 
@@ -93,7 +94,7 @@ def sample_sensor(sensors, s, t, q, w, env_t, env_v):
 @njit(**_JIT)
 def estimator_due(estimators, e, t):
     """True when estimator ``e`` cycles at ``t``."""
-    return estimators.phase_s[e] + estimators.next_k[e] * estimators.period_s[e] == t
+    return grid_time(estimators.phase_s[e], estimators.next_k[e], estimators.period_s[e]) == t
 
 
 @njit(**_JIT)
@@ -170,7 +171,7 @@ def write_estimator(row, col, estimators, e, sensors):
 @njit(**_JIT)
 def mode_due(modes, t):
     """True when the mode manager checks its transitions at ``t`` (never without a manager)."""
-    return modes.period_s.shape[0] > 0 and modes.phase_s[0] + modes.next_k[0] * modes.period_s[0] == t
+    return modes.period_s.shape[0] > 0 and grid_time(modes.phase_s[0], modes.next_k[0], modes.period_s[0]) == t
 
 
 @njit(**_JIT)

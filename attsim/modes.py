@@ -34,6 +34,7 @@ from typing import NamedTuple
 from ._validate import non_negative_scalar, positive_scalar, sequence
 from .component import Component, periodic
 from .errors import InputError
+from .timegrid import grid_time
 
 __all__ = ["Mode", "Transition", "Condition", "ModeManager", "rate_below", "rate_above", "in_eclipse", "in_sunlight",
            "wheel_speed_above", "timeout", "at_time", "RATE_BELOW", "RATE_ABOVE", "IN_ECLIPSE", "IN_SUNLIGHT",
@@ -195,7 +196,7 @@ class ModeManager(Component):
 
     def bring_up_to_date(self, sc) -> None:
         """Run the check due now, if it has not run yet (a managed controller calls this before its cycle)."""
-        t = self.phase_s + self._k * self.period_s
+        t = grid_time(self.phase_s, self._k, self.period_s)
         if t != sc.now:
             return
         self._k += 1

@@ -466,3 +466,38 @@ def test_a_file_as_out_dir_is_an_input_error(tmp_path):
 def test_a_field_that_is_not_a_finite_vector_is_refused(tmp_path, field, pattern):
     with pytest.raises(InputError, match=pattern):
         attsim.Mission("field", FULL_J, (0.1, 0, 0), duration=5.0, field=field, max_step=0.5, out_dir=tmp_path).run()
+
+
+def test_a_slow_compiled_run_hands_its_rows_to_disk_within_wall_seconds(tmp_path):
+    # the compiled loop held its rows until 10 simulated seconds had passed; with a tiny max_step that is
+    # minutes of wall time a kill would lose (README: a kill loses no row older than one wall second)
+    warm = attsim.Mission("warm", np.diag([1.0, 2.0, 2.5]), (0.1, 0.2, 0.3), duration=0.5, max_step=0.1,
+                          telemetry_dt=0.5, out_dir=tmp_path / "warm")
+    warm.add(attsim.Gyro(rate_hz=10.0))
+    warm.run(compiled=True)  # the loop compiled and cached: the process below starts it in about a second
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        import numpy as np, attsim
+        m = attsim.Mission("slow", np.diag([1.0, 2.0, 2.5]), (0.1, 0.2, 0.3), duration=100.0, max_step=1e-7,
+                           telemetry_dt=0.5, out_dir={str(tmp_path / "slow")!r})
+        m.add(attsim.Gyro(rate_hz=10.0))
+        m.run(compiled=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    rows = tmp_path / "slow" / "telemetry.f64"
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not rows.exists():  # set-up done, the loop starts
+            time.sleep(0.05)
+        assert rows.exists()
+        started = time.monotonic()
+        while time.monotonic() - started < 4.0 and rows.stat().st_size == 0:
+            time.sleep(0.05)
+        waited = time.monotonic() - started
+        live = attsim.load(tmp_path / "slow")
+        assert live.running and len(live.df) >= 1 and live.df.index[0] == 0.0, f"no row on disk after {waited:.1f} s"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert len(attsim.load(tmp_path / "slow").df) >= 1

@@ -364,3 +364,41 @@ def mean_rate_law(t_s, readings, parameters, memory, commands):
 def test_empty_out_dir_is_refused():
     with pytest.raises(attsim.InputError, match="^out_dir: must be a directory path"):
         attsim.Mission("empty", J, (0.0, 0.0, 0.0), out_dir="")
+
+
+def test_a_telemetry_period_whose_multiples_round_apart_still_finishes(tmp_path):
+    # 12 * 13.7 + 13.7 rounds below 13 * 13.7: a horizon of t_now + telemetry_dt fell short of the next row, the
+    # loop returned without doing anything, and the run never ended (audit review)
+    assert 12 * 13.7 + 13.7 < 13 * 13.7
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        import numpy as np, attsim
+        m = attsim.Mission("dt", np.diag([0.04, 0.045, 0.05]), (0.01, 0.02, 0.03), duration=400.0, max_step=0.5,
+                           telemetry_dt=13.7, out_dir={str(tmp_path)!r})
+        m.add(attsim.Gyro(rate_hz=0.01))
+        print(len(m.run(compiled=True).df))
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert int(result.stdout.strip()) == 31  # 0, 13.7, ..., 397.3 and the row at 400
+
+
+@pytest.mark.parametrize("compiled", [None, False])
+def test_a_row_shows_the_sample_of_its_own_time_when_the_grids_round_apart(tmp_path, compiled):
+    # 3 * 0.1 is 0.30000000000000004 and 1 * 0.3 is 0.3: the 10 Hz sample "at 0.3 s" came after the row at 0.3 s,
+    # which showed the sample of 0.2 s (two rows in three, here); a user's schedule time 0.9 missed 3 * 0.3 too
+    mission = attsim.Mission("grid", J, (0.01, 0.02, 0.03), duration=6.0, max_step=0.05, telemetry_dt=0.3,
+                             out_dir=tmp_path)
+    mission.add(attsim.Gyro(rate_hz=10.0))
+    mission.add(attsim.StarTracker(rate_hz=10.0))
+    mission.add(attsim.TorqueSchedule([(0.0, 6.0, (1e-3, -2e-3, 1e-3))]))
+    df = mission.run(compiled=compiled).df
+    assert len(df) == 21 and 0.9 in df.index
+    for axis in "xyz":
+        assert np.array_equal(df[f"gyro_true_{axis}"].to_numpy(), df[f"w{axis}"].to_numpy())
+    assert np.array_equal(df["st_true_qw"].to_numpy(), df["qw"].to_numpy())
