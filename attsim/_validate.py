@@ -204,6 +204,8 @@ def path_like(value, field: str, kind: str = "directory"):
     """A non-empty path (``str`` or ``os.PathLike``) to a ``kind`` ("directory" or "file"), not checked on disk."""
     if isinstance(value, bool) or not isinstance(value, (str, os.PathLike)) or not str(value).strip():
         raise InputError(field, f"must be a {kind} path (str or os.PathLike), not empty", f"got {value!r}")
+    if "\x00" in str(value):  # the operating system would refuse it with a bare ValueError
+        raise InputError(field, f"must be a {kind} path without a NUL character", f"got {value!r}")
     return value
 
 

@@ -231,8 +231,9 @@ def _schedule_bank(schedules, duration_s: float) -> ml.ScheduleBank:
     times = np.full((len(schedules), width), np.inf)
     torque = np.zeros((len(schedules), width, 3))
     for k, (schedule, moments) in enumerate(zip(schedules, changes)):
-        times[k, :len(moments)] = moments
-        torque[k, :len(moments)] = [schedule.torque_at(t) for t in moments]  # the Python path's own sums
+        if moments:  # a schedule whose segments all lie after the end has none
+            times[k, :len(moments)] = moments
+            torque[k, :len(moments)] = [schedule.torque_at(t) for t in moments]  # the Python path's own sums
     return ml.ScheduleBank(times, torque, np.array([len(c) for c in changes], dtype=np.int64),
                            np.zeros(len(schedules), dtype=np.int64), np.zeros((len(schedules), 3)))
 

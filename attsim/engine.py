@@ -49,6 +49,9 @@ __all__ = ["Mission", "Spacecraft", "Component", "ControllerError", "periodic", 
 # SimPy serves events at one time by priority (lower first); samples, decisions
 # and commands run at NORMAL (1), so a row recorded after them sees them all.
 RECORD_PRIORITY = NORMAL + 1
+# the most integration sub-steps and periodic cycles (each ~1 us compiled: hours) and telemetry rows (tens of GB) a
+# mission may ask for
+MAX_STEPS, MAX_ROWS = 1e10, 1e9
 END_PRIORITY = NORMAL + 2
 ENVIRONMENT_COLUMNS = ["B_I_x", "B_I_y", "B_I_z", "lit"] + [f"tau_{d}_{a}" for d in DISTURBANCE_NAMES for a in "xyz"]
 
@@ -195,6 +198,11 @@ class Mission:
         self.method = one_of(method, "method", __getattr__("ENGINE_METHODS"))
         self.max_step_s = positive_scalar(max_step, "max_step")
         self.telemetry_dt_s = positive_scalar(telemetry_dt, "telemetry_dt")
+        for step, name_, most in ((self.max_step_s, "max_step", MAX_STEPS),
+                                  (self.telemetry_dt_s, "telemetry_dt", MAX_ROWS)):
+            if self.duration_s / step > most:  # bound the work and the disk, not only the memory
+                raise InputError(name_, f"gives more than {most:.0e} steps over the duration",
+                                 f"duration {self.duration_s:g} s / {name_} {step:g} s")
         self.seed = int_in(seed, "seed", 0, 2**63 - 1)
         if out_dir is not None:
             path_like(out_dir, "out_dir")
@@ -295,6 +303,10 @@ class Mission:
             compiled = boolean(compiled, "compiled")
         for component in self.components:
             component.prepare(self)
+            period = getattr(component, "period_s", None)
+            if period is not None and self.duration_s / period > MAX_STEPS:
+                raise InputError(f"{component.name}.rate", f"gives more than {MAX_STEPS:.0e} cycles over the duration",
+                                 f"duration {self.duration_s:g} s / period {period:g} s")
         from .compiled_mission import compiled_form, run_compiled
 
         can_compile = compiled_form(self) and realtime_factor is None

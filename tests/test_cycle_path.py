@@ -10,16 +10,17 @@ import simpy.rt
 import attsim
 from attsim.component import At, Component, periodic
 from attsim.engine import END_PRIORITY, RECORD_PRIORITY
+from attsim.timegrid import grid_time
 
 J = np.diag([2.0, 3.0, 4.0])
 
 
 def _reference_periodic(env, period_s, phase_s, duration_s, action):
-    """What ``periodic`` did before its shortcut: an event for every time, served by SimPy."""
+    """What ``periodic`` did before its shortcut: an event for every (snapped) time, served by SimPy."""
     k = 0
-    while phase_s + k * period_s <= duration_s:
-        if phase_s + k * period_s > env.now:
-            yield At(env, phase_s + k * period_s)
+    while grid_time(phase_s, k, period_s) <= duration_s:
+        if grid_time(phase_s, k, period_s) > env.now:
+            yield At(env, grid_time(phase_s, k, period_s))
         action()
         k += 1
 
@@ -45,7 +46,8 @@ def test_periodic_acts_at_its_times_without_an_event_when_nothing_is_queued_befo
     times = []
     env.process(periodic(env, 0.1, 0.0, 100.0, lambda: times.append(env.now)))
     env.run(until=At(env, 100.0, END_PRIORITY))
-    assert times == [0.1 * k for k in range(1001)]  # by multiplication, exactly
+    assert times == [grid_time(0.0, k, 0.1) for k in range(1001)]  # by multiplication, snapped to the grid
+    assert times[3] == 0.3  # (3 x 0.1 is 0.30000000000000004: snapped, grids that meet in exact arithmetic meet)
     # a handful for the run itself (its end, the process's start and finish); none per cycle
     assert next(env._eid) <= 5
 

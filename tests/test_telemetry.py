@@ -14,6 +14,7 @@ import pytest
 
 from attsim.errors import AttsimError, InputError
 from attsim.telemetry import Recorder, load
+from attsim.timegrid import grid_time
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -143,7 +144,8 @@ def test_loading_a_live_run_reads_it_without_touching_it(tmp_path):
             tel = load(tmp_path)
             assert tel.running and tel.partial
             df = tel.df
-            assert len(df) >= 200 and np.array_equal(df.index.to_numpy(), 0.1 * np.arange(len(df)))
+            expected = [grid_time(0.0, k, 0.1) for k in range(len(df))]  # the rows' grid (attsim.timegrid)
+            assert len(df) >= 200 and np.array_equal(df.index.to_numpy(), expected)
             assert np.all(np.isfinite(df.to_numpy()))
         assert sorted(p.name for p in tmp_path.iterdir()) == before and not (tmp_path / "telemetry.parquet").exists()
         out, err = proc.communicate(timeout=600)

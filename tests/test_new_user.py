@@ -1,0 +1,55 @@
+"""What a new user's first hour found: the README's mission snippets run, and their edge cases are refused or run."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import attsim
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _blocks():
+    return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+
+
+def test_the_readme_mission_and_numba_snippets_run_as_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    missions = next(b for b in _blocks() if "attsim.Mission(" in b and "BDot" in b)
+    numba_law = next(b for b in _blocks() if "NumbaController(" in b)
+    # shortened (60 s instead of 17,400 s): the schedule then lies after the end, which must simply never act
+    namespace = {}
+    exec(compile(missions.replace("duration=17400.0", "duration=60.0"), "README missions", "exec"), namespace)
+    assert namespace["tel"].df.index[-1] == 60.0
+    setup = missions.split("mag = mission.add")[0].replace("duration=17400.0", "duration=5.0")
+    setup = setup.replace('"detumble"', '"numba_law"')
+    namespace = {}
+    exec(compile(setup + numba_law, "README numba law", "exec"), namespace)
+    df = namespace["mission"].run().df
+    assert np.isfinite(df.to_numpy()).all() and df.index[-1] == 5.0
+
+
+@pytest.mark.parametrize("compiled", [None, False])
+def test_a_schedule_entirely_after_the_end_never_acts(tmp_path, compiled):
+    m = attsim.Mission("late", np.diag([1.0, 2.0, 2.5]), (0.0, 0.0, 0.0), duration=10.0, out_dir=tmp_path)
+    m.add(attsim.TorqueSchedule([(100.0, 110.0, (0.0, 0.0, 1e-5))]))
+    df = m.run(compiled=compiled).df
+    assert (df[["wx", "wy", "wz"]].to_numpy() == 0.0).all()
+
+
+@pytest.mark.parametrize("options, field", [
+    (dict(max_step=1e-300), "max_step"), (dict(duration=1e300), "max_step"),
+    (dict(telemetry_dt=1e-300), "telemetry_dt"), (dict(out_dir="run\x00dir"), "out_dir"),
+])
+def test_missions_that_would_never_end_or_cannot_be_written_are_refused(options, field):
+    with pytest.raises(attsim.InputError, match=f"^{field}: "):
+        attsim.Mission("bounded", np.diag([1.0, 2.0, 2.5]), (0.0, 0.0, 0.0), **options)
+
+
+def test_a_sensor_too_fast_for_the_duration_is_refused(tmp_path):
+    m = attsim.Mission("fast", np.diag([1.0, 2.0, 2.5]), (0.0, 0.0, 0.0), duration=100.0, out_dir=tmp_path)
+    m.add(attsim.Gyro(rate_hz=1e300))
+    with pytest.raises(attsim.InputError, match="^gyro.rate: gives more than"):
+        m.run()
