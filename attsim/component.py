@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Mission
     from .plant import Spacecraft
 
-__all__ = ["Component", "periodic", "At"]
+__all__ = ["Component", "LazyCycle", "periodic", "At"]
 
 
 class Component:
@@ -82,6 +82,40 @@ class At(Event):
         self._ok = True
         self._value = None
         heappush(env._queue, (t_s, priority, next(env._eid), self))
+
+
+class LazyCycle(Component):
+    """A component whose cycle runs once at each ``phase_s + k period_s``, whoever asks for it first.
+
+    Its own SimPy process asks at every cycle time, and so does every
+    component that reads its result at the same instant (a controller reading
+    an estimator or its mode) through :meth:`bring_up_to_date`: the order in
+    which SimPy serves same-time processes then cannot matter. Subclasses set
+    ``period_s`` and ``phase_s``, call :meth:`reset_cycles` in ``start`` and
+    implement :meth:`cycle`.
+    """
+
+    period_s: float
+    phase_s: float
+
+    def reset_cycles(self) -> None:
+        self._k = 0
+
+    def processes(self, env, sc):
+        return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.bring_up_to_date(sc))]
+
+    def bring_up_to_date(self, sc) -> None:
+        """Run the cycle due now, if it has not run yet."""
+        k = self._k
+        t = grid_time(self.phase_s, k, self.period_s)
+        if t != sc.now:
+            return
+        self._k = k + 1
+        self.cycle(sc, t, k)
+
+    def cycle(self, sc, t_s: float, k: int) -> None:  # pragma: no cover - abstract
+        """Cycle ``k``, at ``t_s``."""
+        raise NotImplementedError
 
 
 def periodic(env, period_s: float, phase_s: float, duration_s: float, action: Callable[[], None]):

@@ -26,12 +26,11 @@ import math
 import numpy as np
 
 from ._validate import finite_array, positive_scalar, unit_quaternion
-from .component import Component, periodic
+from .component import LazyCycle
 from .errors import InputError
 from .schema import ESTIMATOR_SUFFIXES
 from .mekf import MEASUREMENTS, NIS_GATE_3DOF, PARAMETERS, mekf_cycle, new_memory
 from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
-from .timegrid import grid_time
 
 __all__ = ["MEKF", "ESTIMATOR_COLUMNS"]
 
@@ -53,7 +52,7 @@ def _on_grid(sensor, period_s: float, phase_s: float, field: str) -> tuple[int, 
     return int(every), int(offset)
 
 
-class MEKF(Component):
+class MEKF(LazyCycle):
     """Multiplicative extended Kalman filter: attitude and gyro bias (see :mod:`attsim.mekf`).
 
     Parameters
@@ -174,20 +173,14 @@ class MEKF(Component):
         self.memory = new_memory(self.q0 is not None)
         self.nis = np.full(3, np.nan)
         self.w_est = np.full(3, np.nan)
-        self._k = 0
+        self.reset_cycles()
 
-    def processes(self, env, sc):
-        return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.bring_up_to_date(sc))]
-
-    def bring_up_to_date(self, sc) -> None:
-        """Run the cycle due now, if it has not run yet (controllers call this before reading the estimate)."""
-        t = grid_time(self.phase_s, self._k, self.period_s)
-        if t != sc.now:
-            return
+    def cycle(self, sc, t: float, k: int) -> None:
+        """Cycle ``k`` at ``t``: sample the gyro and the measurements due, run :func:`~attsim.mekf.mekf_cycle`."""
         w_meas = self.gyro.sample(sc)
         samples = []
         for (every, offset), sensor in zip(self.grid, self.measurement_sensors):
-            due = sensor is not None and self._k >= offset and (self._k - offset) % every == 0
+            due = sensor is not None and k >= offset and (k - offset) % every == 0
             samples.append(sensor.sample(sc) if due else None)
         st, mag, css = samples
         zeros3 = np.zeros(3)
@@ -203,7 +196,6 @@ class MEKF(Component):
                 if nis > self.parameters[7] and count > 0:
                     sc._log(t, "outlier", estimator=self.name, measurement=label, nis=float(nis))
         self.w_est = w_meas - self.bias_rad_s
-        self._k += 1
 
     def attitude(self) -> tuple:
         """``q̂_IB`` of the latest cycle."""

@@ -32,9 +32,8 @@ import math
 from typing import NamedTuple
 
 from ._validate import non_negative_scalar, positive_scalar, sequence
-from .component import Component, periodic
+from .component import LazyCycle
 from .errors import InputError
-from .timegrid import grid_time
 
 __all__ = ["Mode", "Transition", "Condition", "ModeManager", "rate_below", "rate_above", "in_eclipse", "in_sunlight",
            "wheel_speed_above", "timeout", "at_time", "RATE_BELOW", "RATE_ABOVE", "IN_ECLIPSE", "IN_SUNLIGHT",
@@ -123,7 +122,7 @@ class Transition(NamedTuple):
     condition: Condition
 
 
-class ModeManager(Component):
+class ModeManager(LazyCycle):
     """The mission's mode logic (see the module docstring).
 
     Parameters
@@ -187,19 +186,12 @@ class ModeManager(Component):
         self.current = self.mode_names.index(self.initial)
         self.entered_s = 0.0
         self.since = [math.nan] * len(self.transitions)
-        self._k = 0
+        self.reset_cycles()
         for controller in self.managed:
             controller.active = controller in self.modes[self.current].controllers
 
-    def processes(self, env, sc):
-        return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.bring_up_to_date(sc))]
-
-    def bring_up_to_date(self, sc) -> None:
-        """Run the check due now, if it has not run yet (a managed controller calls this before its cycle)."""
-        t = grid_time(self.phase_s, self._k, self.period_s)
-        if t != sc.now:
-            return
-        self._k += 1
+    def cycle(self, sc, t: float, index: int) -> None:
+        """Check ``index`` at ``t``: the first transition whose condition held for its dwell switches the mode."""
         for k, transition in enumerate(self.transitions):
             if transition.source not in ("*", self.mode_names[self.current]) \
                     or transition.target == self.mode_names[self.current]:  # "*" never re-enters the current mode
