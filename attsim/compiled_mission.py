@@ -193,7 +193,9 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, esti
             roles = (law._attitude, law._rate, law._mag)
             if law._wheels:
                 bank.kind[c] = ml.QPD_WHEELS
-                p[6], p[7] = law.null_space_gain_Nm_s, law.wheel_speed_target_rad_s
+                # the loop's null-space step runs only where the Python path's does (a redundant array, a gain)
+                p[6] = law.null_space_gain_Nm_s if law._manages_null_space else 0.0
+                p[7] = law.wheel_speed_target_rad_s
                 rows = [wheel_row[wheel.name] for wheel in law._wheels]
                 for j, row in zip(rows, law._allocation):
                     bank.drives_wheel[c, j] = 1.0

@@ -301,8 +301,8 @@ class QuaternionPD(Controller):
             n = len(self._wheels)
             self._limits = np.array([w.max_torque_Nm for w in self._wheels])
             # the null space exists only for redundant arrays; a zero projector keeps one code path
-            redundant = n > 3 and self.null_space_gain_Nm_s > 0
-            self._projector = null_space_projector(axes) if redundant else np.zeros((n, n))
+            self._manages_null_space = n > 3 and self.null_space_gain_Nm_s > 0
+            self._projector = null_space_projector(axes) if self._manages_null_space else np.zeros((n, n))
             self._speeds, self._null, self._motor = np.zeros(n), np.zeros(n), np.zeros(n)
             self._speed_target = np.full(n, self.wheel_speed_target_rad_s)
         self._mtq = None if self._wheels else next(iter(self.actuators))
@@ -324,7 +324,7 @@ class QuaternionPD(Controller):
         q_ref, w_ref, _ = self.pointing.reference(self._sc, t_s)
         tau = pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd)
         if self._wheels:
-            if self.null_space_gain_Nm_s > 0 and len(self._wheels) > 3:
+            if self._manages_null_space:
                 for j, wheel in enumerate(self._wheels):
                     self._speeds[j] = wheel.speed_rad_s(self._sc)
                 null_space_torque(self._projector, self._speeds, self._speed_target, self.null_space_gain_Nm_s,

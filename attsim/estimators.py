@@ -32,9 +32,8 @@ from .schema import ESTIMATOR_SUFFIXES
 from .mekf import MEASUREMENTS, NIS_GATE_3DOF, PARAMETERS, mekf_cycle, new_memory
 from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
 
-__all__ = ["MEKF", "ESTIMATOR_COLUMNS"]
+__all__ = ["MEKF"]
 
-ESTIMATOR_COLUMNS = ESTIMATOR_SUFFIXES  # after the estimator's name and an underscore (attsim.schema)
 _GRID_TOLERANCE = 1e-9  # relative: a sensor's times must fall on the estimator's cycle times
 
 
@@ -159,8 +158,7 @@ class MEKF(LazyCycle):
             raise InputError("star_tracker", "must sample at the estimator's first cycle when q0 is not given")
         if self.sun_sensor is not None and self.sun_sensor.sun_inertial is not None:
             raise InputError("sun_sensor", "an estimator's sun sensor must use the mission environment's Sun")
-        if (self.magnetometer is not None or self.sun_sensor is not None) and mission.environment is None \
-                and self.sun_sensor is not None:
+        if self.sun_sensor is not None and mission.environment is None:
             raise InputError("environment", f"estimator {self.name!r} uses the Sun: the mission needs an environment")
 
     def start(self, sc):
@@ -206,7 +204,7 @@ class MEKF(LazyCycle):
         return tuple(float(v) for v in self.w_est)
 
     def columns(self):
-        return [f"{self.name}_{c}" for c in ESTIMATOR_COLUMNS]
+        return [f"{self.name}_{c}" for c in ESTIMATOR_SUFFIXES]
 
     def values(self, sc):
         sigma3 = 3.0 * np.sqrt(np.diag(self.P))
