@@ -127,23 +127,24 @@ def estimate(estimators, e, sensors, t, q, w, env_t, env_v, buffers):
     """
     g = estimators.gyro[e]
     sample_sensor(sensors, g, t, q, w, env_t, env_v)
-    use = np.zeros(3, dtype=np.bool_)
-    for i in range(3):
-        if _measurement_due(estimators, e, i):
+    use_st, use_mag, use_sun = _measurement_due(estimators, e, 0), _measurement_due(estimators, e, 1), \
+        _measurement_due(estimators, e, 2)
+    for i, due in enumerate((use_st, use_mag, use_sun)):
+        if due:
             sample_sensor(sensors, estimators.meas[e, i], t, q, w, env_t, env_v)
-            use[i] = True
     w_meas = sensors.output[g, 0:3]
-    st = sensors.output[estimators.meas[e, 0], 0:4] if use[0] else np.zeros(4)
-    mag = sensors.output[estimators.meas[e, 1], 0:3] if use[1] else np.zeros(3)
-    css = sensors.output[estimators.meas[e, 2], 0:6] if use[2] else np.zeros(6)
+    # views of the sensors' rows, no copies: a measurement that is not due (row -1 when absent) is never read
+    st = sensors.output[estimators.meas[e, 0], 0:4]
+    mag = sensors.output[estimators.meas[e, 1], 0:3]
+    css = sensors.output[estimators.meas[e, 2], 0:6]
     zero = (0.0, 0.0, 0.0)
     r_mag, r_sun = zero, zero
-    if (use[1] or use[2]) and env_t.shape[0] > 0:
+    if (use_mag or use_sun) and env_t.shape[0] > 0:
         k, f = table_cell(env_t, t)
         r_mag, r_sun = lerp3(env_v, k, f, B_I), lerp3(env_v, k, f, SUN)
     p = estimators.parameters[e]
     rejected = mekf_cycle(estimators.q[e], estimators.bias[e], estimators.P[e], estimators.memory[e], t, w_meas,
-                          use[0], st, use[1], mag, r_mag, use[2], css, r_sun, p, estimators.nis[e])
+                          use_st, st, use_mag, mag, r_mag, use_sun, css, r_sun, p, estimators.nis[e])
     if rejected:
         for i in range(3):
             if estimators.nis[e, i] > p[7] and estimators.memory[e, 5 + i] > 0.0:
