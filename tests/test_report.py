@@ -140,8 +140,8 @@ def _wheel_columns(torque_x=lambda t: 1e-4 * np.sin(t)):
 
 def _figures(page: str) -> list[dict]:
     """The figure data of a page, in order, with the title above each."""
-    found = re.findall(r"data-title='([^']*)'></div><script type='application/json' id='plot-\d+-data'>(.*?)</script>",
-                       page, flags=re.S)
+    found = re.findall(r"data-title='([^']*)'[^>]*></div>"
+                       r"<script type='application/json' id='plot-\d+-data'>(.*?)</script>", page, flags=re.S)
     return [dict(json.loads(data.replace("<\\/", "</")), title=title) for title, data in found]
 
 
@@ -186,9 +186,11 @@ def test_saturation_is_shaded_only_for_the_wheel_that_saturated_and_only_there(t
                   if f["title"].startswith("Reaction wheels"))
     shapes = wheels["layout"]["shapes"]
     assert [(s["name"], s["x0"], s["x1"]) for s in shapes] == [("rw_x torque saturated", 10.0, 12.5)]
-    torque_axis = next(t["yaxis"] for t in wheels["data"] if t["name"] == "rw_x delivered")
+    torque_axis = next(k.replace("axis", "") for k, v in wheels["layout"].items()
+                       if k.startswith("yaxis") and v["title"]["text"] == "motor torque [N m]")
+    assert any(t["name"] == "rw_x" and t["yaxis"] == torque_axis for t in wheels["data"])
     assert shapes[0]["yref"] == f"{torque_axis} domain"  # on the torque panel, not the speed panel
-    rw_x_colour = next(t["line"]["color"] for t in wheels["data"] if t["name"] == "rw_x delivered")
+    rw_x_colour = next(t["line"]["color"] for t in wheels["data"] if t["name"] == "rw_x")
     assert shapes[0]["fillcolor"] == rw_x_colour
     # a run where no wheel saturated has no shading at all
     quiet = _telemetry(tmp_path / "quiet", _wheel_columns(), WHEELS)
@@ -205,7 +207,12 @@ def test_wheel_panels_have_their_units_and_limits(tmp_path):
     assert titles == ["wheel speed [RPM]", "wheel momentum h [N m s]", "array momentum [N m s]", "motor torque [N m]"]
     names = [t["name"] for t in wheels["data"]]
     assert "speed limit ±5730 RPM (rw_x, rw_y, rw_z)" in names  # 600 rad/s, to four digits
-    assert "torque limit ±0.002 N m (rw_x, rw_y, rw_z)" in names and "capacity ±0.012 N m s (rw_x, rw_y, rw_z)" in names
+    assert "capacity ±0.012 N m s (rw_x, rw_y, rw_z)" in names
+    # torques of 1e-4 N m against a 2e-3 N m limit: the panel fits the torques, the limit is named off scale
+    assert "torque limit ±0.002 N m (rw_x, rw_y, rw_z) (off scale: the data stay below 1/20 of it)" in names
+    torque_axis = next(v for k, v in wheels["layout"].items()
+                       if k.startswith("yaxis") and v["title"]["text"] == "motor torque [N m]")
+    assert 1e-4 < torque_axis["range"][1] < 1.2e-4 and -1.2e-4 < torque_axis["range"][0] < -1e-4
     assert "envelope along the array's momentum" in names
 
 

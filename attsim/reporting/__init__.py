@@ -182,7 +182,7 @@ def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), pl
             first, criteria if criteria is not None else first.meta.get("criteria"), list(extra_figures or ())
         )
     else:
-        title = "Comparison: " + ", ".join(comparison.label(run, k) for k, run in enumerate(runs))
+        title = comparison.title(runs)
         sections = comparison.sections(runs, criteria)
     footer = "<p><small>attsim report; full-rate telemetry in telemetry.parquet beside each run's page.</small></p>"
     try:
@@ -203,13 +203,10 @@ def report_runs(runs, criteria=None, figures=None, comparison_path=None) -> list
     where = Path(comparison_path) if comparison_path is not None else Path(runs[0].path).parent / "comparison.html"
     library = plotly_js_path(where.parent) if shared else "inline"
     pages = []
-    for run in runs:
+    shares = comparison.share_criteria(runs, criteria)[0] if shared and criteria is not None else None
+    for k, run in enumerate(runs):
         extra = list(figures(run) or ()) if figures is not None else []
-        own = (
-            criteria
-            if not shared
-            else [row for row in (criteria or []) if row in comparison._own_criteria(run, criteria)]
-        )
+        own = shares[k] if shares is not None else criteria
         pages.append(report(run, criteria=own if (own or not shared) else None, extra_figures=extra, plotlyjs=library))
     if shared:
         pages.append(report(runs, where, criteria=criteria, plotlyjs=library))

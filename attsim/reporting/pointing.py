@@ -94,8 +94,8 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
             )
         )
     items = [
-        f"<p class='note'>Error against {error.source}: the angle of q_IR* ⊗ q_IB; per axis, its rotation vector "
-        "in body axes. Final error "
+        f"<p class='note'>Pointing error from {error.source}: the angle of q_IR* ⊗ q_IB (reference R, body B); "
+        "per axis, its rotation vector in body axes. Final error "
         + fmt(float(error.total_deg[-1]))
         + " deg, largest over the last tenth of the run "
         + fmt(float(np.nanmax(error.total_deg[int(0.9 * len(t)) :])))

@@ -42,6 +42,7 @@ DASHES = ("solid", "dash", "dot", "dashdot")
 AXIS_COLOURS = {"x": PALETTE[0], "y": PALETTE[1], "z": PALETTE[2]}
 PANEL_HEIGHT_PX = 260
 TIME_TITLE = "t [s]"
+MODEBAR_MARGIN_PX = 36
 
 
 class Plot(NamedTuple):
@@ -130,16 +131,24 @@ def limit_lines(
         "y": y,
         "hoverinfo": "name+y",
         "line": {"color": color, "dash": "dash", "width": 1.2},
+        "meta": {"limit": True},
     }
     if group:
         trace["legendgroup"] = group
     return trace
 
 
-def shade(intervals, color: str, name: str, yref: str = "y", opacity: float = 0.18) -> list[dict]:
-    """Shaded time intervals ``[(start, stop), ...]`` on the panel of ``yref``, one legend entry."""
+def shade(intervals, color: str, name: str, yref: str = "y", opacity: float = 0.18, min_width_s: float = 0.0
+          ) -> list[dict]:
+    """Shaded time intervals ``[(start, stop), ...]`` on the panel of ``yref``, one legend entry.
+
+    An interval shorter than ``min_width_s`` is widened to it about its middle, so that one of an instant shows.
+    """
     shapes = []
     for k, (start, stop) in enumerate(intervals):
+        if stop - start < min_width_s:
+            middle = 0.5 * (start + stop)
+            start, stop = middle - 0.5 * min_width_s, middle + 0.5 * min_width_s
         shapes.append(
             {
                 "type": "rect",
@@ -208,15 +217,55 @@ def stacked(title: str, panels: Sequence[Panel], x_title: str = TIME_TITLE) -> P
                     "yref": yref.replace("y", f"y{suffix}", 1) if yref.startswith("y") and suffix else yref,
                 }
             )
-    layout.update(base_layout(total), shapes=shapes)
+    # the time axis spans the data exactly (plotly pads it around markers)
+    ends = [(float(np.nanmin(x)), float(np.nanmax(x))) for x in
+            (np.asarray(tr.get("x"), dtype=float) for tr in data if not tr.get("meta", {}).get("limit"))
+            if x.size and np.isfinite(x).any()]
+    if ends and x_title == TIME_TITLE:
+        low, high = min(e[0] for e in ends), max(e[1] for e in ends)
+        if high > low:
+            layout["xaxis"]["range"] = [low, high]
+    layout.update(base_layout(total), shapes=_one_legend_entry_each(data, shapes))
     return Plot(title, {"data": data, "layout": layout})
 
 
+def _one_legend_entry_each(data: list, shapes: list) -> list:
+    """One legend entry per name (a wheel's speed, momentum and torque; the eclipse shaded on every panel).
+
+    Traces of one name share a legend group, so its one entry shows or hides them all. Returns the shapes.
+    """
+    counts = {}
+    for trace in data:
+        counts[trace.get("name")] = counts.get(trace.get("name"), 0) + 1
+    seen = set()
+    for trace in data:
+        if counts[trace.get("name")] > 1 and "legendgroup" not in trace:
+            trace["legendgroup"] = f"name:{trace.get('name')}"
+        key = (trace.get("name"), trace.get("legendgroup"))
+        if trace.get("showlegend", True) and key in seen:
+            trace["showlegend"] = False
+        seen.add(key)
+    shown = set()
+    for shape in shapes:
+        if shape.get("showlegend"):
+            if shape.get("name") in shown:
+                shape["showlegend"] = False
+            shown.add(shape.get("name"))
+    return shapes
+
+
 def base_layout(plot_height_px: float) -> dict:
-    """Margins, legend above the plot area, responsive width; the height grows with the legend's rows."""
+    """Margins, legend above the plot area, the mode bar upright in the right margin, responsive width.
+
+    ``meta.plot_px`` is the plot area's height: the page's loader makes the figure taller when a legend that
+    wraps to more rows (a narrow screen) would take room from it.
+    """
     return {
         "height": int(plot_height_px + 110),
-        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+        "meta": {"plot_px": int(plot_height_px)},
+        # the mode bar upright in a right margin of its own never covers the legend above the plot
+        "modebar": {"orientation": "v"},
+        "margin": {"l": 10, "r": MODEBAR_MARGIN_PX, "t": 10, "b": 10},
         "autosize": True,
         "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom", "font": {"size": 11}},
         "hovermode": "closest",
