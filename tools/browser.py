@@ -59,7 +59,8 @@ _INSPECT = """
     const gl = div.querySelectorAll('.gl-container canvas').length;
     const legends = boxes(div, '.legend .bg');
     const titles = boxes(div, '[class^="g-x"][class$="title"] text, [class^="g-y"][class$="title"] text');
-    const overlaps = legends.some(l => titles.some(t => hit(l, t)));
+    const bars = boxes(div, '.modebar');
+    const overlaps = legends.some(l => titles.some(t => hit(l, t)) || bars.some(b => hit(l, b)));
     const r = div.getBoundingClientRect();
     return {section: section ? section.id : null, title: div.dataset.title, svgTraces, geoTraces, gl,
             overlaps, width: r.width, right: r.right, error: div.dataset.error || null};
@@ -75,7 +76,8 @@ class PageResult(NamedTuple):
 
     load_s: float  # from navigation to every plot drawn, scrolling through the page
     interactive_s: float  # from navigation to the first screen drawn and a click on it answered (page's clock)
-    plots: list  # one dict per plot: section, title, svgTraces, geoTraces, gl, overlaps, width, right, error
+    plots: list  # per plot: section, title, svgTraces, geoTraces, gl, overlaps (legend over an axis title or the
+    # mode bar), width, right, error
     sections: list  # the ids of the page's sections, in order
     console_errors: list  # console errors and uncaught exceptions, as text
     scroll_width_px: int  # the document's width: larger than the window when something runs off the page
@@ -173,6 +175,8 @@ class Browser:
         * ``load_s``: when every plot is drawn, the page scrolled down a window at a time as a reader would
           (the report draws a plot as the reader nears it, 3D ones only then).
         """
+        if not Path(path).is_file():
+            raise FileNotFoundError(path)
         self.call(
             "Emulation.setDeviceMetricsOverride",
             width=width_px,

@@ -19,7 +19,7 @@ import numpy as np
 
 from .page import Section
 from .runinfo import components
-from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, shade, stacked, style
+from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, shade, short, stacked, style
 
 RPM_PER_RAD_S = 60.0 / (2.0 * np.pi)
 
@@ -202,7 +202,7 @@ def _thrusters_plot(df, thrusters, t) -> Plot:
     axis.update(
         tickmode="array",
         tickvals=[k + 0.4 for k in range(len(thrusters))],
-        ticktext=[th["name"] for th in thrusters],
+        ticktext=[short(th["name"]) for th in thrusters],
         range=[-0.3, len(thrusters) + 0.1],
     )
     return plot

@@ -11,14 +11,12 @@ kind of update) and ``<est>_bias_true_x/y/z`` (the gyro's true bias). Modes: an 
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 
 from .. import rotations
 from ..schema import ESTIMATOR_SUFFIXES, QUATERNION_COLUMNS
 from .page import Section
-from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, shade, stacked, style
+from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, shade, short, stacked, style
 
 ARCSEC_PER_RAD = 180.0 / np.pi * 3600.0
 DEG_H_PER_RAD_S = 180.0 / np.pi * 3600.0
@@ -211,7 +209,7 @@ def timeline_section(tel) -> Section | None:
                     "mode": "markers",
                     "name": kind,
                     "x": mine["t"].to_numpy(dtype=float),
-                    "y": [kind] * len(mine),
+                    "y": [short(kind)] * len(mine),
                     "marker": {"color": style(k)["color"], "size": 8, "symbol": "line-ns-open", "line": {"width": 2}},
                     "text": None if label is None else label.tolist(),
                     "hoverinfo": "x+y+text",
@@ -223,5 +221,5 @@ def timeline_section(tel) -> Section | None:
     plot = stacked("Modes and events", panels)
     if "mode" in df and len(df):
         axis = plot.figure["layout"]["yaxis"]
-        axis.update(tickmode="array", tickvals=list(names), ticktext=[html.escape(n) for n in names.values()])
+        axis.update(tickmode="array", tickvals=list(names), ticktext=[short(n) for n in names.values()])
     return Section("timeline", "Modes and events", [plot])

@@ -278,12 +278,55 @@ def as_plot(figure) -> Plot:
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
             axis.setdefault("automargin", True)
-    return Plot(str(text), spec)
+    return Plot(str(text), spec, markup=True)
+
+
+def _literal(value):
+    """Plotly text that shows as written: plotly reads a subset of HTML (and entities) in names and labels."""
+    if isinstance(value, str):
+        return html.escape(value, quote=False)
+    if isinstance(value, (list, tuple)):
+        return [_literal(v) for v in value]
+    return value
+
+
+_TEXT_KEYS = ("name", "text", "hovertext", "ticktext")
+
+
+def _literal_text(node):
+    """A copy of attsim's own figure with its text (user names among it) taken literally by plotly."""
+    if isinstance(node, dict):
+        return {k: (_literal(v) if k in _TEXT_KEYS else _literal_text(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_literal_text(v) for v in node]
+    return node
+
+
+def _has_data(figure: dict) -> bool:
+    """True when some trace (limit lines aside) has a value to draw."""
+    for trace in figure.get("data", []):
+        if isinstance(trace.get("meta"), dict) and trace["meta"].get("limit"):
+            continue
+        for key in ("z", "y"):
+            if key not in trace:
+                continue
+            values = trace[key]
+            if isinstance(values, np.ndarray) and values.dtype.kind in "fiu":
+                if np.isfinite(values).any():
+                    return True
+            elif isinstance(values, (list, tuple)) and any(v is not None for v in values):
+                if any(not isinstance(v, float) or np.isfinite(v) for v in values if v is not None):
+                    return True
+            break
+    return False
 
 
 def _figure_json(plot: Plot) -> str:
-    # "</" would end the script block early: plotly.js reads the escaped form the same
-    return json.dumps(_encode(plot.figure), separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    # in a script block "</script" would end it and "<!--" change how it ends: "<", ">" and "&" (only ever inside
+    # JSON strings) go as \\u escapes, which JSON.parse reads back the same
+    figure = plot.figure if plot.markup else _literal_text(plot.figure)
+    text = json.dumps(_encode(figure), separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def write_page(path: Path, title: str, sections: list[Section], plotlyjs="inline", footer: str = "") -> Path:
@@ -312,6 +355,10 @@ def write_page(path: Path, title: str, sections: list[Section], plotlyjs="inline
                 parts.append(item)
                 continue
             plot = as_plot(item)
+            if not plot.markup and not _has_data(plot.figure):  # never an empty frame: say so instead
+                parts.append(f"<h3>{html.escape(plot.title)}</h3><p class='note'>Nothing to draw: every value "
+                             "is missing (NaN) in the telemetry.</p>")
+                continue
             plots.append(plot)
             div = f"plot-{len(plots)}"
             heading = f"<h3>{html.escape(plot.title)}</h3>" if plot.title else ""

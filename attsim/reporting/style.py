@@ -46,10 +46,15 @@ MODEBAR_MARGIN_PX = 36
 
 
 class Plot(NamedTuple):
-    """One figure of a section: its title (HTML above it) and the Plotly figure dictionary."""
+    """One figure of a section: its title (HTML above it) and the Plotly figure dictionary.
+
+    ``markup`` is True for a user's own figure, whose text may use plotly's HTML subset; attsim's figures are
+    drawn with their text taken literally (names of components, modes and events come from the user).
+    """
 
     title: str
     figure: dict
+    markup: bool = False
 
 
 class Panel(NamedTuple):
@@ -71,6 +76,8 @@ def style(k: int) -> dict:
 def decimate(x, y) -> tuple[np.ndarray, np.ndarray]:
     """At most ``MAX_POINTS`` points (min/max-preserving MinMaxLTTB), as float32: what a screen shows."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) != len(y):
+        raise ValueError(f"decimate: {len(x)} times for {len(y)} values")
     if len(x) > MAX_POINTS:
         finite = np.isfinite(y)
         if not finite.all():
@@ -82,7 +89,8 @@ def decimate(x, y) -> tuple[np.ndarray, np.ndarray]:
                 np.ascontiguousarray(x), np.ascontiguousarray(y), n_out=MAX_POINTS
             )
             x, y = x[index], y[index]
-    return x.astype(np.float32), y.astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond float32's 3.4e38 a value is drawn as off the scale
+        return x.astype(np.float32), y.astype(np.float32)
 
 
 def line(
@@ -198,6 +206,8 @@ def stacked(title: str, panels: Sequence[Panel], x_title: str = TIME_TITLE) -> P
         }
         if panel.log_y:
             yaxis["type"] = "log"
+            if _decades(panel.traces) < 2.0:  # plotly labels every digit of a short log axis: 2 and 5 read better
+                yaxis["dtick"] = "D2"
         if panel.y_range is not None:
             yaxis["range"] = list(panel.y_range)
         xaxis = {"anchor": f"y{suffix}", "showticklabels": k == len(panels) - 1, "automargin": True}
@@ -227,6 +237,19 @@ def stacked(title: str, panels: Sequence[Panel], x_title: str = TIME_TITLE) -> P
             layout["xaxis"]["range"] = [low, high]
     layout.update(base_layout(total), shapes=_one_legend_entry_each(data, shapes))
     return Plot(title, {"data": data, "layout": layout})
+
+
+def _decades(traces) -> float:
+    """How many decades the positive values of ``traces`` span (0 without any)."""
+    values = [np.asarray(tr.get("y"), dtype=float) for tr in traces]
+    values = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in values]) if values else np.zeros(0)
+    return float(np.log10(values.max() / values.min())) if values.size else 0.0
+
+
+def short(text, length: int = 28) -> str:
+    """``text`` cut to ``length`` characters with an ellipsis (a tick label that would squeeze its plot)."""
+    text = str(text)
+    return text if len(text) <= length else text[: length - 1] + "…"
 
 
 def _one_legend_entry_each(data: list, shapes: list) -> list:
