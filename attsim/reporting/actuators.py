@@ -69,7 +69,7 @@ def _fit_to_data(panel: Panel, ratio: float = 20.0) -> Panel:
     """Scale the panel to its data when its limit lines are more than ``ratio`` times larger.
 
     A motor torque of 1e-6 N m drawn against a 1e-3 N m limit is a flat line; the limit stays in the legend,
-    marked off scale.
+    marked off scale (the data stay below 1/``ratio`` of it).
     """
     data = [tr for tr in panel.traces if not tr.get("meta", {}).get("limit")]
     limits = [tr for tr in panel.traces if tr.get("meta", {}).get("limit")]
@@ -82,7 +82,7 @@ def _fit_to_data(panel: Panel, ratio: float = 20.0) -> Panel:
     if peak == 0.0 or smallest <= ratio * peak:
         return panel
     for tr in limits:
-        tr["name"] += f" (off scale: the data stay below 1/{ratio:g} of it)"
+        tr["name"] += " (off scale)"
     low, high = float(values.min()), float(values.max())
     pad = 0.08 * (high - low) if high > low else 0.5 * peak
     return panel._replace(y_range=(low - pad, high + pad))
@@ -115,15 +115,15 @@ def _wheels_plot(df, wheels, saturated, t) -> Plot:
             )
     t0, t1 = float(t[0]), float(t[-1])
     for (key, value), names in limits.items():
-        who = ", ".join(names)
+        who = "" if len(names) == len(wheels) else f" ({', '.join(names)})"  # a limit every wheel shares
         if key == "max_speed_rad_s":
             speed.append(
-                limit_lines(t0, t1, value * RPM_PER_RAD_S, f"speed limit ±{fmt(value * RPM_PER_RAD_S)} RPM ({who})")
+                limit_lines(t0, t1, value * RPM_PER_RAD_S, f"speed limit ±{fmt(value * RPM_PER_RAD_S)} RPM{who}")
             )
         elif key == "max_torque_Nm":
-            torque.append(limit_lines(t0, t1, value, f"torque limit ±{fmt(value)} N m ({who})"))
+            torque.append(limit_lines(t0, t1, value, f"torque limit ±{fmt(value)} N m{who}"))
         else:
-            momentum.append(limit_lines(t0, t1, value, f"capacity ±{fmt(value)} N m s ({who})"))
+            momentum.append(limit_lines(t0, t1, value, f"capacity ±{fmt(value)} N m s{who}"))
     panels = [_fit_to_data(Panel("wheel speed [RPM]", speed, speed_shapes)),
               _fit_to_data(Panel("wheel momentum h [N m s]", momentum))]
     if all(w.get("axis") is not None for w in wheels):
@@ -149,10 +149,10 @@ def _array_panel(df, wheels, limits, t) -> Panel:
         meaningful = norm > 0.02 * everywhere
         safe = np.where(meaningful[:, None], h_B / np.where(meaningful, norm, 1.0)[:, None], 0.0)
         envelope = np.where(meaningful, _envelope(axes, capacity, safe), np.nan)
-        array.append(line(t, envelope, "envelope along the array's momentum", len(wheels) + 1, dash="dash"))
+        array.append(line(t, envelope, "envelope along h (array)", len(wheels) + 1, dash="dash"))
         if everywhere > 0:
             array.append(limit_lines(float(t[0]), float(t[-1]), everywhere,
-                                     f"held in every direction {fmt(everywhere)} N m s", symmetric=False))
+                                     f"held in any direction {fmt(everywhere)} N m s", symmetric=False))
     return Panel("array momentum [N m s]", array)
 
 

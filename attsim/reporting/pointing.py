@@ -8,6 +8,7 @@ the run's metadata (``target_q``), as the angle of ``q_IR* ⊗ q_IB``.
 
 from __future__ import annotations
 
+import html
 from typing import NamedTuple
 
 import numpy as np
@@ -80,7 +81,7 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
                 t[0],
                 t[-1],
                 deg,
-                f"requirement {fmt(found.value)} {found.unit} ({found.label})",
+                f"requirement {fmt(found.value)} {found.unit}",
                 color="#c00",
                 symmetric=False,
             )
@@ -99,7 +100,10 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
         + fmt(float(error.total_deg[-1]))
         + " deg, largest over the last tenth of the run "
         + fmt(float(np.nanmax(error.total_deg[int(0.9 * len(t)) :])))
-        + " deg.</p>",
+        + " deg."
+        + (f" Requirement (red): {html.escape(bound[1].label)} {html.escape(str(bound[1].value))} "
+           f"{html.escape(bound[1].unit)}." if bound is not None else "")
+        + "</p>",
         stacked("Pointing error", panels),
     ]
     items.append(attitude_plot(df, error.q_ref))

@@ -16,6 +16,7 @@ Layout rules, the same for every figure:
 
 from __future__ import annotations
 
+import html
 import math
 from typing import NamedTuple
 from collections.abc import Sequence
@@ -43,6 +44,7 @@ AXIS_COLOURS = {"x": PALETTE[0], "y": PALETTE[1], "z": PALETTE[2]}
 PANEL_HEIGHT_PX = 260
 TIME_TITLE = "t [s]"
 MODEBAR_MARGIN_PX = 36
+LEGEND_CHARS = 36  # what a legend entry of 11 px text holds beside a 390 px screen's axis labels
 
 
 class Plot(NamedTuple):
@@ -246,7 +248,7 @@ def _decades(traces) -> float:
     return float(np.log10(values.max() / values.min())) if values.size else 0.0
 
 
-def short(text, length: int = 28) -> str:
+def short(text, length: int = 16) -> str:
     """``text`` cut to ``length`` characters with an ellipsis (a tick label that would squeeze its plot)."""
     text = str(text)
     return text if len(text) <= length else text[: length - 1] + "…"
@@ -259,6 +261,11 @@ def _one_legend_entry_each(data: list, shapes: list) -> list:
     """
     counts = {}
     for trace in data:
+        if isinstance(trace.get("name"), str) and len(trace["name"]) > LEGEND_CHARS:
+            # a longer entry runs past a 390 px plot, under the mode bar (the hover keeps the whole name)
+            whole = html.escape(trace["name"], quote=False)
+            trace.setdefault("hovertemplate", f"{whole}<br>%{{x}}, %{{y}}<extra></extra>")
+            trace["name"] = short(trace["name"], LEGEND_CHARS)
         counts[trace.get("name")] = counts.get(trace.get("name"), 0) + 1
     seen = set()
     for trace in data:
@@ -270,6 +277,8 @@ def _one_legend_entry_each(data: list, shapes: list) -> list:
         seen.add(key)
     shown = set()
     for shape in shapes:
+        if isinstance(shape.get("name"), str):
+            shape["name"] = short(shape["name"], LEGEND_CHARS)
         if shape.get("showlegend"):
             if shape.get("name") in shown:
                 shape["showlegend"] = False
