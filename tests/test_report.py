@@ -42,7 +42,7 @@ def test_every_section_is_present_and_user_text_is_escaped(full_run):
         assert f"id='{section}'" in page, section
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<b>full</b>" not in page and "&lt;b&gt;full&lt;/b&gt; &amp; report" in page
-    assert page.count("id='plotlyjs-gz'") == 1 and "<script src=" not in page  # plotly.js embedded once: works offline
+    assert page.count("id='plotlyjs-gz'") == 1 and "src=" not in page  # plotly.js embedded once: works offline
     assert "<td>PASS</td>" in page and "<td>FAIL</td>" in page
 
 
@@ -296,7 +296,7 @@ def test_pages_written_together_share_one_plotly_js(tmp_path):
     for page in pages:
         text = page.read_text()
         relative = f"{'../' if page.name == 'report.html' else ''}{shared[0].name}"
-        assert "id='plotlyjs-gz'" not in text and f"<script src='{relative}'>" in text
+        assert "id='plotlyjs-gz'" not in text and f"<script defer src='{relative}'>" in text
         assert page.stat().st_size < 300_000
     single = attsim.report(runs[0], tmp_path / "single.html")
     assert "id='plotlyjs-gz'" in single.read_text() and single.stat().st_size < 2_500_000  # embedded, compressed

@@ -15,25 +15,27 @@ Chromium with a new profile: a first visit, nothing cached (neither the page
 nor plotly.js's compiled code). Printed are the medians (and the range) of:
 
 * **interactive**: the time from navigation until the page has drawn the
-  plots of its first screen (1280 x 900 px) *and* answers input: a mouse
-  click sent the moment the first screen is drawn reaches the page's event
-  handler at this time, so a page still busy (unpacking plotly.js, drawing
-  the next plot) answers late and that lateness counts. Both times are the
-  page's own clock (``performance.now()`` from navigation start);
+  plots of its first screen (1280 x 900 px), plus the input delay of a
+  mouse click sent at that moment (from the browser taking the click to the
+  page's handler running it: a page still busy drawing answers late, and
+  that lateness counts). The page's own clock (``performance.now()`` from
+  navigation start, ``event.timeStamp``), so the harness's own latency in
+  noticing the first screen is not counted;
 * **library**: when plotly.js is unpacked and evaluated (most of the
   interactive time);
 * **all plots**: the wall time until every plot is drawn, the page scrolled
   down a window at a time as a reader skimming it would (the report draws a
   plot as the reader nears it; 3D views only then).
 
-The machine's other work shows in the times (two cores): compare runs made
-together. Run: ``python tools/bench_report.py [--loads N]``
+The machine's other work shows in the times (the load average is printed at
+the start and the end): compare runs made together. Run: ``python tools/bench_report.py [--loads N]``
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import statistics
 import sys
 import tempfile
@@ -96,7 +98,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loads", type=int, default=5, help="first-visit loads per page (median)")
     args = parser.parse_args()
-    print(f"attsim {attsim.__version__} report benchmark (Chromium: {CHROMIUM or 'none'})", flush=True)
+    print(f"attsim {attsim.__version__} report benchmark (Chromium: {CHROMIUM or 'none'}; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for rows in (10**4, 10**6):
@@ -120,6 +123,7 @@ def main() -> int:
         print(f"  free_rigid_body: {len(pages)} pages + plotly.js, build {build_s:5.2f} s, {total_mb:5.2f} MB in "
               f"total (target <= 15); comparison page: {_cold_loads(pages[-1], args.loads)}; "
               f"one run's page: {_cold_loads(pages[0], args.loads)}", flush=True)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     return 0
 
 

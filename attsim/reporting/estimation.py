@@ -219,6 +219,8 @@ def timeline_section(tel) -> Section | None:
     if not panels:
         return None
     plot = stacked("Modes and events", panels)
+    if len(df) > 1:  # the whole run, not only the stretch with events
+        plot.figure["layout"]["xaxis"]["range"] = [float(df.index[0]), float(df.index[-1])]
     if "mode" in df and len(df):
         axis = plot.figure["layout"]["yaxis"]
         axis.update(tickmode="array", tickvals=list(names), ticktext=[short(n) for n in names.values()])

@@ -137,11 +137,11 @@ _LOADER = """
     }
     settle();
   }
-  var packed = document.getElementById('plotlyjs-gz');
-  if (!packed) {
-    if (document.readyState === 'complete') { draw(); } else { window.addEventListener('load', draw); }
-    return;
+  function whenParsed() {  // this script sits in the page's head: the plots' places come after it
+    if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', draw); } else { draw(); }
   }
+  var packed = document.getElementById('plotlyjs-gz');
+  if (!packed) { whenParsed(); return; }  // a shared plotly.js, loaded deferred: it runs before DOMContentLoaded
   // a data: URL decodes the base64 natively; the browser's DecompressionStream unpacks the gzip
   fetch('data:application/octet-stream;base64,' + packed.textContent.trim())
     .then(function (r) { return new Response(r.body.pipeThrough(new DecompressionStream('gzip'))).text(); })
@@ -149,10 +149,13 @@ _LOADER = """
       var script = document.createElement('script');
       script.text = code;
       document.head.appendChild(script);
-      draw();
+      whenParsed();
     }, function (error) {
-      divs = Array.prototype.slice.call(document.querySelectorAll('.attsim-plot'));
-      fail('plotly.js could not be unpacked: ' + error);
+      document.addEventListener('DOMContentLoaded', function () {
+        divs = Array.prototype.slice.call(document.querySelectorAll('.attsim-plot'));
+        fail('plotly.js could not be unpacked: ' + error);
+      });
+      if (document.readyState !== 'loading') { document.dispatchEvent(new Event('DOMContentLoaded')); }
     });
 })();
 """
@@ -389,13 +392,14 @@ def write_page(path: Path, title: str, sections: list[Section], plotlyjs="inline
             shared = shared.parent / library.name
         _share_plotly(shared, library)
         relative = Path(os.path.relpath(shared.resolve(), path.resolve().parent)).as_posix()
-        script = f"<script src='{html.escape(relative, quote=True)}'></script>"
+        script = f"<script defer src='{html.escape(relative, quote=True)}'></script>"
     page = (
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{html.escape(str(title))}</title><style>{_CSS}</style></head>"
-        f"<body><h1>{html.escape(str(title))}</h1><nav>{''.join(nav)}</nav>{''.join(body)}{footer}"
-        f"{script}<script>{_LOADER}</script></body></html>"
+        f"<title>{html.escape(str(title))}</title><style>{_CSS}</style>"
+        # plotly.js first: it unpacks while the browser reads the page's text and figure data
+        f"{script}<script>{_LOADER}</script></head>"
+        f"<body><h1>{html.escape(str(title))}</h1><nav>{''.join(nav)}</nav>{''.join(body)}{footer}</body></html>"
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
