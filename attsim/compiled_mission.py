@@ -85,7 +85,7 @@ def compiled_form(mission) -> bool:
     return len(laws) <= 1 and all(_compilable(c, mission) or type(c) is NumbaController for c in mission.components)
 
 
-def _sensor_bank(sensors, driven) -> ml.SensorBank:
+def _sensor_bank(sensors) -> ml.SensorBank:
     n = len(sensors)
     parameters = np.zeros((n, 8))
     bias = np.zeros((n, 3))
@@ -107,7 +107,7 @@ def _sensor_bank(sensors, driven) -> ml.SensorBank:
         kind=np.array([_SENSOR_KINDS[type(s)] for s in sensors], dtype=np.int64),
         period_s=np.array([s.period_s for s in sensors], dtype=float),
         phase_s=np.array([s.phase_s for s in sensors], dtype=float),
-        next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s in driven else 1.0 for s in sensors]),
+        next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s.readers else 1.0 for s in sensors]),
         parameters=parameters, output=np.full((n, 12), np.nan), bias=bias, t_last_s=np.full(n, np.nan),
         normals=normals, cursor=np.zeros(n, dtype=np.int64), draws=np.array([s.draws for s in sensors], dtype=np.int64))
 
@@ -279,8 +279,6 @@ def build(mission, sc, width: int) -> CompiledMission:
     wheel_row = {name: k for k, name in enumerate(sc.wheel_names)}
     estimators = [c for c in mission.components if type(c) is MEKF]
     manager = next((c for c in mission.components if type(c) is ModeManager), None)
-    driven = {s for c in controllers for s in c.sensors} | {s for e in estimators
-                                                           for s in (e.gyro, *e.measurement_sensors) if s is not None}
     layout = []
     for component in mission.components:
         if type(component) in _SENSOR_KINDS:
@@ -305,7 +303,7 @@ def build(mission, sc, width: int) -> CompiledMission:
                    + len(controllers) * (2 * n_wheels + 1) + n_wheels + 3 * len(estimators) + 1
                    + (len(controllers) * (2 * n_wheels + 1) + 1 if manager is not None else 0))
     return CompiledMission(
-        sensors=_sensor_bank(sensors, driven), estimators=_estimator_bank(estimators, sensor_row),
+        sensors=_sensor_bank(sensors), estimators=_estimator_bank(estimators, sensor_row),
         modes=_mode_bank(manager, controllers, estimators),
         controllers=_controller_bank(controllers, sensor_row, wheel_row, mtq_row, len(sc.wheel_names), estimators),
         magnetorquers=ml.MagnetorquerBank(np.array([q.dipole_max_Am2 for q in magnetorquers]).reshape(m, 3),

@@ -77,12 +77,7 @@ class Controller(Component):
         self.sensors = [resolve(s, "sensors") for s in self._sensor_refs]
         self.actuators = {a.name: a for a in (resolve(a, "actuators") for a in self._actuator_refs)}
         for sensor in self.sensors:
-            if sensor.driven_by not in (None, self):
-                owner = sensor.driven_by  # a controller or an estimator
-                raise InputError("sensors", f"sensor {sensor.name!r} is already sampled by "
-                                 f"{'estimator' if _is_estimator(owner) else 'controller'} {owner.name!r}; "
-                                 "a sensor has one reader (a controller can read an estimator instead)")
-            sensor.driven_by = self
+            sensor.add_reader(self)
         for actuator in self.actuators.values():  # two laws commanding one actuator would race at shared instants
             owner = getattr(actuator, "commanded_by", None)
             if owner not in (None, self) and owner in mission.components:

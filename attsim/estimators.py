@@ -149,9 +149,7 @@ class MEKF(LazyCycle):
                 continue
             if names.get(sensor.name) is not sensor:
                 raise InputError("sensors", f"sensor {sensor.name!r} of estimator {self.name!r} is not in the mission")
-            if sensor.driven_by not in (None, self):
-                raise InputError("sensors", f"sensor {sensor.name!r} is already sampled by {sensor.driven_by.name!r}")
-            sensor.driven_by = self
+            sensor.add_reader(self)
         self.grid = [(1, 0) if s is None else _on_grid(s, self.period_s, self.phase_s, field)
                      for s, field in zip(self.measurement_sensors, MEASUREMENTS)]
         if self.q0 is None and self.grid[0][1] != 0:

@@ -40,8 +40,10 @@ class SensorBank(NamedTuple):
     """One row per sensor. ``parameters`` by kind: gyro (arw, bias_rw, quantization); magnetometer (noise,
     bias x y z, quantization); sun sensor (noise, quantization); star tracker (sigma x y z, rad).
     ``output`` holds the latest measurement (first columns) and truth (from column 6), NaN before the
-    first sample; ``normals`` a block of standard normal draws consumed from ``cursor``, ``draws`` per sample
-    (``NORMALS_PER_SAMPLE`` of the kind, or 0 for a noise-free sensor, whose block is zeros)."""
+    first sample; ``t_last_s`` the time of the last sample (NaN before the first: readers at one instant share a
+    sample, and the gyro's noise spans the time since it); ``normals`` a block of standard normal draws consumed
+    from ``cursor``, ``draws`` per sample (``NORMALS_PER_SAMPLE`` of the kind, or 0 for a noise-free sensor,
+    whose block is zeros)."""
 
     kind: np.ndarray
     period_s: np.ndarray

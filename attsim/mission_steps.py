@@ -43,6 +43,8 @@ def log_event(buffers, t, kind, what, index, v0, v1, v2):
 @njit(**_JIT)
 def sample_sensor(sensors, s, t, q, w, env_t, env_v):
     """Take sensor ``s``'s measurement at ``t`` from the true state; returns False when it needs more normals."""
+    if sensors.t_last_s[s] == t:  # several readers at one instant share its sample
+        return True
     kind = sensors.kind[s]
     need = sensors.draws[s]  # 0 for a noise-free sensor: its block holds zeros and is never used up
     c = sensors.cursor[s]
@@ -63,7 +65,6 @@ def sample_sensor(sensors, s, t, q, w, env_t, env_v):
             sensors.cursor[s] = c + need
             out[0], out[1], out[2] = m
             out[6], out[7], out[8] = w
-        sensors.t_last_s[s] = t
     elif kind == MAGNETOMETER:
         k, f = table_cell(env_t, t)
         b_B = qrotate(qconj(q), lerp3(env_v, k, f, B_I))
@@ -88,6 +89,7 @@ def sample_sensor(sensors, s, t, q, w, env_t, env_v):
         for i in range(4):
             out[i] = m[i]
             out[6 + i] = q[i]
+    sensors.t_last_s[s] = t
     return True
 
 
