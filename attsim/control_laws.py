@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from ._jit import njit
 from .dynamics import dcm_to_quat_tuple, qconj, qmul, qrotate
 
 __all__ = ["pd_torque", "dipole_for_torque", "bdot_rate", "bdot_direction", "lvlh_quaternion_tuple",
@@ -97,3 +96,4 @@ def body_rate_relative(q, w, w_frame_inertial):
     """``ω - R_IBᵀ ω_F``: the body rate relative to a frame turning at ``ω_F`` (given in inertial axes)."""
     wf = qrotate(qconj(q), w_frame_inertial)
     return (w[0] - wf[0], w[1] - wf[1], w[2] - wf[2])
+

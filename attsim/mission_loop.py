@@ -24,12 +24,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .allocation import allocate, null_space_torque, unloading_dipole
 from .actuator_models import SATURATION_NONE, magnetorquer_saturate, wheel_command, wheel_speed, wheels_total
-from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
-                           orbit_rate_inertial, pd_torque)
+from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque,
+                           lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque)
 from .guidance_kernels import error_angle_deg, error_vector, rate_error
 from .environment.table import B_I, P_SRP, R, V, lerp1, lerp3, table_cell
 from .environment.torques import disturbance_torques
@@ -293,7 +293,8 @@ def user_cycle_template(controllers, c, sensors, wheels, magnetorquers, t, w, bu
 
 def bind_user_law(decide, digest: str):
     """:func:`user_cycle_template` compiled with ``user_decide`` bound to ``decide`` (cached on disk by ``digest``)."""
-    from .integrators.base import bind_globals, package_digest
+    from ._jit import package_digest
+    from .integrators.base import bind_globals
 
     return njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}",
                                      user_decide=decide))

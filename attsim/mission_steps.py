@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .dynamics import qconj, qrotate
 from .environment.table import B_I, P_SRP, SUN, lerp1, lerp3, table_cell
 from .mekf import mekf_cycle

@@ -15,8 +15,8 @@ components per body axis (rad).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .environment.table import GMST, R, SUN, V, lerp1, lerp3, table_cell
 from ._validate import unit_quaternion
 from .errors import InputError
