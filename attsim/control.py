@@ -26,8 +26,8 @@ from ._validate import function as callable_argument
 from ._validate import finite_number, non_negative_scalar, one_of, positive_scalar, sequence, vector3
 from .actuators import ReactionWheel
 from .component import Component, periodic
-from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
-                           orbit_rate_inertial, pd_torque)
+from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
+                           lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque)
 from .errors import AttsimError, ControllerError, InputError
 from .allocation import allocate, allocation_matrix, null_space_projector, null_space_torque, unloading_dipole
 from .guidance import NadirPointing
@@ -316,6 +316,8 @@ class QuaternionPD(Controller):
 
     def decide(self, t_s, readings):
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
+        if not known(q, w):
+            return {}
         q_ref, w_ref, _ = self.pointing.reference(self._sc, t_s)
         tau = pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd)
         if self._wheels:
@@ -375,6 +377,8 @@ class MagneticPD(Controller):
 
     def decide(self, t_s, readings):
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
+        if not known(q, w):
+            return {}
         e = self._sc.environment_now()
         r, v = tuple(e["r"]), tuple(e["v"])
         w_rel = body_rate_relative(q, w, orbit_rate_inertial(r, v))

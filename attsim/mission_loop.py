@@ -28,7 +28,7 @@ import numpy as np
 from ._jit import njit
 from .allocation import allocate, null_space_torque, unloading_dipole
 from .actuator_models import SATURATION_NONE, magnetorquer_saturate, wheel_command, wheel_speed, wheels_total
-from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque,
+from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
                            lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque)
 from .guidance_kernels import error_angle_deg, error_vector, rate_error
 from .environment.table import B_I, P_SRP, R, V, lerp1, lerp3, table_cell
@@ -162,6 +162,8 @@ def _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t, q, w, 
     if e_w >= 0:
         ew = estimators.w_est[e_w]
         w_in = (ew[0], ew[1], ew[2])
+    if (kind == QPD_WHEELS or kind == QPD_MAGNETORQUER or kind == MAGNETIC_PD) and not known(q_in, w_in):
+        return True  # no estimate yet: the law holds its commands
     if kind == QPD_WHEELS or kind == QPD_MAGNETORQUER:
         q_ref, w_ref, _ = reference_now(controllers.target_kind[c], controllers.target[c], t, env_t, env_v)
         tau = pd_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5])
