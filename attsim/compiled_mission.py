@@ -23,7 +23,7 @@ from .actuators import CommandSchedule, Magnetorquer, ReactionWheel, TorqueSched
 from .component import At
 from .control import BDot, MagneticPD, MomentumUnloading, QuaternionPD
 from .estimators import MEKF
-from .modes import ModeManager
+from .modes import POINTING_BELOW, ModeManager
 from .errors import ControllerError, DivergenceError, GimbalLockError
 from .guidance_kernels import PARAMETER_LENGTH
 from .mekf import MEASUREMENTS, MEMORY_SIZE, PARAMETERS
@@ -149,9 +149,16 @@ def _mode_bank(manager, controllers, estimators) -> ml.ModeBank:
         tr_to=np.array([names.index(t.target) for t in transitions], dtype=np.int64),
         tr_kind=np.array([t.condition.kind for t in transitions], dtype=np.int64),
         tr_params=np.array([(t.condition.value, t.condition.dwell_s) for t in transitions], dtype=float).reshape(-1, 2),
-        tr_source=np.array([-1 if t.condition.source is None else estimators.index(t.condition.source)
-                            for t in transitions], dtype=np.int64),
+        tr_source=np.array([_condition_source(t.condition, controllers, estimators) for t in transitions],
+                           dtype=np.int64),
         since=np.full(len(transitions), np.nan))
+
+
+def _condition_source(condition, controllers, estimators) -> int:
+    """The bank row a condition reads: the law of a pointing condition, the estimator of a rate one (-1: truth)."""
+    if condition.kind == POINTING_BELOW:
+        return controllers.index(condition.source)
+    return -1 if condition.source is None else estimators.index(condition.source)
 
 
 def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, estimators) -> ml.ControllerBank:
@@ -205,6 +212,7 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, esti
             else:
                 bank.kind[c] = ml.QPD_MAGNETORQUER
                 bank.magnetorquer[c] = mtq_row[law._mtq]
+                p[7:10] = law.compensation
         elif isinstance(law, MomentumUnloading):
             bank.kind[c] = ml.UNLOAD
             p[6] = law.gain_per_s
