@@ -12,7 +12,6 @@ what each method must declare and guarantee.
 
 from __future__ import annotations
 
-import functools
 import math
 import types
 from collections.abc import Callable
@@ -243,7 +242,6 @@ def bind_globals(function: Callable, name: str | None = None, **bindings) -> Cal
     return copy
 
 
-@functools.cache
 def fixed_step_loop(q0, w0, targs, J, Jinv, params, dt, n_steps, last_h, every, out):
     """Run ``n_steps`` of a method and record every ``every``-th state.
 
