@@ -582,3 +582,18 @@ def test_a_real_wheel_run_logs_the_commanded_torque_on_both_paths(tmp_path):
         t = df.index.to_numpy()
         assert np.array_equal(df["rw_torque_cmd"].to_numpy(), np.where(t < 2.0, 3e-4, -5e-5))  # before the limit
         assert np.array_equal(df["rw_torque"].to_numpy(), np.where(t < 2.0, 1e-4, -5e-5))  # what the motor gives
+
+
+def test_the_pointing_requirement_is_never_the_estimators():
+    from attsim.reporting.pointing import _requirement_deg
+
+    criteria = [("MEKF attitude error over the last two orbits [deg]", 0.9, True, "< 3"),
+                ("time to leave detumbling [s]", 3566.0, True, "<= 5906"),
+                ("max error to the orbit frame over the fourth orbit [deg]", 17.5, True, "< 25"),
+                ("attitude error of nav inside its bound [fraction]", 0.96, True, "> 0.9")]
+    meta = {"components": [{"name": "nav", "type": "MEKF"}]}
+    deg, found = _requirement_deg(criteria, meta)
+    assert deg == 25.0 and found.label.startswith("max error to the orbit frame")
+    deg, found = _requirement_deg(criteria + [("pointing error after 60 s [arcsec]", 20.0, True, "< 36")], meta)
+    assert deg == pytest.approx(0.01) and found.unit == "arcsec"  # a criterion naming pointing comes first
+    assert _requirement_deg(criteria[:2], meta) is None

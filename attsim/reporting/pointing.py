@@ -57,8 +57,16 @@ def pointing_error(df, meta) -> PointingError | None:
     return PointingError(np.degrees(rotations.quat_angle_between(q, q_ref)), axes, q_ref, source)
 
 
-def _requirement_deg(criteria):
-    found = requirement(criteria, ("pointing", "attitude error"))
+ESTIMATOR_WORDS = ("mekf", "estimat", "knowledge", "sigma", "filter")
+
+
+def _requirement_deg(criteria, meta=None):
+    """The pointing requirement in deg: a criterion naming pointing first, then an attitude error, then an error to a
+    frame or target; never an estimator's (its name, or words of estimation, in the label)."""
+    estimators = tuple(str(c["name"]).lower() for c in (meta or {}).get("components") or []
+                       if c.get("type") in ("MEKF", "Estimator"))
+    found = requirement(criteria, ("pointing", "attitude error", "error to"), exclude=ESTIMATOR_WORDS + estimators,
+                        units=ANGLE_TO_DEG)
     if found is None:
         return None
     factor = ANGLE_TO_DEG.get(found.unit)
@@ -73,7 +81,7 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
         return None
     t = df.index.to_numpy()
     total = [line(t, error.total_deg, "pointing error", 0, log_y=True)]
-    bound = _requirement_deg(criteria)
+    bound = _requirement_deg(criteria, tel.meta)
     if bound is not None:
         deg, found = bound
         total.append(
