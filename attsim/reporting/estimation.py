@@ -37,11 +37,12 @@ def _bounds(t, sigma3, k, scale, name) -> list[dict]:
 
 
 def converged_range(error: np.ndarray, sigma3: np.ndarray) -> tuple[float, float] | None:
-    """A symmetric y range that shows the converged filter: its error and 3σ bound after the start's transient.
+    """A symmetric y range that shows the filter once converged: its error and 3σ bound after the start's transient.
 
     A filter started with a large covariance has 3σ bounds hundreds of times its steady ones, and autoscaling
-    to them flattens everything after. The rows kept are those whose bound is within 3 times its median over
-    the second half of the run; None when there is nothing to narrow.
+    to them flattens everything after. The transient ends at the first row whose bounds are all within 3 times
+    their median over the second half of the run; the range holds every bound after it (an eclipse's growth
+    too) and the error's 99.5th percentile. None when there is nothing to narrow.
     """
     sigma3, error = np.abs(np.asarray(sigma3, dtype=float)), np.abs(np.asarray(error, dtype=float))
     if sigma3.ndim == 1:
@@ -50,15 +51,15 @@ def converged_range(error: np.ndarray, sigma3: np.ndarray) -> tuple[float, float
     if not np.isfinite(late).any():
         return None
     steady = np.nanmedian(late, axis=0)
-    converged = np.all(sigma3 <= 3.0 * steady, axis=1)
-    if not converged.any():
+    settled = np.nonzero(np.all(sigma3 <= 3.0 * steady, axis=1))[0]
+    if not len(settled):
         return None
-    peak = max(np.nanpercentile(sigma3[converged], 99.0), np.nanpercentile(error[converged], 99.5)
-               if np.isfinite(error[converged]).any() else 0.0)
+    after_bounds, after_error = sigma3[settled[0] :], error[settled[0] :]
+    peak = max(np.nanmax(after_bounds), np.nanpercentile(after_error, 99.5) if np.isfinite(after_error).any() else 0.0)
     whole = max(np.nanmax(sigma3), np.nanmax(error) if np.isfinite(error).any() else 0.0)
     if not np.isfinite(peak) or peak <= 0.0 or whole <= 2.0 * peak:
         return None
-    return (-1.3 * float(peak), 1.3 * float(peak))
+    return (-1.1 * float(peak), 1.1 * float(peak))
 
 
 # chi-square with 3 degrees of freedom (every update attsim's MEKF makes: a quaternion or a unit vector)
