@@ -24,11 +24,13 @@ page and wait for it).
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import gzip
 import html
 import json
 import os
+import secrets
 from pathlib import Path
 from typing import NamedTuple
 
@@ -216,13 +218,36 @@ def plotly_js_path(directory) -> Path:
     return Path(directory) / _library(False).name
 
 
+def _write_atomically(target: Path, data: bytes) -> None:
+    """Write ``target`` whole or not at all: a reader (a browser, another process) sees the old file or the new one.
+
+    The bytes go to a temporary file of this writer's own in the same directory, renamed over ``target``: two
+    processes writing the same page (or the same shared plotly.js) each rename a complete file, the last one wins;
+    a write that fails (a full disk, a kill) leaves the earlier file as it was. A symbolic link is followed (the
+    file it names is replaced, the link stays); something that is not a regular file (a device, a pipe) is written
+    to as it is.
+    """
+    target = Path(os.path.realpath(target))
+    if target.exists() and not target.is_file():
+        with open(target, "wb") as file:
+            file.write(data)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "xb") as file:  # a name no one else has (permissions as for any new file)
+            file.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def _share_plotly(target: Path, library: _Library) -> None:
     source = gzip.decompress(library.gzipped)
     if not (target.is_file() and target.stat().st_size == len(source)):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_bytes(source)
-        os.replace(tmp, target)
+        _write_atomically(target, source)
 
 
 _DTYPES = {
@@ -401,6 +426,5 @@ def write_page(path: Path, title: str, sections: list[Section], plotlyjs="inline
         f"{script}<script>{_LOADER}</script></head>"
         f"<body><h1>{html.escape(str(title))}</h1><nav>{''.join(nav)}</nav>{''.join(body)}{footer}</body></html>"
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
+    _write_atomically(path, page.encode("utf-8"))
     return path
