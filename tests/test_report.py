@@ -282,7 +282,7 @@ def test_extra_figures_get_their_own_section(tmp_path):
     figure = go.Figure(go.Scatter(x=[0, 1], y=[2, 3]), layout=dict(title="my </script> figure"))
     page = attsim.report(tel, tmp_path / "r.html", extra_figures=[figure]).read_text()
     assert _sections(page)[-1] == "figures" and "my &lt;/script&gt; figure" in page
-    with pytest.raises(attsim.InputError, match="extra_figures: must be plotly figures"):
+    with pytest.raises(attsim.InputError, match=r"extra_figures\[0\]: must be a plotly figure \(got str\)"):
         attsim.report(tel, tmp_path / "r.html", extra_figures=["no"])
 
 

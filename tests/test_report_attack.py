@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 
+import pytest
+
 import attsim
 from attsim.reporting import page as page_module
 
@@ -27,6 +29,8 @@ def test_a_failed_write_leaves_the_earlier_page_whole(tmp_path):
 import resource, signal, sys
 from pathlib import Path
 sys.path.insert(0, {str(ROOT)!r})
+import pytest
+
 import attsim
 from tests.test_report import _telemetry
 out = Path(sys.argv[1])
@@ -68,3 +72,75 @@ def test_a_page_written_to_a_device_writes_to_it(tmp_path):
     """``attsim.report(tel, "/dev/null")`` writes to the device; it never replaces it with a file."""
     assert attsim.report(_telemetry(tmp_path, {}), "/dev/null") == Path("/dev/null")
     assert Path("/dev/null").is_char_device()
+
+
+# ---- a mission's own figures ----
+
+def _hooked(tmp_path, figures, capsys):
+    """Run a small mission through the command line's ``execute`` with ``figures``; (exit code, page, stderr)."""
+    from attsim import cli
+
+    def build(out_dir=None):
+        return attsim.Propagation("hooked", [1.0, 2.0, 2.5], (0.3, 0.2, -0.1), duration=5.0, max_step=0.05,
+                                  out_dir=out_dir)
+
+    code = cli._guard(lambda: cli.execute(build, lambda tel: [("x [-]", 1.0, True, "= 1")],
+                                          out=str(tmp_path / "run"), figures=figures), debug=False)
+    page = tmp_path / "run" / "report.html"
+    return code, page.read_text() if page.is_file() else None, capsys.readouterr().err
+
+
+def test_figures_may_return_one_figure(tmp_path, capsys):
+    import plotly.graph_objects as go
+
+    code, page, _ = _hooked(tmp_path, lambda tel: go.Figure(go.Scatter(x=[0, 1], y=[1, 2]), layout={"title": "one"}),
+                            capsys)
+    assert code == 0 and "data-title='one'" in page
+
+
+def test_figures_that_raise_cost_the_figures_not_the_report(tmp_path, capsys):
+    def figures(tel):
+        raise RuntimeError("a bug in my plotting")
+
+    code, page, err = _hooked(tmp_path, figures, capsys)
+    assert code == 2  # an error in the mission script, as the command line's exit codes say
+    assert "RuntimeError: a bug in my plotting" in err and "the report was written without the mission's figures" in err
+    assert "id='pointing'" not in page and "id='attitude3d'" in page  # the whole report
+    assert "figures(telemetry) failed" in page and "RuntimeError: a bug in my plotting" in page
+
+
+def test_figures_that_are_not_figures_are_named(tmp_path, capsys):
+    import plotly.graph_objects as go
+
+    code, page, err = _hooked(tmp_path, lambda tel: [go.Figure(), "not a figure"], capsys)
+    assert code == 2 and "figures(telemetry)[1]: must be a plotly figure (got str)" in err
+    assert "id='figures'" in page and "figures(telemetry)[1]: must be a plotly figure" in page
+
+
+def test_extra_figures_name_the_bad_one_and_take_a_single_figure(tmp_path):
+    import plotly.graph_objects as go
+
+    class Broken(go.Figure):
+        def to_dict(self):
+            raise ValueError("cannot serialise")
+
+        to_plotly_json = to_dict
+
+    tel = _telemetry(tmp_path, {})
+    with pytest.raises(attsim.InputError, match=r"extra_figures\[1\]: must be a plotly figure \(got int\)"):
+        attsim.report(tel, tmp_path / "r.html", extra_figures=[go.Figure(), 3])
+    with pytest.raises(attsim.InputError, match=r"extra_figures\[0\]: must be a plotly figure that can be drawn"):
+        attsim.report(tel, tmp_path / "r.html", extra_figures=[Broken()])
+    page = attsim.report(tel, tmp_path / "r.html", extra_figures=go.Figure(layout={"title": "alone"})).read_text()
+    assert "data-title='alone'" in page
+
+
+def test_a_users_figure_keeps_a_readable_height_and_shows_its_title_as_plotly_would():
+    import plotly.graph_objects as go
+
+    from attsim.reporting.page import as_plot
+
+    plot = as_plot(go.Figure(go.Scatter(x=[0, 1], y=[1, 2]), layout={"title": "Wheel<br><b>speed</b> &amp; limits"}))
+    assert plot.figure["layout"]["height"] >= 400  # was none: drawn 120 px tall, the page's empty-box height
+    assert plot.title == "Wheel speed & limits"  # plotly's <br> and <b> are not shown as text above the plot
+    assert as_plot(go.Figure(layout={"height": 300})).figure["layout"]["height"] == 300

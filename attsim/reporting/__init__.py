@@ -28,6 +28,7 @@ Parquet file next to the report. User text is HTML-escaped.
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from collections.abc import Sequence
 
@@ -39,7 +40,7 @@ from ..errors import InputError
 from . import actuators, comparison, environment, estimation, freebody, pointing, sensors
 from .page import Section, as_plot, plotly_js_path, write_page
 from .runinfo import is_controlled, longest_interval, torque_free_mask
-from .style import MAX_POINTS, decimate
+from .style import MAX_POINTS, Plot, decimate
 from .summary import summary
 
 __all__ = ["report", "report_runs", "MAX_POINTS", "classify_spin"]
@@ -140,8 +141,46 @@ def single_sections(tel, criteria, extra_figures=()) -> list[Section]:
         out.append(environment.section(tel))
     out.append(_attitude_3d(tel))
     if extra_figures:
-        out.append(Section("figures", "Mission figures", [as_plot(f) for f in extra_figures]))
+        out.append(Section("figures", "Mission figures", list(extra_figures)))
     return [s for s in out if s is not None]
+
+
+def _figure_list(figures) -> list:
+    """A user's figures as a list: None, one figure, or any sequence or iterable of them."""
+    if figures is None:
+        return []
+    if isinstance(figures, Plot) or hasattr(figures, "to_plotly_json"):  # one figure (itself iterable: its keys)
+        return [figures]
+    if isinstance(figures, (str, bytes, dict)) or not hasattr(figures, "__iter__"):
+        return [figures]  # refused below, with its type
+    return list(figures)
+
+
+def _user_plots(figures, field: str) -> list[Plot]:
+    """The user's figures as :class:`Plot` (their titles above them), or an InputError naming the first bad one."""
+    plots = []
+    for k, figure in enumerate(_figure_list(figures)):
+        if not (isinstance(figure, Plot) or hasattr(figure, "to_plotly_json")):
+            raise InputError(f"{field}[{k}]", "must be a plotly figure", f"got {type(figure).__name__}")
+        try:
+            plots.append(as_plot(figure))
+        except Exception as exc:  # noqa: BLE001 - a figure plotly cannot serialise: say which, and why
+            raise InputError(f"{field}[{k}]", "must be a plotly figure that can be drawn",
+                             f"{type(exc).__name__}: {exc}") from exc
+    return plots
+
+
+def _mission_figures(figures, run) -> tuple[list, Exception | None]:
+    """``figures(run)`` of a mission script as plots, or (a sentence in their place, the error) when it fails.
+
+    The page is written either way: a bug in the plotting code does not cost the run's report.
+    """
+    try:
+        return _user_plots(figures(run), "figures(telemetry)"), None
+    except Exception as exc:  # noqa: BLE001 - the user's code: reported on the page, then raised
+        text = f"{type(exc).__name__}: {exc}"
+        return [f"<p class='note bad'>The mission script's figures(telemetry) failed, so its figures are not shown "
+                f"(the rest of the report is complete): {html.escape(text)}</p>"], exc
 
 
 def _check_runs(telemetry) -> list:
@@ -169,7 +208,7 @@ def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), pl
         Success criteria; defaults to ``telemetry.meta["criteria"]``. For a
         comparison, one list for all runs (each run shows the rows naming
         its method or name) or one list per run.
-    extra_figures : sequence of plotly figures, optional
+    extra_figures : plotly figure or sequence of them, optional
         Your own figures, shown in their own section (one run's page).
     plotlyjs : "inline" or path
         "inline" (default) embeds plotly.js (compressed) in the page; a path
@@ -182,6 +221,11 @@ def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), pl
         The file written.
     """
     runs = _check_runs(telemetry)
+    return _write(runs, path, criteria, _user_plots(extra_figures, "extra_figures"), plotlyjs)
+
+
+def _write(runs, path, criteria, extra: list, plotlyjs) -> Path:
+    """:func:`report` once its figures are plots (or a sentence saying why they are missing)."""
     first = runs[0]
     if path is None:
         if first.path is None:
@@ -195,9 +239,7 @@ def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), pl
                 raise InputError(f"criteria[{k}]", "must be (label, value, ok, bound)", f"got {criterion!r}")
     if len(runs) == 1:
         title = first.meta.get("name", "attsim run")
-        sections = single_sections(
-            first, criteria if criteria is not None else first.meta.get("criteria"), list(extra_figures or ())
-        )
+        sections = single_sections(first, criteria if criteria is not None else first.meta.get("criteria"), extra)
     else:
         title = comparison.title(runs)
         sections = comparison.sections(runs, criteria)
@@ -213,18 +255,36 @@ def report_runs(runs, criteria=None, figures=None, comparison_path=None) -> list
 
     Several pages share one plotly.js written beside them (``plotly-<version>.min.js`` in the directory
     holding the comparison page); one run's page embeds it. ``figures(telemetry)`` gives a run's own
-    figures. Returns the pages written, the comparison last.
+    figures (one plotly figure or a list). Returns the pages written, the comparison last. When
+    ``figures`` raises or returns something that is not a figure, every page is still written (that
+    page says so in place of the figures) and then its error is raised, noting where the pages are.
     """
     runs = _check_runs(runs)
     shared = len(runs) > 1
     where = Path(comparison_path) if comparison_path is not None else Path(runs[0].path).parent / "comparison.html"
     library = plotly_js_path(where.parent) if shared else "inline"
-    pages = []
+    pages, failed = [], None
     shares = comparison.share_criteria(runs, criteria)[0] if shared and criteria is not None else None
     for k, run in enumerate(runs):
-        extra = list(figures(run) or ()) if figures is not None else []
+        extra, error = _mission_figures(figures, run) if figures is not None else ([], None)
+        failed = failed or error
         own = shares[k] if shares is not None else criteria
-        pages.append(report(run, criteria=own if (own or not shared) else None, extra_figures=extra, plotlyjs=library))
+        pages.append(_write([run], None, own if (own or not shared) else None, extra, library))
     if shared:
-        pages.append(report(runs, where, criteria=criteria, plotlyjs=library))
+        pages.append(_write(runs, where, criteria, [], library))
+    if failed is not None:
+        _add_note(failed, "the report was written without the mission's figures: " + ", ".join(map(str, pages)))
+        raise failed
     return pages
+
+
+def _add_note(exc: BaseException, text: str) -> None:
+    """``exc.add_note(text)`` (Python 3.11), also on 3.10: the command line shows an exception's notes."""
+    notes = getattr(exc, "__notes__", None)
+    if isinstance(notes, list):
+        notes.append(text)
+    else:
+        try:
+            exc.__notes__ = [text]
+        except AttributeError:  # an exception type without a __dict__: the note is lost, not the error
+            pass

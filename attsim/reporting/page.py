@@ -30,6 +30,7 @@ import gzip
 import html
 import json
 import os
+import re
 import secrets
 from pathlib import Path
 from typing import NamedTuple
@@ -285,8 +286,24 @@ def _encode(value):
     return value
 
 
+USER_FIGURE_HEIGHT_PX = 450  # plotly's own default: a user's figure without a height is not squeezed into its box
+
+
+# the tags of plotly's HTML subset (plotly shows any other tag as text)
+_PLOTLY_TAGS = re.compile(r"<\s*/?\s*(?:br|b|i|em|sup|sub|s|u|span|a)(?:\s[^<>]*)?/?\s*>", re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    """A title in plotly's HTML subset as the plain text plotly shows: its tags dropped (``<br>`` a space),
+    entities read, any other tag left as the text it is."""
+    return " ".join(html.unescape(_PLOTLY_TAGS.sub(" ", text)).split())
+
+
 def as_plot(figure) -> Plot:
-    """A :class:`Plot` from a Plot or a plotly ``go.Figure`` (a user's figure; its title moves above it)."""
+    """A :class:`Plot` from a Plot or a plotly ``go.Figure`` (a user's figure; its title moves above it).
+
+    The figure keeps its height, or gets plotly's default one (the page's box for it would otherwise be 120 px).
+    """
     if isinstance(figure, Plot):
         return figure
     if not hasattr(figure, "to_plotly_json"):
@@ -302,11 +319,13 @@ def as_plot(figure) -> Plot:
     layout.setdefault("margin", {"l": 10, "r": MODEBAR_MARGIN_PX, "t": 30, "b": 10})
     layout.setdefault("modebar", {"orientation": "v"})
     layout.setdefault("autosize", True)
+    if not isinstance(layout.get("height"), (int, float)) or layout["height"] <= 0:
+        layout["height"] = USER_FIGURE_HEIGHT_PX
     layout.pop("width", None)
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
             axis.setdefault("automargin", True)
-    return Plot(str(text), spec, markup=True)
+    return Plot(_plain(str(text)), spec, markup=True)
 
 
 def _literal(value):
