@@ -72,8 +72,11 @@ _LOADER = """
   // two-dimensional ones also in the browser's idle time; one plot per task, so the page answers in between.
   // WebGL (3D) plots are drawn only near the window: each costs a long task and a graphics context.
   var divs = [], queue = [], busy = false, left = 0, firstScreen = [], started = false;
-  var QUIET_MS = 1500, idle = function (f) { return setTimeout(function () {
-    (window.requestIdleCallback || setTimeout)(f); }, 100); };
+  // an idle callback with a deadline: Chromium may stop declaring idle periods after early input (a click while
+  // the page loads), and without one the rest of the plots would wait for the reader to scroll to them
+  var QUIET_MS = 1500, IDLE_WAIT_MS = 1000, idle = function (f) { return setTimeout(function () {
+    if (window.requestIdleCallback) { requestIdleCallback(f, {timeout: IDLE_WAIT_MS}); } else { setTimeout(f, 0); }
+  }, 100); };
   function fail(message) {
     document.body.dataset.plots = 'failed';
     divs.forEach(function (div) { div.textContent = message; });

@@ -1,0 +1,45 @@
+"""The reports under attack, in headless Chromium (tools/browser.py): what only a browser shows."""
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tools.browser import CHROMIUM, Browser  # noqa: E402
+
+import attsim  # noqa: E402
+
+from .test_report import TARGET, WHEELS, _telemetry, _wheel_columns  # noqa: E402
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium (.ci/run installs Debian's chromium)")
+DRAWN = "Array.from(document.querySelectorAll('.attsim-plot')).filter(d => d.dataset.gl !== '1')" \
+        ".map(d => Boolean(d.dataset.drawn))"
+
+
+def _controlled_page(tmp_path):
+    columns = _wheel_columns() | {f"st_{c}": (lambda t: np.zeros_like(t)) for c in ("qw", "qx", "qy", "qz")}
+    tel = _telemetry(tmp_path, columns, WHEELS + [{"name": "qpd", "type": "QuaternionPD", "target_q": TARGET}], n=4000)
+    return attsim.report(tel, tmp_path / "controlled.html")
+
+
+def test_plots_below_the_first_screen_are_drawn_after_an_early_click_without_scrolling(tmp_path):
+    """Clicks while the page loads once stopped Chromium's idle callbacks: the rest were never drawn in the
+    background, only when scrolled to."""
+    page = _controlled_page(tmp_path)
+    with Browser() as browser:
+        browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
+        browser.call("Page.navigate", url=page.resolve().as_uri())
+        start = time.perf_counter()
+        while time.perf_counter() - start < 3.0:  # a reader clicking (on the margin) as the page comes up
+            for kind in ("mousePressed", "mouseReleased"):
+                browser.call("Input.dispatchMouseEvent", type=kind, x=1, y=1, button="left", clickCount=1)
+            time.sleep(0.2)
+        while time.perf_counter() - start < 60.0 and not all(browser.evaluate(DRAWN) or [False]):
+            time.sleep(0.5)
+        drawn = browser.evaluate(DRAWN)
+        assert browser.evaluate("window.scrollY") == 0
+    assert len(drawn) >= 4 and all(drawn), drawn
