@@ -144,3 +144,17 @@ def test_a_users_figure_keeps_a_readable_height_and_shows_its_title_as_plotly_wo
     assert plot.figure["layout"]["height"] >= 400  # was none: drawn 120 px tall, the page's empty-box height
     assert plot.title == "Wheel speed & limits"  # plotly's <br> and <b> are not shown as text above the plot
     assert as_plot(go.Figure(layout={"height": 300})).figure["layout"]["height"] == 300
+
+
+# ---- the load-time figures: a standard definition beside the report's own ----
+
+def test_time_to_interactive_is_lighthouses():
+    sys.path.insert(0, str(ROOT))
+    from tools.browser import time_to_interactive
+
+    # paint at 200 ms; long tasks at 300 (+900), 1500 (+100), then 4000 (+600): a 5 s quiet window only after it
+    tti, tbt = time_to_interactive([(4000.0, 600.0), (300.0, 900.0), (1500.0, 100.0)], 200.0)
+    assert tti == 4600.0 and tbt == 850.0 + 50.0 + 550.0
+    tti, tbt = time_to_interactive([(300.0, 900.0), (7000.0, 600.0)], 200.0)  # 5.8 s quiet after 1.2 s: done then
+    assert tti == 1200.0 and tbt == 850.0
+    assert time_to_interactive([], 250.0) == (250.0, 0.0)

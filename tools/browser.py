@@ -71,6 +71,33 @@ _INSPECT = """
 """
 
 
+# Long tasks (the main thread busy over 50 ms: input waits), recorded from the page's start by the browser itself.
+_LONG_TASKS = """
+window.__attsimLong = [];
+try {
+  new PerformanceObserver(list => list.getEntries().forEach(e => window.__attsimLong.push([e.startTime, e.duration])))
+    .observe({type: 'longtask', buffered: true});
+} catch (e) {}
+"""
+QUIET_WINDOW_MS = 5000.0  # Lighthouse's time to interactive: the end of the last long task before this long a quiet
+
+
+def time_to_interactive(long_tasks, first_paint_ms: float) -> tuple[float, float]:
+    """Lighthouse's time to interactive and total blocking time (ms) from the page's long tasks ``[(start, length)]``.
+
+    TTI: from the first contentful paint, the end of the last long task before the first window of
+    :data:`QUIET_WINDOW_MS` with none. TBT: the sum of each long task's time over 50 ms between the paint and TTI.
+    """
+    tti = first_paint_ms
+    for start, length in sorted(long_tasks):
+        if start - tti >= QUIET_WINDOW_MS:
+            break
+        tti = max(tti, start + length)
+    tbt = sum(max(0.0, min(start + length, tti) - max(start, first_paint_ms) - 50.0)
+              for start, length in long_tasks if start + length > first_paint_ms and start < tti)
+    return tti, tbt
+
+
 class PageResult(NamedTuple):
     """What one page load measured."""
 
@@ -84,6 +111,8 @@ class PageResult(NamedTuple):
     window_width_px: int
     first_screen_s: float  # from navigation to the plots of the first screen drawn (the page's own clock)
     library_s: float  # from navigation to plotly.js unpacked and evaluated
+    tti_s: float = float("nan")  # Lighthouse's time to interactive, a reader on the first screen (``load(tti=True)``)
+    tbt_s: float = float("nan")  # total blocking time up to it: the long tasks' time over 50 ms each
 
 
 class Browser:
@@ -119,6 +148,7 @@ class Browser:
         self._session = self._call("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
         for domain in ("Page", "Runtime", "Log"):
             self.call(f"{domain}.enable")
+        self.call("Page.addScriptToEvaluateOnNewDocument", source=_LONG_TASKS)
 
     def _send(self, method: str, params: dict, session: str | None) -> int:
         self._next_id += 1
@@ -164,7 +194,8 @@ class Browser:
             raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    def load(self, path: Path, width_px: int = 1280, height_px: int = 900, timeout_s: float = 120.0) -> PageResult:
+    def load(self, path: Path, width_px: int = 1280, height_px: int = 900, timeout_s: float = 120.0,
+             tti: bool = False) -> PageResult:
         """Open ``path`` at a window ``width_px`` wide, click it once its first screen is drawn, scroll through it.
 
         What is measured (the page's own clock, from navigation):
@@ -173,7 +204,11 @@ class Browser:
           plus the input delay of a mouse click sent the moment it is drawn (from the browser taking the click to
           the page's handler running: a page still busy answers late, and that lateness counts);
         * ``load_s``: when every plot is drawn, the page scrolled down a window at a time as a reader would
-          (the report draws a plot as the reader nears it, 3D ones only then).
+          (the report draws a plot as the reader nears it, 3D ones only then);
+        * with ``tti``, ``tti_s`` and ``tbt_s``: Lighthouse's time to interactive and total blocking time
+          (:func:`time_to_interactive`) of a reader who stays on the first screen: the page is left alone until
+          it has had no long task for 5 s (the report keeps drawing the plots below in the background, one
+          task each, and those tasks count), before the scrolling above.
         """
         if not Path(path).is_file():
             raise FileNotFoundError(path)
@@ -208,6 +243,14 @@ class Browser:
             for kind in ("mousePressed", "mouseReleased"):  # on the page's left margin: no plot takes it
                 self.call("Input.dispatchMouseEvent", type=kind, x=1, y=1, button="left", clickCount=1)
             delay_ms = max(0.0, self.evaluate("window.__attsimClick"))
+        tti_ms = tbt_ms = float("nan")
+        if tti:
+            quiet = ("(() => { const l = window.__attsimLong || [];"
+                     " const end = Math.max(0, ...l.map(e => e[0] + e[1]));"
+                     f" return performance.now() - end >= {QUIET_WINDOW_MS}; }})()")
+            wait_for(quiet, "a quiet window after the last long task")
+            paint = self.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || 0")
+            tti_ms, tbt_ms = time_to_interactive(self.evaluate("window.__attsimLong || []"), paint)
         y = 0
         while self.evaluate("document.body.dataset.plots") not in ("done", "failed"):
             y = self.evaluate(f"window.scrollTo(0, {y} + window.innerHeight); window.scrollY")
@@ -230,6 +273,8 @@ class Browser:
             report["innerWidth"],
             (interactive_ms or float("nan")) / 1e3,
             self.evaluate("Number(document.body.dataset.libraryMs || NaN)") / 1e3,
+            tti_ms / 1e3,
+            tbt_ms / 1e3,
         )
 
     def screenshot(self, path: Path) -> Path:
