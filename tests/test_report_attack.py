@@ -11,12 +11,13 @@ import sys
 from pathlib import Path
 
 
+import numpy as np
 import pytest
 
 import attsim
 from attsim.reporting import page as page_module
 
-from .test_report import _telemetry
+from .test_report import _bdata, _figures, _telemetry
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,6 +30,7 @@ def test_a_failed_write_leaves_the_earlier_page_whole(tmp_path):
 import resource, signal, sys
 from pathlib import Path
 sys.path.insert(0, {str(ROOT)!r})
+import numpy as np
 import pytest
 
 import attsim
@@ -158,3 +160,39 @@ def test_time_to_interactive_is_lighthouses():
     tti, tbt = time_to_interactive([(300.0, 900.0), (7000.0, 600.0)], 200.0)  # 5.8 s quiet after 1.2 s: done then
     assert tti == 1200.0 and tbt == 850.0
     assert time_to_interactive([], 250.0) == (250.0, 0.0)
+
+
+# ---- the numbers drawn, against independent references ----
+
+def _scipy_rotation(q):
+    from scipy.spatial.transform import Rotation
+
+    q = np.asarray(q, dtype=float)
+    return Rotation.from_quat(np.column_stack([q[:, 1], q[:, 2], q[:, 3], q[:, 0]]))  # scipy: (x, y, z, w)
+
+
+def _trace(figure, name):
+    return next(t for t in figure["data"] if t["name"] == name)
+
+
+def test_the_per_axis_pointing_error_is_the_rotation_vector_at_any_angle(tmp_path):
+    """Recorded att_err_x/y/z is 2 vec(q_RB), small-angle: the per-axis panel drew a 150 deg error as 111 deg."""
+    n = 400
+    angle = np.radians(np.linspace(1.0, 170.0, n))
+    axis = np.array([0.48, -0.6, 0.64])
+    q = np.column_stack([np.cos(angle / 2), np.outer(np.sin(angle / 2), axis)])  # the reference is the identity
+    q_ref = np.tile([1.0, 0.0, 0.0, 0.0], (n, 1))
+    error = _scipy_rotation(q_ref).inv() * _scipy_rotation(q)
+    two_vec = 2.0 * error.as_quat()[:, :3] * np.sign(error.as_quat()[:, 3:])
+    columns = {"att_err_deg": np.degrees(error.magnitude())} | {
+        f"att_err_{a}": two_vec[:, k] for k, a in enumerate("xyz")} | {
+        f"q_ref_{c}": q_ref[:, k] for k, c in enumerate("wxyz")} | {f"q{c}": q[:, k] for k, c in enumerate("wxyz")}
+    tel = _telemetry(tmp_path, {k: (lambda _t, v=v: v) for k, v in columns.items()},
+                     [{"name": "qpd", "type": "QuaternionPD"}], n=n)
+    figure = next(f for f in _figures(attsim.report(tel, tmp_path / "r.html").read_text())
+                  if f["title"] == "Pointing error")
+    expected = np.degrees(error.as_rotvec())
+    for k, a in enumerate("xyz"):
+        drawn = _bdata(_trace(figure, f"{a} (body)")["y"])
+        assert np.allclose(drawn, expected[:, k], rtol=1e-5, atol=1e-4), a
+    assert np.allclose(_bdata(_trace(figure, "pointing error")["y"]), np.degrees(error.magnitude()), rtol=1e-5)

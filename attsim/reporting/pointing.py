@@ -43,11 +43,28 @@ def reference(df, meta) -> tuple[np.ndarray | None, str]:
     return None, ""
 
 
+def rotation_vector(two_vec: np.ndarray) -> np.ndarray:
+    """The rotation vector θ n (rad) from the recorded ``att_err_x/y/z`` = 2 vec(q_RB) = 2 sin(θ/2) n.
+
+    The recorded error is the small-angle one (scalar part kept >= 0); θ = 2 asin(|v|/2) makes it exact at any
+    angle, so the per-axis error agrees with the total angle drawn above it (a 164 deg error is not 113 deg).
+    NaN rows stay NaN.
+    """
+    two_vec = np.asarray(two_vec, dtype=float)
+    norm = np.linalg.norm(two_vec, axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        angle = 2.0 * np.arcsin(np.clip(0.5 * norm, 0.0, 1.0))
+        scale = np.where(norm > 0.0, angle / np.where(norm > 0.0, norm, 1.0), 1.0)
+    return two_vec * scale
+
+
 def pointing_error(df, meta) -> PointingError | None:
     """The run's pointing error, or None when it has neither a recorded error nor a reference."""
     q_ref, source = reference(df, meta)
     if "att_err_deg" in df:
-        axes = np.degrees(df[list(ERROR_COLUMNS)].to_numpy()) if all(c in df for c in ERROR_COLUMNS) else None
+        axes = None
+        if all(c in df for c in ERROR_COLUMNS):
+            axes = np.degrees(rotation_vector(df[list(ERROR_COLUMNS)].to_numpy()))
         return PointingError(df["att_err_deg"].to_numpy(), axes, q_ref, "the recorded attitude error (att_err)")
     if q_ref is None:
         return None
