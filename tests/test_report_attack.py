@@ -196,3 +196,32 @@ def test_the_per_axis_pointing_error_is_the_rotation_vector_at_any_angle(tmp_pat
         drawn = _bdata(_trace(figure, f"{a} (body)")["y"])
         assert np.allclose(drawn, expected[:, k], rtol=1e-5, atol=1e-4), a
     assert np.allclose(_bdata(_trace(figure, "pointing error")["y"]), np.degrees(error.magnitude()), rtol=1e-5)
+
+
+def test_each_kind_of_update_has_the_nis_band_of_its_degrees_of_freedom(tmp_path):
+    """A Sun-direction update is a unit vector: its NIS has two degrees of freedom, not the three of a star tracker."""
+    from scipy.stats import chi2
+
+    from attsim.schema import ESTIMATOR_SUFFIXES
+
+    # independently: the innovation of a noisy unit vector against the truth, with the filter's R = sigma^2 I
+    rng = np.random.default_rng(3)
+    sigma, truth = 0.01, np.array([0.6, 0.0, 0.8])
+    measured = truth + sigma * rng.standard_normal((20000, 3))
+    measured /= np.linalg.norm(measured, axis=1, keepdims=True)
+    nis = np.sum((measured - truth) ** 2, axis=1) / sigma**2
+    assert abs(nis.mean() - 2.0) < 0.05  # chi-square with 2 degrees of freedom, not 3
+
+    columns = {f"ekf_{suffix}": 1e-6 for suffix in ESTIMATOR_SUFFIXES}
+    columns |= {"ekf_qw": 1.0, "ekf_qx": 0.0, "ekf_qy": 0.0, "ekf_qz": 0.0, "ekf_nis_mag": np.nan,
+                "ekf_nis_st": lambda t: 3.0 + 0 * t, "ekf_nis_sun": lambda t: nis[: len(t)]}
+    tel = _telemetry(tmp_path, columns, [{"name": "ekf", "type": "MEKF"}])
+    estimation = next(f for f in _figures(attsim.report(tel, tmp_path / "r.html").read_text())
+                      if f["title"].startswith("ekf"))
+    bands = {t["name"]: sorted(v for v in t["y"] if v is not None) for t in estimation["data"]
+             if t.get("meta", {}).get("limit") and "95%" in t["name"] and t.get("showlegend", True)}
+    sun = next(v for k, v in bands.items() if k.startswith("Sun:"))
+    tracker = next(v for k, v in bands.items() if k.startswith("star tracker:"))
+    assert sun[-1] == pytest.approx(chi2.ppf(0.975, 2)) and tracker[-1] == pytest.approx(chi2.ppf(0.975, 3))
+    lows = {t["name"]: t["y"][0] for t in estimation["data"] if t.get("showlegend") is False and "95%" in t["name"]}
+    assert pytest.approx(chi2.ppf(0.025, 2)) in lows.values() and pytest.approx(chi2.ppf(0.025, 3)) in lows.values()

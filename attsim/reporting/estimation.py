@@ -62,15 +62,17 @@ def converged_range(error: np.ndarray, sigma3: np.ndarray) -> tuple[float, float
     return (-1.1 * float(peak), 1.1 * float(peak))
 
 
-# chi-square with 3 degrees of freedom (every update attsim's MEKF makes: a quaternion or a unit vector)
-NIS_DOF = 3
+# the degrees of freedom of each kind of update's NIS (chi-square when the filter is consistent): a star tracker's
+# attitude error and a magnetometer's field vector have three; the Sun sensors' direction is a unit vector, so its
+# innovation has no component along it and two
+NIS_KINDS = (("st", "star tracker", 3), ("mag", "magnetometer", 3), ("sun", "Sun", 2))
 
 
 def _nis_panel(df, name, t) -> Panel | None:
     from scipy.stats import chi2
 
-    traces = []
-    for k, (kind, label) in enumerate((("st", "star tracker"), ("mag", "magnetometer"), ("sun", "Sun"))):
+    traces, dofs = [], {}
+    for k, (kind, label, dof) in enumerate(NIS_KINDS):
         column = f"{name}_nis_{kind}"
         if column not in df or not df[column].notna().any():
             continue
@@ -79,18 +81,27 @@ def _nis_panel(df, name, t) -> Panel | None:
         trace = line(t[keep], values[keep], f"NIS {label}", k)
         trace.update(mode="markers", marker={"color": trace["line"]["color"], "size": 3})
         traces.append(trace)
+        dofs.setdefault(dof, []).append((label, trace["line"]["color"]))
     if not traces:
         return None
-    low, high = chi2.ppf([0.025, 0.975], NIS_DOF)
     t0, t1 = float(t[0]), float(t[-1])
-    traces.append(limit_lines(t0, t1, float(NIS_DOF), f"mean {NIS_DOF} (consistent filter)", color="#000",
-                              symmetric=False))
-    traces.append(limit_lines(t0, t1, float(high), f"95% band {fmt(float(low), 3)} to {fmt(float(high), 3)}",
-                              symmetric=False, group="band"))
-    band_low = limit_lines(t0, t1, float(low), "95% band", symmetric=False, group="band")
-    band_low["showlegend"] = False
-    traces.append(band_low)
-    return Panel(f"NIS [-] (chi-square, {NIS_DOF} dof)", traces, log_y=True)
+    several = len(dofs) > 1
+    for dof, kinds in sorted(dofs.items(), reverse=True):
+        low, high = chi2.ppf([0.025, 0.975], dof)
+        colour = kinds[0][1] if several else "#000"
+        who = f"{', '.join(label for label, _ in kinds)}: " if several else ""
+        mean = f"{who}mean {dof}" if several else f"mean {dof} (consistent filter)"
+        traces.append(limit_lines(t0, t1, float(dof), mean, color=colour, symmetric=False))
+        band = f"{who}95% {fmt(float(low), 3)} to {fmt(float(high), 3)}" if several else \
+            f"95% band {fmt(float(low), 3)} to {fmt(float(high), 3)}"
+        traces.append(limit_lines(t0, t1, float(high), band, color="#444" if not several else colour,
+                                  symmetric=False, group=f"band{dof}"))
+        band_low = limit_lines(t0, t1, float(low), band, color="#444" if not several else colour, symmetric=False,
+                               group=f"band{dof}")
+        band_low["showlegend"] = False
+        traces.append(band_low)
+    title = ", ".join(f"{dof} dof" for dof in sorted(dofs, reverse=True))
+    return Panel(f"NIS [-] (chi-square, {title})", traces, log_y=True)
 
 
 def _estimator_plot(df, name, t) -> Plot:
