@@ -372,7 +372,8 @@ def test_an_estimator_started_with_a_large_covariance_is_shown_converged(tmp_pat
     decay = lambda t: 1e-5 * (1.0 + 1e3 * np.exp(-t / 5.0))  # noqa: E731  3σ from 1e-2 rad down to 1e-5
     columns = {f"ekf_{suffix}": 0.0 for suffix in ESTIMATOR_SUFFIXES}
     columns.update({"ekf_qw": lambda t: np.cos(0.001 * t), "ekf_qx": lambda t: np.sin(0.001 * t),  # the truth
-                    "ekf_nis_st": lambda t: np.where(np.arange(len(t)) % 2 == 0, 3.0, np.nan)})
+                    "ekf_nis_st": lambda t: np.where(np.arange(len(t)) % 2 == 0, 3.0, np.nan),
+                    "ekf_nis_mag": np.nan, "ekf_nis_sun": np.nan})  # a star tracker's updates only
     columns.update({f"ekf_sigma3_att_{a}": decay for a in "xyz"})
     columns.update({f"ekf_sigma3_bias_{a}": 1e-6 for a in "xyz"})
     tel = _telemetry(tmp_path, columns, [{"name": "ekf", "type": "Estimator"}], n=n)

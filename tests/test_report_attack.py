@@ -220,8 +220,9 @@ def test_each_kind_of_update_has_the_nis_band_of_its_degrees_of_freedom(tmp_path
                       if f["title"].startswith("ekf"))
     bands = {t["name"]: sorted(v for v in t["y"] if v is not None) for t in estimation["data"]
              if t.get("meta", {}).get("limit") and "95%" in t["name"] and t.get("showlegend", True)}
-    sun = next(v for k, v in bands.items() if k.startswith("Sun:"))
-    tracker = next(v for k, v in bands.items() if k.startswith("star tracker:"))
+    sun = next(v for k, v in bands.items() if k.startswith("2 dof:"))
+    tracker = next(v for k, v in bands.items() if k.startswith("3 dof:"))
     assert sun[-1] == pytest.approx(chi2.ppf(0.975, 2)) and tracker[-1] == pytest.approx(chi2.ppf(0.975, 3))
+    assert "(chi-square, star tracker 3 dof; Sun 2 dof)" in str(estimation["layout"])
     lows = {t["name"]: t["y"][0] for t in estimation["data"] if t.get("showlegend") is False and "95%" in t["name"]}
     assert pytest.approx(chi2.ppf(0.025, 2)) in lows.values() and pytest.approx(chi2.ppf(0.025, 3)) in lows.values()

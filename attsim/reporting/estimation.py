@@ -88,19 +88,20 @@ def _nis_panel(df, name, t) -> Panel | None:
     several = len(dofs) > 1
     for dof, kinds in sorted(dofs.items(), reverse=True):
         low, high = chi2.ppf([0.025, 0.975], dof)
-        colour = kinds[0][1] if several else "#000"
-        who = f"{', '.join(label for label, _ in kinds)}: " if several else ""
+        # one kind per band: the band in its colour; bands shared by kinds, or a single band, in grey
+        colour = kinds[0][1] if several and len(kinds) == 1 else "#444"
+        who = f"{dof} dof: " if several else ""
         mean = f"{who}mean {dof}" if several else f"mean {dof} (consistent filter)"
-        traces.append(limit_lines(t0, t1, float(dof), mean, color=colour, symmetric=False))
+        traces.append(limit_lines(t0, t1, float(dof), mean, color="#000" if not several else colour,
+                                  symmetric=False))
         band = f"{who}95% {fmt(float(low), 3)} to {fmt(float(high), 3)}" if several else \
             f"95% band {fmt(float(low), 3)} to {fmt(float(high), 3)}"
-        traces.append(limit_lines(t0, t1, float(high), band, color="#444" if not several else colour,
-                                  symmetric=False, group=f"band{dof}"))
-        band_low = limit_lines(t0, t1, float(low), band, color="#444" if not several else colour, symmetric=False,
-                               group=f"band{dof}")
+        traces.append(limit_lines(t0, t1, float(high), band, color=colour, symmetric=False, group=f"band{dof}"))
+        band_low = limit_lines(t0, t1, float(low), band, color=colour, symmetric=False, group=f"band{dof}")
         band_low["showlegend"] = False
         traces.append(band_low)
-    title = ", ".join(f"{dof} dof" for dof in sorted(dofs, reverse=True))
+    title = "; ".join(f"{', '.join(label for label, _ in kinds)} {dof} dof" for dof, kinds in
+                      sorted(dofs.items(), reverse=True)) if several else f"{next(iter(dofs))} dof"
     return Panel(f"NIS [-] (chi-square, {title})", traces, log_y=True)
 
 
