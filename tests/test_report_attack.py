@@ -226,3 +226,30 @@ def test_each_kind_of_update_has_the_nis_band_of_its_degrees_of_freedom(tmp_path
     assert "(chi-square, star tracker 3 dof; Sun 2 dof)" in str(estimation["layout"])
     lows = {t["name"]: t["y"][0] for t in estimation["data"] if t.get("showlegend") is False and "95%" in t["name"]}
     assert pytest.approx(chi2.ppf(0.025, 2)) in lows.values() and pytest.approx(chi2.ppf(0.025, 3)) in lows.values()
+
+
+def test_sun_sensors_are_a_direction_error_in_degrees(tmp_path):
+    """The six cosine faces' error was drawn on an axis titled '[sensor unit]'; the natural unit is the angle."""
+    n = 400
+    t = np.arange(n) * 0.5
+    true = np.column_stack([np.cos(0.01 * t), np.sin(0.01 * t), 0.3 + 0 * t])
+    true /= np.linalg.norm(true, axis=1, keepdims=True)
+    error_deg = 0.5 + 2.0 * np.abs(np.sin(0.05 * t))  # a known angle, about an axis square to the Sun
+    axis = np.cross(true, [0.0, 0.0, 1.0])
+    axis /= np.linalg.norm(axis, axis=1, keepdims=True)
+    measured = _scipy_rotation(np.column_stack([np.cos(np.radians(error_deg) / 2),
+                                                axis * np.sin(np.radians(error_deg) / 2)[:, None]])).apply(true)
+    dark = (t > 100) & (t < 120)  # an eclipse: every face reads zero
+    columns = {}
+    for prefix, s in (("css_", measured), ("css_true_", true)):
+        for k, a in enumerate("xyz"):
+            columns[f"{prefix}p{a}"] = np.where(dark, 0.0, np.maximum(0.0, s[:, k]))
+            columns[f"{prefix}m{a}"] = np.where(dark, 0.0, np.maximum(0.0, -s[:, k]))
+    tel = _telemetry(tmp_path, {k: (lambda _t, v=v: v) for k, v in columns.items()},
+                     [{"name": "css", "type": "SunSensor"}], n=n)
+    page = attsim.report(tel, tmp_path / "r.html").read_text()
+    plot = next(f for f in _figures(page) if f["title"].startswith("css (SunSensor)"))
+    titles = [v["title"]["text"] for k, v in plot["layout"].items() if k.startswith("yaxis")]
+    assert titles == ["direction error [deg]", "face error [fraction of full scale]"]
+    drawn = _bdata(_trace(plot, "angle to the true Sun")["y"])
+    assert np.allclose(drawn[~dark], error_deg[~dark], atol=1e-4) and np.all(np.isnan(drawn[dark]))

@@ -2,7 +2,9 @@
 
 Gyro: deg/h per axis. Star tracker: arcsec per body axis (the rotation
 vector of q_true* ⊗ q_measured) and the total angle. Magnetometer: nT per
-axis. Sun sensor: the measured minus the true reading per face. Rows
+axis. Sun sensors: the angle in deg between the Sun direction the six faces
+measure, normalize(I+x − I−x, I+y − I−y, I+z − I−z), and the true one (none
+in eclipse), and each face's error as a fraction of full scale. Rows
 before a sensor's first sample (NaN) are left out.
 """
 
@@ -52,6 +54,31 @@ def _tracker_error(df, name, t) -> Plot:
     )
 
 
+SUN_FACES = ("px", "mx", "py", "my", "pz", "mz")
+
+
+def _sun_direction(df, prefix: str) -> np.ndarray:
+    """The unit Sun direction from six cosine faces ``<prefix>px .. <prefix>mz``; NaN where they see no Sun."""
+    faces = df[[f"{prefix}{face}" for face in SUN_FACES]].to_numpy(dtype=float)
+    s = faces[:, 0::2] - faces[:, 1::2]
+    norm = np.linalg.norm(s, axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(norm > 0.0, s / norm, np.nan)
+
+
+def _sun_sensor_error(df, name, kind, t) -> Plot:
+    measured, true = _sun_direction(df, f"{name}_"), _sun_direction(df, f"{name}_true_")
+    angle = np.degrees(np.arccos(np.clip(np.sum(measured * true, axis=1), -1.0, 1.0)))
+    faces = [line(t, df[f"{name}_{face}"].to_numpy() - df[f"{name}_true_{face}"].to_numpy(), face, k)
+             for k, face in enumerate(SUN_FACES)]
+    return stacked(
+        f"{name} ({kind}): Sun direction measured by the faces against the true one (none in eclipse), "
+        "and each face's error",
+        [Panel("direction error [deg]", [line(t, angle, "angle to the true Sun", 4)]),
+         Panel("face error [fraction of full scale]", faces)],
+    )
+
+
 def section(tel) -> Section | None:
     """One error plot per sensor that records its truth, or None."""
     df, meta = tel.df, tel.meta
@@ -74,11 +101,14 @@ def section(tel) -> Section | None:
             items.append(_vector_error(df, name, t, 1e9, "nT", f"{name} (Magnetometer): measured − true field"))
         elif kind == "StarTracker":
             items.append(_tracker_error(df, name, t))
+        elif kind == "SunSensor" and all(f"{name}_{p}{f}" in df for p in ("", "true_") for f in SUN_FACES):
+            items.append(_sun_sensor_error(df, name, kind, t))
         else:
             truth = [c for c in df.columns if c.startswith(f"{name}_true_")]
             traces = [
                 line(t, df[c.replace("_true_", "_")].to_numpy() - df[c].to_numpy(), c.replace("_true_", "_"), k)
                 for k, c in enumerate(truth)
             ]
-            items.append(stacked(f"{name} ({kind}): measured − true reading", [Panel("error [sensor unit]", traces)]))
+            items.append(stacked(f"{name} ({kind}): measured − true reading",
+                                 [Panel("error [the sensor's unit]", traces)]))
     return Section("sensors", "Sensors", items) if items else None
