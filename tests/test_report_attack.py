@@ -253,3 +253,19 @@ def test_sun_sensors_are_a_direction_error_in_degrees(tmp_path):
     assert titles == ["direction error [deg]", "face error [fraction of full scale]"]
     drawn = _bdata(_trace(plot, "angle to the true Sun")["y"])
     assert np.allclose(drawn[~dark], error_deg[~dark], atol=1e-4) and np.all(np.isnan(drawn[dark]))
+
+
+# ---- comparisons ----
+
+def test_runs_of_one_directory_name_are_told_apart_in_a_comparison(tmp_path):
+    """reports/wheel_slew against /elsewhere/wheel_slew (same seed and method) were both 'wheel_slew (seed 1, rk4)',
+    with one legend entry for both."""
+    a = _telemetry(tmp_path / "main" / "wheel_slew", {}, name="wheel_slew")
+    b = _telemetry(tmp_path / "branch" / "wheel_slew", {}, name="wheel_slew")
+    page = attsim.report([a, b, b], tmp_path / "c.html").read_text()
+    for label in ("main/wheel_slew (seed 7, rk4)", "branch/wheel_slew #1 (seed 7, rk4)",
+                  "branch/wheel_slew #2 (seed 7, rk4)"):
+        assert f"<td>{label}</td>" in page
+    rates = next(f for f in _figures(page) if f["title"].startswith("Body rates and attitude"))
+    shown = [t["name"] for t in rates["data"] if t.get("showlegend", True)]
+    assert len(shown) == 3 and len(set(shown)) == 3

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -25,18 +26,34 @@ _esc = html.escape
 MAX_TITLE_RUNS = 3
 
 
-def label(run, k: int) -> str:
-    """``directory (seed s, method m)``: distinct even when runs share a scenario name."""
-    where = Path(run.path).name if run.path is not None else str(run.meta.get("name", f"run {k}"))
-    return f"{where} (seed {run.meta.get('seed')}, {method_label(run.meta)})"
+def _places(runs) -> list[str]:
+    """Each run's directory, with as many of its parents as it takes to tell the runs apart (``a/x``, ``b/x``)."""
+    parts = [Path(run.path).resolve().parts if run.path is not None else (str(run.meta.get("name", f"run {k}")),)
+             for k, run in enumerate(runs)]
+    depth = 1
+    while depth < max(map(len, parts)) and len({p[-depth:] for p in parts}) < len(set(parts)):
+        depth += 1
+    places = [Path(*p[-depth:]).as_posix() for p in parts]
+    counts, seen = Counter(places), Counter()
+    for k, place in enumerate(places):  # the same directory given twice: told apart by its position
+        seen[place] += 1
+        if counts[place] > 1:
+            places[k] = f"{place} #{seen[place]}"
+    return places
+
+
+def labels(runs) -> list[str]:
+    """``directory (seed s, method m)`` of each run; directories of one name shown with their parents."""
+    return [f"{place} (seed {run.meta.get('seed')}, {method_label(run.meta)})"
+            for place, run in zip(_places(runs), runs)]
 
 
 def title(runs) -> str:
     """The page's title: the runs' labels, or their count and the first and last for many."""
-    labels = [label(run, k) for k, run in enumerate(runs)]
-    if len(labels) <= MAX_TITLE_RUNS:
-        return "Comparison: " + ", ".join(labels)
-    return f"Comparison of {len(labels)} runs: {labels[0]} … {labels[-1]}"
+    labels_ = labels(runs)
+    if len(labels_) <= MAX_TITLE_RUNS:
+        return "Comparison: " + ", ".join(labels_)
+    return f"Comparison of {len(labels_)} runs: {labels_[0]} … {labels_[-1]}"
 
 
 def _keys(run) -> list[str]:
@@ -115,11 +132,11 @@ def _largest(values) -> str:
 
 
 def sections(runs, criteria=None) -> list[Section]:
-    labels = [label(run, k) for k, run in enumerate(runs)]
+    names = labels(runs)
     per_run, common = share_criteria(runs, criteria)
     base = runs[0].df
     rows, differences = [], {}
-    for k, (name, run, own) in enumerate(zip(labels, runs, per_run)):
+    for k, (name, run, own) in enumerate(zip(names, runs, per_run)):
         found = _differences(base, run.df)
         if found is not None and k:
             differences[name] = found
@@ -137,7 +154,7 @@ def sections(runs, criteria=None) -> list[Section]:
     table = (
         "<div class='table-wrap'><table class='params'><tr><th>status</th><th>run (directory, seed, method)</th>"
         "<th>rows</th><th>max step [s]</th><th>wall [s]</th>"
-        f"<th>max attitude difference to {_esc(labels[0])} [rad]</th>"
+        f"<th>max attitude difference to {_esc(names[0])} [rad]</th>"
         "<th>max rate difference [rad/s]</th><th>criteria</th></tr>" + "".join(rows) + "</table></div>"
     )
     items = [
@@ -153,14 +170,14 @@ def sections(runs, criteria=None) -> list[Section]:
         traces = [line(common_t, dq, name, k, log_y=True)
                   for k, (name, (common_t, dq, _dw)) in enumerate(differences.items())]
         items.append(
-            stacked(f"Attitude difference to {labels[0]}", [Panel("angle [rad]", traces, log_y=True, height_px=320)])
+            stacked(f"Attitude difference to {names[0]}", [Panel("angle [rad]", traces, log_y=True, height_px=320)])
         )
     panels = []
     for columns, unit in ((RATE_COLUMNS, "rad/s"), (QUATERNION_COLUMNS, "-")):
         for c in columns:
             traces = [
                 line(run.df.index.to_numpy(), run.df[c].to_numpy(), name, k, group=name)
-                for k, (name, run) in enumerate(zip(labels, runs))
+                for k, (name, run) in enumerate(zip(names, runs))
                 if c in run.df and len(run.df)
             ]
             if traces:
