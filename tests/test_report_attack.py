@@ -269,3 +269,18 @@ def test_runs_of_one_directory_name_are_told_apart_in_a_comparison(tmp_path):
     rates = next(f for f in _figures(page) if f["title"].startswith("Body rates and attitude"))
     shown = [t["name"] for t in rates["data"] if t.get("showlegend", True)]
     assert len(shown) == 3 and len(set(shown)) == 3
+
+
+def test_missions_whose_runs_sit_side_by_side_keep_their_comparisons_apart(tmp_path):
+    """free_rigid_body, axis_stability, asymmetric_top, gimbal_lock and time_step_study all wrote
+    reports/comparison.html: each mission run overwrote the last one's."""
+    from attsim.reporting import report_runs
+
+    def mission(*names):
+        return report_runs([_telemetry(tmp_path / name, {}, name=name) for name in names])[-1]
+
+    first = mission("free_rigid_body_exact", "free_rigid_body_rk4")
+    second = mission("axis_stability_major", "axis_stability_minor")
+    assert first.name == "free_rigid_body_comparison.html" and second.name == "axis_stability_comparison.html"
+    assert "free_rigid_body_exact" in first.read_text() and "axis_stability_major" in second.read_text()
+    assert mission("without_unloading", "with_unloading").name == "comparison.html"  # no word in common

@@ -250,18 +250,39 @@ def _write(runs, path, criteria, extra: list, plotlyjs) -> Path:
         raise InputError("path", "must be a file that can be written", f"{path}: {exc.strerror or exc}") from None
 
 
+def comparison_name(runs) -> str:
+    """The file name of a mission's comparison page: ``<words every run's name starts with>_comparison.html``.
+
+    ``free_rigid_body_exact``, ``free_rigid_body_rk4``, ... give ``free_rigid_body_comparison.html``: missions whose
+    runs sit side by side in ``reports/`` keep their comparisons apart (each wrote ``reports/comparison.html``, the
+    last one run overwriting the others'). Runs whose names share no leading word (a mission's own directory
+    holds them) give ``comparison.html``.
+    """
+    words = [str(run.meta.get("name", "")).split("_") for run in runs]
+    common = []
+    for group in zip(*words):
+        if len(set(group)) > 1:
+            break
+        common.append(group[0])
+    if common and all(len(w) > len(common) for w in words):
+        return "_".join(common) + "_comparison.html"
+    return "comparison.html"
+
+
 def report_runs(runs, criteria=None, figures=None, comparison_path=None) -> list[Path]:
     """Reports of runs made together (one mission's runs): one page each and, for several, a comparison.
 
     Several pages share one plotly.js written beside them (``plotly-<version>.min.js`` in the directory
-    holding the comparison page); one run's page embeds it. ``figures(telemetry)`` gives a run's own
-    figures (one plotly figure or a list). Returns the pages written, the comparison last. When
-    ``figures`` raises or returns something that is not a figure, every page is still written (that
-    page says so in place of the figures) and then its error is raised, noting where the pages are.
+    holding the comparison page, named by :func:`comparison_name`); one run's page embeds it.
+    ``figures(telemetry)`` gives a run's own figures (one plotly figure or a list). Returns the pages
+    written, the comparison last. When ``figures`` raises or returns something that is not a figure,
+    every page is still written (that page says so in place of the figures) and then its error is
+    raised, noting where the pages are.
     """
     runs = _check_runs(runs)
     shared = len(runs) > 1
-    where = Path(comparison_path) if comparison_path is not None else Path(runs[0].path).parent / "comparison.html"
+    where = Path(comparison_path) if comparison_path is not None else \
+        Path(runs[0].path).parent / comparison_name(runs)
     library = plotly_js_path(where.parent) if shared else "inline"
     pages, failed = [], None
     shares = comparison.share_criteria(runs, criteria)[0] if shared and criteria is not None else None
