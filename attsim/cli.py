@@ -426,7 +426,9 @@ def _cmd_report(args) -> int:
     target = _report_path(args.out) if args.out else None
     runs = [load(d) for d in args.dirs]
     for run in runs:
-        if run.partial:
+        if run.running:
+            print(f"note: {run.path} is still running: its report shows the rows written so far")
+        elif run.partial:
             print(f"note: {run.path} holds a partial run ({run.meta.get('stopped', 'killed')})")
     field = "out" if args.out else "dirs"
     if len(runs) == 1:

@@ -284,3 +284,38 @@ def test_missions_whose_runs_sit_side_by_side_keep_their_comparisons_apart(tmp_p
     assert first.name == "free_rigid_body_comparison.html" and second.name == "axis_stability_comparison.html"
     assert "free_rigid_body_exact" in first.read_text() and "axis_stability_major" in second.read_text()
     assert mission("without_unloading", "with_unloading").name == "comparison.html"  # no word in common
+
+
+# ---- runs still going, killed, empty ----
+
+def test_a_report_of_a_run_still_going_says_so(tmp_path, capsys):
+    """``attsim report`` on a live run said it 'holds a partial run (killed)' and its page 'stopped early (killed)'."""
+    import time
+
+    from attsim import cli
+
+    script = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+import numpy as np
+import attsim
+mission = attsim.Mission("live", np.diag([0.06, 0.055, 0.02]), (0.01, -0.02, 0.03), duration=1e7, max_step=0.1,
+                         telemetry_dt=10.0, out_dir={str(tmp_path / 'live')!r})
+mission.add(attsim.Gyro(10.0))
+mission.run()
+"""
+    writer = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        rows = tmp_path / "live" / "telemetry.f64"
+        start = time.monotonic()
+        while not (rows.is_file() and rows.stat().st_size > 10_000) and time.monotonic() - start < 120:
+            time.sleep(0.2)
+        assert cli.main(["report", str(tmp_path / "live"), "--out", str(tmp_path / "page")]) == 0
+        assert "is still running" in capsys.readouterr().out
+        page = (tmp_path / "page.html").read_text()
+        assert "Still running" in page and "stopped early" not in page
+        assert cli.main(["report", str(tmp_path / "live"), str(tmp_path / "live"), "--out", str(tmp_path / "c")]) == 0
+        assert "<td>running</td>" in (tmp_path / "c.html").read_text()
+    finally:
+        writer.kill()
+        writer.wait()

@@ -159,7 +159,8 @@ def sections(runs, criteria=None) -> list[Section]:
     )
     items = [
         "<p class='note'>Status: <b>failed</b> when the run stopped on an error or one of its criteria failed, "
-        "<b>partial</b> when it was cut short (killed), <b>complete</b> otherwise. Differences are taken at the "
+        "<b>partial</b> when it was cut short (killed), <b>running</b> when it was still going when this page was "
+        "written, <b>complete</b> otherwise. Differences are taken at the "
         "times both runs recorded.</p>",
         table,
     ]

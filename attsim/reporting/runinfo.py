@@ -127,7 +127,10 @@ RATE_TO_DEG_S = {"deg/s": 1.0, "rad/s": 180.0 / np.pi, "deg/h": 1.0 / 3600.0, "m
 
 
 def status(run, criteria) -> str:
-    """``failed`` (stopped on an error or a criterion failed), ``partial`` (cut short) or ``complete``."""
+    """``running`` (read while it ran), ``failed`` (stopped on an error or a criterion failed), ``partial`` (cut
+    short) or ``complete``."""
+    if run.meta.get("running"):
+        return "running"
     stopped = str(run.meta.get("stopped", ""))
     if run.meta.get("partial") and stopped and stopped != "killed" and "killed" not in stopped:
         return "failed"

@@ -53,7 +53,13 @@ def summary(tel, criteria, kind_sentence: str) -> str:
     """Banners, parameters, criteria and what the report shows for this kind of run."""
     meta = tel.meta
     banners = []
-    if meta.get("partial"):
+    if meta.get("running"):  # read while its writer was alive (attsim.load of a live run): not stopped, not killed
+        banners.append(
+            "<div class='banner warn'>Still running: this report shows the rows on disk when it was written "
+            f"({_esc(fmt(float(tel.df.index[-1]), 6)) if len(tel.df) else 'none yet'} of "
+            f"{_esc(fmt(meta.get('duration_s'), 6))} s); write it again once the run has ended.</div>"
+        )
+    elif meta.get("partial"):
         banners.append(
             f"<div class='banner bad'>Partial telemetry: the run stopped early "
             f"({_esc(str(meta.get('stopped', 'killed')))}).</div>"
