@@ -43,3 +43,24 @@ def test_plots_below_the_first_screen_are_drawn_after_an_early_click_without_scr
         drawn = browser.evaluate(DRAWN)
         assert browser.evaluate("window.scrollY") == 0
     assert len(drawn) >= 4 and all(drawn), drawn
+
+
+def test_event_kinds_show_as_written_and_a_users_figure_is_full_height(tmp_path):
+    """An event kind '<b>k</b>' showed bold on the events axis (plotly reads HTML in categories); a user's figure
+    without a height was drawn 120 px tall."""
+    import plotly.graph_objects as go
+
+    kind = "<b>bold</b> & <a href='https://example.com'>link</a>"
+    tel = _telemetry(tmp_path, {}, [{"name": "qpd", "type": "QuaternionPD", "target_q": TARGET}],
+                     events=[(3.0, kind, "qpd", "")])
+    page = attsim.report(tel, tmp_path / "r.html", extra_figures=[go.Figure(go.Scatter(x=[0, 1], y=[1, 2]))])
+    with Browser() as browser:
+        result = browser.load(page, width_px=1280)
+        assert not result.console_errors
+        ticks = browser.evaluate("Array.from(document.querySelectorAll('#timeline .ytick text'))"
+                                 ".map(e => e.textContent)")
+        assert kind[:15] in " ".join(ticks), ticks  # the text as written (cut to 16 characters on the axis)
+        marked = "document.querySelectorAll('#timeline svg a, #timeline tspan[style*=bold]').length"
+        assert browser.evaluate(marked) == 0
+        height = browser.evaluate("document.querySelector('#figures .attsim-plot').getBoundingClientRect().height")
+    assert height >= 400

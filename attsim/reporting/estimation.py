@@ -11,6 +11,8 @@ kind of update) and ``<est>_bias_true_x/y/z`` (the gyro's true bias). Modes: an 
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 
 from .. import rotations
@@ -222,7 +224,8 @@ def timeline_section(tel) -> Section | None:
                     "mode": "markers",
                     "name": kind,
                     "x": mine["t"].to_numpy(dtype=float),
-                    "y": [short(kind)] * len(mine),
+                    # a category on the axis: plotly reads HTML there too, so it is escaped to show as written
+                    "y": [html.escape(short(kind), quote=False)] * len(mine),
                     "marker": {"color": style(k)["color"], "size": 8, "symbol": "line-ns-open", "line": {"width": 2}},
                     "text": None if label is None else label.tolist(),
                     "hoverinfo": "x+y+text",
