@@ -319,3 +319,31 @@ mission.run()
     finally:
         writer.kill()
         writer.wait()
+
+
+# ---- what a new engineer reads ----
+
+def test_the_total_pointing_error_is_not_drawn_in_the_x_axis_colour_and_its_requirement_reads_well(tmp_path):
+    from attsim.reporting.style import AXIS_COLOURS
+    from .test_report import TARGET, WHEELS, _wheel_columns
+
+    tel = _telemetry(tmp_path, _wheel_columns(), WHEELS + [{"name": "qpd", "type": "QuaternionPD", "target_q": TARGET}])
+    page = attsim.report(tel, tmp_path / "r.html",
+                         criteria=[("max error to the orbit frame [deg]", 17.5, True, "< 25")]).read_text()
+    figure = next(f for f in _figures(page) if f["title"] == "Pointing error")
+    assert _trace(figure, "pointing error")["line"]["color"] not in AXIS_COLOURS.values()  # was the x axis's blue
+    assert "Requirement (red line, 25 deg): max error to the orbit frame [deg]." in page  # was "[deg] 25.0 deg"
+
+
+def test_a_controlled_run_without_a_reference_says_why_it_has_no_pointing(tmp_path):
+    """advitiy_detumble's page promised 'pointing, rates and actuators first' and had no pointing section."""
+    from .test_report import TARGET, WHEELS, _wheel_columns
+
+    mtq = {"name": "mtq", "type": "Magnetorquer", "dipole_max_Am2": 0.1}
+    detumble = _telemetry(tmp_path, {f"mtq_m_{a}": 0.01 for a in "xyz"}, [mtq, {"name": "bdot", "type": "BDot"}])
+    page = attsim.report(detumble, tmp_path / "d.html").read_text()
+    assert "id='pointing'" not in page and "It has no pointing section: no attitude reference is recorded" in page
+    pointing = _telemetry(tmp_path, _wheel_columns(), WHEELS + [{"name": "qpd", "type": "QuaternionPD",
+                                                                   "target_q": TARGET}])
+    page = attsim.report(pointing, tmp_path / "p.html").read_text()
+    assert "id='pointing'" in page and "no pointing section" not in page

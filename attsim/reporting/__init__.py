@@ -115,6 +115,9 @@ def single_sections(tel, criteria, extra_figures=()) -> list[Section]:
         if controlled
         else "A torque-free run: the free-body diagnostics describe the whole run."
     )
+    if controlled and len(tel.df) and pointing.pointing_error(tel.df.iloc[:1], tel.meta) is None:
+        kind += (" It has no pointing section: no attitude reference is recorded (no controller with a target or a "
+                 "guidance law, no q_ref columns), as in a detumbling.")
     out = [Section("summary", "Summary", [summary(tel, criteria, kind)])]
     if len(tel.df) == 0:
         return out

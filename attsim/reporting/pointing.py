@@ -74,6 +74,7 @@ def pointing_error(df, meta) -> PointingError | None:
     return PointingError(np.degrees(rotations.quat_angle_between(q, q_ref)), axes, q_ref, source)
 
 
+TOTAL_COLOUR = "#222222"
 ESTIMATOR_WORDS = ("mekf", "estimat", "knowledge", "sigma", "filter")
 
 
@@ -97,7 +98,8 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
     if error is None:
         return None
     t = df.index.to_numpy()
-    total = [line(t, error.total_deg, "pointing error", 0, log_y=True)]
+    # dark, not the x axis's blue: the per-axis errors share this figure's legend
+    total = [line(t, error.total_deg, "pointing error", 0, log_y=True, color=TOTAL_COLOUR)]
     bound = _requirement_deg(criteria, tel.meta)
     if bound is not None:
         deg, found = bound
@@ -126,8 +128,8 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
         + " deg, largest over the last tenth of the run "
         + fmt(float(np.nanmax(error.total_deg[int(0.9 * len(t)) :])))
         + " deg."
-        + (f" Requirement (red): {html.escape(bound[1].label)} {html.escape(str(bound[1].value))} "
-           f"{html.escape(bound[1].unit)}." if bound is not None else "")
+        + (f" Requirement (red line, {html.escape(fmt(bound[1].value))} {html.escape(bound[1].unit)}): "
+           f"{html.escape(bound[1].label)}." if bound is not None else "")
         + "</p>",
         stacked("Pointing error", panels),
     ]
