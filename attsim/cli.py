@@ -362,6 +362,9 @@ def _say(message: str, exc: BaseException) -> None:
 def _report_path(out) -> Path:
     """``--out`` of ``attsim report`` as the HTML file to write: ``.html`` added when missing; its directory usable."""
     path = Path(out)
+    if path.is_dir():  # checked before '.html' is added: 'reports/' would otherwise write reports.html beside it
+        raise InputError("out", "must be a file path, not a directory",
+                         f"{path} is a directory (a page in it: {path / 'report.html'})")
     if path.suffix.lower() != ".html":
         path = path.with_name(path.name + ".html")
     if path.is_dir():

@@ -347,3 +347,15 @@ def test_a_controlled_run_without_a_reference_says_why_it_has_no_pointing(tmp_pa
                                                                    "target_q": TARGET}])
     page = attsim.report(pointing, tmp_path / "p.html").read_text()
     assert "id='pointing'" in page and "no pointing section" not in page
+
+
+def test_report_out_an_existing_directory_is_refused_not_written_beside_it(tmp_path, capsys):
+    """``attsim report RUN --out some/dir`` wrote some/dir.html beside the directory, without a word."""
+    from attsim import cli
+
+    run = attsim.Propagation("p", [1.0, 2.0, 3.0], (0.1, 1.0, 0.1), duration=2.0, method="rk4", max_step=0.01,
+                             out_dir=tmp_path / "run").run()
+    (tmp_path / "pages").mkdir()
+    assert cli.main(["report", str(run.path), "--out", str(tmp_path / "pages")]) == 2
+    assert "out: must be a file path, not a directory" in capsys.readouterr().err
+    assert not (tmp_path / "pages.html").exists() and not any((tmp_path / "pages").iterdir())
