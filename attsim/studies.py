@@ -56,6 +56,16 @@ class Propagation:
         self.seed = int_in(seed, "seed", 0, 2**63 - 1)  # nothing here is random; kept so overrides apply alike
         self.options = options
 
+    def _torque_description(self) -> dict | None:
+        """The applied torque as the run's metadata records it (None without one): a report must not read a run
+        pushed by it as torque-free."""
+        model = self.torque
+        if model.is_zero:
+            return None
+        if model.kind == "constant":
+            return {"kind": "constant", "N_m": list(model.constant_N_m)}
+        return {"kind": "function", "name": getattr(model.function, "__name__", type(model.function).__name__)}
+
     def run(self, progress: bool = False):
         from . import __version__
         from .propagation import propagate
@@ -79,6 +89,7 @@ class Propagation:
             "method_options": {k: v.item() if isinstance(v, np.generic) else v for k, v in self.options.items()},
             "max_step_s": self.max_step_s, "telemetry_dt_s": self.max_step_s * self.telemetry_every, "seed": self.seed,
             "components": [], "engine": "propagate", "versions": {"attsim": __version__},
+            "torque": self._torque_description(),
         }
         recorder = Recorder(self.out_dir, list(STATE_COLUMNS), meta=meta, chunk_rows=65_536, chunk_s=float("inf"))
         for t, row in zip(df.index.to_numpy(), df.to_numpy()):

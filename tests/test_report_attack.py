@@ -5,6 +5,7 @@ rotations, chi-square quantiles, plain numpy.
 """
 
 import gzip
+import re
 import os
 import subprocess
 import sys
@@ -359,3 +360,24 @@ def test_report_out_an_existing_directory_is_refused_not_written_beside_it(tmp_p
     assert cli.main(["report", str(run.path), "--out", str(tmp_path / "pages")]) == 2
     assert "out: must be a file path, not a directory" in capsys.readouterr().err
     assert not (tmp_path / "pages.html").exists() and not any((tmp_path / "pages").iterdir())
+
+
+def test_a_propagation_pushed_by_a_torque_is_not_reported_as_torque_free(tmp_path):
+    """constant_torque and rockets said 'A torque-free run: the free-body diagnostics describe the whole run' and drew
+    the momentum their torque changes as a 'conservation' drift."""
+    constant = attsim.Propagation("pushed", 2.0 * np.eye(3), (0.1, 1.0, -0.1), duration=5.0, method="rk4",
+                                  max_step=0.01, torque=(1.0, 1.0, 0.0), out_dir=tmp_path / "constant").run()
+    damping = lambda t, q, w: -0.01 * w  # noqa: E731
+    function = attsim.Propagation("damped", [1.0, 2.0, 3.0], (0.1, 1.0, -0.1), duration=5.0, method="rk4",
+                                  max_step=0.01, torque=damping, out_dir=tmp_path / "function").run()
+    free = attsim.Propagation("free", [1.0, 2.0, 3.0], (0.1, 1.0, -0.1), duration=5.0, method="rk4",
+                              max_step=0.01, out_dir=tmp_path / "free").run()
+    for run, words in ((constant, "a constant body torque [1, 1, 0] N m"),
+                       (function, "a torque function of time and state (&lt;lambda&gt;)")):
+        page = attsim.report(run).read_text()
+        sections = re.findall(r"<section id='(\w+)'", page)
+        assert "momentum" not in sections and "stability" not in sections and "freebody" in sections
+        assert "A torque-free run" not in page and f"and {words} acts on this one throughout" in page
+        assert f"<th>Applied torque</th><td>{words}</td>" in page
+    page = attsim.report(free).read_text()
+    assert "A torque-free run" in page and "id='momentum'" in page and "Applied torque" not in page

@@ -39,7 +39,7 @@ from .._validate import path_like, sequence
 from ..errors import InputError
 from . import actuators, comparison, environment, estimation, freebody, pointing, sensors
 from .page import Section, as_plot, plotly_js_path, write_page
-from .runinfo import is_controlled, longest_interval, torque_free_mask
+from .runinfo import applied_torque, is_controlled, longest_interval, torque_free_mask
 from .style import MAX_POINTS, Plot, decimate
 from .summary import summary
 
@@ -65,6 +65,12 @@ def _free_body(tel, controlled: bool) -> list[Section]:
         return []
     if not controlled:
         return freebody.sections(tel)
+    torque = applied_torque(tel.meta)
+    if torque is not None:
+        reason = ("Free-body diagnostics (momentum conservation, nutation, polhode) are left out: they describe a "
+                  f"body left to itself, and {torque} acts on this one throughout (given to the propagation; "
+                  "its momentum changes by design, and no row says where the torque is zero).")
+        return [Section("freebody", "Free-body diagnostics", [f"<p class='note'>{html.escape(reason)}</p>"])]
     rows = longest_interval(torque_free_mask(tel.df, tel.meta))
     length = rows.stop - rows.start
     if length >= MIN_FREE_ROWS and _holds_momentum(tel, rows):
@@ -111,7 +117,8 @@ def single_sections(tel, criteria, extra_figures=()) -> list[Section]:
     """The sections of one run's page, in order (see the module docstring)."""
     controlled = is_controlled(tel.meta)
     kind = (
-        "A controlled run (control, actuators or disturbances act on it): pointing, rates and actuators first."
+        "A controlled run (control, actuators, disturbances or an applied torque act on it): pointing, rates and "
+        "actuators first."
         if controlled
         else "A torque-free run: the free-body diagnostics describe the whole run."
     )

@@ -43,9 +43,24 @@ def has_disturbances(meta: dict) -> bool:
     )
 
 
+def applied_torque(meta: dict) -> str | None:
+    """What the torque given to ``attsim.propagate``/``Propagation`` (``torque=``) is, in words; None without one.
+
+    It is not recorded row by row, so no interval of such a run can be called torque-free.
+    """
+    torque = meta.get("torque")
+    if not isinstance(torque, dict):
+        return None
+    if torque.get("kind") == "constant":
+        values = np.asarray(torque.get("N_m", []), dtype=float)
+        return f"a constant body torque [{', '.join(f'{v:.6g}' for v in values)}] N m"
+    return f"a torque function of time and state ({torque.get('name', 'the script')})"
+
+
 def is_controlled(meta: dict) -> bool:
-    """True when a controller, an actuator, a schedule or a disturbance acts on the body."""
-    return has_disturbances(meta) or any(c.get("type") not in SENSOR_TYPES for c in components(meta))
+    """True when a controller, an actuator, a schedule, a disturbance or an applied torque acts on the body."""
+    return (has_disturbances(meta) or applied_torque(meta) is not None
+            or any(c.get("type") not in SENSOR_TYPES for c in components(meta)))
 
 
 def actuation_columns(df, meta: dict) -> list[str]:

@@ -6,7 +6,7 @@ import html
 
 import numpy as np
 
-from .runinfo import method_label
+from .runinfo import applied_torque, method_label
 from .style import fmt, fmt_vector
 
 _esc = html.escape
@@ -89,4 +89,6 @@ def summary(tel, criteria, kind_sentence: str) -> str:
         ("Environment", _environment_rows(meta.get("environment"))),
         ("Versions", _esc(", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items()))),
     ]
+    if applied_torque(meta) is not None:  # given to the propagation (torque=), in no component
+        rows.insert(-2, ("Applied torque", _esc(applied_torque(meta))))
     return "".join(banners) + f"<p class='note'>{_esc(kind_sentence)}</p>" + _table(rows) + criteria_table(criteria)
