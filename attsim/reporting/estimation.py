@@ -67,14 +67,14 @@ def converged_range(error: np.ndarray, sigma3: np.ndarray) -> tuple[float, float
 # the degrees of freedom of each kind of update's NIS (chi-square when the filter is consistent): a star tracker's
 # attitude error and a magnetometer's field vector have three; the Sun sensors' direction is a unit vector, so its
 # innovation has no component along it and two
-NIS_KINDS = (("st", "star tracker", 3), ("mag", "magnetometer", 3), ("sun", "Sun", 2))
+NIS_KINDS = (("st", "star tracker", "ST", 3), ("mag", "magnetometer", "mag", 3), ("sun", "Sun", "Sun", 2))
 
 
 def _nis_panel(df, name, t) -> Panel | None:
     from scipy.stats import chi2
 
     traces, dofs = [], {}
-    for k, (kind, label, dof) in enumerate(NIS_KINDS):
+    for k, (kind, label, abbreviation, dof) in enumerate(NIS_KINDS):
         column = f"{name}_nis_{kind}"
         if column not in df or not df[column].notna().any():
             continue
@@ -83,7 +83,7 @@ def _nis_panel(df, name, t) -> Panel | None:
         trace = line(t[keep], values[keep], f"NIS {label}", k)
         trace.update(mode="markers", marker={"color": trace["line"]["color"], "size": 3})
         traces.append(trace)
-        dofs.setdefault(dof, []).append((label, trace["line"]["color"]))
+        dofs.setdefault(dof, []).append((abbreviation, trace["line"]["color"]))
     if not traces:
         return None
     t0, t1 = float(t[0]), float(t[-1])
@@ -92,7 +92,7 @@ def _nis_panel(df, name, t) -> Panel | None:
         low, high = chi2.ppf([0.025, 0.975], dof)
         # one kind per band: the band in its colour; bands shared by kinds, or a single band, in grey
         colour = kinds[0][1] if several and len(kinds) == 1 else "#444"
-        who = f"{dof} dof: " if several else ""
+        who = f"{dof} dof ({', '.join(label for label, _ in kinds)}): " if several else ""
         mean = f"{who}mean {dof}" if several else f"mean {dof} (consistent filter)"
         traces.append(limit_lines(t0, t1, float(dof), mean, color="#000" if not several else colour,
                                   symmetric=False))
@@ -102,9 +102,9 @@ def _nis_panel(df, name, t) -> Panel | None:
         band_low = limit_lines(t0, t1, float(low), band, color=colour, symmetric=False, group=f"band{dof}")
         band_low["showlegend"] = False
         traces.append(band_low)
-    title = "; ".join(f"{', '.join(label for label, _ in kinds)} {dof} dof" for dof, kinds in
-                      sorted(dofs.items(), reverse=True)) if several else f"{next(iter(dofs))} dof"
-    return Panel(f"NIS [-] (chi-square, {title})", traces, log_y=True)
+    # the degrees of freedom of each kind in the legend when they differ: an axis title that long runs off the panel
+    title = "NIS [-] (chi-square)" if several else f"NIS [-] (chi-square, {next(iter(dofs))} dof)"
+    return Panel(title, traces, log_y=True)
 
 
 def _estimator_plot(df, name, t) -> Plot:

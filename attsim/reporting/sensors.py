@@ -74,7 +74,7 @@ def _sun_sensor_error(df, name, kind, t) -> Plot:
     return stacked(
         f"{name} ({kind}): Sun direction measured by the faces against the true one (none in eclipse), "
         "and each face's error",
-        [Panel("direction error [deg]", [line(t, angle, "angle to the true Sun", 4)]),
+        [Panel("direction error [deg]", [line(t, angle, "angle to the true Sun", color="#222222")]),
          Panel("face error [fraction of full scale]", faces)],
     )
 
