@@ -11,7 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS",
+__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "TRUTH_COLUMN",
+           "VALID_COLUMN", "OUTPUT_WIDTH", "EVENT_FAULT", "QPD_WHEELS",
            "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "UNLOAD", "ROW_SENSOR",
            "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "ROW_ESTIMATOR", "ROW_MODE",
            "EVENT_MODE", "ModeBank", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK",
@@ -23,12 +24,15 @@ __all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", 
 GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
 SENSOR_AXES = (3, 3, 6, 4)
 NORMALS_PER_SAMPLE = (6, 3, 6, 3)
+# a sensor's output row: the measurement from column 0, the truth from TRUTH_COLUMN, 1/0 output or none
+TRUTH_COLUMN, VALID_COLUMN, OUTPUT_WIDTH = 6, 12, 13
 # controller kinds
 QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD, USER, UNLOAD = 0, 1, 2, 3, 4, 5, 6
 # what a component writes to a telemetry row
 ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING, ROW_POINTING, ROW_ESTIMATOR, ROW_MODE = range(8)
 # event rows: (t, kind, what, component index, v0, v1, v2, unused)
 EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND, EVENT_PLAYBACK, EVENT_OUTLIER, EVENT_MODE = 0, 1, 2, 3, 4, 5
+EVENT_FAULT = 6  # (t, EVENT_FAULT, fault index, sensor row, 1.0 at its end / 0.0 at its start, ...)
 WHAT_TORQUE, WHAT_SPEED, WHAT_DIPOLE = 0, 1, 2
 # why the loop returned
 DONE, ROWS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, EVENTS_FULL, USER_FAULT = 0, 1, 2, 3, 4, 5, 6
@@ -38,10 +42,19 @@ DONE, ROWS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, EVENTS_FULL, USER_FAULT = 0, 1, 
 
 class SensorBank(NamedTuple):
     """One row per sensor. ``parameters`` by kind: gyro (arw, bias_rw, quantization); magnetometer (noise,
-    bias x y z, quantization); sun sensor (noise, quantization); star tracker (sigma x y z, rad).
-    ``output`` holds the latest measurement (first columns) and truth (from column 6), NaN before the
-    first sample; ``normals`` a block of standard normal draws consumed from ``cursor``, ``draws`` per sample
-    (``NORMALS_PER_SAMPLE`` of the kind, or 0 for a noise-free sensor, whose block is zeros)."""
+    bias x y z, quantization); sun sensor (noise, quantization, cos of the field of view); star tracker (sigma
+    x y z, rad; Sun and Earth exclusion half-angles, rad, NaN for none).
+    ``output`` holds the latest measurement (first columns), truth (from ``TRUTH_COLUMN``) and 1/0 for an
+    output or none (``VALID_COLUMN``), NaN (and 0) before the first sample; ``held`` the last good output (a
+    stuck sensor's); ``normals`` a block of standard normal draws consumed from ``cursor``, ``draws`` per sample
+    (``NORMALS_PER_SAMPLE`` of the kind, or 0 for a noise-free sensor, whose block is zeros).
+    Mounting (:mod:`attsim.sensor_models`): ``mount`` = (``q_BS_true``, ``q_BS``); ``scale`` the scale factor
+    errors (per axis or detector); ``offset`` a star tracker's attitude bias (rad) or a sun sensor's detector
+    biases; a sun sensor's detector normals in body axes (``normals_true``, ``normals_nominal``) and its
+    ``sun_matrix``. ``reports_valid``: 1.0 when the sensor writes ``<name>_valid``. Faults
+    (:mod:`attsim.sensor_faults`, padded with start = inf): ``fault_start``, ``fault_end``, ``fault_kind``,
+    ``fault_bias``; every fault boundary of the mission in logging order (``boundary_*``) and the next one to
+    log (``boundary_next[0]``)."""
 
     kind: np.ndarray
     period_s: np.ndarray
@@ -55,6 +68,23 @@ class SensorBank(NamedTuple):
     normals: np.ndarray
     cursor: np.ndarray
     draws: np.ndarray
+    mount: np.ndarray
+    scale: np.ndarray
+    offset: np.ndarray
+    normals_true: np.ndarray
+    normals_nominal: np.ndarray
+    sun_matrix: np.ndarray
+    held: np.ndarray
+    reports_valid: np.ndarray
+    fault_start: np.ndarray
+    fault_end: np.ndarray
+    fault_kind: np.ndarray
+    fault_bias: np.ndarray
+    boundary_t: np.ndarray
+    boundary_sensor: np.ndarray
+    boundary_fault: np.ndarray
+    boundary_end: np.ndarray
+    boundary_next: np.ndarray
 
 
 class ControllerBank(NamedTuple):
