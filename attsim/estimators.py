@@ -16,7 +16,11 @@ order of same-time events does not matter.
 
 The reference vectors of the updates are the mission's own field and Sun
 models (the environment table), i.e. a perfect on-board model; the
-magnetometer's constant bias is not estimated.
+magnetometer's constant bias is not estimated, nor are the sensors'
+misalignments and scale factors (the filter takes the nominal mounting, as
+flight software would). A sample without output (NaN: a blinded star
+tracker, a dropout) is skipped, neither used nor an outlier; a gyro without
+output is replaced by its last good reading (:func:`~attsim.mekf.mekf_cycle`).
 """
 
 from __future__ import annotations

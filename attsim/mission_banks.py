@@ -132,7 +132,7 @@ class EstimatorBank(NamedTuple):
     ``gyro`` (a sensor row) and each measurement sensor ``meas[e, i]`` (star tracker, magnetometer, sun sensor; -1
     none) at cycles ``offset + j every``. ``parameters`` in :data:`attsim.mekf.PARAMETERS` order; the state ``q``,
     ``bias``, ``P``, the cycle ``memory`` (:func:`attsim.mekf.new_memory`), the last cycle's ``nis`` and the rate
-    estimate ``w_est`` (gyro reading minus bias) are updated in place."""
+    estimate ``w_est`` (the last good gyro reading minus bias) are updated in place."""
 
     period_s: np.ndarray
     phase_s: np.ndarray
