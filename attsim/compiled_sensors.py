@@ -15,7 +15,7 @@ import numpy as np
 
 from . import mission_banks as ml
 from .sensor_base import fault_fields
-from .sensor_faults import FAULT_BIAS_WIDTH, fault_schedule
+from .sensor_faults import fault_schedule, fault_table
 from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
 
 __all__ = ["SENSOR_KINDS", "NORMALS_BLOCK", "sensor_bank", "hand_back_sensors", "fault_event"]
@@ -28,38 +28,38 @@ def sensor_bank(sensors, driven, duration_s: float) -> ml.SensorBank:
     n = len(sensors)
     parameters = np.zeros((n, 8))
     bias = np.zeros((n, 3))
-    mount, scale, offset = np.zeros((n, 8)), np.zeros((n, 6)), np.zeros((n, 6))
-    normals_true, normals_nominal, sun_matrix = np.zeros((n, 6, 3)), np.zeros((n, 6, 3)), np.zeros((n, 3, 6))
-    width = max([len(s.faults) for s in sensors] + [1])
-    fault_start, fault_end = np.full((n, width), np.inf), np.full((n, width), np.inf)
-    fault_kind, fault_bias = np.zeros((n, width), dtype=np.int64), np.zeros((n, width, FAULT_BIAS_WIDTH))
+    realism = np.zeros((n, ml.REALISM_WIDTH))
+    faults = np.repeat(fault_table((), rows=max([len(x.faults) for x in sensors] + [1]))[None], n, axis=0)
     for s, sensor in enumerate(sensors):
-        mount[s, :4], mount[s, 4:] = sensor.q_BS_true, sensor.q_BS
+        if sensor.faults:
+            faults[s, :len(sensor.faults)] = sensor._fault_table
+        r = realism[s]
+        r[ml.REAL_PLAIN] = 1.0 if sensor.plain else 0.0
+        r[ml.REAL_Q_TRUE:ml.REAL_Q_TRUE + 4], r[ml.REAL_Q_NOMINAL:ml.REAL_Q_NOMINAL + 4] = sensor.q_BS_true, sensor.q_BS
+        r[ml.REAL_REPORTS_VALID] = 1.0 if sensor.reports_validity else 0.0
         if isinstance(sensor, Gyro):
             parameters[s, :3] = sensor.arw, sensor.bias_rw, sensor.quantization
             bias[s] = sensor.bias0
-            scale[s, :3] = sensor.scale_factor_error
+            r[ml.REAL_SCALE:ml.REAL_SCALE + 3] = sensor.scale_factor_error
         elif isinstance(sensor, Magnetometer):
             parameters[s, :5] = sensor.noise, *sensor.bias, sensor.quantization
-            scale[s, :3] = sensor.scale_factor_error
+            r[ml.REAL_SCALE:ml.REAL_SCALE + 3] = sensor.scale_factor_error
         elif isinstance(sensor, SunSensor):
             parameters[s, :3] = sensor.noise, sensor.quantization, sensor._cos_fov
-            scale[s], offset[s] = sensor.scale_factor_error, sensor.detector_bias
-            normals_true[s], normals_nominal[s] = sensor.normals_true, sensor.normals_nominal
-            sun_matrix[s] = sensor.sun_matrix
+            r[ml.REAL_SCALE:ml.REAL_SCALE + 6], r[ml.REAL_OFFSET:ml.REAL_OFFSET + 6] = sensor.scale_factor_error, \
+                sensor.detector_bias
+            r[ml.REAL_NORMALS_TRUE:ml.REAL_NORMALS_TRUE + 18] = np.ravel(sensor.normals_true)
+            r[ml.REAL_NORMALS_NOMINAL:ml.REAL_NORMALS_NOMINAL + 18] = np.ravel(sensor.normals_nominal)
+            r[ml.REAL_SUN_MATRIX:ml.REAL_SUN_MATRIX + 18] = sensor.sun_matrix.ravel()
         else:
             parameters[s, :3] = sensor.sigma_rad
             parameters[s, 3:5] = sensor.exclusion_rad
-            offset[s, :3] = sensor.bias_rad
-        table = sensor._fault_table
-        if table is not None:
-            k = len(sensor.faults)
-            fault_start[s, :k], fault_end[s, :k], fault_kind[s, :k], fault_bias[s, :k] = table
+            r[ml.REAL_OFFSET:ml.REAL_OFFSET + 3] = sensor.bias_rad
     normals = np.zeros((n, NORMALS_BLOCK))
     for s, sensor in enumerate(sensors):
         if sensor.draws:
             normals[s] = sensor.rng.standard_normal(NORMALS_BLOCK)
-    schedule = fault_schedule(sensors, duration_s)
+    boundaries = np.array(fault_schedule(sensors, duration_s), dtype=float).reshape(-1, ml.BOUNDARY_WIDTH)
     return ml.SensorBank(
         kind=np.array([SENSOR_KINDS[type(s)] for s in sensors], dtype=np.int64),
         period_s=np.array([s.period_s for s in sensors], dtype=float),
@@ -67,14 +67,7 @@ def sensor_bank(sensors, driven, duration_s: float) -> ml.SensorBank:
         next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s in driven else 1.0 for s in sensors]),
         parameters=parameters, output=_initial_output(n), bias=bias, t_last_s=np.full(n, np.nan),
         normals=normals, cursor=np.zeros(n, dtype=np.int64), draws=np.array([s.draws for s in sensors], dtype=np.int64),
-        mount=mount, scale=scale, offset=offset, normals_true=normals_true, normals_nominal=normals_nominal,
-        sun_matrix=sun_matrix, held=np.full((n, 6), np.nan),
-        reports_valid=np.array([1.0 if s.reports_validity else 0.0 for s in sensors]),
-        fault_start=fault_start, fault_end=fault_end, fault_kind=fault_kind, fault_bias=fault_bias,
-        boundary_t=np.array([b[0] for b in schedule], dtype=float),
-        boundary_sensor=np.array([b[1] for b in schedule], dtype=np.int64),
-        boundary_fault=np.array([b[2] for b in schedule], dtype=np.int64),
-        boundary_end=np.array([b[3] for b in schedule], dtype=np.int64), boundary_next=np.zeros(1, dtype=np.int64))
+        realism=realism, faults=faults, boundaries=boundaries)
 
 
 def _initial_output(n: int) -> np.ndarray:
@@ -89,7 +82,8 @@ def hand_back_sensors(bank: ml.SensorBank, sensors) -> None:
     for s, sensor in enumerate(sensors):
         row, axes = bank.output[s], len(sensor.axes)
         sensor.latest, sensor._latest_truth = row[:axes].copy(), row[ml.TRUTH_COLUMN:ml.TRUTH_COLUMN + axes].copy()
-        sensor._held, sensor._valid_value = bank.held[s, :axes].copy(), float(row[ml.VALID_COLUMN])
+        sensor._held = row[ml.HELD_COLUMN:ml.HELD_COLUMN + axes].copy()
+        sensor._valid_value = float(row[ml.VALID_COLUMN])
         sensor.valid = sensor._valid_value != 0.0
         if isinstance(sensor, Gyro):
             sensor._bias = tuple(float(v) for v in bank.bias[s])

@@ -175,7 +175,7 @@ class MEKF(LazyCycle):
         self.memory = new_memory(self.q0 is not None)
         self.nis = np.full(3, np.nan)
         self.w_est = np.full(3, np.nan)
-        self._sun_matrix = self.sun_sensor.sun_matrix if self.sun_sensor is not None else np.zeros((3, 6))
+        self._sun_matrix = self.sun_sensor.sun_matrix.ravel() if self.sun_sensor is not None else np.zeros(18)
         self.reset_cycles()
 
     def cycle(self, sc, t: float, k: int) -> None:

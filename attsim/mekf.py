@@ -188,20 +188,22 @@ SUN_VECTOR_MIN = 0.1
 
 
 @njit(**_JIT)
+def _row(E, i, css):
+    k = 6 * i
+    return E[k] * css[0] + E[k + 1] * css[1] + E[k + 2] * css[2] + E[k + 3] * css[3] + E[k + 4] * css[4] \
+        + E[k + 5] * css[5]
+
+
+@njit(**_JIT)
 def sun_vector(css, sun_matrix):
     """``E I`` of the six cosine detectors' outputs ``I``, normalised; zeros when too dim or without output.
 
-    ``E`` (3, 6) is the sun sensor's :attr:`~attsim.sensors.SunSensor.sun_matrix`
-    (its nominal normals, body axes); with the default normals ``E I`` is
-    ``(I+x − I−x, I+y − I−y, I+z − I−z)``, and with ideal detectors ``s`` itself.
+    ``E`` (3 x 6, row by row: 18 values) is the sun sensor's
+    :attr:`~attsim.sensors.SunSensor.sun_matrix` (its nominal normals, body
+    axes); with the default normals ``E I`` is ``(I+x − I−x, I+y − I−y,
+    I+z − I−z)``, and with ideal detectors ``s`` itself.
     """
-    E = sun_matrix
-    sx = E[0, 0] * css[0] + E[0, 1] * css[1] + E[0, 2] * css[2] + E[0, 3] * css[3] + E[0, 4] * css[4] \
-        + E[0, 5] * css[5]
-    sy = E[1, 0] * css[0] + E[1, 1] * css[1] + E[1, 2] * css[2] + E[1, 3] * css[3] + E[1, 4] * css[4] \
-        + E[1, 5] * css[5]
-    sz = E[2, 0] * css[0] + E[2, 1] * css[1] + E[2, 2] * css[2] + E[2, 3] * css[3] + E[2, 4] * css[4] \
-        + E[2, 5] * css[5]
+    sx, sy, sz = _row(sun_matrix, 0, css), _row(sun_matrix, 1, css), _row(sun_matrix, 2, css)
     norm = math.sqrt(sx * sx + sy * sy + sz * sz)
     if not (norm >= SUN_VECTOR_MIN):
         return (0.0, 0.0, 0.0)

@@ -12,7 +12,10 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "TRUTH_COLUMN",
-           "VALID_COLUMN", "OUTPUT_WIDTH", "EVENT_FAULT", "QPD_WHEELS",
+           "VALID_COLUMN", "HELD_COLUMN", "OUTPUT_WIDTH", "REAL_PLAIN", "REAL_Q_TRUE", "REAL_Q_NOMINAL", "REAL_SCALE",
+           "REAL_OFFSET", "REAL_REPORTS_VALID", "REAL_NORMALS_TRUE", "REAL_NORMALS_NOMINAL", "REAL_SUN_MATRIX",
+           "REALISM_WIDTH", "BOUNDARY_T", "BOUNDARY_SENSOR", "BOUNDARY_FAULT", "BOUNDARY_END", "BOUNDARY_WIDTH",
+           "EVENT_FAULT", "QPD_WHEELS",
            "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "UNLOAD", "ROW_SENSOR",
            "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "ROW_ESTIMATOR", "ROW_MODE",
            "EVENT_MODE", "ModeBank", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK",
@@ -24,8 +27,17 @@ __all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", 
 GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
 SENSOR_AXES = (3, 3, 6, 4)
 NORMALS_PER_SAMPLE = (6, 3, 6, 3)
-# a sensor's output row: the measurement from column 0, the truth from TRUTH_COLUMN, 1/0 output or none
-TRUTH_COLUMN, VALID_COLUMN, OUTPUT_WIDTH = 6, 12, 13
+# a sensor's output row: the measurement from column 0, the truth from TRUTH_COLUMN, 1/0 output or none, the last
+# good output (HELD_COLUMN, six)
+TRUTH_COLUMN, VALID_COLUMN, HELD_COLUMN, OUTPUT_WIDTH = 6, 12, 13, 19
+# a sensor's realism row (attsim.sensor_models): 1.0 when every setting is at its default (the bare models run),
+# q_BS_true and q_BS, scale factor errors, constant offsets (a star tracker's attitude bias, rad; a sun sensor's
+# detector biases), 1.0 when it writes <name>_valid, a sun sensor's detector normals in body axes (true and
+# nominal, 6 x 3 each, row by row) and its sun matrix (3 x 6, row by row)
+(REAL_PLAIN, REAL_Q_TRUE, REAL_Q_NOMINAL, REAL_SCALE, REAL_OFFSET, REAL_REPORTS_VALID, REAL_NORMALS_TRUE,
+ REAL_NORMALS_NOMINAL, REAL_SUN_MATRIX, REALISM_WIDTH) = 0, 1, 5, 9, 15, 21, 22, 40, 58, 76
+# a fault boundary row: its time, sensor row, fault index in that sensor's table, 1.0 at the end / 0.0 at the start
+BOUNDARY_T, BOUNDARY_SENSOR, BOUNDARY_FAULT, BOUNDARY_END, BOUNDARY_WIDTH = 0, 1, 2, 3, 4
 # controller kinds
 QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD, USER, UNLOAD = 0, 1, 2, 3, 4, 5, 6
 # what a component writes to a telemetry row
@@ -44,17 +56,14 @@ class SensorBank(NamedTuple):
     """One row per sensor. ``parameters`` by kind: gyro (arw, bias_rw, quantization); magnetometer (noise,
     bias x y z, quantization); sun sensor (noise, quantization, cos of the field of view); star tracker (sigma
     x y z, rad; Sun and Earth exclusion half-angles, rad, NaN for none).
-    ``output`` holds the latest measurement (first columns), truth (from ``TRUTH_COLUMN``) and 1/0 for an
-    output or none (``VALID_COLUMN``), NaN (and 0) before the first sample; ``held`` the last good output (a
-    stuck sensor's); ``normals`` a block of standard normal draws consumed from ``cursor``, ``draws`` per sample
-    (``NORMALS_PER_SAMPLE`` of the kind, or 0 for a noise-free sensor, whose block is zeros).
-    Mounting (:mod:`attsim.sensor_models`): ``mount`` = (``q_BS_true``, ``q_BS``); ``scale`` the scale factor
-    errors (per axis or detector); ``offset`` a star tracker's attitude bias (rad) or a sun sensor's detector
-    biases; a sun sensor's detector normals in body axes (``normals_true``, ``normals_nominal``) and its
-    ``sun_matrix``. ``reports_valid``: 1.0 when the sensor writes ``<name>_valid``. Faults
-    (:mod:`attsim.sensor_faults`, padded with start = inf): ``fault_start``, ``fault_end``, ``fault_kind``,
-    ``fault_bias``; every fault boundary of the mission in logging order (``boundary_*``) and the next one to
-    log (``boundary_next[0]``)."""
+    ``output`` holds the latest measurement (first columns), truth (from ``TRUTH_COLUMN``), 1/0 for an output or
+    none (``VALID_COLUMN``) and the last good output, a stuck sensor's (from ``HELD_COLUMN``), NaN (and 0) before
+    the first sample; ``normals`` a block of standard normal draws consumed from ``cursor``, ``draws`` per sample
+    (``NORMALS_PER_SAMPLE`` of the kind, or 0 for a noise-free sensor, whose block is zeros). ``realism``: mounting,
+    scale factors, offsets, detectors (the ``REAL_*`` columns); ``faults[s]`` the sensor's fault table
+    (:func:`attsim.sensor_faults.fault_table`, padded); ``boundaries`` every fault boundary of the mission in
+    logging order (the ``BOUNDARY_*`` columns). The realism lives in a few wide arrays: every array of a bank
+    costs each call of a compiled function that takes the bank."""
 
     kind: np.ndarray
     period_s: np.ndarray
@@ -68,24 +77,9 @@ class SensorBank(NamedTuple):
     normals: np.ndarray
     cursor: np.ndarray
     draws: np.ndarray
-    mount: np.ndarray
-    scale: np.ndarray
-    offset: np.ndarray
-    normals_true: np.ndarray
-    normals_nominal: np.ndarray
-    sun_matrix: np.ndarray
-    held: np.ndarray
-    reports_valid: np.ndarray
-    fault_start: np.ndarray
-    fault_end: np.ndarray
-    fault_kind: np.ndarray
-    fault_bias: np.ndarray
-    boundary_t: np.ndarray
-    boundary_sensor: np.ndarray
-    boundary_fault: np.ndarray
-    boundary_end: np.ndarray
-    boundary_next: np.ndarray
-
+    realism: np.ndarray
+    faults: np.ndarray
+    boundaries: np.ndarray
 
 class ControllerBank(NamedTuple):
     """One row per controller. ``parameters``: kp (4), kd (5), gain (6: B-dot, unloading; QPD: null-space gain),

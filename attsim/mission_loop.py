@@ -37,14 +37,14 @@ from .mission_banks import (BDOT_RATE, EVENT_MODE, ROW_MODE, UNLOAD, DIVERGED, D
                             EVENT_COMMAND, EVENT_PLAYBACK, EVENT_SATURATION, EVENT_SATURATION_END, GIMBAL_LOCK,
                             MAGNETIC_PD, PLAYBACK_WHEEL, QPD_MAGNETORQUER, QPD_WHEELS, REFILL, ROWS_FULL,
                             ROW_ESTIMATOR, ROW_MAGNETORQUER, ROW_POINTING, ROW_SCHEDULE, ROW_SENSOR, ROW_WHEEL,
-                            SENSOR_AXES, TRUTH_COLUMN, VALID_COLUMN, BDOT_DIRECTION,
+                            SENSOR_AXES, TRUTH_COLUMN, VALID_COLUMN, BDOT_DIRECTION, REAL_REPORTS_VALID,
                             USER, USER_FAULT,
                             WHAT_DIPOLE, WHAT_SPEED, WHAT_TORQUE)
 from .plant import PlantInputs
 from .pointing import reference_now
 from .timegrid import grid_time
 from .mission_steps import (estimate, estimator_due, estimator_sensors_ready, log_event, log_faults, mode_check,
-                            mode_due, sample_sensor, write_estimator)
+                            mode_due, next_fault_boundary, sample_sensor, write_estimator)
 
 __all__ = ["mission_loop", "no_user_decide", "bind_user_law", "user_cycle_template"]
 
@@ -239,7 +239,7 @@ def _write_row(telemetry, sensors, controllers, estimators, modes, schedules, ma
                 row[col + a] = sensors.output[index, a]
                 row[col + axes + a] = sensors.output[index, TRUTH_COLUMN + a]
             col += 2 * axes
-            if sensors.reports_valid[index] != 0.0:
+            if sensors.realism[index, REAL_REPORTS_VALID] != 0.0:
                 row[col] = sensors.output[index, VALID_COLUMN]
                 col += 1
         elif what == ROW_SCHEDULE:
@@ -363,9 +363,8 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
         for k in range(playback.count.shape[0]):
             if playback.next_k[k] < playback.count[k] and playback.times_s[k, playback.next_k[k]] < t_next:
                 t_next = playback.times_s[k, playback.next_k[k]]
-        fb = sensors.boundary_next[0]  # sensor faults begin and end at instants of their own
-        if fb < sensors.boundary_t.shape[0] and sensors.boundary_t[fb] < t_next:
-            t_next = sensors.boundary_t[fb]
+        if sensors.boundaries.shape[0] > 0:  # sensor faults begin and end at instants of their own
+            t_next = min(t_next, next_fault_boundary(sensors, t_now))
         k_row = telemetry.next_k[0]
         t_row = min(grid_time(0.0, k_row, telemetry.dt_s), duration) if k_row >= 0 else inf
         if t_row < t_next:
@@ -404,8 +403,8 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
                     s = controllers.samples[c, i]
                     if s >= 0 and sensors.cursor[s] + sensors.draws[s] > sensors.normals.shape[1]:
                         return state, t_now, REFILL, t_now
-        if t_now > 0.0:  # fault events come first at their time (at t = 0: after the components' start)
-            log_faults(sensors, t_now, buffers)
+        if t_now > 0.0 and sensors.boundaries.shape[0] > 0:  # fault events come first at their time (at t = 0:
+            log_faults(sensors, t_now, buffers)  # after what the components do at their start)
         for k in range(schedules.count.shape[0]):
             j = schedules.next_k[k]
             if j < schedules.count[k] and schedules.times_s[k, j] == t_now:
@@ -453,7 +452,7 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
                     _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t_now, q, w, inputs.env_t,
                            inputs.env_v, buffers)
                 controllers.next_k[c] += 1
-        if t_now == 0.0:
+        if t_now == 0.0 and sensors.boundaries.shape[0] > 0:
             log_faults(sensors, t_now, buffers)
         inputs = held_inputs(inputs, t_now, wheels, magnetorquers, schedules)
         if t_row == t_now:

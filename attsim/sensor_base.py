@@ -92,6 +92,7 @@ class Sensor(Component):
     misalignment_rad = (0.0, 0.0, 0.0)
     faults: tuple = ()
     _fault_table = None
+    plain = True  # every realism setting at its default: the bare models run (the same numbers, at less cost)
     valid = True  # whether the latest sample gave an output
     # per-run caches, set by start(); these defaults let measure() and normals() work before a run too
     _draws = None
@@ -113,6 +114,11 @@ class Sensor(Component):
         self.misalignment_rad = tuple(float(v) for v in misalignment_rad)
         self.faults = checked_faults(faults, bias_size, bias_rule)
         self._fault_table = fault_table(self.faults, bias_scale) if self.faults else None
+        self.plain = self.q_BS == IDENTITY and self.q_BS_true == IDENTITY and not self.faults
+
+    def plain_unless(self, *settings) -> None:
+        """Not :attr:`plain` when any of the sensor's own ``settings`` (scale factors, biases) is not zero."""
+        self.plain = self.plain and not any(any(v != 0.0 for v in setting) for setting in settings)
 
     @property
     def reports_validity(self) -> bool:
@@ -158,7 +164,7 @@ class Sensor(Component):
         table = self._fault_table
         if table is None:
             return False, False, _ZEROS
-        return faults_at(table.starts, table.ends, table.kinds, table.biases, t)
+        return faults_at(table, t)
 
     def output(self, measured, dropout: bool = False, stuck: bool = False, blinded: bool = False) -> np.ndarray:
         """Keep and return the sample's output: ``measured``, the held output (stuck) or NaN (no output).

@@ -29,7 +29,6 @@ time (at ``t = 0``: after everything the components do at their start);
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -37,8 +36,9 @@ from numba import njit
 from ._validate import finite_array, non_negative_scalar, one_of, positive_scalar, sequence
 from .errors import InputError
 
-__all__ = ["SensorFault", "FAULT_KINDS", "STUCK", "DROPOUT", "BIAS_JUMP", "FaultTable", "fault_table", "faults_at",
-           "fault_schedule", "FAULT_BIAS_WIDTH", "checked_faults"]
+__all__ = ["SensorFault", "FAULT_KINDS", "STUCK", "DROPOUT", "BIAS_JUMP", "fault_table", "faults_at", "fault_schedule",
+           "FAULT_BIAS_WIDTH", "FAULT_START", "FAULT_END", "FAULT_KIND", "FAULT_BIAS", "FAULT_COLUMNS",
+           "checked_faults"]
 
 FAULT_KINDS = ("stuck", "dropout", "bias_jump")
 STUCK, DROPOUT, BIAS_JUMP = range(3)
@@ -94,44 +94,43 @@ def checked_faults(faults, bias_size: int, bias_rule: str) -> tuple:
     return tuple(faults)
 
 
-class FaultTable(NamedTuple):
-    """A sensor's faults as arrays (what the compiled kernels read): start and end times (s), kind codes
-    (:data:`STUCK`, :data:`DROPOUT`, :data:`BIAS_JUMP`), biases (SI, padded to :data:`FAULT_BIAS_WIDTH`)."""
-
-    starts: np.ndarray
-    ends: np.ndarray
-    kinds: np.ndarray
-    biases: np.ndarray
+# a fault table's columns: one row per fault (padded rows start at infinity, so they never act)
+FAULT_START, FAULT_END, FAULT_KIND, FAULT_BIAS = 0, 1, 2, 3  # the bias in FAULT_BIAS .. FAULT_BIAS + 5
+FAULT_COLUMNS = FAULT_BIAS + FAULT_BIAS_WIDTH
 
 
-def fault_table(faults, bias_scale: float = 1.0) -> FaultTable:
-    """The :class:`FaultTable` of a sequence of faults (biases times ``bias_scale``, into SI)."""
-    n = len(faults)
-    biases = np.zeros((n, FAULT_BIAS_WIDTH))
+def fault_table(faults, bias_scale: float = 1.0, rows: int | None = None) -> np.ndarray:
+    """A sequence of faults as the array the kernels read, ``rows`` rows (default: one per fault) of
+    :data:`FAULT_COLUMNS`: start and end (s), kind code (:data:`STUCK`, :data:`DROPOUT`, :data:`BIAS_JUMP`), bias
+    (times ``bias_scale``, into SI)."""
+    table = np.zeros((len(faults) if rows is None else rows, FAULT_COLUMNS))
+    table[:, FAULT_START] = table[:, FAULT_END] = np.inf
     for k, fault in enumerate(faults):
+        table[k, FAULT_START], table[k, FAULT_END] = fault.start_s, fault.end_s
+        table[k, FAULT_KIND] = FAULT_KINDS.index(fault.kind)
         if fault.bias is not None:
-            biases[k, : fault.bias.size] = fault.bias * bias_scale
-    return FaultTable(np.array([f.start_s for f in faults], dtype=float),
-                      np.array([f.end_s for f in faults], dtype=float),
-                      np.array([FAULT_KINDS.index(f.kind) for f in faults], dtype=np.int64), biases)
+            table[k, FAULT_BIAS:FAULT_BIAS + fault.bias.size] = fault.bias * bias_scale
+    return table
 
 
 @njit(**_JIT)
-def faults_at(starts, ends, kinds, biases, t):
-    """``(dropout, stuck, bias)`` of the faults acting at ``t`` (``start <= t < end``); ``bias`` the sum of the
-    acting bias jumps (6 values, zeros where none acts)."""
+def faults_at(table, t):
+    """``(dropout, stuck, bias)`` of the faults of ``table`` acting at ``t`` (``start <= t < end``); ``bias`` the
+    sum of the acting bias jumps (6 values, zeros where none acts)."""
     dropout = stuck = False
     b0 = b1 = b2 = b3 = b4 = b5 = 0.0
-    for k in range(starts.shape[0]):
-        if starts[k] <= t < ends[k]:
-            kind = kinds[k]
+    for k in range(table.shape[0]):
+        f = table[k]
+        if f[FAULT_START] <= t < f[FAULT_END]:
+            kind = f[FAULT_KIND]
             if kind == DROPOUT:
                 dropout = True
             elif kind == STUCK:
                 stuck = True
             else:
-                b = biases[k]
-                b0, b1, b2, b3, b4, b5 = b0 + b[0], b1 + b[1], b2 + b[2], b3 + b[3], b4 + b[4], b5 + b[5]
+                b = FAULT_BIAS
+                b0, b1, b2 = b0 + f[b], b1 + f[b + 1], b2 + f[b + 2]
+                b3, b4, b5 = b3 + f[b + 3], b4 + f[b + 4], b5 + f[b + 5]
     return dropout, stuck, (b0, b1, b2, b3, b4, b5)
 
 

@@ -191,25 +191,32 @@ def star_tracker_blinded(q_IB, q_BS_true, sun_I, lit, r_I, sun_exclusion_rad, ea
 
 
 @njit(**_JIT)
+def _detector(normals, i, s_B, cos_fov):
+    d = normals[3 * i] * s_B[0] + normals[3 * i + 1] * s_B[1] + normals[3 * i + 2] * s_B[2]
+    return d if d > cos_fov else 0.0
+
+
+@njit(**_JIT)
 def sun_sensor_signals(s_B, lit, normals, cos_fov):
     """Each cosine detector's ideal output: ``n·ŝ`` where that exceeds ``cos(fov)`` (the Sun inside the
-    detector's field of view), else 0; all zero when not ``lit``. ``normals``: six unit normals, body axes."""
-    out = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-    if lit:
-        for i in range(6):
-            n = normals[i]
-            d = n[0] * s_B[0] + n[1] * s_B[1] + n[2] * s_B[2]
-            if d > cos_fov:
-                out[i] = d
-    return (out[0], out[1], out[2], out[3], out[4], out[5])
+    detector's field of view), else 0; all zero when not ``lit``. ``normals``: six unit normals in body axes,
+    one after the other (18 values)."""
+    if not lit:
+        return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    return (_detector(normals, 0, s_B, cos_fov), _detector(normals, 1, s_B, cos_fov),
+            _detector(normals, 2, s_B, cos_fov), _detector(normals, 3, s_B, cos_fov),
+            _detector(normals, 4, s_B, cos_fov), _detector(normals, 5, s_B, cos_fov))
+
+
+@njit(**_JIT)
+def _respond(signal, scale, bias):
+    return (1.0 + scale) * signal + bias if signal != 0.0 else 0.0
 
 
 @njit(**_JIT)
 def sun_sensor_detect(signals, scale, bias):
     """The detectors' responses before noise: ``(1 + k_i) c_i + b_i`` for a detector that sees the Sun
     (``c_i ≠ 0``), 0 for one that does not (its gain and offset act on the photo-current)."""
-    out = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-    for i in range(6):
-        if signals[i] != 0.0:
-            out[i] = (1.0 + scale[i]) * signals[i] + bias[i]
-    return (out[0], out[1], out[2], out[3], out[4], out[5])
+    return (_respond(signals[0], scale[0], bias[0]), _respond(signals[1], scale[1], bias[1]),
+            _respond(signals[2], scale[2], bias[2]), _respond(signals[3], scale[3], bias[3]),
+            _respond(signals[4], scale[4], bias[4]), _respond(signals[5], scale[5], bias[5]))

@@ -40,9 +40,10 @@ from .environment.table import P_SRP, R, SUN, lerp1, lerp3, table_cell
 from .errors import InputError
 from .sensor_base import IDENTITY, Sensor, scale_factor
 from .sensor_faults import SensorFault
-from .sensor_models import (SUN_SENSOR_NORMALS, field_body, gyro_sample, magnetometer_sample, star_tracker_blinded,
-                            star_tracker_sample, sun_sensor_any_light, sun_sensor_detect, sun_sensor_measure,
-                            sun_sensor_signals)
+from .sensor_models import (SUN_SENSOR_NORMALS, field_body, gyro_measure, gyro_sample, magnetometer_measure,
+                            magnetometer_sample, star_tracker_blinded, star_tracker_measure, star_tracker_sample,
+                            sun_sensor_any_light, sun_sensor_detect, sun_sensor_measure, sun_sensor_signals,
+                            sun_sensor_truth)
 
 __all__ = ["Sensor", "Gyro", "Magnetometer", "SunSensor", "StarTracker", "SensorFault"]
 
@@ -72,6 +73,7 @@ class Gyro(Sensor):
         self.quantization = non_negative_scalar(quantization_rad_s, "quantization_rad_s")
         self.scale_factor_error = scale_factor(scale_factor_error, "scale_factor_error", 3)
         self.configure(q_BS, misalignment_rad, faults, 3, "must have 3 values for a Gyro (rad/s, gyro axes)")
+        self.plain_unless(self.scale_factor_error)
 
     @property
     def draws(self) -> int:
@@ -99,10 +101,11 @@ class Gyro(Sensor):
         if dt > 0.0:
             truth = self.truth(sc)
             dropout, stuck, extra = self.faults_now(t)
-            args = (truth, self._bias, dt, self.arw, 0.0 if first else self.bias_rw, self.normals(), self.quantization,
-                    self.q_BS_true, self.q_BS, self.scale_factor_error, (extra[0], extra[1], extra[2]))
+            args = (truth, self._bias, dt, self.arw, 0.0 if first else self.bias_rw, self.normals(), self.quantization)
+            if not self.plain:
+                args += (self.q_BS_true, self.q_BS, self.scale_factor_error, (extra[0], extra[1], extra[2]))
             if self._measure_entry is None:
-                self._measure_entry = entry_point(gyro_sample, *args)
+                self._measure_entry = entry_point(gyro_measure if self.plain else gyro_sample, *args)
             measured, bias = self._measure_entry(*args)
             self._bias = bias
             self._latest_truth = truth
@@ -131,6 +134,7 @@ class Magnetometer(Sensor):
         self.quantization = non_negative_scalar(quantization_T, "quantization_T")
         self.scale_factor_error = scale_factor(scale_factor_error, "scale_factor_error", 3)
         self.configure(q_BS, misalignment_rad, faults, 3, "must have 3 values for a Magnetometer (T, its axes)")
+        self.plain_unless(self.scale_factor_error)
 
     @property
     def draws(self) -> int:
@@ -141,10 +145,11 @@ class Magnetometer(Sensor):
 
     def measure(self, truth, extra_bias=(0.0, 0.0, 0.0)):
         """The mounted measurement of the body-axis field ``truth`` (T, body axes), with ``extra_bias`` added."""
-        args = (truth, self._bias, self.noise, self.normals(), self.quantization, self.q_BS_true, self.q_BS,
-                self.scale_factor_error, extra_bias)
+        args = (truth, self._bias, self.noise, self.normals(), self.quantization)
+        if not self.plain:
+            args += (self.q_BS_true, self.q_BS, self.scale_factor_error, extra_bias)
         if self._measure_entry is None:
-            self._measure_entry = entry_point(magnetometer_sample, *args)
+            self._measure_entry = entry_point(magnetometer_measure if self.plain else magnetometer_sample, *args)
         return self._measure_entry(*args)
 
     def sample(self, sc) -> np.ndarray:
@@ -213,9 +218,13 @@ class SunSensor(Sensor):
         self.scale_factor_error = scale_factor(scale_factor_error, "scale_factor_error", 6)
         self.detector_bias = _six(bias, "bias")
         self.configure(q_BS, misalignment_rad, faults, 6, "must have 6 values for a SunSensor (one per detector)")
-        self.normals_nominal = tuple(qrotate(self.q_BS, n) for n in self.detector_normals)
+        self.normals_nominal = tuple(qrotate(self.q_BS, n) for n in self.detector_normals)  # body axes
         self.normals_true = tuple(qrotate(self.q_BS_true, n) for n in self.detector_normals)
+        # the kernels take them one after the other (18 values)
+        self._nominal_flat, self._true_flat = sum(self.normals_nominal, ()), sum(self.normals_true, ())
         self.sun_matrix = _sun_matrix(self.normals_nominal)
+        self.plain_unless(self.scale_factor_error, self.detector_bias)
+        self.plain = self.plain and self.detector_normals == SUN_SENSOR_NORMALS and fov == 90.0
 
     @property
     def draws(self) -> int:
@@ -244,7 +253,9 @@ class SunSensor(Sensor):
 
     def truth(self, sc):
         s_B, lit = self.sun_body(sc)
-        return sun_sensor_signals(s_B, lit, self.normals_nominal, self._cos_fov)
+        if self.plain:
+            return sun_sensor_truth(s_B, lit)
+        return sun_sensor_signals(s_B, lit, self._nominal_flat, self._cos_fov)
 
     def _in_eclipse(self, t: float) -> bool:
         """The ``eclipse`` callable's answer at ``t``: a bool, or an error naming it (a string is not an answer)."""
@@ -265,6 +276,8 @@ class SunSensor(Sensor):
         """The detectors' outputs from the true-mounted signals (:func:`~attsim.sensor_models.sun_sensor_signals`)."""
         if not sun_sensor_any_light(signals):  # dark: no noise drawn
             return signals
+        if self.plain:
+            return sun_sensor_measure(signals, self.noise, self.normals(), self.quantization)
         bias = tuple(b + e for b, e in zip(self.detector_bias, extra_bias))
         return sun_sensor_measure(sun_sensor_detect(signals, self.scale_factor_error, bias), self.noise,
                                   self.normals(), self.quantization)
@@ -272,9 +285,12 @@ class SunSensor(Sensor):
     def sample(self, sc) -> np.ndarray:
         s_B, lit = self.sun_body(sc)
         dropout, stuck, extra = self.faults_now(sc.env._now)
-        self._latest_truth = sun_sensor_signals(s_B, lit, self.normals_nominal, self._cos_fov)
-        return self.output(self.measure(sun_sensor_signals(s_B, lit, self.normals_true, self._cos_fov), extra),
-                           dropout, stuck)
+        if self.plain:
+            self._latest_truth = signals = sun_sensor_truth(s_B, lit)
+        else:
+            self._latest_truth = sun_sensor_signals(s_B, lit, self._nominal_flat, self._cos_fov)
+            signals = sun_sensor_signals(s_B, lit, self._true_flat, self._cos_fov)
+        return self.output(self.measure(signals, extra), dropout, stuck)
 
     def sun_vector(self, reading=None) -> np.ndarray:
         """The Sun direction in body axes from six detector outputs (the latest by default); NaN when dark."""
@@ -333,6 +349,7 @@ class StarTracker(Sensor):
                                    for a in (self.sun_exclusion_deg, self.earth_exclusion_deg))
         self.configure(q_BS, misalignment_rad, faults, 3,
                        "must have 3 values for a StarTracker (arcsec, a small rotation in its axes)", _ARCSEC)
+        self.plain_unless(self.bias_rad)
 
     @property
     def excludes(self) -> bool:
@@ -358,11 +375,12 @@ class StarTracker(Sensor):
 
     def measure(self, truth, extra_bias=(0.0, 0.0, 0.0)):
         """The mounted measurement of the attitude ``truth`` (``q_IB``), with ``extra_bias`` (rad) added to ``β``."""
-        b = self.bias_rad
-        args = (truth, self._sigma, self.normals(), self.q_BS_true, self.q_BS,
-                (b[0] + extra_bias[0], b[1] + extra_bias[1], b[2] + extra_bias[2]))
+        args = (truth, self._sigma, self.normals())
+        if not self.plain:
+            b = self.bias_rad
+            args += (self.q_BS_true, self.q_BS, (b[0] + extra_bias[0], b[1] + extra_bias[1], b[2] + extra_bias[2]))
         if self._measure_entry is None:
-            self._measure_entry = entry_point(star_tracker_sample, *args)
+            self._measure_entry = entry_point(star_tracker_measure if self.plain else star_tracker_sample, *args)
         return self._measure_entry(*args)
 
     def blinded(self, sc, q_IB) -> bool:

@@ -156,8 +156,8 @@ def _cycle(state, memory, t, w_meas, q_st=None, css=None):
                           q_st is not None, np.zeros(4) if q_st is None else np.asarray(q_st, dtype=float),
                           False, np.zeros(3), np.zeros(3), css is not None,
                           np.zeros(6) if css is None else np.asarray(css, dtype=float),
-                          np.array([[1.0, -1, 0, 0, 0, 0], [0, 0, 1, -1, 0, 0], [0, 0, 0, 0, 1, -1]]), SUN_I, params,
-                          nis)
+                          np.array([[1.0, -1, 0, 0, 0, 0], [0, 0, 1, -1, 0, 0], [0, 0, 0, 0, 1, -1]]).ravel(), SUN_I,
+                          params, nis)
     return rejected, nis
 
 
