@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 __all__ = ["WheelBank", "empty_wheel_bank", "wheel_speed", "wheel_command", "wheel_commands", "wheels_total",
            "magnetorquer_saturate", "SATURATION_NONE", "SATURATION_START", "SATURATION_END"]

@@ -21,9 +21,9 @@ from . import mission_banks as ml
 from . import mission_loop as loops
 from .actuators import CommandSchedule, Magnetorquer, ReactionWheel, TorqueSchedule
 from .component import At
-from .control import BDot, MagneticPD, MomentumUnloading, QuaternionPD
+from .controllers import BDot, MagneticPD, MomentumUnloading, QuaternionPD
 from .estimators import MEKF
-from .modes import ModeManager
+from .modes import POINTING_BELOW, ModeManager
 from .errors import ControllerError, DivergenceError, GimbalLockError
 from .guidance_kernels import PARAMETER_LENGTH
 from .mekf import MEASUREMENTS, MEMORY_SIZE, PARAMETERS
@@ -123,9 +123,16 @@ def _mode_bank(manager, controllers, estimators) -> ml.ModeBank:
         tr_to=np.array([names.index(t.target) for t in transitions], dtype=np.int64),
         tr_kind=np.array([t.condition.kind for t in transitions], dtype=np.int64),
         tr_params=np.array([(t.condition.value, t.condition.dwell_s) for t in transitions], dtype=float).reshape(-1, 2),
-        tr_source=np.array([-1 if t.condition.source is None else estimators.index(t.condition.source)
-                            for t in transitions], dtype=np.int64),
+        tr_source=np.array([_condition_source(t.condition, controllers, estimators) for t in transitions],
+                           dtype=np.int64),
         since=np.full(len(transitions), np.nan))
+
+
+def _condition_source(condition, controllers, estimators) -> int:
+    """The bank row a condition reads: the law of a pointing condition, the estimator of a rate one (-1: truth)."""
+    if condition.kind == POINTING_BELOW:
+        return controllers.index(condition.source)
+    return -1 if condition.source is None else estimators.index(condition.source)
 
 
 def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, estimators) -> ml.ControllerBank:
@@ -179,6 +186,7 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, esti
             else:
                 bank.kind[c] = ml.QPD_MAGNETORQUER
                 bank.magnetorquer[c] = mtq_row[law._mtq]
+                p[7:10] = law.compensation
         elif isinstance(law, MomentumUnloading):
             bank.kind[c] = ml.UNLOAD
             p[6] = law.gain_per_s
@@ -253,8 +261,6 @@ def build(mission, sc, width: int) -> CompiledMission:
     wheel_row = {name: k for k, name in enumerate(sc.wheel_names)}
     estimators = [c for c in mission.components if type(c) is MEKF]
     manager = next((c for c in mission.components if type(c) is ModeManager), None)
-    driven = {s for c in controllers for s in c.sensors} | {s for e in estimators
-                                                           for s in (e.gyro, *e.measurement_sensors) if s is not None}
     layout = []
     for component in mission.components:
         if type(component) in _SENSOR_KINDS:
@@ -280,7 +286,7 @@ def build(mission, sc, width: int) -> CompiledMission:
                    + len(controllers) * (2 * n_wheels + 1) + n_wheels + 3 * len(estimators) + 1
                    + (len(controllers) * (2 * n_wheels + 1) + 1 if manager is not None else 0))
     return CompiledMission(
-        sensors=sensor_bank(sensors, driven, mission.duration_s), estimators=_estimator_bank(estimators, sensor_row),
+        sensors=sensor_bank(sensors, mission.duration_s), estimators=_estimator_bank(estimators, sensor_row),
         modes=_mode_bank(manager, controllers, estimators),
         controllers=_controller_bank(controllers, sensor_row, wheel_row, mtq_row, len(sc.wheel_names), estimators),
         magnetorquers=ml.MagnetorquerBank(np.array([q.dipole_max_Am2 for q in magnetorquers]).reshape(m, 3),

@@ -24,7 +24,7 @@ SENSOR_KINDS = {Gyro: ml.GYRO, Magnetometer: ml.MAGNETOMETER, SunSensor: ml.SUN_
 NORMALS_BLOCK = 6 * 4096  # draws held per sensor between refills
 
 
-def sensor_bank(sensors, driven, duration_s: float) -> ml.SensorBank:
+def sensor_bank(sensors, duration_s: float) -> ml.SensorBank:
     n = len(sensors)
     parameters = np.zeros((n, 8))
     bias = np.zeros((n, 3))
@@ -64,7 +64,7 @@ def sensor_bank(sensors, driven, duration_s: float) -> ml.SensorBank:
         kind=np.array([SENSOR_KINDS[type(s)] for s in sensors], dtype=np.int64),
         period_s=np.array([s.period_s for s in sensors], dtype=float),
         phase_s=np.array([s.phase_s for s in sensors], dtype=float),
-        next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s in driven else 1.0 for s in sensors]),
+        next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s.readers else 1.0 for s in sensors]),
         parameters=parameters, output=_initial_output(n), bias=bias, t_last_s=np.full(n, np.nan),
         normals=normals, cursor=np.zeros(n, dtype=np.int64), draws=np.array([s.draws for s in sensors], dtype=np.int64),
         realism=realism, faults=faults, boundaries=boundaries)

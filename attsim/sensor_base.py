@@ -104,7 +104,7 @@ class Sensor(Component):
         self.rate_hz = positive_scalar(rate_hz, "rate_hz")
         self.period_s = 1.0 / self.rate_hz
         self.phase_s = non_negative_scalar(phase_s, "phase_s")
-        self.driven_by = None  # a controller that samples this sensor itself
+        self.readers = []  # the controllers and estimators that sample this sensor in their own cycles
         self.latest = None
         self._latest_truth = None
 
@@ -133,6 +133,7 @@ class Sensor(Component):
         self.valid, self._valid_value = True, 0.0
         self._draws = self.draws  # fixed for the run: read once, not at every sample
         self._drawn, self._next_draw = [], 0
+        self._t_sample_s = None
         self._measure_entry = None  # the measurement kernel for this run's argument types, made at the first sample
 
     @property
@@ -183,21 +184,43 @@ class Sensor(Component):
         self.latest, self.valid, self._valid_value = out, valid, 1.0 if valid else 0.0
         return out
 
+    def shares_sample(self, sc) -> bool:
+        """True when the sensor was sampled at this instant already (its readers then share that sample); else
+        marks it sampled now."""
+        t = sc.env._now
+        if self._t_sample_s == t:
+            return True
+        self._t_sample_s = t
+        return False
+
     def sample(self, sc) -> np.ndarray:
         """Take a measurement now (advances the plant), remember and return it.
 
         ``truth(sc)`` and ``measure(truth)`` work on tuples (the compiled
         models' arguments); the measurement is kept as an array, what readers
-        get; the truth only goes to telemetry, so it stays a tuple.
+        get; the truth only goes to telemetry, so it stays a tuple. Several
+        readers at one instant share its sample.
         """
+        if self.shares_sample(sc):
+            return self.latest
         truth = self.truth(sc)
         self._latest_truth = truth
         self.latest = np.array(self.measure(truth))
         return self.latest
 
+    def add_reader(self, reader) -> None:
+        """``reader`` (a controller or an estimator) samples this sensor in its cycles, so it stops running alone.
+
+        A sensor may have several readers (a magnetometer read by a B-dot law,
+        a pointing law and an estimator): it is sampled once at each instant
+        any of them reads it, and every reader at that instant gets that sample.
+        """
+        if reader not in self.readers:
+            self.readers.append(reader)
+
     def processes(self, env, sc):
         faults = [self._fault_process(env, sc)] if self.faults else []
-        if self.driven_by is not None:
+        if self.readers:
             return faults
         return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.sample(sc)), *faults]
 

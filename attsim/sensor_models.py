@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from ._jit import njit
 from .constants import R_EARTH_M
 from .dynamics import qconj, qexp, qmul, qrotate
 from .environment.table import B_I, lerp3, table_cell

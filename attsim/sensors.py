@@ -153,6 +153,8 @@ class Magnetometer(Sensor):
         return self._measure_entry(*args)
 
     def sample(self, sc) -> np.ndarray:
+        if self.shares_sample(sc):
+            return self.latest
         truth = self.truth(sc)
         dropout, stuck, extra = self.faults_now(sc.env._now)
         self._latest_truth = truth
@@ -283,6 +285,8 @@ class SunSensor(Sensor):
                                   self.normals(), self.quantization)
 
     def sample(self, sc) -> np.ndarray:
+        if self.shares_sample(sc):
+            return self.latest
         s_B, lit = self.sun_body(sc)
         dropout, stuck, extra = self.faults_now(sc.env._now)
         if self.plain:
@@ -392,6 +396,8 @@ class StarTracker(Sensor):
                                     lerp1(sc.env_v, k, f, P_SRP) > 0.0, lerp3(sc.env_v, k, f, R), *self.exclusion_rad)
 
     def sample(self, sc) -> np.ndarray:
+        if self.shares_sample(sc):
+            return self.latest
         truth = self.truth(sc)
         dropout, stuck, extra = self.faults_now(sc.env._now)
         self._latest_truth = truth
