@@ -261,7 +261,8 @@ def _write_row(telemetry, sensors, controllers, estimators, modes, schedules, ma
             row[col] = wheel_speed(wheels, index, wheels.h_Nms[index], w)
             row[col + 1] = wheels.h_Nms[index]
             row[col + 2] = wheels.torque_Nm[index]
-            col += 3
+            row[col + 3] = wheels.requested_Nm[index]  # the command before the limits
+            col += 4
         elif what == ROW_MODE:
             row[col] = modes.state[0]
             col += 1
