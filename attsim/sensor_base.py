@@ -134,6 +134,8 @@ class Sensor(Component):
         self._draws = self.draws  # fixed for the run: read once, not at every sample
         self._drawn, self._next_draw = [], 0
         self._t_sample_s = None
+        # no fault can act and every sample has an output: the sample is the measurement, nothing else to decide
+        self._simple = self._fault_table is None and not self.reports_validity
         self._measure_entry = None  # the measurement kernel for this run's argument types, made at the first sample
 
     @property

@@ -100,7 +100,7 @@ class Gyro(Sensor):
         dt = self.period_s if first else t - self._t_last_s
         if dt > 0.0:
             truth = self.truth(sc)
-            dropout, stuck, extra = self.faults_now(t)
+            dropout, stuck, extra = (False, False, _ZEROS) if self._simple else self.faults_now(t)
             args = (truth, self._bias, dt, self.arw, 0.0 if first else self.bias_rw, self.normals(), self.quantization)
             if not self.plain:
                 args += (self.q_BS_true, self.q_BS, self.scale_factor_error, (extra[0], extra[1], extra[2]))
@@ -109,7 +109,10 @@ class Gyro(Sensor):
             measured, bias = self._measure_entry(*args)
             self._bias = bias
             self._latest_truth = truth
-            self.output(measured, dropout, stuck)
+            if self._simple:
+                self.latest = np.array(measured)
+            else:
+                self.output(measured, dropout, stuck)
         self._t_last_s = t
         return self.latest
 
@@ -156,8 +159,11 @@ class Magnetometer(Sensor):
         if self.shares_sample(sc):
             return self.latest
         truth = self.truth(sc)
-        dropout, stuck, extra = self.faults_now(sc.env._now)
         self._latest_truth = truth
+        if self._simple:
+            self.latest = np.array(self.measure(truth))
+            return self.latest
+        dropout, stuck, extra = self.faults_now(sc.env._now)
         return self.output(self.measure(truth, (extra[0], extra[1], extra[2])), dropout, stuck)
 
 
@@ -288,12 +294,15 @@ class SunSensor(Sensor):
         if self.shares_sample(sc):
             return self.latest
         s_B, lit = self.sun_body(sc)
-        dropout, stuck, extra = self.faults_now(sc.env._now)
         if self.plain:
             self._latest_truth = signals = sun_sensor_truth(s_B, lit)
         else:
             self._latest_truth = sun_sensor_signals(s_B, lit, self._nominal_flat, self._cos_fov)
             signals = sun_sensor_signals(s_B, lit, self._true_flat, self._cos_fov)
+        if self._simple:
+            self.latest = np.array(self.measure(signals))
+            return self.latest
+        dropout, stuck, extra = self.faults_now(sc.env._now)
         return self.output(self.measure(signals, extra), dropout, stuck)
 
     def sun_vector(self, reading=None) -> np.ndarray:
@@ -399,8 +408,11 @@ class StarTracker(Sensor):
         if self.shares_sample(sc):
             return self.latest
         truth = self.truth(sc)
-        dropout, stuck, extra = self.faults_now(sc.env._now)
         self._latest_truth = truth
+        if self._simple:
+            self.latest = np.array(self.measure(truth))
+            return self.latest
+        dropout, stuck, extra = self.faults_now(sc.env._now)
         measured = self.measure(truth, (extra[0], extra[1], extra[2]))
         return self.output(measured, dropout, stuck, self.blinded(sc, truth))
 
