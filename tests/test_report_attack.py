@@ -229,8 +229,10 @@ def test_each_kind_of_update_has_the_nis_band_of_its_degrees_of_freedom(tmp_path
     assert pytest.approx(chi2.ppf(0.025, 2)) in lows.values() and pytest.approx(chi2.ppf(0.025, 3)) in lows.values()
 
 
-def test_sun_sensors_are_a_direction_error_in_degrees(tmp_path):
-    """The six cosine faces' error was drawn on an axis titled '[sensor unit]'; the natural unit is the angle."""
+@pytest.mark.parametrize("mounted", [False, True])
+def test_sun_sensors_are_a_direction_error_in_degrees(tmp_path, mounted):
+    """The six cosine detectors' error was drawn on an axis titled '[sensor unit]'; the natural unit is the angle.
+    A sensor mounted turned (its detector normals in body axes recorded by the run) is read through its normals."""
     n = 400
     t = np.arange(n) * 0.5
     true = np.column_stack([np.cos(0.01 * t), np.sin(0.01 * t), 0.3 + 0 * t])
@@ -240,22 +242,36 @@ def test_sun_sensors_are_a_direction_error_in_degrees(tmp_path):
     axis /= np.linalg.norm(axis, axis=1, keepdims=True)
     measured = _scipy_rotation(np.column_stack([np.cos(np.radians(error_deg) / 2),
                                                 axis * np.sin(np.radians(error_deg) / 2)[:, None]])).apply(true)
-    dark = (t > 100) & (t < 120)  # an eclipse: every face reads zero
+    normals = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float)
+    if mounted:  # turned 35 deg about (1, 1, 0) and 20 deg about z: no detector along a body axis
+        turn = _scipy_rotation(np.array([[np.cos(0.305), 0.0, 0.0, np.sin(0.305)]])) * \
+            _scipy_rotation(np.array([[np.cos(0.305), np.sin(0.305) / np.sqrt(2), np.sin(0.305) / np.sqrt(2), 0.0]]))
+        normals = turn.apply(normals)
+    dark = (t > 100) & (t < 120)  # an eclipse: every detector reads zero
     columns = {}
     for prefix, s in (("css_", measured), ("css_true_", true)):
-        for k, a in enumerate("xyz"):
-            columns[f"{prefix}p{a}"] = np.where(dark, 0.0, np.maximum(0.0, s[:, k]))
-            columns[f"{prefix}m{a}"] = np.where(dark, 0.0, np.maximum(0.0, -s[:, k]))
-    tel = _telemetry(tmp_path, {k: (lambda _t, v=v: v) for k, v in columns.items()},
-                     [{"name": "css", "type": "SunSensor"}], n=n)
+        for k, face in enumerate(("px", "mx", "py", "my", "pz", "mz")):
+            columns[f"{prefix}{face}"] = np.where(dark, 0.0, np.maximum(0.0, s @ normals[k]))
+    sensor = {"name": "css", "type": "SunSensor"} | ({"normals_nominal": normals.tolist()} if mounted else {})
+    tel = _telemetry(tmp_path, {k: (lambda _t, v=v: v) for k, v in columns.items()}, [sensor], n=n)
     page = attsim.report(tel, tmp_path / "r.html").read_text()
     plot = next(f for f in _figures(page) if f["title"].startswith("css (SunSensor)"))
     titles = [v["title"]["text"] for k, v in plot["layout"].items() if k.startswith("yaxis")]
-    assert titles == ["direction error [deg]", "face error [fraction of full scale]"]
+    assert titles == ["direction error [deg]", "detector error [fraction of full scale]"]
     drawn = _bdata(_trace(plot, "angle to the true Sun")["y"])
     assert np.allclose(drawn[~dark], error_deg[~dark], atol=1e-4) and np.all(np.isnan(drawn[dark]))
     colours = [t["line"]["color"] for t in plot["data"]]
-    assert len(set(colours)) == len(colours)  # the angle and the six faces apart
+    assert len(set(colours)) == len(colours)  # the angle and the six detectors apart
+
+
+def test_a_run_records_its_sun_sensors_detector_normals_as_mounted():
+    from attsim.engine import _describe_component
+
+    q_BS = (np.cos(0.2), 0.0, 0.0, np.sin(0.2))  # 0.4 rad about z
+    described = _describe_component(attsim.SunSensor(1.0, sun_inertial=(1.0, 0.0, 0.0), q_BS=q_BS))
+    expected = _scipy_rotation(np.array([q_BS])).apply(np.array([[1.0, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0],
+                                                                 [0, 0, 1], [0, 0, -1]]))
+    assert np.allclose(described["normals_nominal"], expected, atol=1e-12)
 
 
 # ---- comparisons ----

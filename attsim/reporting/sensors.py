@@ -2,10 +2,14 @@
 
 Gyro: deg/h per axis. Star tracker: arcsec per body axis (the rotation
 vector of q_true* ⊗ q_measured) and the total angle. Magnetometer: nT per
-axis. Sun sensors: the angle in deg between the Sun direction the six faces
-measure, normalize(I+x − I−x, I+y − I−y, I+z − I−z), and the true one (none
-in eclipse), and each face's error as a fraction of full scale. Rows
-before a sensor's first sample (NaN) are left out.
+axis. Sun sensors: the angle in deg between the Sun direction the six
+detectors measure and the one their ideal readings give (none in eclipse),
+both as ``E I`` with ``E = M⁻¹ [n_1 .. n_6]``, ``M = Σ_pairs a aᵀ`` over the
+detectors' nominal normals in body axes (``I+x − I−x, ...`` for the default
+ones), and each detector's error as a fraction of full scale. Rows before a
+sensor's first sample (NaN) are left out; a sample without output (NaN,
+``<sensor>_valid`` = 0: a blinded star tracker, a dropout) is a gap in the
+lines, and its intervals are shaded.
 """
 
 from __future__ import annotations
@@ -17,10 +21,17 @@ import numpy as np
 from .. import rotations
 from .page import Section
 from .runinfo import SENSOR_TYPES, components
-from .style import AXIS_COLOURS, Panel, Plot, line, stacked
+from .style import AXIS_COLOURS, Panel, Plot, intervals_where, line, shade, stacked
 
 ARCSEC_PER_RAD = 180.0 / np.pi * 3600.0
 DEG_H_PER_RAD_S = 180.0 / np.pi * 3600.0
+
+
+def _no_output(df, name, t) -> list:
+    """Shaded intervals where the sensor gave no output (it writes ``<name>_valid`` when it can lose it)."""
+    if f"{name}_valid" not in df:
+        return []
+    return shade(intervals_where(t, df[f"{name}_valid"].to_numpy() == 0.0), "#999", f"{name}: no output")
 
 
 def _vector_error(df, name, t, scale, unit, title) -> Plot:
@@ -33,7 +44,7 @@ def _vector_error(df, name, t, scale, unit, title) -> Plot:
         )
         for a in "xyz"
     ]
-    return stacked(title, [Panel(f"error [{unit}]", traces)])
+    return stacked(title, [Panel(f"error [{unit}]", traces, _no_output(df, name, t))])
 
 
 def _tracker_error(df, name, t) -> Plot:
@@ -50,32 +61,41 @@ def _tracker_error(df, name, t) -> Plot:
     total = [line(t, np.linalg.norm(error, axis=1), "total angle", 3)]
     return stacked(
         f"{name} (StarTracker): attitude error of the measurement, q_true* ⊗ q_measured",
-        [Panel("error per axis [arcsec]", traces), Panel("total error [arcsec]", total)],
+        [Panel("error per axis [arcsec]", traces, _no_output(df, name, t)), Panel("total error [arcsec]", total)],
     )
 
 
 SUN_FACES = ("px", "mx", "py", "my", "pz", "mz")
+DEFAULT_NORMALS = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 
-def _sun_direction(df, prefix: str) -> np.ndarray:
-    """The unit Sun direction from six cosine faces ``<prefix>px .. <prefix>mz``; NaN where they see no Sun."""
-    faces = df[[f"{prefix}{face}" for face in SUN_FACES]].to_numpy(dtype=float)
-    s = faces[:, 0::2] - faces[:, 1::2]
+def _sun_matrix(normals) -> np.ndarray:
+    """``E`` (3, 6) with ``s = E I`` for ideal cosine detectors in opposite pairs: ``Σ n_i I_i = M s``."""
+    n = np.asarray(normals, dtype=float)
+    return np.linalg.solve(n[0::2].T @ n[0::2], n.T)
+
+
+def _sun_direction(df, prefix: str, matrix: np.ndarray) -> np.ndarray:
+    """The unit Sun direction from six cosine detectors ``<prefix>px .. <prefix>mz``; NaN where they see no Sun."""
+    s = df[[f"{prefix}{face}" for face in SUN_FACES]].to_numpy(dtype=float) @ matrix.T
     norm = np.linalg.norm(s, axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(norm > 0.0, s / norm, np.nan)
 
 
-def _sun_sensor_error(df, name, kind, t) -> Plot:
-    measured, true = _sun_direction(df, f"{name}_"), _sun_direction(df, f"{name}_true_")
+def _sun_sensor_error(df, component, t) -> Plot:
+    name, kind = component["name"], component.get("type")
+    matrix = _sun_matrix(component.get("normals_nominal") or DEFAULT_NORMALS)  # as mounted, in body axes
+    measured, true = _sun_direction(df, f"{name}_", matrix), _sun_direction(df, f"{name}_true_", matrix)
     angle = np.degrees(np.arccos(np.clip(np.sum(measured * true, axis=1), -1.0, 1.0)))
     faces = [line(t, df[f"{name}_{face}"].to_numpy() - df[f"{name}_true_{face}"].to_numpy(), face, k)
              for k, face in enumerate(SUN_FACES)]
+    gaps = _no_output(df, name, t)
     return stacked(
-        f"{name} ({kind}): Sun direction measured by the faces against the true one (none in eclipse), "
-        "and each face's error",
-        [Panel("direction error [deg]", [line(t, angle, "angle to the true Sun", color="#222222")]),
-         Panel("face error [fraction of full scale]", faces)],
+        f"{name} ({kind}): Sun direction measured by the detectors against the one their ideal readings give "
+        "(none in eclipse), and each detector's error",
+        [Panel("direction error [deg]", [line(t, angle, "angle to the true Sun", color="#222222")], gaps),
+         Panel("detector error [fraction of full scale]", faces, gaps)],
     )
 
 
@@ -102,7 +122,7 @@ def section(tel) -> Section | None:
         elif kind == "StarTracker":
             items.append(_tracker_error(df, name, t))
         elif kind == "SunSensor" and all(f"{name}_{p}{f}" in df for p in ("", "true_") for f in SUN_FACES):
-            items.append(_sun_sensor_error(df, name, kind, t))
+            items.append(_sun_sensor_error(df, component, t))
         else:
             truth = [c for c in df.columns if c.startswith(f"{name}_true_")]
             traces = [
@@ -110,5 +130,5 @@ def section(tel) -> Section | None:
                 for k, c in enumerate(truth)
             ]
             items.append(stacked(f"{name} ({kind}): measured − true reading",
-                                 [Panel("error [the sensor's unit]", traces)]))
+                                 [Panel("error [the sensor's unit]", traces, _no_output(df, name, t))]))
     return Section("sensors", "Sensors", items) if items else None
