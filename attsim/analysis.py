@@ -259,8 +259,8 @@ def classify_spin(moments, omega0) -> dict:
     ``d > 0``) and the growth rate of a small perturbation about the
     intermediate axis, ``λ = (M / I_mid) sqrt((I_mid - I_min)(I_max - I_mid) / (I_min I_max))``.
     """
-    moments = np.asarray(moments, dtype=float)
-    m = moments * np.asarray(omega0, dtype=float)
+    moments = vector3(moments, "moments")  # finite: a NaN rate classified as a stable spin about the minor axis
+    m = moments * vector3(omega0, "omega0")
     I = np.sort(moments)
     M2 = float(m @ m)
     if M2 == 0.0:

@@ -399,3 +399,14 @@ def test_a_propagation_pushed_by_a_torque_is_not_reported_as_torque_free(tmp_pat
         assert f"<th>Applied torque</th><td>{words}</td>" in page
     page = attsim.report(free).read_text()
     assert "A torque-free run" in page and "id='momentum'" in page and "Applied torque" not in page
+
+
+def test_a_missing_rate_is_not_classified_as_a_stable_spin(tmp_path):
+    """A NaN rate came out as 'about the minor axis, stable ... nan rad/s' on the page."""
+    from attsim import analysis
+
+    with pytest.raises(attsim.InputError, match="omega0"):
+        analysis.classify_spin([1.0, 2.0, 3.0], [np.nan, 0.0, 0.0])
+    nan = lambda t: np.full_like(t, np.nan)  # noqa: E731
+    page = attsim.report(_telemetry(tmp_path, {"wx": nan, "wy": nan, "wz": nan}), tmp_path / "r.html").read_text()
+    assert "Spin: not classified, the rate at the start of this interval is missing" in page and "stable" not in page

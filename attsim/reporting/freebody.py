@@ -247,6 +247,9 @@ def polhode(H_B, moments, R_BP) -> Plot:
 
 
 def _spin_sentence(moments, R_BP, omega0) -> str:
+    if not np.all(np.isfinite(omega0)):
+        return ("<p class='classification'>Spin: not classified, the rate at the start of this interval is missing "
+                "(NaN) in the telemetry.</p>")
     spin = analysis.classify_spin(moments, R_BP.T @ np.asarray(omega0, dtype=float))
     if spin["axis"].startswith("none"):
         return "<p class='classification'>Spin: the body starts at rest, so there is no spin to classify.</p>"
