@@ -13,7 +13,8 @@ the gyroscopic ``-ω × h_j a_j``. The speed relative to the body is
 ``Ω_j = h_j / I_j - a_j·ω``. The motor cannot push past ``|Ω_j| = Ω_max``:
 the plant checks every wheel after every integration step and stops a
 motor that reached its limit while pushing outward, so the limit holds to
-within one step's change of ``Ω``.
+within one step's change of ``Ω``. Friction and imbalance jitter, when a
+wheel has them, are :mod:`attsim.wheel_dynamics`.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-__all__ = ["WheelBank", "empty_wheel_bank", "wheel_speed", "wheel_command", "wheel_commands", "wheels_total",
-           "magnetorquer_saturate", "SATURATION_NONE", "SATURATION_START", "SATURATION_END"]
+__all__ = ["WheelBank", "BANK_FIELDS", "STAGE", "STEP_S", "INTEGRATED", "empty_wheel_bank", "wheel_speed",
+           "wheel_command", "wheel_commands", "wheels_total", "magnetorquer_saturate", "SATURATION_NONE",
+           "SATURATION_START", "SATURATION_END"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -39,6 +41,20 @@ class WheelBank(NamedTuple):
     ``torque_Nm`` the motor torque it holds; ``torque_saturated`` and
     ``speed_saturated`` are 1.0 while the command is clipped at the torque
     limit or the motor is stopped at the speed limit.
+
+    Friction and imbalance (:mod:`attsim.wheel_dynamics`; zero: none):
+    ``coulomb_Nm``, ``static_Nm`` and ``stribeck_rad_s`` (the Stribeck
+    curve, ``static_Nm`` 0: none), ``viscous_Nm_s_rad``, ``band_rad_s``
+    (below this speed the friction is linear in the speed);
+    ``static_imbalance_kg_m``, ``dynamic_imbalance_kg_m2``, ``position_m``
+    (body axes, from the centre of mass), ``rotor_x0`` and ``rotor_y0``
+    (the rotor's reference direction at angle 0 and the one a quarter turn
+    on); ``angle_rad`` the rotor angle at the plant's current time;
+    ``stage_rates`` the integrator stages' ``(dh/dt, Ω)`` of the step under
+    way. ``integration`` is the bank's own record (one row for the whole
+    bank, :data:`BANK_FIELDS`): the stage under way, the step's length and
+    whether the wheels' states are integrated (1.0 when any wheel has
+    friction or imbalance).
     """
 
     axis: np.ndarray
@@ -49,12 +65,36 @@ class WheelBank(NamedTuple):
     torque_Nm: np.ndarray
     torque_saturated: np.ndarray
     speed_saturated: np.ndarray
+    coulomb_Nm: np.ndarray
+    static_Nm: np.ndarray
+    stribeck_rad_s: np.ndarray
+    viscous_Nm_s_rad: np.ndarray
+    band_rad_s: np.ndarray
+    static_imbalance_kg_m: np.ndarray
+    dynamic_imbalance_kg_m2: np.ndarray
+    position_m: np.ndarray
+    rotor_x0: np.ndarray
+    rotor_y0: np.ndarray
+    angle_rad: np.ndarray
+    stage_rates: np.ndarray
+    integration: np.ndarray
+
+
+# the fields of a WheelBank that are the bank's own, not one row per wheel
+BANK_FIELDS = ("integration",)
+# the bank's integration record: the integrator stage under way, the step's length (s), and 1.0 when the wheels'
+# states are integrated (any friction or imbalance) rather than held linear in time
+STAGE, STEP_S, INTEGRATED = 0, 1, 2
+INTEGRATION_SIZE = 3
 
 
 def empty_wheel_bank(count: int = 0) -> WheelBank:
     """A bank of ``count`` rows of zeros, to be filled by the wheels at the start of a run."""
     return WheelBank(np.zeros((count, 3)), np.ones(count), np.ones(count), np.ones(count), np.zeros(count),
-                     np.zeros(count), np.zeros(count), np.zeros(count))
+                     np.zeros(count), np.zeros(count), np.zeros(count), np.zeros(count), np.zeros(count),
+                     np.ones(count), np.zeros(count), np.zeros(count), np.zeros(count), np.zeros(count),
+                     np.zeros((count, 3)), np.zeros((count, 3)), np.zeros((count, 3)), np.zeros(count),
+                     np.zeros((count, 4, 2)), np.zeros(INTEGRATION_SIZE))
 
 
 @njit(**_JIT)

@@ -18,18 +18,22 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .actuator_models import (SATURATION_NONE, SATURATION_START, WheelBank, empty_wheel_bank, pushes_past_limit,
-                              wheel_command, wheel_commands, wheel_speed, wheels_total)
+from .actuator_models import (BANK_FIELDS, INTEGRATED, SATURATION_NONE, SATURATION_START, WheelBank, empty_wheel_bank,
+                              pushes_past_limit, wheel_command, wheel_commands, wheel_speed, wheels_total)
 from ._fastcall import entry_point
 from .dynamics import matrix_to_tuple, normalized4, qconj, qrotate
 from .environment.table import B_I, EMPTY, P_SRP, RHO, SUN, R, V, EnvironmentTable, lerp1, lerp3, table_cell
 from .environment.torques import Disturbances, DisturbanceSwitches, disturbance_torques
-from .errors import AttsimError, DivergenceError, GimbalLockError
+from .errors import AttsimError, GimbalLockError
+from .plant_checks import SOUND, _check_state, state_fault
+from .wheel_dynamics import (NO_MODEL, begin_wheel_step, end_wheel_step, set_integrated, wheels_stage_torque,
+                             write_wheel_row)
 
 __all__ = ["PlantInputs", "plant_torque", "plant_advance_loop", "plant_advance_held", "Spacecraft", "NO_FACES"]
 
 NO_FACES = np.empty((0, 10))
 _NO_SWITCHES = DisturbanceSwitches(0.0, 0.0, 0.0)
+NO_WHEELS = empty_wheel_bank(0)
 
 
 class PlantInputs(NamedTuple):
@@ -37,7 +41,10 @@ class PlantInputs(NamedTuple):
 
     ``J`` is the inertia as a row-major 9-tuple; the environment table is
     ECI (:mod:`attsim.environment.table`); ``faces`` has the columns of
-    :data:`attsim.environment.torques.FACE_COLUMNS`.
+    :data:`attsim.environment.torques.FACE_COLUMNS`. ``wheels`` is the
+    mission's wheel bank: when its states are integrated (friction,
+    imbalance) its torque comes from it, not from ``tau_wheels_Nm`` and
+    ``h_wheels0_Nms``.
     """
 
     t0_s: float
@@ -51,6 +58,7 @@ class PlantInputs(NamedTuple):
     switches: DisturbanceSwitches
     J: tuple
     residual_dipole_Am2: tuple
+    wheels: WheelBank = NO_WHEELS
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -63,49 +71,36 @@ def plant_torque(t, q, w, inputs):
         τ = τ_ext + m × B_B - τ_w - ω × h_w(t) + τ_gg + τ_aero + τ_srp + m_res × B_B
 
     so that Euler's equation for the body, ``J dω/dt = τ - ω × J ω``, is the
-    gyrostat's (Markley & Crassidis 2014, sec. 3.3.5). The environment is
+    gyrostat's (Markley & Crassidis 2014, sec. 3.3.5). With friction or
+    imbalance the wheels' terms are :func:`~attsim.wheel_dynamics.wheels_stage_torque`
+    at the stage's wheel states instead. The environment is
     interpolated at the stage time and rotated into the body with the stage
     attitude, so torques that depend on the attitude follow it inside the
     integration instead of being frozen at the event.
     """
     p = inputs
-    dt = t - p.t0_s
-    h0, tau_w, m, ext = p.h_wheels0_Nms, p.tau_wheels_Nm, p.dipole_Am2, p.tau_ext_Nm
-    hx = h0[0] + tau_w[0] * dt
-    hy = h0[1] + tau_w[1] * dt
-    hz = h0[2] + tau_w[2] * dt
+    m, ext = p.dipole_Am2, p.tau_ext_Nm
     k, f = table_cell(p.env_t, t)
     b = qrotate(normalized4(qconj(q)), lerp3(p.env_v, k, f, B_I))
-    tx = ext[0] + m[1] * b[2] - m[2] * b[1] - tau_w[0] - (w[1] * hz - w[2] * hy)
-    ty = ext[1] + m[2] * b[0] - m[0] * b[2] - tau_w[1] - (w[2] * hx - w[0] * hz)
-    tz = ext[2] + m[0] * b[1] - m[1] * b[0] - tau_w[2] - (w[0] * hy - w[1] * hx)
+    if p.wheels.integration[INTEGRATED] != 0.0:
+        tw = wheels_stage_torque(w, p.wheels)
+        tx = ext[0] + m[1] * b[2] - m[2] * b[1] + tw[0]
+        ty = ext[1] + m[2] * b[0] - m[0] * b[2] + tw[1]
+        tz = ext[2] + m[0] * b[1] - m[1] * b[0] + tw[2]
+    else:
+        dt = t - p.t0_s
+        h0, tau_w = p.h_wheels0_Nms, p.tau_wheels_Nm
+        hx = h0[0] + tau_w[0] * dt
+        hy = h0[1] + tau_w[1] * dt
+        hz = h0[2] + tau_w[2] * dt
+        tx = ext[0] + m[1] * b[2] - m[2] * b[1] - tau_w[0] - (w[1] * hz - w[2] * hy)
+        ty = ext[1] + m[2] * b[0] - m[0] * b[2] - tau_w[1] - (w[2] * hx - w[0] * hz)
+        tz = ext[2] + m[0] * b[1] - m[1] * b[0] - tau_w[2] - (w[0] * hy - w[1] * hx)
     d = disturbance_torques(t, q, p.env_t, p.env_v, p.faces, p.switches, p.J, p.residual_dipole_Am2)
     tx += d.gg[0] + d.aero[0] + d.srp[0] + d.res[0]
     ty += d.gg[1] + d.aero[1] + d.srp[1] + d.res[1]
     tz += d.gg[2] + d.aero[2] + d.srp[2] + d.res[2]
     return (tx, ty, tz)
-
-
-# A quaternion this far off unit norm after an advance means the integration
-# diverged; the fixed-step methods renormalise, so anything larger is not round-off.
-QUATERNION_DRIFT_LIMIT = 1e-6
-# what state_fault finds
-SOUND, NOT_FINITE, OFF_UNIT_NORM, UNRESOLVED_TURN = 0, 1, 2, 3
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def state_fault(q, w, max_step):
-    """What is wrong with a plant state, if anything: ``SOUND``, ``NOT_FINITE``, ``OFF_UNIT_NORM`` (|q| - 1 beyond
-    :data:`QUATERNION_DRIFT_LIMIT`) or ``UNRESOLVED_TURN`` (|ω| max_step > π: more than half a turn a step)."""
-    q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
-    w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
-    if not (math.isfinite(q2) and math.isfinite(w2)):
-        return NOT_FINITE
-    if abs(math.sqrt(q2) - 1.0) > QUATERNION_DRIFT_LIMIT:
-        return OFF_UNIT_NORM
-    if math.sqrt(w2) * max_step > math.pi:
-        return UNRESOLVED_TURN
-    return SOUND
 
 
 def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params, stops):
@@ -116,7 +111,9 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
     whose motor pushes it beyond its speed limit is stopped there: its
     torque becomes zero and the held inputs restart from that time, so the
     limit holds to within one step's change of the wheel speed. Each stop
-    is written to ``stops`` as a row ``(t, wheel index, speed)``.
+    is written to ``stops`` as a row ``(t, wheel index, speed)``. Wheels
+    with friction or imbalance are integrated with the body, step by step
+    (:mod:`attsim.wheel_dynamics`).
 
     A template: ``step``, ``must_stop`` and ``output_state`` are the
     method's kernels, bound by
@@ -137,12 +134,18 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
         n += 1
     n = max(n, 1)
     n_wheels = wheels.axis.shape[0]
+    integrated = wheels.integration[INTEGRATED] != 0.0
     t_ref = inputs.t0_s  # wheels.h_Nms holds the momenta at t_ref
     for i in range(n):
         t_i = t0 + i * max_step
         h = max_step if i < n - 1 else span - (n - 1) * max_step
+        if integrated:
+            begin_wheel_step(wheels, h)
         state = step(inputs, t_i, h, state, J, Jinv, params)  # noqa: F821 - bound per method
         t_e = t_i + h
+        if integrated:  # the wheels' states were integrated with the body's: their momenta now are those at t_e
+            end_wheel_step(wheels, h)
+            t_ref = t_e
         if must_stop(state, params):  # noqa: F821
             for j in range(n_wheels):
                 wheels.h_Nms[j] += wheels.torque_Nm[j] * (t_e - t_ref)
@@ -169,7 +172,7 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
             t_ref = t_e
             tau_w, h_w = wheels_total(wheels)
             inputs = PlantInputs(t_e, inputs.tau_ext_Nm, inputs.dipole_Am2, tau_w, h_w, inputs.env_t, inputs.env_v,
-                                 inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
+                                 inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2, wheels)
     for j in range(n_wheels):
         wheels.h_Nms[j] += wheels.torque_Nm[j] * (t1 - t_ref)
     q, w = output_state(state, J, params)  # noqa: F821
@@ -188,7 +191,7 @@ def plant_advance_held(state, t0, t1, max_step, tau_ext, dipole, env_t, env_v, f
     stop count, fault)``.
     """
     tau_w, h_w = wheels_total(wheels)
-    inputs = PlantInputs(t0, tau_ext, dipole, tau_w, h_w, env_t, env_v, faces, switches, J, residual)
+    inputs = PlantInputs(t0, tau_ext, dipole, tau_w, h_w, env_t, env_v, faces, switches, J, residual, wheels)
     state, stopped, t_reached, n_stops, fault = advance(state, t0, t1, max_step, inputs, wheels, J, Jinv,  # noqa: F821
                                                         params, stops)
     q, w = output_state(state, J, params)  # noqa: F821 - bound per method
@@ -243,6 +246,7 @@ class Spacecraft:
         # compiled entry points, made once per wheel bank (their argument types are fixed then)
         self._advance_entry = self._advance_bank = self._command_entry = self._command_bank = None
         self._total_entry = self._total_bank = self._speed_entry = self._speed_bank = None
+        self._row_entry = self._row_bank = None
         self._commands_entries, self._commands_bank = {}, None
         self._q_w = self._output(self._state, self._J, self._params)
         self._rngs = np.random.SeedSequence(mission.seed)
@@ -259,7 +263,7 @@ class Spacecraft:
             self._total_entry, self._total_bank = entry_point(wheels_total, self.wheels), self.wheels
         tau_w, h_w = self._total_entry(self.wheels)
         return PlantInputs(self.t_plant_s, self._tau_ext, self._commanded_dipole, tau_w, h_w,
-                           self.env_t, self.env_v, self._faces, self._switches, self._J, self._residual)
+                           self.env_t, self.env_v, self._faces, self._switches, self._J, self._residual, self.wheels)
 
     def advance_to(self, t_s: float) -> None:
         """Integrate the plant to ``t_s`` with the commands held since the last change.
@@ -366,18 +370,24 @@ class Spacecraft:
         self._commanded_dipole = _vector_sum(self._dipoles.values())
 
     def register_wheel(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float,
-                       h0_Nms: float) -> int:
-        """Add a reaction wheel to the plant before the run starts; returns its row in :attr:`wheels`."""
+                       h0_Nms: float, model=NO_MODEL) -> int:
+        """Add a reaction wheel to the plant before the run starts; returns its row in :attr:`wheels`.
+
+        ``model`` is its friction and imbalance (:class:`~attsim.wheel_dynamics.WheelModel`).
+        """
         if self.t_plant_s != 0.0:
             raise AttsimError("reaction wheels can only be added before the run starts")
         old, n = self.wheels, len(self.wheel_names)
         bank = empty_wheel_bank(n + 1)
         for field in WheelBank._fields:  # the rows so far, then the new one
-            getattr(bank, field)[:n] = getattr(old, field)
+            getattr(bank, field)[: None if field in BANK_FIELDS else n] = getattr(old, field)
         bank.axis[n] = axis
         bank.inertia_kg_m2[n], bank.max_torque_Nm[n] = inertia_kg_m2, max_torque_Nm
         bank.max_speed_rad_s[n] = max_speed_rad_s
         bank.h_Nms[n] = h0_Nms
+        for field, value in model._asdict().items():
+            getattr(bank, field)[n] = value
+        set_integrated(bank)
         self.wheels = bank
         self.wheel_names.append(name)
         self._stops = np.empty((n + 1, 3))
@@ -438,6 +448,16 @@ class Spacecraft:
             self._speed_bank = self.wheels
         return self._speed_entry(self.wheels, index, self.wheels.h_Nms[index], self._q_w[1])
 
+    def wheel_values(self, index: int) -> list:
+        """Wheel ``index``'s telemetry at ``env.now`` (:func:`~attsim.wheel_dynamics.write_wheel_row`)."""
+        if self.env._now > self.t_plant_s:
+            self.advance_to(self.env._now)
+        if self._row_entry is None or self._row_bank is not self.wheels:
+            self._row = np.zeros(16)
+            self._row_entry = entry_point(write_wheel_row, self.wheels, index, self._q_w[1], self._row, 0)
+            self._row_bank = self.wheels
+        return self._row[: self._row_entry(self.wheels, index, self._q_w[1], self._row, 0)].tolist()
+
     @property
     def external_torque_Nm(self) -> tuple:
         return self._tau_ext
@@ -465,17 +485,3 @@ class Spacecraft:
     def rng(self) -> np.random.Generator:
         """A new generator, deterministic for the mission seed and the order of requests."""
         return np.random.default_rng(self._rngs.spawn(1)[0])
-
-
-def _check_state(q, w, t0_s: float, t1_s: float, max_step_s: float) -> None:
-    """Refuse a plant state that diverged over ``[t0_s, t1_s]`` (see :class:`DivergenceError`)."""
-    fault = state_fault(q, w, max_step_s)
-    if fault == NOT_FINITE:
-        raise DivergenceError(t1_s, "the state is no longer finite", t0_s, max_step_s)
-    if fault == OFF_UNIT_NORM:
-        norm = math.sqrt(sum(x * x for x in q))
-        raise DivergenceError(t1_s, f"|q| - 1 reached {norm - 1.0:.2g}", t0_s, max_step_s)
-    if fault == UNRESOLVED_TURN:
-        turn = math.sqrt(sum(x * x for x in w)) * max_step_s
-        raise DivergenceError(t1_s, f"|omega| max_step reached {turn:.3g} rad (more than half a turn per step)",
-                              t0_s, max_step_s)
