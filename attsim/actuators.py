@@ -424,7 +424,7 @@ class ReactionWheel(Component):
         inertia = effective_inertia(self.axis, self.inertia_kg_m2, mission.inertia_kg_m2)
         return friction_band(self.name, self.coulomb_friction_Nm, self.static_friction_Nm,
                              self.stribeck_speed_rad_s or 1.0, self.viscous_friction_Nm_s_rad,
-                             self.friction_band_rad_s, inertia, mission.max_step_s)
+                             self.friction_band_rad_s, inertia, mission.max_step_s, self.max_speed_rad_s)
 
     def prepare(self, mission) -> None:
         from .wheel_dynamics import check_jitter

@@ -151,13 +151,16 @@ _friction_level = njit(**_JIT)(friction_level)
 
 
 def friction_band(name: str, coulomb_Nm: float, static_Nm: float, stribeck_rad_s: float, viscous_Nm_s_rad: float,
-                  band_rad_s: float | None, inertia_eff_kg_m2: float, max_step_s: float) -> float:
+                  band_rad_s: float | None, inertia_eff_kg_m2: float, max_step_s: float,
+                  max_speed_rad_s: float) -> float:
     """The band speed ``Ω_b`` a wheel's friction uses in a mission, or an :class:`InputError` naming ``max_step``.
 
     ``band_rad_s`` None: the narrowest band ``max_step`` resolves,
     ``max(F_c, F_s) / (I_eff/h - c)``; a band given must have
     ``h F(Ω_b) / (Ω_b I_eff) <= 1``. Viscous friction alone must have
-    ``h c / I_eff <= 1/2``. No Coulomb or breakaway friction: 0 (no band).
+    ``h c / I_eff <= 1/2``. A band reaching the speed limit leaves no
+    Coulomb friction to model (the step is too coarse for it): refused. No
+    Coulomb or breakaway friction: 0 (no band).
     """
     h = max_step_s
     if h * viscous_Nm_s_rad > VISCOUS_STEP_LIMIT * inertia_eff_kg_m2:
@@ -168,7 +171,12 @@ def friction_band(name: str, coulomb_Nm: float, static_Nm: float, stribeck_rad_s
     if peak == 0.0:
         return 0.0
     if band_rad_s is None:
-        return peak / (inertia_eff_kg_m2 / h - viscous_Nm_s_rad)
+        band = peak / (inertia_eff_kg_m2 / h - viscous_Nm_s_rad)
+        if not band < max_speed_rad_s:
+            raise InputError("max_step", f"must resolve wheel {name!r}'s Coulomb friction: the band it needs, "
+                             "max(F_c, F_s) / (I_eff / max_step - c), must stay below max_speed_rad_s",
+                             f"{band:.3g} rad/s >= {max_speed_rad_s:g} rad/s with max_step {h:g} s")
+        return band
     slope = friction_level(coulomb_Nm, static_Nm, stribeck_rad_s, viscous_Nm_s_rad, band_rad_s) / band_rad_s
     if h * slope > BAND_STEP_LIMIT * inertia_eff_kg_m2:
         raise InputError("max_step", f"must resolve wheel {name!r}'s friction band: max_step <= I_eff Ω_b / F(Ω_b)",

@@ -254,6 +254,7 @@ def test_bad_friction_or_imbalance_is_refused_naming_the_rule(kwargs, field, rul
     (dict(dynamic_imbalance_kg_m2=1e-7), 0.02, "imbalance jitter"),
     (dict(coulomb_friction_Nm=1e-4, friction_band_rad_s=1e-3), 0.05, "friction band"),
     (dict(viscous_friction_Nm_s_rad=1e-4), 0.5, "viscous friction"),
+    (dict(coulomb_friction_Nm=1e308), 0.05, "Coulomb friction"),  # it would stop the wheel from its limit in a step
 ])
 def test_a_max_step_that_cannot_resolve_the_wheel_is_refused_before_the_run(tmp_path, kwargs, max_step, what):
     m = attsim.Mission("unresolved", J_DIAG, (0.0, 0.0, 0.0), duration=1.0, max_step=max_step, out_dir=tmp_path)
