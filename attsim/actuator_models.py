@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-__all__ = ["WheelBank", "BANK_FIELDS", "STAGE", "STEP_S", "INTEGRATED", "empty_wheel_bank", "wheel_speed",
+__all__ = ["WheelBank", "WORK_COLUMNS", "empty_wheel_bank", "wheel_speed",
            "wheel_command", "wheel_commands", "wheels_total", "magnetorquer_saturate", "SATURATION_NONE",
            "SATURATION_START", "SATURATION_END"]
 
@@ -42,19 +42,10 @@ class WheelBank(NamedTuple):
     ``speed_saturated`` are 1.0 while the command is clipped at the torque
     limit or the motor is stopped at the speed limit.
 
-    Friction and imbalance (:mod:`attsim.wheel_dynamics`; zero: none):
-    ``coulomb_Nm``, ``static_Nm`` and ``stribeck_rad_s`` (the Stribeck
-    curve, ``static_Nm`` 0: none), ``viscous_Nm_s_rad``, ``band_rad_s``
-    (below this speed the friction is linear in the speed);
-    ``static_imbalance_kg_m``, ``dynamic_imbalance_kg_m2``, ``position_m``
-    (body axes, from the centre of mass), ``rotor_x0`` and ``rotor_y0``
-    (the rotor's reference direction at angle 0 and the one a quarter turn
-    on); ``angle_rad`` the rotor angle at the plant's current time;
-    ``stage_rates`` the integrator stages' ``(dh/dt, Ω)`` of the step under
-    way. ``integration`` is the bank's own record (one row for the whole
-    bank, :data:`BANK_FIELDS`): the stage under way, the step's length and
-    whether the wheels' states are integrated (1.0 when any wheel has
-    friction or imbalance).
+    ``work`` is the wheels' friction and imbalance and their integration
+    (:mod:`attsim.wheel_dynamics`): row 0 the bank's record (``W_*`` of
+    the record below), row ``j + 1`` wheel ``j`` (the ``W_*`` columns). One
+    array, so the plant's inputs carry it at the cost of one reference.
     """
 
     axis: np.ndarray
@@ -65,36 +56,28 @@ class WheelBank(NamedTuple):
     torque_Nm: np.ndarray
     torque_saturated: np.ndarray
     speed_saturated: np.ndarray
-    coulomb_Nm: np.ndarray
-    static_Nm: np.ndarray
-    stribeck_rad_s: np.ndarray
-    viscous_Nm_s_rad: np.ndarray
-    band_rad_s: np.ndarray
-    static_imbalance_kg_m: np.ndarray
-    dynamic_imbalance_kg_m2: np.ndarray
-    position_m: np.ndarray
-    rotor_x0: np.ndarray
-    rotor_y0: np.ndarray
-    angle_rad: np.ndarray
-    stage_rates: np.ndarray
-    integration: np.ndarray
+    work: np.ndarray
 
 
-# the fields of a WheelBank that are the bank's own, not one row per wheel
-BANK_FIELDS = ("integration",)
-# the bank's integration record: the integrator stage under way, the step's length (s), and 1.0 when the wheels'
+# the work array's record (row 0): the integrator stage under way, the step's length (s), and 1.0 when the wheels'
 # states are integrated (any friction or imbalance) rather than held linear in time
-STAGE, STEP_S, INTEGRATED = 0, 1, 2
-INTEGRATION_SIZE = 3
+W_STAGE, W_STEP_S, W_INTEGRATED = 0, 1, 2
+# a wheel's row (j + 1): its axis and axial inertia; its momentum at the step's start and the motor torque it holds;
+# the rotor angle (rad, at the plant's time); Coulomb, breakaway (0: no Stribeck curve), Stribeck speed, viscous
+# coefficient and band speed of its friction; static and dynamic imbalance, its position (body axes, from the
+# centre of mass) and the rotor's reference directions at angle 0 and a quarter turn on; then (dh/dt, Omega) of each
+# of the four stages of the step under way
+W_AXIS, W_INERTIA, W_H0, W_TORQUE, W_ANGLE = 0, 3, 4, 5, 6
+W_COULOMB, W_STATIC, W_STRIBECK, W_VISCOUS, W_BAND = 7, 8, 9, 10, 11
+W_STATIC_IMBALANCE, W_DYNAMIC_IMBALANCE, W_POSITION, W_X0, W_Y0 = 12, 13, 14, 17, 20
+W_RATES = 23
+WORK_COLUMNS = W_RATES + 8
 
 
 def empty_wheel_bank(count: int = 0) -> WheelBank:
     """A bank of ``count`` rows of zeros, to be filled by the wheels at the start of a run."""
     return WheelBank(np.zeros((count, 3)), np.ones(count), np.ones(count), np.ones(count), np.zeros(count),
-                     np.zeros(count), np.zeros(count), np.zeros(count), np.zeros(count), np.zeros(count),
-                     np.ones(count), np.zeros(count), np.zeros(count), np.zeros(count), np.zeros(count),
-                     np.zeros((count, 3)), np.zeros((count, 3)), np.zeros((count, 3)), np.zeros(count),
-                     np.zeros((count, 4, 2)), np.zeros(INTEGRATION_SIZE))
+                     np.zeros(count), np.zeros(count), np.zeros(count), np.zeros((count + 1, WORK_COLUMNS)))
 
 
 @njit(**_JIT)

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .actuator_models import (BANK_FIELDS, INTEGRATED, SATURATION_NONE, SATURATION_START, WheelBank, empty_wheel_bank,
+from .actuator_models import (SATURATION_NONE, SATURATION_START, W_INTEGRATED, WheelBank, empty_wheel_bank,
                               pushes_past_limit, wheel_command, wheel_commands, wheel_speed, wheels_total)
 from ._fastcall import entry_point
 from .dynamics import matrix_to_tuple, normalized4, qconj, qrotate
@@ -27,13 +27,13 @@ from .environment.torques import Disturbances, DisturbanceSwitches, disturbance_
 from .errors import AttsimError, GimbalLockError
 from .plant_checks import SOUND, _check_state, state_fault
 from .wheel_dynamics import (NO_MODEL, begin_wheel_step, end_wheel_step, set_integrated, wheels_stage_torque,
-                             write_wheel_row)
+                             work_row, write_wheel_row)
 
 __all__ = ["PlantInputs", "plant_torque", "plant_advance_loop", "plant_advance_held", "Spacecraft", "NO_FACES"]
 
 NO_FACES = np.empty((0, 10))
 _NO_SWITCHES = DisturbanceSwitches(0.0, 0.0, 0.0)
-NO_WHEELS = empty_wheel_bank(0)
+NO_WHEEL_WORK = empty_wheel_bank(0).work
 
 
 class PlantInputs(NamedTuple):
@@ -41,10 +41,10 @@ class PlantInputs(NamedTuple):
 
     ``J`` is the inertia as a row-major 9-tuple; the environment table is
     ECI (:mod:`attsim.environment.table`); ``faces`` has the columns of
-    :data:`attsim.environment.torques.FACE_COLUMNS`. ``wheels`` is the
-    mission's wheel bank: when its states are integrated (friction,
-    imbalance) its torque comes from it, not from ``tau_wheels_Nm`` and
-    ``h_wheels0_Nms``.
+    :data:`attsim.environment.torques.FACE_COLUMNS`. ``wheel_work`` is the
+    wheel bank's work array: when the wheels' states are integrated
+    (friction, imbalance) their torque comes from it, not from
+    ``tau_wheels_Nm`` and ``h_wheels0_Nms``.
     """
 
     t0_s: float
@@ -58,7 +58,7 @@ class PlantInputs(NamedTuple):
     switches: DisturbanceSwitches
     J: tuple
     residual_dipole_Am2: tuple
-    wheels: WheelBank = NO_WHEELS
+    wheel_work: np.ndarray = NO_WHEEL_WORK
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -82,8 +82,8 @@ def plant_torque(t, q, w, inputs):
     m, ext = p.dipole_Am2, p.tau_ext_Nm
     k, f = table_cell(p.env_t, t)
     b = qrotate(normalized4(qconj(q)), lerp3(p.env_v, k, f, B_I))
-    if p.wheels.integration[INTEGRATED] != 0.0:
-        tw = wheels_stage_torque(w, p.wheels)
+    if p.wheel_work[0, W_INTEGRATED] != 0.0:
+        tw = wheels_stage_torque(w, p.wheel_work)
         tx = ext[0] + m[1] * b[2] - m[2] * b[1] + tw[0]
         ty = ext[1] + m[2] * b[0] - m[0] * b[2] + tw[1]
         tz = ext[2] + m[0] * b[1] - m[1] * b[0] + tw[2]
@@ -134,7 +134,7 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
         n += 1
     n = max(n, 1)
     n_wheels = wheels.axis.shape[0]
-    integrated = wheels.integration[INTEGRATED] != 0.0
+    integrated = wheels.work[0, W_INTEGRATED] != 0.0
     t_ref = inputs.t0_s  # wheels.h_Nms holds the momenta at t_ref
     for i in range(n):
         t_i = t0 + i * max_step
@@ -172,7 +172,7 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
             t_ref = t_e
             tau_w, h_w = wheels_total(wheels)
             inputs = PlantInputs(t_e, inputs.tau_ext_Nm, inputs.dipole_Am2, tau_w, h_w, inputs.env_t, inputs.env_v,
-                                 inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2, wheels)
+                                 inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2, wheels.work)
     for j in range(n_wheels):
         wheels.h_Nms[j] += wheels.torque_Nm[j] * (t1 - t_ref)
     q, w = output_state(state, J, params)  # noqa: F821
@@ -191,7 +191,7 @@ def plant_advance_held(state, t0, t1, max_step, tau_ext, dipole, env_t, env_v, f
     stop count, fault)``.
     """
     tau_w, h_w = wheels_total(wheels)
-    inputs = PlantInputs(t0, tau_ext, dipole, tau_w, h_w, env_t, env_v, faces, switches, J, residual, wheels)
+    inputs = PlantInputs(t0, tau_ext, dipole, tau_w, h_w, env_t, env_v, faces, switches, J, residual, wheels.work)
     state, stopped, t_reached, n_stops, fault = advance(state, t0, t1, max_step, inputs, wheels, J, Jinv,  # noqa: F821
                                                         params, stops)
     q, w = output_state(state, J, params)  # noqa: F821 - bound per method
@@ -263,7 +263,8 @@ class Spacecraft:
             self._total_entry, self._total_bank = entry_point(wheels_total, self.wheels), self.wheels
         tau_w, h_w = self._total_entry(self.wheels)
         return PlantInputs(self.t_plant_s, self._tau_ext, self._commanded_dipole, tau_w, h_w,
-                           self.env_t, self.env_v, self._faces, self._switches, self._J, self._residual, self.wheels)
+                           self.env_t, self.env_v, self._faces, self._switches, self._J, self._residual,
+                           self.wheels.work)
 
     def advance_to(self, t_s: float) -> None:
         """Integrate the plant to ``t_s`` with the commands held since the last change.
@@ -379,15 +380,14 @@ class Spacecraft:
             raise AttsimError("reaction wheels can only be added before the run starts")
         old, n = self.wheels, len(self.wheel_names)
         bank = empty_wheel_bank(n + 1)
-        for field in WheelBank._fields:  # the rows so far, then the new one
-            getattr(bank, field)[: None if field in BANK_FIELDS else n] = getattr(old, field)
+        for field in WheelBank._fields:  # the rows so far (and the work array's record), then the new one
+            getattr(bank, field)[: len(getattr(old, field))] = getattr(old, field)
         bank.axis[n] = axis
         bank.inertia_kg_m2[n], bank.max_torque_Nm[n] = inertia_kg_m2, max_torque_Nm
         bank.max_speed_rad_s[n] = max_speed_rad_s
         bank.h_Nms[n] = h0_Nms
-        for field, value in model._asdict().items():
-            getattr(bank, field)[n] = value
-        set_integrated(bank)
+        bank.work[n + 1] = work_row(axis, inertia_kg_m2, model)
+        set_integrated(bank.work)
         self.wheels = bank
         self.wheel_names.append(name)
         self._stops = np.empty((n + 1, 3))

@@ -83,13 +83,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .actuator_models import INTEGRATED, STAGE, STEP_S, wheel_speed
+from .actuator_models import (W_ANGLE, W_AXIS, W_BAND, W_COULOMB, W_DYNAMIC_IMBALANCE, W_H0, W_INERTIA, W_INTEGRATED,
+                              W_POSITION, W_RATES, W_STAGE, W_STATIC, W_STATIC_IMBALANCE, W_STEP_S, W_STRIBECK,
+                              W_TORQUE, W_VISCOUS, W_X0, W_Y0, wheel_speed)
 from .errors import InputError
 
-__all__ = ["WheelModel", "NO_MODEL", "rotor_basis", "effective_inertia", "friction_band", "check_jitter",
+__all__ = ["WheelModel", "NO_MODEL", "work_row", "rotor_basis", "effective_inertia", "friction_band", "check_jitter",
            "friction_level", "friction_torque", "jitter", "wheels_stage_torque", "begin_wheel_step",
-           "end_wheel_step", "write_wheel_row", "has_friction", "has_imbalance"]
-
+           "end_wheel_step", "write_wheel_row", "has_friction", "has_imbalance", "set_integrated"]
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 TWO_PI = 2.0 * math.pi
 # a wheel's band keeps h k / I_eff at most this (RK4 factor 0.375 per step at the limit), and its viscous friction
@@ -195,22 +196,45 @@ def check_jitter(name: str, max_speed_rad_s: float, max_step_s: float) -> None:
                          f"max_step {max_step_s:g} s > {most:.3g} s at {max_speed_rad_s:g} rad/s")
 
 
+def work_row(axis, inertia_kg_m2: float, model: WheelModel) -> np.ndarray:
+    """A wheel's row of the work array (:data:`attsim.actuator_models.WORK_COLUMNS`) for ``model``."""
+    row = np.zeros(W_RATES + 8)
+    row[W_AXIS:W_AXIS + 3], row[W_INERTIA] = axis, inertia_kg_m2
+    row[W_COULOMB], row[W_STATIC], row[W_STRIBECK] = model.coulomb_Nm, model.static_Nm, model.stribeck_rad_s
+    row[W_VISCOUS], row[W_BAND] = model.viscous_Nm_s_rad, model.band_rad_s
+    row[W_STATIC_IMBALANCE], row[W_DYNAMIC_IMBALANCE] = model.static_imbalance_kg_m, model.dynamic_imbalance_kg_m2
+    row[W_POSITION:W_POSITION + 3], row[W_X0:W_X0 + 3], row[W_Y0:W_Y0 + 3] = (model.position_m, model.rotor_x0,
+                                                                               model.rotor_y0)
+    return row
+
+
+def set_integrated(work) -> None:
+    """Mark the wheels' states as integrated when any wheel (rows 1 on) has friction or imbalance."""
+    rows = work[1:]
+    modelled = (rows[:, W_COULOMB] > 0) | (rows[:, W_STATIC] > 0) | (rows[:, W_VISCOUS] > 0) \
+        | (rows[:, W_STATIC_IMBALANCE] > 0) | (rows[:, W_DYNAMIC_IMBALANCE] > 0)
+    work[0, W_INTEGRATED] = 1.0 if np.any(modelled) else 0.0
+
+
+# Below, ``work`` is a wheel bank's work array and ``i`` a wheel's row in it (its index + 1). ``|`` rather than
+# ``or``, no row views, no early return: numba makes each of those about ten times slower in these loops.
+
 @njit(**_JIT)
-def has_friction(bank, j):
-    return bank.coulomb_Nm[j] > 0.0 or bank.static_Nm[j] > 0.0 or bank.viscous_Nm_s_rad[j] > 0.0
+def has_friction(work, i):
+    return (work[i, W_COULOMB] > 0.0) | (work[i, W_STATIC] > 0.0) | (work[i, W_VISCOUS] > 0.0)
 
 
 @njit(**_JIT)
-def has_imbalance(bank, j):
-    return bank.static_imbalance_kg_m[j] > 0.0 or bank.dynamic_imbalance_kg_m2[j] > 0.0
+def has_imbalance(work, i):
+    return (work[i, W_STATIC_IMBALANCE] > 0.0) | (work[i, W_DYNAMIC_IMBALANCE] > 0.0)
 
 
 @njit(**_JIT)
-def friction_torque(bank, j, speed):
-    """The friction torque on wheel ``j`` (N m, about its axis) at relative speed ``speed``; see the module."""
-    band = bank.band_rad_s[j]
+def friction_torque(work, i, speed):
+    """The friction torque on the wheel of row ``i`` (N m, about its axis) at relative speed ``speed``."""
+    band = work[i, W_BAND]
     s = abs(speed)
-    level = _friction_level(bank.coulomb_Nm[j], bank.static_Nm[j], bank.stribeck_rad_s[j], bank.viscous_Nm_s_rad[j],
+    level = _friction_level(work[i, W_COULOMB], work[i, W_STATIC], work[i, W_STRIBECK], work[i, W_VISCOUS],
                             max(s, band))
     if s >= band and s > 0.0:
         return -level if speed > 0.0 else level
@@ -220,28 +244,33 @@ def friction_torque(bank, j, speed):
 
 
 @njit(**_JIT)
-def jitter(bank, j, angle, speed):
-    """``(F, τ)``: wheel ``j``'s imbalance force (N) and torque about the centre of mass (N m), body axes."""
+def jitter(work, i, angle, speed):
+    """``(F, τ)``: the imbalance force (N) and torque about the centre of mass (N m) of row ``i``, body axes."""
     c, s = math.cos(angle), math.sin(angle)
-    x0, y0, r = bank.rotor_x0[j], bank.rotor_y0[j], bank.position_m[j]
+    ux = c * work[i, W_X0] + s * work[i, W_Y0]
+    uy = c * work[i, W_X0 + 1] + s * work[i, W_Y0 + 1]
+    uz = c * work[i, W_X0 + 2] + s * work[i, W_Y0 + 2]
     k = speed * speed
-    ux, uy, uz = c * x0[0] + s * y0[0], c * x0[1] + s * y0[1], c * x0[2] + s * y0[2]
-    f = bank.static_imbalance_kg_m[j] * k
+    f = work[i, W_STATIC_IMBALANCE] * k
     fx, fy, fz = f * ux, f * uy, f * uz
-    d = bank.dynamic_imbalance_kg_m2[j] * k
-    tau = (r[1] * fz - r[2] * fy + d * ux, r[2] * fx - r[0] * fz + d * uy, r[0] * fy - r[1] * fx + d * uz)
-    return (fx, fy, fz), tau
+    d = work[i, W_DYNAMIC_IMBALANCE] * k
+    rx, ry, rz = work[i, W_POSITION], work[i, W_POSITION + 1], work[i, W_POSITION + 2]
+    return (fx, fy, fz), (ry * fz - rz * fy + d * ux, rz * fx - rx * fz + d * uy, rx * fy - ry * fx + d * uz)
 
 
 @njit(**_JIT)
 def begin_wheel_step(bank, h):
-    """Before an integration step of length ``h``: the first stage comes next."""
-    bank.integration[STAGE] = 0.0
-    bank.integration[STEP_S] = h
+    """Before an integration step of length ``h``: the wheels' momenta and held torques, the first stage next."""
+    work = bank.work
+    for j in range(bank.h_Nms.shape[0]):
+        work[j + 1, W_H0] = bank.h_Nms[j]
+        work[j + 1, W_TORQUE] = bank.torque_Nm[j]
+    work[0, W_STAGE] = 0.0
+    work[0, W_STEP_S] = h
 
 
 @njit(**_JIT)
-def wheels_stage_torque(w, bank):
+def wheels_stage_torque(w, work):
     """The wheels' torque on the body at the next stage of the step under way (body axes, N m).
 
     The stage's wheel states are the step's start plus the previous
@@ -249,42 +278,46 @@ def wheels_stage_torque(w, bank):
     :func:`end_wheel_step`. A fifth stage would be outside the contract
     (see the module): the torque is then NaN, and the run stops as diverged.
     """
-    record = bank.integration
-    stage = int(record[STAGE])
-    if stage > 3:
-        return (math.nan, math.nan, math.nan)
-    lead = 0.0 if stage == 0 else (record[STEP_S] if stage == 3 else 0.5 * record[STEP_S])
+    stage = int(work[0, W_STAGE])
+    beyond = stage > 3
+    stage = min(stage, 3)
+    lead = 0.0 if stage == 0 else (work[0, W_STEP_S] if stage == 3 else 0.5 * work[0, W_STEP_S])
+    here, before = W_RATES + 2 * stage, W_RATES + 2 * stage - 2
     tx = ty = tz = 0.0
-    for j in range(bank.axis.shape[0]):
-        rates = bank.stage_rates[j]
-        h, angle = bank.h_Nms[j], bank.angle_rad[j]
+    for i in range(1, work.shape[0]):
+        h, angle = work[i, W_H0], work[i, W_ANGLE]
         if stage > 0:
-            h += lead * rates[stage - 1, 0]
-            angle += lead * rates[stage - 1, 1]
-        speed = wheel_speed(bank, j, h, w)
-        h_dot = bank.torque_Nm[j] + friction_torque(bank, j, speed)
-        rates[stage, 0], rates[stage, 1] = h_dot, speed
-        a = bank.axis[j]
-        hx, hy, hz = h * a[0], h * a[1], h * a[2]
-        tx -= h_dot * a[0] + (w[1] * hz - w[2] * hy)
-        ty -= h_dot * a[1] + (w[2] * hx - w[0] * hz)
-        tz -= h_dot * a[2] + (w[0] * hy - w[1] * hx)
-        if has_imbalance(bank, j):
-            _, tau = jitter(bank, j, angle, speed)
+            h += lead * work[i, before]
+            angle += lead * work[i, before + 1]
+        ax, ay, az = work[i, W_AXIS], work[i, W_AXIS + 1], work[i, W_AXIS + 2]
+        speed = h / work[i, W_INERTIA] - (ax * w[0] + ay * w[1] + az * w[2])
+        h_dot = work[i, W_TORQUE] + friction_torque(work, i, speed)
+        work[i, here] = h_dot
+        work[i, here + 1] = speed
+        hx, hy, hz = h * ax, h * ay, h * az
+        tx -= h_dot * ax + (w[1] * hz - w[2] * hy)
+        ty -= h_dot * ay + (w[2] * hx - w[0] * hz)
+        tz -= h_dot * az + (w[0] * hy - w[1] * hx)
+        if has_imbalance(work, i):
+            _, tau = jitter(work, i, angle, speed)
             tx, ty, tz = tx + tau[0], ty + tau[1], tz + tau[2]
-    record[STAGE] = stage + 1
+    work[0, W_STAGE] = stage + 1
+    if beyond:
+        return (math.nan, math.nan, math.nan)
     return (tx, ty, tz)
 
 
 @njit(**_JIT)
 def end_wheel_step(bank, h):
     """After a step of length ``h``: the wheels' momenta and rotor angles (wrapped to [0, 2π)) at its end."""
-    sixth = h / 6.0
-    for j in range(bank.axis.shape[0]):
-        r = bank.stage_rates[j]
-        bank.h_Nms[j] += sixth * (r[0, 0] + 2.0 * r[1, 0] + 2.0 * r[2, 0] + r[3, 0])
-        angle = bank.angle_rad[j] + sixth * (r[0, 1] + 2.0 * r[1, 1] + 2.0 * r[2, 1] + r[3, 1])
-        bank.angle_rad[j] = angle - TWO_PI * math.floor(angle / TWO_PI)
+    work, sixth, r = bank.work, h / 6.0, W_RATES
+    for j in range(bank.h_Nms.shape[0]):
+        i = j + 1
+        bank.h_Nms[j] = work[i, W_H0] + sixth * (work[i, r] + 2.0 * work[i, r + 2] + 2.0 * work[i, r + 4]
+                                                  + work[i, r + 6])
+        angle = work[i, W_ANGLE] + sixth * (work[i, r + 1] + 2.0 * work[i, r + 3] + 2.0 * work[i, r + 5]
+                                            + work[i, r + 7])
+        work[i, W_ANGLE] = angle - TWO_PI * math.floor(angle / TWO_PI)
 
 
 @njit(**_JIT)
@@ -295,25 +328,15 @@ def write_wheel_row(bank, j, w, row, col):
     speed = wheel_speed(bank, j, h, w)
     row[col], row[col + 1], row[col + 2] = speed, h, bank.torque_Nm[j]
     col += 3
-    if has_friction(bank, j):
-        row[col] = friction_torque(bank, j, speed)
+    work, i = bank.work, j + 1
+    if has_friction(work, i):
+        row[col] = friction_torque(work, i, speed)
         col += 1
-    if has_imbalance(bank, j):
-        angle = bank.angle_rad[j]
-        force, tau = jitter(bank, j, angle, speed)
+    if has_imbalance(work, i):
+        angle = work[i, W_ANGLE]
+        force, tau = jitter(work, i, angle, speed)
         row[col] = angle
         row[col + 1], row[col + 2], row[col + 3] = force
         row[col + 4], row[col + 5], row[col + 6] = tau
         col += 7
     return col
-
-
-def model_flags(bank) -> bool:
-    """True when any wheel of ``bank`` has friction or imbalance (its states must be integrated)."""
-    return bool(np.any(bank.coulomb_Nm > 0) or np.any(bank.static_Nm > 0) or np.any(bank.viscous_Nm_s_rad > 0)
-                or np.any(bank.static_imbalance_kg_m > 0) or np.any(bank.dynamic_imbalance_kg_m2 > 0))
-
-
-def set_integrated(bank) -> None:
-    """Mark ``bank``'s states as integrated when any wheel needs it (:data:`attsim.actuator_models.INTEGRATED`)."""
-    bank.integration[INTEGRATED] = 1.0 if model_flags(bank) else 0.0
