@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 __all__ = ["WheelBank", "WORK_COLUMNS", "empty_wheel_bank", "wheel_speed",
            "wheel_command", "wheel_commands", "wheels_total", "magnetorquer_saturate", "SATURATION_NONE",

@@ -31,8 +31,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from ._validate import finite_array
 from .errors import InputError
 

@@ -26,16 +26,17 @@ from ._validate import function as callable_argument
 from ._validate import finite_number, non_negative_scalar, one_of, positive_scalar, sequence, vector3
 from .actuators import ReactionWheel
 from .component import Component, periodic
-from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
-                           orbit_rate_inertial, pd_torque)
+from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
+                           lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque)
 from .errors import AttsimError, ControllerError, InputError
 from .allocation import allocate, allocation_matrix, null_space_projector, null_space_torque, unloading_dipole
 from .guidance import NadirPointing
 from .guidance_kernels import rate_error
-from .pointing import Pointing, target_of
+from .pointing import Pointing, pointing_values, target_of
 from .schema import POINTING_COLUMNS
 
-__all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD", "MagneticPD", "MomentumUnloading"]
+__all__ = ["Controller", "FunctionController", "BDot", "QuaternionPD", "MagneticPD", "MomentumUnloading",
+           "check_drivers"]
 
 
 class Controller(Component):
@@ -77,18 +78,7 @@ class Controller(Component):
         self.sensors = [resolve(s, "sensors") for s in self._sensor_refs]
         self.actuators = {a.name: a for a in (resolve(a, "actuators") for a in self._actuator_refs)}
         for sensor in self.sensors:
-            if sensor.driven_by not in (None, self):
-                owner = sensor.driven_by  # a controller or an estimator
-                raise InputError("sensors", f"sensor {sensor.name!r} is already sampled by "
-                                 f"{'estimator' if _is_estimator(owner) else 'controller'} {owner.name!r}; "
-                                 "a sensor has one reader (a controller can read an estimator instead)")
-            sensor.driven_by = self
-        for actuator in self.actuators.values():  # two laws commanding one actuator would race at shared instants
-            owner = getattr(actuator, "commanded_by", None)
-            if owner not in (None, self) and owner in mission.components:
-                raise InputError("actuators", f"actuator {actuator.name!r} is already commanded by controller "
-                                 f"{owner.name!r}; one controller drives an actuator")
-            actuator.commanded_by = self
+            sensor.add_reader(self)
 
     def start(self, sc):
         self.cycles = 0
@@ -256,13 +246,15 @@ class QuaternionPD(Controller):
     more than three wheels, ``null_space_gain_Nm_s`` adds
     ``-k N (Ω - Ω*)`` in the null space, driving the wheel speeds toward
     ``wheel_speed_target_rad_s`` without disturbing the body
-    (:mod:`attsim.allocation`).
+    (:mod:`attsim.allocation`). With a magnetorquer,
+    ``dipole_compensation_Am2`` is subtracted from every command (the
+    calibrated residual dipole, as :class:`MagneticPD` does).
     """
 
     def __init__(self, target_q=None, kp: float = None, kd: float = None, period_s: float = None, wheels: Sequence = (),
                  magnetorquer=None, magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd",
                  attitude_source=None, rate_source=None, target=None, null_space_gain_Nm_s: float = 0.0,
-                 wheel_speed_target_rad_s: float = 0.0):
+                 wheel_speed_target_rad_s: float = 0.0, dipole_compensation_Am2=(0.0, 0.0, 0.0)):
         for value, field in ((kp, "kp"), (kd, "kd"), (period_s, "period_s")):
             if value is None:
                 raise InputError(field, "is required")
@@ -285,11 +277,15 @@ class QuaternionPD(Controller):
         self._wheel_refs = list(wheels)
         self.null_space_gain_Nm_s = non_negative_scalar(null_space_gain_Nm_s, "null_space_gain_Nm_s")
         self.wheel_speed_target_rad_s = finite_number(wheel_speed_target_rad_s, "wheel_speed_target_rad_s")
+        self.compensation = vector3(dipole_compensation_Am2, "dipole_compensation_Am2")
+        if wheels and np.any(self.compensation != 0.0):
+            raise InputError("dipole_compensation_Am2", "applies to a magnetorquer law only (this one drives wheels)")
 
     def prepare(self, mission):
         super().prepare(mission)
         self.pointing.check(mission, f"controller {self.name!r}")
-        self.writes_pointing = _first_pointing(mission) is self
+        self._attitude_laws = _attitude_laws(mission)
+        self.writes_pointing = self._attitude_laws[0] is self
         self._attitude, self._rate, self._mag = (_name_of(r) for r in self._roles)
         self._wheels = [self.actuators[_name_of(w)] for w in self._wheel_refs]
         if self._wheels:
@@ -307,6 +303,10 @@ class QuaternionPD(Controller):
             self._speed_target = np.full(n, self.wheel_speed_target_rad_s)
         self._mtq = None if self._wheels else next(iter(self.actuators))
 
+    def attitude_seen(self, sc) -> tuple:
+        """The attitude this law acts on now (its estimator's, its attitude sensor's latest sample, or the truth)."""
+        return _attitude_seen(self, sc)
+
     def torque(self, q, w, t_s: float = 0.0) -> np.ndarray:
         """``τ`` (N m, body axes) for attitude ``q`` and rate ``w`` at ``t_s`` (the reference there)."""
         q_ref, w_ref, _ = self.pointing.reference(getattr(self, "_sc", None), t_s)
@@ -317,10 +317,12 @@ class QuaternionPD(Controller):
         return list(POINTING_COLUMNS) if self.writes_pointing else []
 
     def values(self, sc):
-        return self.pointing.values(sc) if self.writes_pointing else []
+        return pointing_values(self._attitude_laws, sc) if self.writes_pointing else []
 
     def decide(self, t_s, readings):
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
+        if not known(q, w):
+            return {}
         q_ref, w_ref, _ = self.pointing.reference(self._sc, t_s)
         tau = pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd)
         if self._wheels:
@@ -331,7 +333,8 @@ class QuaternionPD(Controller):
                                   self._null)
             allocate(self._allocation, tau, self._null, self._limits, self._motor)
             return {wheel.name: float(u) for wheel, u in zip(self._wheels, self._motor)}
-        return {self._mtq: dipole_for_torque(tuple(readings[self._mag]), tau)}
+        m, c = dipole_for_torque(tuple(readings[self._mag]), tau), self.compensation
+        return {self._mtq: (m[0] - c[0], m[1] - c[1], m[2] - c[2])}
 
 
 class MagneticPD(Controller):
@@ -368,7 +371,8 @@ class MagneticPD(Controller):
         if mission.environment is None:
             raise InputError("environment",
                              f"controller {self.name!r} holds the orbit frame: the mission needs an environment")
-        self.writes_pointing = _first_pointing(mission) is self
+        self._attitude_laws = _attitude_laws(mission)
+        self.writes_pointing = self._attitude_laws[0] is self
         self._mag, self._attitude, self._rate = (_name_of(r) for r in self._roles)
         self._mtq = next(iter(self.actuators))
 
@@ -376,10 +380,16 @@ class MagneticPD(Controller):
         return list(POINTING_COLUMNS) if self.writes_pointing else []
 
     def values(self, sc):
-        return self.pointing.values(sc) if self.writes_pointing else []
+        return pointing_values(self._attitude_laws, sc) if self.writes_pointing else []
+
+    def attitude_seen(self, sc) -> tuple:
+        """The attitude this law acts on now (its estimator's, its attitude sensor's latest sample, or the truth)."""
+        return _attitude_seen(self, sc)
 
     def decide(self, t_s, readings):
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
+        if not known(q, w):
+            return {}
         e = self._sc.environment_now()
         r, v = tuple(e["r"]), tuple(e["v"])
         w_rel = body_rate_relative(q, w, orbit_rate_inertial(r, v))
@@ -416,9 +426,34 @@ class MomentumUnloading(Controller):
         return {self._mtq: unloading_dipole(tuple(readings[self._mag]), self._sc.h_wheels_Nms, self.gain_per_s)}
 
 
-def _first_pointing(mission):
-    """The mission's first attitude controller: it writes the pointing columns."""
-    return next((c for c in mission.components if isinstance(c, (QuaternionPD, MagneticPD))), None)
+def check_drivers(controllers, manager) -> None:
+    """Refuse an actuator that two controllers could command at once: one law drives an actuator at a time.
+
+    Two laws commanding one actuator at a shared instant would race (which
+    command holds would depend on the order they ran in). Controllers that a
+    :class:`~attsim.modes.ModeManager` (``manager``, or None) never runs
+    together may share actuators: a B-dot law, a Sun-pointing law and a nadir
+    law taking turns on the magnetorquers.
+    """
+    drivers: dict = {}
+    for controller in controllers:
+        for actuator in controller.actuators.values():
+            drivers.setdefault(id(actuator), (actuator, []))[1].append(controller)
+    managed = set() if manager is None else {id(c) for c in manager.managed}
+    for actuator, laws in drivers.values():
+        for i, a in enumerate(laws):
+            for b in laws[i + 1:]:
+                apart = id(a) in managed and id(b) in managed and not any(
+                    a in mode.controllers and b in mode.controllers for mode in manager.modes)
+                if not apart:
+                    raise InputError("actuators", f"actuator {actuator.name!r} is commanded by controllers {a.name!r} "
+                                     f"and {b.name!r}, which can run at the same time; one controller drives an "
+                                     "actuator at a time (put them in different modes of a ModeManager)")
+
+
+def _attitude_laws(mission) -> list:
+    """The mission's attitude controllers in its order: the first writes the pointing columns, of the one running."""
+    return [c for c in mission.components if isinstance(c, (QuaternionPD, MagneticPD))]
 
 
 def _is_estimator(ref) -> bool:
@@ -437,6 +472,18 @@ def _source(source, sensor, field: str):
 def _name_of(ref):
     """A sensor given by name or by object, as its name; an estimator stays the object (None stays None)."""
     return None if ref is None else (ref if isinstance(ref, str) or _is_estimator(ref) else ref.name)
+
+
+def _attitude_seen(law, sc) -> tuple:
+    """The attitude ``law`` acts on now: its estimator's estimate, its attitude sensor's latest sample (NaN
+    before the first), or the true attitude (:meth:`QuaternionPD.attitude_seen`)."""
+    source = law._attitude
+    if source is None:
+        return sc.state()[0]
+    if isinstance(source, str):
+        return tuple(float(v) for v in next(s for s in law.sensors if s.name == source).latest)
+    source.bring_up_to_date(sc)
+    return source.attitude()
 
 
 def _attitude_and_rate(sc, readings, attitude_source, rate_source) -> tuple[tuple, tuple]:

@@ -307,6 +307,11 @@ class Mission:
             if period is not None and self.duration_s / period > MAX_STEPS:
                 raise InputError(f"{component.name}.rate", f"gives more than {MAX_STEPS:.0e} cycles over the duration",
                                  f"duration {self.duration_s:g} s / period {period:g} s")
+        from .control import Controller, check_drivers
+        from .modes import ModeManager
+
+        check_drivers([c for c in self.components if isinstance(c, Controller)],
+                      next((c for c in self.components if isinstance(c, ModeManager)), None))
         from .compiled_mission import compiled_form, run_compiled
 
         can_compile = compiled_form(self) and realtime_factor is None

@@ -16,8 +16,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .actuator_models import (SATURATION_NONE, SATURATION_START, W_INTEGRATED, WheelBank, empty_wheel_bank,
                               pushes_past_limit, wheel_command, wheel_commands, wheel_speed, wheels_total)
 from ._fastcall import entry_point

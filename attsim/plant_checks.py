@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from ._jit import njit
 from .errors import DivergenceError
 
 __all__ = ["QUATERNION_DRIFT_LIMIT", "SOUND", "NOT_FINITE", "OFF_UNIT_NORM", "UNRESOLVED_TURN", "state_fault"]

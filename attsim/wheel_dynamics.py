@@ -81,8 +81,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .actuator_models import (W_ANGLE, W_AXIS, W_BAND, W_COULOMB, W_DYNAMIC_IMBALANCE, W_H0, W_INERTIA, W_INTEGRATED,
                               W_POSITION, W_RATES, W_STAGE, W_STATIC, W_STATIC_IMBALANCE, W_STEP_S, W_STRIBECK,
                               W_TORQUE, W_VISCOUS, W_X0, W_Y0, wheel_speed)
