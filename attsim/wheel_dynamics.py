@@ -42,9 +42,9 @@ step by ``1 + z + z²/2 + z³/6 + z⁴/24``, ``z = -h k / I_eff``, which is
 positive for every real ``z`` (an even Taylor polynomial of eᶻ has no real
 root): a step never takes the wheel through zero. The band is chosen so
 that ``h k / I_eff <= 1`` (then the factor is in [0.375, 1): the decay is
-resolved, and the Coulomb deceleration outside the band changes ``Ω`` by
-at most ``Ω_b`` a step, so the wheel enters the band before it could cross
-zero): by default the narrowest band the mission's ``max_step`` resolves,
+resolved, and the deceleration just outside the band changes ``Ω`` by
+about ``Ω_b`` a step at most, so the wheel enters the band before it could
+cross zero): by default the narrowest band the mission's ``max_step`` resolves,
 ``Ω_b = max(F_c, F_s) / (I_eff/h - c)``; a band the user gives is checked
 against it (:func:`friction_band`). A regularised model does not stick: a
 motor torque below the breakaway level still turns a wheel at rest, slowly
@@ -63,7 +63,10 @@ of mass): attsim has no translational dynamics, so the force moves nothing
 but its torque ``r × F`` about the centre of mass acts (the force is
 logged). A dynamic imbalance ``U_d`` (kg m²) adds the torque ``U_d Ω² u``.
 Both act at every stage; resolving them needs a step well below the spin
-period (``max_step <= π / Ω_max`` is refused otherwise, :func:`check_jitter`).
+period: fewer than 2 steps a revolution at the speed limit (``max_step >
+π / Ω_max``) would alias and is refused (:func:`check_jitter`); the body's
+response is then ~3% off in amplitude, 0.2% at 4 steps a revolution, 5e-5
+at 10 (``tools/study_jitter_resolution.py``).
 
 **Integration.** Every mission-ready method evaluates its stage torque in
 the order of the classical Runge-Kutta tableau for first-order states
@@ -82,7 +85,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import JIT, njit
 from .actuator_models import (W_ANGLE, W_AXIS, W_BAND, W_COULOMB, W_DYNAMIC_IMBALANCE, W_H0, W_INERTIA, W_INTEGRATED,
                               W_POSITION, W_RATES, W_STAGE, W_STATIC, W_STATIC_IMBALANCE, W_STEP_S, W_STRIBECK,
                               W_TORQUE, W_VISCOUS, W_X0, W_Y0, wheel_speed)
@@ -91,7 +94,7 @@ from .errors import InputError
 __all__ = ["WheelModel", "NO_MODEL", "work_row", "rotor_basis", "effective_inertia", "friction_band", "check_jitter",
            "friction_level", "friction_torque", "jitter", "wheels_stage_torque", "begin_wheel_step",
            "end_wheel_step", "write_wheel_row", "has_friction", "has_imbalance", "set_integrated"]
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
 TWO_PI = 2.0 * math.pi
 # a wheel's band keeps h k / I_eff at most this (RK4 factor 0.375 per step at the limit), and its viscous friction
 # alone half that
@@ -148,7 +151,7 @@ def friction_level(coulomb_Nm, static_Nm, stribeck_rad_s, viscous_Nm_s_rad, spee
     return level
 
 
-_friction_level = njit(**_JIT)(friction_level)
+_friction_level = njit(**JIT)(friction_level)
 
 
 def friction_band(name: str, coulomb_Nm: float, static_Nm: float, stribeck_rad_s: float, viscous_Nm_s_rad: float,
@@ -192,7 +195,7 @@ def check_jitter(name: str, max_speed_rad_s: float, max_step_s: float) -> None:
     if max_step_s > most:
         raise InputError("max_step", f"must resolve wheel {name!r}'s imbalance jitter: at least "
                          f"{STEPS_PER_REVOLUTION_MIN:g} steps per revolution at max_speed_rad_s (max_step <= "
-                         "pi / max_speed_rad_s; ten or more for the jitter's amplitude)",
+                         "pi / max_speed_rad_s; the amplitude needs about ten for 1e-4)",
                          f"max_step {max_step_s:g} s > {most:.3g} s at {max_speed_rad_s:g} rad/s")
 
 
@@ -219,17 +222,17 @@ def set_integrated(work) -> None:
 # Below, ``work`` is a wheel bank's work array and ``i`` a wheel's row in it (its index + 1). ``|`` rather than
 # ``or``, no row views, no early return: numba makes each of those about ten times slower in these loops.
 
-@njit(**_JIT)
+@njit(**JIT)
 def has_friction(work, i):
     return (work[i, W_COULOMB] > 0.0) | (work[i, W_STATIC] > 0.0) | (work[i, W_VISCOUS] > 0.0)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def has_imbalance(work, i):
     return (work[i, W_STATIC_IMBALANCE] > 0.0) | (work[i, W_DYNAMIC_IMBALANCE] > 0.0)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def friction_torque(work, i, speed):
     """The friction torque on the wheel of row ``i`` (N m, about its axis) at relative speed ``speed``."""
     band = work[i, W_BAND]
@@ -243,7 +246,7 @@ def friction_torque(work, i, speed):
     return 0.0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def jitter(work, i, angle, speed):
     """``(F, τ)``: the imbalance force (N) and torque about the centre of mass (N m) of row ``i``, body axes."""
     c, s = math.cos(angle), math.sin(angle)
@@ -258,7 +261,7 @@ def jitter(work, i, angle, speed):
     return (fx, fy, fz), (ry * fz - rz * fy + d * ux, rz * fx - rx * fz + d * uy, rx * fy - ry * fx + d * uz)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def begin_wheel_step(bank, h):
     """Before an integration step of length ``h``: the wheels' momenta and held torques, the first stage next."""
     work = bank.work
@@ -269,7 +272,7 @@ def begin_wheel_step(bank, h):
     work[0, W_STEP_S] = h
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def wheels_stage_torque(w, work):
     """The wheels' torque on the body at the next stage of the step under way (body axes, N m).
 
@@ -307,7 +310,7 @@ def wheels_stage_torque(w, work):
     return (tx, ty, tz)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def end_wheel_step(bank, h):
     """After a step of length ``h``: the wheels' momenta and rotor angles (wrapped to [0, 2π)) at its end."""
     work, sixth, r = bank.work, h / 6.0, W_RATES
@@ -320,7 +323,7 @@ def end_wheel_step(bank, h):
         work[i, W_ANGLE] = angle - TWO_PI * math.floor(angle / TWO_PI)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def write_wheel_row(bank, j, w, row, col):
     """Wheel ``j``'s telemetry into ``row`` from ``col`` (:data:`attsim.schema.WHEEL_SUFFIXES`, then the friction
     and the jitter ones when it has them); returns the next column. Both paths write their rows with it."""
