@@ -21,7 +21,7 @@ from . import mission_banks as ml
 from . import mission_loop as loops
 from .actuators import CommandSchedule, Magnetorquer, ReactionWheel, TorqueSchedule
 from .component import At
-from .control import BDot, MagneticPD, MomentumUnloading, QuaternionPD
+from .controllers import BDot, MagneticPD, MomentumUnloading, QuaternionPD
 from .estimators import MEKF
 from .modes import POINTING_BELOW, ModeManager
 from .errors import ControllerError, DivergenceError, GimbalLockError
