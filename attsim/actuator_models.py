@@ -40,7 +40,8 @@ class WheelBank(NamedTuple):
     ``h_Nms`` is each wheel's axial momentum at the plant's current time;
     ``torque_Nm`` the motor torque it holds; ``torque_saturated`` and
     ``speed_saturated`` are 1.0 while the command is clipped at the torque
-    limit or the motor is stopped at the speed limit.
+    limit or the motor is stopped at the speed limit; ``requested_Nm`` the
+    torque last commanded, before any limit (logged beside the motor torque).
 
     ``work`` is the wheels' friction and imbalance and their integration
     (:mod:`attsim.wheel_dynamics`): row 0 the bank's record (``W_*`` of
@@ -56,6 +57,7 @@ class WheelBank(NamedTuple):
     torque_Nm: np.ndarray
     torque_saturated: np.ndarray
     speed_saturated: np.ndarray
+    requested_Nm: np.ndarray
     work: np.ndarray
 
 
@@ -77,7 +79,8 @@ WORK_COLUMNS = W_RATES + 8
 def empty_wheel_bank(count: int = 0) -> WheelBank:
     """A bank of ``count`` rows of zeros, to be filled by the wheels at the start of a run."""
     return WheelBank(np.zeros((count, 3)), np.ones(count), np.ones(count), np.ones(count), np.zeros(count),
-                     np.zeros(count), np.zeros(count), np.zeros(count), np.zeros((count + 1, WORK_COLUMNS)))
+                     np.zeros(count), np.zeros(count), np.zeros(count), np.zeros(count),
+                     np.zeros((count + 1, WORK_COLUMNS)))
 
 
 @njit(**_JIT)
@@ -103,6 +106,7 @@ def wheel_command(bank, j, requested_Nm, w):
     Returns ``(torque applied, torque-saturation change, speed-saturation
     change, speed)`` with the changes as ``SATURATION_*`` codes.
     """
+    bank.requested_Nm[j] = requested_Nm
     limit = bank.max_torque_Nm[j]
     torque = min(limit, max(-limit, requested_Nm))
     clipped = 1.0 if torque != requested_Nm else 0.0

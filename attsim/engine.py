@@ -72,6 +72,10 @@ def _describe_component(component) -> dict:
         value = getattr(component, attribute, None)
         if value is not None:
             description[attribute] = np.asarray(value).tolist()
+    station = getattr(component, "target", None)
+    if hasattr(station, "lat_deg") and hasattr(station, "lon_deg"):  # a ground station: marked on the ground track
+        description["ground_target"] = {"lat_deg": float(station.lat_deg), "lon_deg": float(station.lon_deg),
+                                        "min_elevation_deg": float(getattr(station, "min_elevation_deg", 0.0))}
     return description
 
 

@@ -329,8 +329,8 @@ def write_wheel_row(bank, j, w, row, col):
     and the jitter ones when it has them); returns the next column. Both paths write their rows with it."""
     h = bank.h_Nms[j]
     speed = wheel_speed(bank, j, h, w)
-    row[col], row[col + 1], row[col + 2] = speed, h, bank.torque_Nm[j]
-    col += 3
+    row[col], row[col + 1], row[col + 2], row[col + 3] = speed, h, bank.torque_Nm[j], bank.requested_Nm[j]
+    col += 4
     work, i = bank.work, j + 1
     if has_friction(work, i):
         row[col] = friction_torque(work, i, speed)

@@ -222,12 +222,12 @@ def test_dynamic_imbalance_alone_needs_no_position_and_gives_a_pure_rotating_tor
 
 def test_a_plain_wheel_has_only_the_usual_columns(tmp_path):
     wheel = attsim.ReactionWheel("rw", (0, 0, 1), I_W, 1e-3, 600.0)
-    assert wheel.columns() == ["rw_speed", "rw_h", "rw_torque"]
+    assert wheel.columns() == ["rw_speed", "rw_h", "rw_torque", "rw_torque_cmd"]
     rough = attsim.ReactionWheel("rw", (0, 0, 1), I_W, 1e-3, 600.0, viscous_friction_Nm_s_rad=1e-7,
                                  dynamic_imbalance_kg_m2=1e-7)
-    assert rough.columns() == ["rw_speed", "rw_h", "rw_torque", "rw_friction", "rw_angle", "rw_jitter_F_x",
-                               "rw_jitter_F_y", "rw_jitter_F_z", "rw_jitter_tau_x", "rw_jitter_tau_y",
-                               "rw_jitter_tau_z"]
+    assert rough.columns() == ["rw_speed", "rw_h", "rw_torque", "rw_torque_cmd", "rw_friction", "rw_angle",
+                               "rw_jitter_F_x", "rw_jitter_F_y", "rw_jitter_F_z", "rw_jitter_tau_x",
+                               "rw_jitter_tau_y", "rw_jitter_tau_z"]
 
 
 @pytest.mark.parametrize("kwargs, field, rule", [
