@@ -1,13 +1,14 @@
 """What wheel friction and imbalance cost a mission: the same three-wheel pointing run, plain and rough.
 
-Prints the median wall time of a compiled run (and of the Python path with
+Prints the median CPU time (``time.process_time``, less swayed than wall
+time by other processes on a shared machine) of a compiled run (and of the Python path with
 ``--python``) of a 10 Hz three-wheel QPD mission with a 0.01 s step, for
 wheels without friction (the momenta are then linear in time, not
 integrated), with Coulomb, viscous and Stribeck friction (the momenta are
 integrated on the method's stages), and with friction and static and
 dynamic imbalance; and each one's ratio to the plain wheels. The runs take
 turns (``benchutil.interleaved_times``), so the machine's load reaches them
-alike; wall times on a shared machine are noisy, the ratios less so.
+alike.
 
 Run: ``python tools/bench_wheels.py [--repeats 7] [--python]``.
 """
@@ -60,9 +61,9 @@ def main() -> None:
             for name, model in VARIANTS.items():
                 def run(model=model, compiled=compiled, name=name):
                     mission = build(Path(tmp) / f"{name}_{compiled}".replace(" ", ""), model, args.duration)
-                    start = time.perf_counter()
+                    start = time.process_time()
                     mission.run(compiled=compiled)
-                    return time.perf_counter() - start
+                    return time.process_time() - start
 
                 runs[(compiled, name)] = run
 

@@ -5,7 +5,9 @@ directory, then runs the same three-wheel QPD pointing mission (plain wheels:
 no friction, no imbalance; 10 Hz star tracker and gyro, max_step 0.01 s) with
 each source tree in turn, in fresh interpreters that alternate (ref, this,
 ref, this, ...) so the machine's load reaches both alike. Each interpreter
-times only ``mission.run`` (its numba cache warmed first). Prints whether the
+times only ``mission.run`` in CPU time (``time.process_time``: less swayed
+than wall time by other processes on a shared machine; the recorder's
+thread counts too), its numba cache warmed first. Prints whether the
 telemetry of the two is identical bit for bit (NaN where both are NaN), and
 the median run time of each and their ratio, for the compiled loop and the
 Python path.
@@ -41,9 +43,9 @@ gyro = m.add(attsim.Gyro(rate_hz=10.0, arw_rad_sqrt_s=1e-5))
 tracker = m.add(attsim.StarTracker(rate_hz=10.0, noise_arcsec=10.0))
 m.add(attsim.QuaternionPD(attsim.rotations.axis_angle_to_quat([0.2, 0.9, -0.4], 0.8), kp=5e-3, kd=2e-2,
                           period_s=0.1, wheels=wheels, attitude_sensor=tracker, rate_sensor=gyro))
-start = time.perf_counter()
+start = time.process_time()
 tel = m.run(compiled=compiled)
-elapsed = time.perf_counter() - start
+elapsed = time.process_time() - start
 np.save(out + ".npy", tel.df.to_numpy())
 print(json.dumps(elapsed))
 """
@@ -77,7 +79,7 @@ def main() -> None:
             same = a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
             medians = {name: statistics.median(t) for name, t in times.items()}
             print(f"{path} path, {duration:g} s simulated ({duration / 0.01:.0f} steps): telemetry identical to "
-                  f"{args.ref}: {same}; median run {medians[args.ref]:.3f} s ({args.ref}), {medians['this']:.3f} s "
+                  f"{args.ref}: {same}; median CPU {medians[args.ref]:.3f} s ({args.ref}), {medians['this']:.3f} s "
                   f"(this), ratio {medians['this'] / medians[args.ref]:.3f} ({args.repeats} alternating runs each)")
 
 
