@@ -108,7 +108,7 @@ def held_inputs(inputs, t, wheels, magnetorquers, schedules):
         mz += magnetorquers.dipole_Am2[i, 2]
     tau_w, h_w = wheels_total(wheels)
     return PlantInputs(t, (ext_x, ext_y, ext_z), (mx, my, mz), tau_w, h_w, inputs.env_t, inputs.env_v, inputs.faces,
-                       inputs.switches, inputs.J, inputs.residual_dipole_Am2, wheels.work)
+                       inputs.switches, inputs.J, inputs.residual_dipole_Am2)
 
 
 @njit(**_JIT)

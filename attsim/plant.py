@@ -26,14 +26,14 @@ from .environment.table import B_I, EMPTY, P_SRP, RHO, SUN, R, V, EnvironmentTab
 from .environment.torques import Disturbances, DisturbanceSwitches, disturbance_torques
 from .errors import AttsimError, GimbalLockError
 from .plant_checks import SOUND, _check_state, state_fault
-from .wheel_dynamics import (NO_MODEL, begin_wheel_step, end_wheel_step, set_integrated, wheels_stage_torque,
-                             work_row, write_wheel_row)
+from .wheel_dynamics import (NO_MODEL, begin_wheel_step, end_wheel_step, inputs_alone, inputs_and_work,
+                             plant_torque_wheels, set_integrated, work_row, write_wheel_row)
 
-__all__ = ["PlantInputs", "plant_torque", "plant_advance_loop", "plant_advance_held", "Spacecraft", "NO_FACES"]
+__all__ = ["PlantInputs", "plant_torque", "advance_template", "plant_advance_loop", "plant_advance_held",
+           "Spacecraft", "NO_FACES"]
 
 NO_FACES = np.empty((0, 10))
 _NO_SWITCHES = DisturbanceSwitches(0.0, 0.0, 0.0)
-NO_WHEEL_WORK = empty_wheel_bank(0).work
 
 
 class PlantInputs(NamedTuple):
@@ -41,10 +41,7 @@ class PlantInputs(NamedTuple):
 
     ``J`` is the inertia as a row-major 9-tuple; the environment table is
     ECI (:mod:`attsim.environment.table`); ``faces`` has the columns of
-    :data:`attsim.environment.torques.FACE_COLUMNS`. ``wheel_work`` is the
-    wheel bank's work array: when the wheels' states are integrated
-    (friction, imbalance) their torque comes from it, not from
-    ``tau_wheels_Nm`` and ``h_wheels0_Nms``.
+    :data:`attsim.environment.torques.FACE_COLUMNS`.
     """
 
     t0_s: float
@@ -58,7 +55,6 @@ class PlantInputs(NamedTuple):
     switches: DisturbanceSwitches
     J: tuple
     residual_dipole_Am2: tuple
-    wheel_work: np.ndarray = NO_WHEEL_WORK
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -71,36 +67,45 @@ def plant_torque(t, q, w, inputs):
         τ = τ_ext + m × B_B - τ_w - ω × h_w(t) + τ_gg + τ_aero + τ_srp + m_res × B_B
 
     so that Euler's equation for the body, ``J dω/dt = τ - ω × J ω``, is the
-    gyrostat's (Markley & Crassidis 2014, sec. 3.3.5). With friction or
-    imbalance the wheels' terms are :func:`~attsim.wheel_dynamics.wheels_stage_torque`
-    at the stage's wheel states instead. The environment is
+    gyrostat's (Markley & Crassidis 2014, sec. 3.3.5). The environment is
     interpolated at the stage time and rotated into the body with the stage
     attitude, so torques that depend on the attitude follow it inside the
     integration instead of being frozen at the event.
     """
     p = inputs
-    m, ext = p.dipole_Am2, p.tau_ext_Nm
+    dt = t - p.t0_s
+    h0, tau_w, m, ext = p.h_wheels0_Nms, p.tau_wheels_Nm, p.dipole_Am2, p.tau_ext_Nm
+    hx = h0[0] + tau_w[0] * dt
+    hy = h0[1] + tau_w[1] * dt
+    hz = h0[2] + tau_w[2] * dt
     k, f = table_cell(p.env_t, t)
     b = qrotate(normalized4(qconj(q)), lerp3(p.env_v, k, f, B_I))
-    if p.wheel_work[0, W_INTEGRATED] != 0.0:
-        tw = wheels_stage_torque(w, p.wheel_work)
-        tx = ext[0] + m[1] * b[2] - m[2] * b[1] + tw[0]
-        ty = ext[1] + m[2] * b[0] - m[0] * b[2] + tw[1]
-        tz = ext[2] + m[0] * b[1] - m[1] * b[0] + tw[2]
-    else:
-        dt = t - p.t0_s
-        h0, tau_w = p.h_wheels0_Nms, p.tau_wheels_Nm
-        hx = h0[0] + tau_w[0] * dt
-        hy = h0[1] + tau_w[1] * dt
-        hz = h0[2] + tau_w[2] * dt
-        tx = ext[0] + m[1] * b[2] - m[2] * b[1] - tau_w[0] - (w[1] * hz - w[2] * hy)
-        ty = ext[1] + m[2] * b[0] - m[0] * b[2] - tau_w[1] - (w[2] * hx - w[0] * hz)
-        tz = ext[2] + m[0] * b[1] - m[1] * b[0] - tau_w[2] - (w[0] * hy - w[1] * hx)
+    tx = ext[0] + m[1] * b[2] - m[2] * b[1] - tau_w[0] - (w[1] * hz - w[2] * hy)
+    ty = ext[1] + m[2] * b[0] - m[0] * b[2] - tau_w[1] - (w[2] * hx - w[0] * hz)
+    tz = ext[2] + m[0] * b[1] - m[1] * b[0] - tau_w[2] - (w[0] * hy - w[1] * hx)
     d = disturbance_torques(t, q, p.env_t, p.env_v, p.faces, p.switches, p.J, p.residual_dipole_Am2)
     tx += d.gg[0] + d.aero[0] + d.srp[0] + d.res[0]
     ty += d.gg[1] + d.aero[1] + d.srp[1] + d.res[1]
     tz += d.gg[2] + d.aero[2] + d.srp[2] + d.res[2]
     return (tx, ty, tz)
+
+
+def advance_template(integrator, wheels: WheelBank, template=None, **extra):
+    """``template`` (default :func:`plant_advance_loop`) compiled for ``integrator`` and a run with ``wheels``.
+
+    The stage torque is :func:`~attsim.wheel_dynamics.plant_torque_wheels` when the wheels' states
+    are integrated (friction, imbalance), :func:`plant_torque` otherwise;
+    ``stage_args`` makes the matching stage arguments. Each variant is
+    compiled once per method, so a plain run's kernels are exactly those
+    without wheel dynamics.
+    """
+    integrated = wheels.work[0, W_INTEGRATED] != 0.0
+    torque = plant_torque_wheels if integrated else plant_torque
+    stage_args = inputs_and_work if integrated else inputs_alone
+    loop = integrator.compiled_template(plant_advance_loop, torque, stage_args=stage_args)
+    if template is None:
+        return loop
+    return integrator.compiled_template(template, torque, advance=loop, stage_args=stage_args, **extra)
 
 
 def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params, stops):
@@ -135,15 +140,16 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
     n = max(n, 1)
     n_wheels = wheels.axis.shape[0]
     integrated = wheels.work[0, W_INTEGRATED] != 0.0
+    targs = stage_args(inputs, wheels.work)  # noqa: F821 - bound per variant (advance_template)
     t_ref = inputs.t0_s  # wheels.h_Nms holds the momenta at t_ref
     for i in range(n):
         t_i = t0 + i * max_step
         h = max_step if i < n - 1 else span - (n - 1) * max_step
         if integrated:
             begin_wheel_step(wheels, h)
-        state = step(inputs, t_i, h, state, J, Jinv, params)  # noqa: F821 - bound per method
+        state = step(targs, t_i, h, state, J, Jinv, params)  # noqa: F821 - bound per method
         t_e = t_i + h
-        if integrated:  # the wheels' states were integrated with the body's: their momenta now are those at t_e
+        if integrated:  # integrated with the body's state: the wheels' momenta now are those at t_e
             end_wheel_step(wheels, h)
             t_ref = t_e
         if must_stop(state, params):  # noqa: F821
@@ -172,7 +178,8 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
             t_ref = t_e
             tau_w, h_w = wheels_total(wheels)
             inputs = PlantInputs(t_e, inputs.tau_ext_Nm, inputs.dipole_Am2, tau_w, h_w, inputs.env_t, inputs.env_v,
-                                 inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2, wheels.work)
+                                 inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
+            targs = stage_args(inputs, wheels.work)  # noqa: F821
     for j in range(n_wheels):
         wheels.h_Nms[j] += wheels.torque_Nm[j] * (t1 - t_ref)
     q, w = output_state(state, J, params)  # noqa: F821
@@ -191,7 +198,7 @@ def plant_advance_held(state, t0, t1, max_step, tau_ext, dipole, env_t, env_v, f
     stop count, fault)``.
     """
     tau_w, h_w = wheels_total(wheels)
-    inputs = PlantInputs(t0, tau_ext, dipole, tau_w, h_w, env_t, env_v, faces, switches, J, residual, wheels.work)
+    inputs = PlantInputs(t0, tau_ext, dipole, tau_w, h_w, env_t, env_v, faces, switches, J, residual)
     state, stopped, t_reached, n_stops, fault = advance(state, t0, t1, max_step, inputs, wheels, J, Jinv,  # noqa: F821
                                                         params, stops)
     q, w = output_state(state, J, params)  # noqa: F821 - bound per method
@@ -219,8 +226,7 @@ class Spacecraft:
         self.mission = mission
         self.recorder = recorder
         integrator = REGISTRY[mission.method]
-        loop = integrator.compiled_template(plant_advance_loop, plant_torque)
-        self._advance = integrator.compiled_template(plant_advance_held, plant_torque, advance=loop)
+        self._integrator = integrator  # its advance is compiled once the wheels are known (advance_template)
         self._output = integrator.output_state
         J = mission.inertia_kg_m2
         self._J = matrix_to_tuple(J)
@@ -263,8 +269,7 @@ class Spacecraft:
             self._total_entry, self._total_bank = entry_point(wheels_total, self.wheels), self.wheels
         tau_w, h_w = self._total_entry(self.wheels)
         return PlantInputs(self.t_plant_s, self._tau_ext, self._commanded_dipole, tau_w, h_w,
-                           self.env_t, self.env_v, self._faces, self._switches, self._J, self._residual,
-                           self.wheels.work)
+                           self.env_t, self.env_v, self._faces, self._switches, self._J, self._residual)
 
     def advance_to(self, t_s: float) -> None:
         """Integrate the plant to ``t_s`` with the commands held since the last change.
@@ -279,7 +284,8 @@ class Spacecraft:
                 self.env_t, self.env_v, self._faces, self._switches, self._residual, self.wheels, self._J, self._Jinv,
                 self._params, self._stops)
         if self._advance_entry is None or self._advance_bank is not self.wheels:  # the argument types are now fixed
-            self._advance_entry, self._advance_bank = entry_point(self._advance, *args), self.wheels
+            advance = advance_template(self._integrator, self.wheels, plant_advance_held)
+            self._advance_entry, self._advance_bank = entry_point(advance, *args), self.wheels
         state, q, w, stopped, t_reached, n_stops, fault = self._advance_entry(*args)
         t_from = self.t_plant_s
         self._state, self.t_plant_s, self._q_w = state, t_reached, (q, w)

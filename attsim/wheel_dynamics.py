@@ -75,7 +75,9 @@ rate, weights ``1/6, 1/3, 1/3, 1/6``; ``rkn`` uses it for its velocities),
 so the wheels' states follow that tableau: :func:`begin_wheel_step` before
 a step, :func:`wheels_stage_torque` at each stage (it records the stage's
 ``(dh/dt, Ω)``), :func:`end_wheel_step` after. This is the method applied
-to the state augmented with ``h`` and ``θ``.
+to the state augmented with ``h`` and ``θ``. The plant's stage torque is
+then :func:`plant_torque_wheels`, compiled apart from the plain one
+(:func:`attsim.plant.advance_template`).
 """
 
 from __future__ import annotations
@@ -89,11 +91,15 @@ from ._jit import JIT, njit
 from .actuator_models import (W_ANGLE, W_AXIS, W_BAND, W_COULOMB, W_DYNAMIC_IMBALANCE, W_H0, W_INERTIA, W_INTEGRATED,
                               W_POSITION, W_RATES, W_STAGE, W_STATIC, W_STATIC_IMBALANCE, W_STEP_S, W_STRIBECK,
                               W_TORQUE, W_VISCOUS, W_X0, W_Y0, wheel_speed)
+from .dynamics import normalized4, qconj, qrotate
+from .environment.table import B_I, lerp3, table_cell
+from .environment.torques import disturbance_torques
 from .errors import InputError
 
 __all__ = ["WheelModel", "NO_MODEL", "work_row", "rotor_basis", "effective_inertia", "friction_band", "check_jitter",
            "friction_level", "friction_torque", "jitter", "wheels_stage_torque", "begin_wheel_step",
-           "end_wheel_step", "write_wheel_row", "has_friction", "has_imbalance", "set_integrated"]
+           "end_wheel_step", "write_wheel_row", "has_friction", "has_imbalance", "set_integrated",
+           "plant_torque_wheels", "inputs_alone", "inputs_and_work"]
 
 TWO_PI = 2.0 * math.pi
 # a wheel's band keeps h k / I_eff at most this (RK4 factor 0.375 per step at the limit), and its viscous friction
@@ -343,3 +349,34 @@ def write_wheel_row(bank, j, w, row, col):
         row[col + 4], row[col + 5], row[col + 6] = tau
         col += 7
     return col
+
+
+# --- the plant's stage torque with the wheels' states integrated ---------------------------------------------------
+
+@njit(**JIT)
+def plant_torque_wheels(t, q, w, stage_args):
+    """The plant's stage torque when the wheels' states are integrated: :func:`attsim.plant.plant_torque` with the
+    wheels' terms from :func:`wheels_stage_torque` at the stage's wheel states. ``stage_args`` is ``(PlantInputs,
+    the wheel bank's work array)``. A function of its own (chosen by :func:`attsim.plant.advance_template`), so
+    the plain plant's kernels carry no trace of it: a branch there cost them ~10%."""
+    p, work = stage_args
+    m, ext = p.dipole_Am2, p.tau_ext_Nm
+    k, f = table_cell(p.env_t, t)
+    b = qrotate(normalized4(qconj(q)), lerp3(p.env_v, k, f, B_I))
+    tw = wheels_stage_torque(w, work)
+    d = disturbance_torques(t, q, p.env_t, p.env_v, p.faces, p.switches, p.J, p.residual_dipole_Am2)
+    return (ext[0] + m[1] * b[2] - m[2] * b[1] + tw[0] + (d.gg[0] + d.aero[0] + d.srp[0] + d.res[0]),
+            ext[1] + m[2] * b[0] - m[0] * b[2] + tw[1] + (d.gg[1] + d.aero[1] + d.srp[1] + d.res[1]),
+            ext[2] + m[0] * b[1] - m[1] * b[0] + tw[2] + (d.gg[2] + d.aero[2] + d.srp[2] + d.res[2]))
+
+
+@njit(**JIT, inline="always")
+def inputs_alone(inputs, work):
+    """The stage arguments of :func:`attsim.plant.plant_torque`: the inputs."""
+    return inputs
+
+
+@njit(**JIT, inline="always")
+def inputs_and_work(inputs, work):
+    """The stage arguments of :func:`plant_torque_wheels`: the inputs and the wheels' work array."""
+    return (inputs, work)
