@@ -13,7 +13,8 @@ the gyroscopic ``-ω × h_j a_j``. The speed relative to the body is
 ``Ω_j = h_j / I_j - a_j·ω``. The motor cannot push past ``|Ω_j| = Ω_max``:
 the plant checks every wheel after every integration step and stops a
 motor that reached its limit while pushing outward, so the limit holds to
-within one step's change of ``Ω``.
+within one step's change of ``Ω``. Friction and imbalance jitter, when a
+wheel has them, are :mod:`attsim.wheel_dynamics`.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from typing import NamedTuple
 import numpy as np
 from ._jit import njit
 
-__all__ = ["WheelBank", "empty_wheel_bank", "wheel_speed", "wheel_command", "wheel_commands", "wheels_total",
-           "magnetorquer_saturate", "SATURATION_NONE", "SATURATION_START", "SATURATION_END"]
+__all__ = ["WheelBank", "WORK_COLUMNS", "empty_wheel_bank", "wheel_speed",
+           "wheel_command", "wheel_commands", "wheels_total", "magnetorquer_saturate", "SATURATION_NONE",
+           "SATURATION_START", "SATURATION_END"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -40,6 +42,11 @@ class WheelBank(NamedTuple):
     ``speed_saturated`` are 1.0 while the command is clipped at the torque
     limit or the motor is stopped at the speed limit; ``requested_Nm`` the
     torque last commanded, before any limit (logged beside the motor torque).
+
+    ``work`` is the wheels' friction and imbalance and their integration
+    (:mod:`attsim.wheel_dynamics`): row 0 the bank's record (``W_*`` of
+    the record below), row ``j + 1`` wheel ``j`` (the ``W_*`` columns). One
+    array, so the plant's inputs carry it at the cost of one reference.
     """
 
     axis: np.ndarray
@@ -51,12 +58,29 @@ class WheelBank(NamedTuple):
     torque_saturated: np.ndarray
     speed_saturated: np.ndarray
     requested_Nm: np.ndarray
+    work: np.ndarray
+
+
+# the work array's record (row 0): the integrator stage under way, the step's length (s), and 1.0 when the wheels'
+# states are integrated (any friction or imbalance) rather than held linear in time
+W_STAGE, W_STEP_S, W_INTEGRATED = 0, 1, 2
+# a wheel's row (j + 1): its axis and axial inertia; its momentum at the step's start and the motor torque it holds;
+# the rotor angle (rad, at the plant's time); Coulomb, breakaway (0: no Stribeck curve), Stribeck speed, viscous
+# coefficient and band speed of its friction; static and dynamic imbalance, its position (body axes, from the
+# centre of mass) and the rotor's reference directions at angle 0 and a quarter turn on; then (dh/dt, Omega) of each
+# of the four stages of the step under way
+W_AXIS, W_INERTIA, W_H0, W_TORQUE, W_ANGLE = 0, 3, 4, 5, 6
+W_COULOMB, W_STATIC, W_STRIBECK, W_VISCOUS, W_BAND = 7, 8, 9, 10, 11
+W_STATIC_IMBALANCE, W_DYNAMIC_IMBALANCE, W_POSITION, W_X0, W_Y0 = 12, 13, 14, 17, 20
+W_RATES = 23
+WORK_COLUMNS = W_RATES + 8
 
 
 def empty_wheel_bank(count: int = 0) -> WheelBank:
     """A bank of ``count`` rows of zeros, to be filled by the wheels at the start of a run."""
     return WheelBank(np.zeros((count, 3)), np.ones(count), np.ones(count), np.ones(count), np.zeros(count),
-                     np.zeros(count), np.zeros(count), np.zeros(count), np.zeros(count))
+                     np.zeros(count), np.zeros(count), np.zeros(count), np.zeros(count),
+                     np.zeros((count + 1, WORK_COLUMNS)))
 
 
 @njit(**_JIT)

@@ -19,6 +19,7 @@ from ._validate import (finite_array, finite_number, non_negative_scalar, one_of
 from .actuator_models import magnetorquer_saturate
 from .component import At, Component
 from .errors import InputError
+from .schema import WHEEL_FRICTION_SUFFIXES, WHEEL_JITTER_SUFFIXES, WHEEL_SUFFIXES
 
 __all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel"]
 
@@ -336,10 +337,40 @@ class ReactionWheel(Component):
     events.
 
     The mission's inertia must then exclude the wheel's axial inertia.
+
+    Friction and imbalance (keywords; all zero by default: none;
+    :mod:`attsim.wheel_dynamics` has the equations and their sources):
+
+    ``coulomb_friction_Nm``, ``viscous_friction_Nm_s_rad``
+        Coulomb and viscous friction opposing ``Ω``:
+        ``dh/dt = τ + τ_f(Ω)``, and the body feels ``-(τ + τ_f) a``.
+    ``static_friction_Nm``, ``stribeck_speed_rad_s``
+        A breakaway level (at least the Coulomb one) falling to it over the
+        Stribeck speed: ``F_c + (F_s - F_c) exp(-(Ω/Ω_S)²)``.
+    ``friction_band_rad_s``
+        Below this speed the friction is linear in ``Ω`` (no chatter through
+        zero); default: the narrowest band the mission's ``max_step``
+        resolves. A band it cannot resolve is refused.
+    ``static_imbalance_kg_m``, ``position_m``
+        Static imbalance ``U_s``: the force ``U_s Ω²`` turning with the rotor
+        in the wheel's plane, acting at ``position_m`` (body axes, from the
+        centre of mass; needed): its torque ``r × F`` acts on the body.
+    ``dynamic_imbalance_kg_m2``
+        Dynamic imbalance ``U_d``: the torque ``U_d Ω²`` turning with the rotor.
+
+    Imbalance needs ``max_step`` well below the spin period: a mission whose
+    ``max_step`` exceeds ``π / max_speed_rad_s`` is refused (the jitter would
+    alias); the response's amplitude is 0.2% off at 4 steps a revolution,
+    5e-5 at 10 (``tools/study_jitter_resolution.py``). Extra
+    columns: ``<name>_friction`` with friction, ``<name>_angle`` and the
+    jitter force and torque with imbalance (:mod:`attsim.schema`).
     """
 
     def __init__(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float,
-                 speed0_rad_s: float = 0.0):
+                 speed0_rad_s: float = 0.0, *, coulomb_friction_Nm: float = 0.0,
+                 viscous_friction_Nm_s_rad: float = 0.0, static_friction_Nm: float = 0.0,
+                 stribeck_speed_rad_s: float | None = None, friction_band_rad_s: float | None = None,
+                 static_imbalance_kg_m: float = 0.0, dynamic_imbalance_kg_m2: float = 0.0, position_m=None):
         self.name = name
         self.axis = unit_vector(axis, "axis")
         self.inertia_kg_m2 = positive_scalar(inertia_kg_m2, "inertia_kg_m2")
@@ -349,13 +380,74 @@ class ReactionWheel(Component):
         if abs(self.speed0_rad_s) > self.max_speed_rad_s:
             raise InputError("speed0_rad_s", "must not exceed max_speed_rad_s",
                              f"{self.speed0_rad_s} > {self.max_speed_rad_s}")
+        self.coulomb_friction_Nm = non_negative_scalar(coulomb_friction_Nm, "coulomb_friction_Nm")
+        self.viscous_friction_Nm_s_rad = non_negative_scalar(viscous_friction_Nm_s_rad, "viscous_friction_Nm_s_rad")
+        self.static_friction_Nm = non_negative_scalar(static_friction_Nm, "static_friction_Nm")
+        self.stribeck_speed_rad_s = None if stribeck_speed_rad_s is None else positive_scalar(stribeck_speed_rad_s,
+                                                                                              "stribeck_speed_rad_s")
+        self.friction_band_rad_s = None if friction_band_rad_s is None else positive_scalar(friction_band_rad_s,
+                                                                                            "friction_band_rad_s")
+        if self.static_friction_Nm > 0.0:
+            if self.static_friction_Nm < self.coulomb_friction_Nm:
+                raise InputError("static_friction_Nm", "must be at least coulomb_friction_Nm (the breakaway level "
+                                 "falls to the Coulomb one), or 0 for no Stribeck curve",
+                                 f"{self.static_friction_Nm} < {self.coulomb_friction_Nm}")
+            if self.stribeck_speed_rad_s is None:
+                raise InputError("stribeck_speed_rad_s", "is needed with a static_friction_Nm (the speed over which "
+                                 "the breakaway level falls to the Coulomb one)")
+        elif self.stribeck_speed_rad_s is not None:
+            raise InputError("stribeck_speed_rad_s", "needs a static_friction_Nm above 0 (there is no Stribeck curve "
+                             "without a breakaway level)")
+        if self.friction_band_rad_s is not None and max(self.coulomb_friction_Nm, self.static_friction_Nm) == 0.0:
+            raise InputError("friction_band_rad_s", "needs a coulomb_friction_Nm or static_friction_Nm above 0 (the "
+                             "band regularises the Coulomb level)")
+        self.static_imbalance_kg_m = non_negative_scalar(static_imbalance_kg_m, "static_imbalance_kg_m")
+        self.dynamic_imbalance_kg_m2 = non_negative_scalar(dynamic_imbalance_kg_m2, "dynamic_imbalance_kg_m2")
+        self.position_m = None if position_m is None else vector3(position_m, "position_m")
+        if self.static_imbalance_kg_m > 0.0 and self.position_m is None:
+            raise InputError("position_m", "is needed with a static_imbalance_kg_m (the imbalance force acts at the "
+                             "wheel's position, body axes from the centre of mass)")
         self.index = None
 
+    @property
+    def has_friction(self) -> bool:
+        return self.coulomb_friction_Nm > 0.0 or self.static_friction_Nm > 0.0 or self.viscous_friction_Nm_s_rad > 0.0
+
+    @property
+    def has_imbalance(self) -> bool:
+        return self.static_imbalance_kg_m > 0.0 or self.dynamic_imbalance_kg_m2 > 0.0
+
+    def _band(self, mission) -> float:
+        from .wheel_dynamics import effective_inertia, friction_band
+
+        if not self.has_friction:
+            return 0.0
+        inertia = effective_inertia(self.axis, self.inertia_kg_m2, mission.inertia_kg_m2)
+        return friction_band(self.name, self.coulomb_friction_Nm, self.static_friction_Nm,
+                             self.stribeck_speed_rad_s or 1.0, self.viscous_friction_Nm_s_rad,
+                             self.friction_band_rad_s, inertia, mission.max_step_s, self.max_speed_rad_s)
+
+    def prepare(self, mission) -> None:
+        from .wheel_dynamics import check_jitter
+
+        self._band(mission)  # refuses a max_step that cannot resolve the friction
+        if self.has_imbalance:
+            check_jitter(self.name, self.max_speed_rad_s, mission.max_step_s)
+
     def start(self, sc) -> None:
+        from .wheel_dynamics import NO_MODEL, WheelModel, rotor_basis
+
         w0 = sc.mission.omega0_rad_s
         h0 = self.inertia_kg_m2 * (self.speed0_rad_s + float(self.axis @ w0))
+        model = NO_MODEL
+        if self.has_friction or self.has_imbalance:
+            x0, y0 = rotor_basis(self.axis)
+            position = (0.0, 0.0, 0.0) if self.position_m is None else tuple(float(v) for v in self.position_m)
+            model = WheelModel(self.coulomb_friction_Nm, self.static_friction_Nm, self.stribeck_speed_rad_s or 1.0,
+                               self.viscous_friction_Nm_s_rad, self._band(sc.mission), self.static_imbalance_kg_m,
+                               self.dynamic_imbalance_kg_m2, position, tuple(x0), tuple(y0))
         self.index = sc.register_wheel(self.name, self.axis, self.inertia_kg_m2, self.max_torque_Nm,
-                                       self.max_speed_rad_s, h0)
+                                       self.max_speed_rad_s, h0, model)
         self._sc = sc
 
     @property
@@ -384,9 +476,9 @@ class ReactionWheel(Component):
             sc.command_wheel(self.index, self.check_command(torque_Nm, f"{self.name}.command"))
 
     def columns(self):
-        return [f"{self.name}_speed", f"{self.name}_h", f"{self.name}_torque", f"{self.name}_torque_cmd"]
+        suffixes = WHEEL_SUFFIXES + (WHEEL_FRICTION_SUFFIXES if self.has_friction else ()) \
+            + (WHEEL_JITTER_SUFFIXES if self.has_imbalance else ())
+        return [f"{self.name}_{suffix}" for suffix in suffixes]
 
     def values(self, sc):
-        speed = sc.wheel_speed_rad_s(self.index)  # advances the plant: the momentum below is the one now
-        return [speed, float(sc.wheels.h_Nms[self.index]), float(sc.wheels.torque_Nm[self.index]),
-                float(sc.wheels.requested_Nm[self.index])]
+        return sc.wheel_values(self.index)

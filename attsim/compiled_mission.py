@@ -28,7 +28,7 @@ from .errors import ControllerError, DivergenceError, GimbalLockError
 from .guidance_kernels import PARAMETER_LENGTH
 from .mekf import MEASUREMENTS, MEMORY_SIZE, PARAMETERS
 from .numba_controller import MAX_READING_WIDTH, NumbaController
-from .plant import plant_advance_loop, plant_torque
+from .plant import advance_template
 from .compiled_sensors import SENSOR_KINDS, fault_event, hand_back_sensors, sensor_bank
 from .sensor_faults import fault_schedule
 from .sensors import SunSensor
@@ -380,12 +380,11 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
     from .integrators import REGISTRY
 
     integrator = REGISTRY[mission.method]
-    advance = integrator.compiled_template(plant_advance_loop, plant_torque)
     law = next((c for c in mission.components if type(c) is NumbaController), None)
     tag = "nouser" if law is None else f"user_{law.digest}"
     user_cycle = loops.bind_user_law(loops.no_user_decide if law is None else law.law, tag)
-    loop = integrator.compiled_template(loops.mission_loop, plant_torque, tag=tag, advance=advance,
-                                        user_cycle=user_cycle)
+    # the wheels are registered by now: their model (friction, imbalance or none) picks the plant's variant
+    loop = advance_template(integrator, sc.wheels, loops.mission_loop, tag=tag, user_cycle=user_cycle)
     form = build(mission, sc, 1 + len(recorder.columns))
     t_now = 0.0
     inputs = sc.inputs()

@@ -41,6 +41,7 @@ from .mission_banks import (BDOT_RATE, EVENT_MODE, ROW_MODE, UNLOAD, DIVERGED, D
                             USER, USER_FAULT,
                             WHAT_DIPOLE, WHAT_SPEED, WHAT_TORQUE)
 from .plant import PlantInputs
+from .wheel_dynamics import write_wheel_row
 from .pointing import reference_now
 from .timegrid import grid_time
 from .mission_steps import (estimate, estimator_due, estimator_sensors_ready, law_attitude, log_event, log_faults,
@@ -258,11 +259,7 @@ def _write_row(telemetry, sensors, controllers, estimators, modes, schedules, ma
                 row[col + a] = magnetorquers.dipole_Am2[index, a]
             col += 3
         elif what == ROW_WHEEL:
-            row[col] = wheel_speed(wheels, index, wheels.h_Nms[index], w)
-            row[col + 1] = wheels.h_Nms[index]
-            row[col + 2] = wheels.torque_Nm[index]
-            row[col + 3] = wheels.requested_Nm[index]  # the command before the limits
-            col += 4
+            col = write_wheel_row(wheels, index, w, row, col)
         elif what == ROW_MODE:
             row[col] = modes.state[0]
             col += 1

@@ -18,15 +18,19 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import njit
-from .actuator_models import (SATURATION_NONE, SATURATION_START, WheelBank, empty_wheel_bank, pushes_past_limit,
-                              wheel_command, wheel_commands, wheel_speed, wheels_total)
+from .actuator_models import (SATURATION_NONE, SATURATION_START, W_INTEGRATED, WheelBank, empty_wheel_bank,
+                              pushes_past_limit, wheel_command, wheel_commands, wheel_speed, wheels_total)
 from ._fastcall import entry_point
 from .dynamics import matrix_to_tuple, normalized4, qconj, qrotate
 from .environment.table import B_I, EMPTY, P_SRP, RHO, SUN, R, V, EnvironmentTable, lerp1, lerp3, table_cell
 from .environment.torques import Disturbances, DisturbanceSwitches, disturbance_torques
-from .errors import AttsimError, DivergenceError, GimbalLockError
+from .errors import AttsimError, GimbalLockError
+from .plant_checks import SOUND, _check_state, state_fault
+from .wheel_dynamics import (NO_MODEL, begin_wheel_step, end_wheel_step, inputs_alone, inputs_and_work,
+                             plant_torque_wheels, set_integrated, work_row, write_wheel_row)
 
-__all__ = ["PlantInputs", "plant_torque", "plant_advance_loop", "plant_advance_held", "Spacecraft", "NO_FACES"]
+__all__ = ["PlantInputs", "plant_torque", "advance_template", "plant_advance_loop", "plant_advance_held",
+           "Spacecraft", "NO_FACES"]
 
 NO_FACES = np.empty((0, 10))
 _NO_SWITCHES = DisturbanceSwitches(0.0, 0.0, 0.0)
@@ -86,26 +90,22 @@ def plant_torque(t, q, w, inputs):
     return (tx, ty, tz)
 
 
-# A quaternion this far off unit norm after an advance means the integration
-# diverged; the fixed-step methods renormalise, so anything larger is not round-off.
-QUATERNION_DRIFT_LIMIT = 1e-6
-# what state_fault finds
-SOUND, NOT_FINITE, OFF_UNIT_NORM, UNRESOLVED_TURN = 0, 1, 2, 3
+def advance_template(integrator, wheels: WheelBank, template=None, **extra):
+    """``template`` (default :func:`plant_advance_loop`) compiled for ``integrator`` and a run with ``wheels``.
 
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def state_fault(q, w, max_step):
-    """What is wrong with a plant state, if anything: ``SOUND``, ``NOT_FINITE``, ``OFF_UNIT_NORM`` (|q| - 1 beyond
-    :data:`QUATERNION_DRIFT_LIMIT`) or ``UNRESOLVED_TURN`` (|ω| max_step > π: more than half a turn a step)."""
-    q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
-    w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
-    if not (math.isfinite(q2) and math.isfinite(w2)):
-        return NOT_FINITE
-    if abs(math.sqrt(q2) - 1.0) > QUATERNION_DRIFT_LIMIT:
-        return OFF_UNIT_NORM
-    if math.sqrt(w2) * max_step > math.pi:
-        return UNRESOLVED_TURN
-    return SOUND
+    The stage torque is :func:`~attsim.wheel_dynamics.plant_torque_wheels` when the wheels' states
+    are integrated (friction, imbalance), :func:`plant_torque` otherwise;
+    ``stage_args`` makes the matching stage arguments. Each variant is
+    compiled once per method, so a plain run's kernels are exactly those
+    without wheel dynamics.
+    """
+    integrated = wheels.work[0, W_INTEGRATED] != 0.0
+    torque = plant_torque_wheels if integrated else plant_torque
+    stage_args = inputs_and_work if integrated else inputs_alone
+    loop = integrator.compiled_template(plant_advance_loop, torque, stage_args=stage_args)
+    if template is None:
+        return loop
+    return integrator.compiled_template(template, torque, advance=loop, stage_args=stage_args, **extra)
 
 
 def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params, stops):
@@ -116,7 +116,9 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
     whose motor pushes it beyond its speed limit is stopped there: its
     torque becomes zero and the held inputs restart from that time, so the
     limit holds to within one step's change of the wheel speed. Each stop
-    is written to ``stops`` as a row ``(t, wheel index, speed)``.
+    is written to ``stops`` as a row ``(t, wheel index, speed)``. Wheels
+    with friction or imbalance are integrated with the body, step by step
+    (:mod:`attsim.wheel_dynamics`).
 
     A template: ``step``, ``must_stop`` and ``output_state`` are the
     method's kernels, bound by
@@ -137,12 +139,19 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
         n += 1
     n = max(n, 1)
     n_wheels = wheels.axis.shape[0]
+    integrated = wheels.work[0, W_INTEGRATED] != 0.0
+    targs = stage_args(inputs, wheels.work)  # noqa: F821 - bound per variant (advance_template)
     t_ref = inputs.t0_s  # wheels.h_Nms holds the momenta at t_ref
     for i in range(n):
         t_i = t0 + i * max_step
         h = max_step if i < n - 1 else span - (n - 1) * max_step
-        state = step(inputs, t_i, h, state, J, Jinv, params)  # noqa: F821 - bound per method
+        if integrated:
+            begin_wheel_step(wheels, h)
+        state = step(targs, t_i, h, state, J, Jinv, params)  # noqa: F821 - bound per method
         t_e = t_i + h
+        if integrated:  # integrated with the body's state: the wheels' momenta now are those at t_e
+            end_wheel_step(wheels, h)
+            t_ref = t_e
         if must_stop(state, params):  # noqa: F821
             for j in range(n_wheels):
                 wheels.h_Nms[j] += wheels.torque_Nm[j] * (t_e - t_ref)
@@ -170,6 +179,7 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
             tau_w, h_w = wheels_total(wheels)
             inputs = PlantInputs(t_e, inputs.tau_ext_Nm, inputs.dipole_Am2, tau_w, h_w, inputs.env_t, inputs.env_v,
                                  inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
+            targs = stage_args(inputs, wheels.work)  # noqa: F821
     for j in range(n_wheels):
         wheels.h_Nms[j] += wheels.torque_Nm[j] * (t1 - t_ref)
     q, w = output_state(state, J, params)  # noqa: F821
@@ -216,8 +226,7 @@ class Spacecraft:
         self.mission = mission
         self.recorder = recorder
         integrator = REGISTRY[mission.method]
-        loop = integrator.compiled_template(plant_advance_loop, plant_torque)
-        self._advance = integrator.compiled_template(plant_advance_held, plant_torque, advance=loop)
+        self._integrator = integrator  # its advance is compiled once the wheels are known (advance_template)
         self._output = integrator.output_state
         J = mission.inertia_kg_m2
         self._J = matrix_to_tuple(J)
@@ -243,6 +252,7 @@ class Spacecraft:
         # compiled entry points, made once per wheel bank (their argument types are fixed then)
         self._advance_entry = self._advance_bank = self._command_entry = self._command_bank = None
         self._total_entry = self._total_bank = self._speed_entry = self._speed_bank = None
+        self._row_entry = self._row_bank = None
         self._commands_entries, self._commands_bank = {}, None
         self._q_w = self._output(self._state, self._J, self._params)
         self._rngs = np.random.SeedSequence(mission.seed)
@@ -274,7 +284,8 @@ class Spacecraft:
                 self.env_t, self.env_v, self._faces, self._switches, self._residual, self.wheels, self._J, self._Jinv,
                 self._params, self._stops)
         if self._advance_entry is None or self._advance_bank is not self.wheels:  # the argument types are now fixed
-            self._advance_entry, self._advance_bank = entry_point(self._advance, *args), self.wheels
+            advance = advance_template(self._integrator, self.wheels, plant_advance_held)
+            self._advance_entry, self._advance_bank = entry_point(advance, *args), self.wheels
         state, q, w, stopped, t_reached, n_stops, fault = self._advance_entry(*args)
         t_from = self.t_plant_s
         self._state, self.t_plant_s, self._q_w = state, t_reached, (q, w)
@@ -366,18 +377,23 @@ class Spacecraft:
         self._commanded_dipole = _vector_sum(self._dipoles.values())
 
     def register_wheel(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float,
-                       h0_Nms: float) -> int:
-        """Add a reaction wheel to the plant before the run starts; returns its row in :attr:`wheels`."""
+                       h0_Nms: float, model=NO_MODEL) -> int:
+        """Add a reaction wheel to the plant before the run starts; returns its row in :attr:`wheels`.
+
+        ``model`` is its friction and imbalance (:class:`~attsim.wheel_dynamics.WheelModel`).
+        """
         if self.t_plant_s != 0.0:
             raise AttsimError("reaction wheels can only be added before the run starts")
         old, n = self.wheels, len(self.wheel_names)
         bank = empty_wheel_bank(n + 1)
-        for field in WheelBank._fields:  # the rows so far, then the new one
-            getattr(bank, field)[:n] = getattr(old, field)
+        for field in WheelBank._fields:  # the rows so far (and the work array's record), then the new one
+            getattr(bank, field)[: len(getattr(old, field))] = getattr(old, field)
         bank.axis[n] = axis
         bank.inertia_kg_m2[n], bank.max_torque_Nm[n] = inertia_kg_m2, max_torque_Nm
         bank.max_speed_rad_s[n] = max_speed_rad_s
         bank.h_Nms[n] = h0_Nms
+        bank.work[n + 1] = work_row(axis, inertia_kg_m2, model)
+        set_integrated(bank.work)
         self.wheels = bank
         self.wheel_names.append(name)
         self._stops = np.empty((n + 1, 3))
@@ -438,6 +454,16 @@ class Spacecraft:
             self._speed_bank = self.wheels
         return self._speed_entry(self.wheels, index, self.wheels.h_Nms[index], self._q_w[1])
 
+    def wheel_values(self, index: int) -> list:
+        """Wheel ``index``'s telemetry at ``env.now`` (:func:`~attsim.wheel_dynamics.write_wheel_row`)."""
+        if self.env._now > self.t_plant_s:
+            self.advance_to(self.env._now)
+        if self._row_entry is None or self._row_bank is not self.wheels:
+            self._row = np.zeros(16)
+            self._row_entry = entry_point(write_wheel_row, self.wheels, index, self._q_w[1], self._row, 0)
+            self._row_bank = self.wheels
+        return self._row[: self._row_entry(self.wheels, index, self._q_w[1], self._row, 0)].tolist()
+
     @property
     def external_torque_Nm(self) -> tuple:
         return self._tau_ext
@@ -465,17 +491,3 @@ class Spacecraft:
     def rng(self) -> np.random.Generator:
         """A new generator, deterministic for the mission seed and the order of requests."""
         return np.random.default_rng(self._rngs.spawn(1)[0])
-
-
-def _check_state(q, w, t0_s: float, t1_s: float, max_step_s: float) -> None:
-    """Refuse a plant state that diverged over ``[t0_s, t1_s]`` (see :class:`DivergenceError`)."""
-    fault = state_fault(q, w, max_step_s)
-    if fault == NOT_FINITE:
-        raise DivergenceError(t1_s, "the state is no longer finite", t0_s, max_step_s)
-    if fault == OFF_UNIT_NORM:
-        norm = math.sqrt(sum(x * x for x in q))
-        raise DivergenceError(t1_s, f"|q| - 1 reached {norm - 1.0:.2g}", t0_s, max_step_s)
-    if fault == UNRESOLVED_TURN:
-        turn = math.sqrt(sum(x * x for x in w)) * max_step_s
-        raise DivergenceError(t1_s, f"|omega| max_step reached {turn:.3g} rad (more than half a turn per step)",
-                              t0_s, max_step_s)

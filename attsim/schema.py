@@ -8,7 +8,7 @@ column names.
 from __future__ import annotations
 
 __all__ = ["TIME_INDEX", "QUATERNION_COLUMNS", "RATE_COLUMNS", "STATE_COLUMNS", "POINTING_COLUMNS",
-           "ESTIMATOR_SUFFIXES", "UNITS"]
+           "ESTIMATOR_SUFFIXES", "WHEEL_SUFFIXES", "WHEEL_FRICTION_SUFFIXES", "WHEEL_JITTER_SUFFIXES", "UNITS"]
 
 TIME_INDEX = "t"
 QUATERNION_COLUMNS = ("qw", "qx", "qy", "qz")
@@ -22,6 +22,13 @@ STATE_COLUMNS = QUATERNION_COLUMNS + RATE_COLUMNS
 ESTIMATOR_SUFFIXES = (("qw", "qx", "qy", "qz") + tuple(f"bias_{a}" for a in "xyz")
                       + tuple(f"sigma3_att_{a}" for a in "xyz") + tuple(f"sigma3_bias_{a}" for a in "xyz")
                       + ("nis_st", "nis_mag", "nis_sun") + tuple(f"bias_true_{a}" for a in "xyz"))
+# a reaction wheel's columns, each after its name and an underscore (attsim.actuators, attsim.wheel_dynamics): its
+# speed relative to the body, axial momentum, motor torque and the torque commanded (before the limits); the friction
+# torque on it when it has friction; the rotor angle, the imbalance force on the body and the imbalance torque about
+# the centre of mass when it has imbalance
+WHEEL_SUFFIXES = ("speed", "h", "torque", "torque_cmd")
+WHEEL_FRICTION_SUFFIXES = ("friction",)
+WHEEL_JITTER_SUFFIXES = ("angle",) + tuple(f"jitter_F_{a}" for a in "xyz") + tuple(f"jitter_tau_{a}" for a in "xyz")
 POINTING_COLUMNS = ("q_ref_w", "q_ref_x", "q_ref_y", "q_ref_z", "att_err_deg", "att_err_x", "att_err_y", "att_err_z")
 
 UNITS = {
@@ -37,4 +44,15 @@ UNITS = {
     "q_ref_w q_ref_x q_ref_y q_ref_z": "1, q_IR: the reference attitude of the mission's first pointing controller",
     "att_err_deg": "deg, angle of the rotation from the reference to the true attitude",
     "att_err_x att_err_y att_err_z": "rad, 2 vec(q_RB): the pointing error per body axis (small-angle)",
+    "<wheel>_speed": "rad/s, the wheel's speed relative to the body",
+    "<wheel>_h": "N m s, the wheel's absolute angular momentum about its axis",
+    "<wheel>_torque": "N m, the motor torque on the wheel (after its torque and speed limits)",
+    "<wheel>_torque_cmd": "N m, the motor torque last commanded, before any limit",
+    "<wheel>_friction": "N m, the friction torque on the wheel about its axis (opposes its speed; the body feels "
+                        "minus motor plus friction)",
+    "<wheel>_angle": "rad, the rotor angle in [0, 2 pi) from its reference direction",
+    "<wheel>_jitter_F_x <wheel>_jitter_F_y <wheel>_jitter_F_z": "N, the static imbalance force on the body, body axes "
+                                                               "(no translation is simulated: its torque acts)",
+    "<wheel>_jitter_tau_x <wheel>_jitter_tau_y <wheel>_jitter_tau_z": "N m, the imbalance torque about the centre of "
+                                                                     "mass, body axes",
 }

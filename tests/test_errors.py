@@ -93,6 +93,10 @@ ACCEPTS = {
 }
 
 
+def _wheel(**model):  # a reaction wheel with friction or imbalance
+    return attsim.ReactionWheel("w", (0, 0, 1), 1e-4, 1e-3, 600.0, **model)
+
+
 def _law(t_s, readings, parameters, memory, commands):  # the shape of a NumbaController law (never called here)
     commands[0] = 0.0
 
@@ -131,6 +135,15 @@ def _cases():
         ("max_torque_Nm", "positive", lambda v: attsim.ReactionWheel("w", (0, 0, 1), 1e-4, v, 600.0)),
         ("max_speed_rad_s", "positive", lambda v: attsim.ReactionWheel("w", (0, 0, 1), 1e-4, 1e-3, v)),
         ("speed0_rad_s", "real", lambda v: attsim.ReactionWheel("w", (0, 0, 1), 1e-4, 1e-3, 600.0, speed0_rad_s=v)),
+        ("coulomb_friction_Nm", "non_negative", lambda v: _wheel(coulomb_friction_Nm=v)),
+        ("viscous_friction_Nm_s_rad", "non_negative", lambda v: _wheel(viscous_friction_Nm_s_rad=v)),
+        ("static_friction_Nm", "non_negative", lambda v: _wheel(static_friction_Nm=v, stribeck_speed_rad_s=(
+            1.0 if type(v) in (int, float) and v > 0 else None))),
+        ("stribeck_speed_rad_s", "positive", lambda v: _wheel(static_friction_Nm=1e-4, stribeck_speed_rad_s=v)),
+        ("friction_band_rad_s", "positive?", lambda v: _wheel(coulomb_friction_Nm=1e-5, friction_band_rad_s=v)),
+        ("static_imbalance_kg_m", "non_negative", lambda v: _wheel(static_imbalance_kg_m=v, position_m=(0.1, 0, 0))),
+        ("dynamic_imbalance_kg_m2", "non_negative", lambda v: _wheel(dynamic_imbalance_kg_m2=v)),
+        ("position_m", "vector?", lambda v: _wheel(dynamic_imbalance_kg_m2=1e-7, position_m=v)),
         # sensors
         ("rate_hz", "positive", lambda v: attsim.Gyro(v)),
         ("phase_s", "non_negative", lambda v: attsim.Gyro(1.0, phase_s=v)),

@@ -118,8 +118,28 @@ def playback_to_wheels_and_magnetorquers(out):
     return m
 
 
+def wheels_with_friction_and_imbalance(out):
+    m = attsim.Mission("rough_wheels", J, (0.02, -0.03, 0.01), duration=30.0, max_step=0.01, telemetry_dt=0.1,
+                       seed=6, out_dir=out)
+    rough = dict(coulomb_friction_Nm=2e-5, viscous_friction_Nm_s_rad=1e-7, static_friction_Nm=5e-5,
+                 stribeck_speed_rad_s=10.0, static_imbalance_kg_m=5e-7, dynamic_imbalance_kg_m2=1e-7)
+    wheels = [m.add(attsim.ReactionWheel("rw_x", (1, 0, 0), 2e-5, 1e-3, 300.0, speed0_rad_s=-5.0, **rough,
+                                         position_m=(0.05, 0.02, -0.03))),  # driven through zero
+              m.add(attsim.ReactionWheel("rw_y", (0, 1, 0), 2e-5, 1e-3, 300.0, speed0_rad_s=280.0,
+                                         viscous_friction_Nm_s_rad=2e-7)),  # into its speed limit
+              m.add(attsim.ReactionWheel("rw_z", (0, 0, 1), 2e-5, 1e-3, 300.0, dynamic_imbalance_kg_m2=2e-7,
+                                         speed0_rad_s=-100.0))]
+    gyro = m.add(attsim.Gyro(rate_hz=10.0, arw_rad_sqrt_s=1e-5))
+    tracker = m.add(attsim.StarTracker(rate_hz=5.0, noise_arcsec=10.0))
+    m.add(attsim.QuaternionPD(rotations.axis_angle_to_quat([0.2, 0.9, -0.4], 0.8), kp=5e-3, kd=2e-2, period_s=0.1,
+                              wheels=wheels, attitude_sensor=tracker, rate_sensor=gyro))
+    m.add(attsim.TorqueSchedule([(5.0, 15.0, (0.0, 4e-4, 0.0))]))
+    return m
+
+
 @pytest.mark.parametrize("build", [wheel_pd_with_noisy_sensors, detumble_both_forms, orbit_frame_hold,
-                                   magnetic_pd_torque_to_dipole, playback_to_wheels_and_magnetorquers],
+                                   magnetic_pd_torque_to_dipole, playback_to_wheels_and_magnetorquers,
+                                   wheels_with_friction_and_imbalance],
                          ids=lambda f: f.__name__)
 def test_every_built_in_component_gives_the_same_run_both_ways(tmp_path, build):
     python, compiled = both_ways(tmp_path, build)
@@ -135,6 +155,16 @@ def test_saturations_happen_and_are_logged_alike(tmp_path):
     assert compiled.df[[f"rw_{a}_torque" for a in "xyz"]].abs().to_numpy().max() == pytest.approx(1e-3)
     python, compiled = both_ways(tmp_path / "playback", playback_to_wheels_and_magnetorquers)
     assert {"torque", "speed", "dipole"} <= set(compiled.events["what"].dropna())
+
+
+def test_rough_wheels_cross_zero_reach_their_limit_and_jitter_alike(tmp_path):
+    python, compiled = both_ways(tmp_path, wheels_with_friction_and_imbalance)
+    df = compiled.df
+    assert "speed" in set(compiled.events["what"].dropna())  # rw_y reaches its limit
+    assert df["rw_x_speed"].min() < 0.0 < df["rw_x_speed"].max()  # rw_x crosses zero, through its friction band
+    assert df["rw_x_friction"].abs().max() > 2e-5 and df["rw_y_friction"].abs().max() > 0.0
+    assert df["rw_x_jitter_F_y"].abs().max() > 0.0 and "rw_y_angle" not in df
+    assert df["rw_z_jitter_tau_x"].abs().max() > 2e-7 * 100.0 ** 2 * 0.5
 
 
 def _mission_builders():

@@ -116,6 +116,8 @@ class Integrator:
         method with a compiled ``advance`` whose stage torque is the plant's
         (:meth:`FixedStepIntegrator.compiled_advance`) and whose parameters
         in a mission come from :meth:`FixedStepIntegrator.engine_params`.
+        Its step calls the stage torque once per stage of the classical RK4
+        tableau, in order: the plant integrates wheel states on those stages.
 
     and implements :meth:`integrate`, which must
 

@@ -3,7 +3,8 @@
 Reaction wheels: speed in RPM against ± the speed limit, momentum against ±
 the capacity (wheel inertia × speed limit) and the array's momentum against
 its envelope along the current direction, motor torque (and the command,
-when recorded as ``<wheel>_torque_cmd``) against ± the torque limit.
+when recorded as ``<wheel>_torque_cmd``, and the friction torque when the
+wheel has friction) against ± the torque limit.
 Magnetorquers: dipole against its limit. Torque schedules: the held torque
 (a schedule cannot saturate, so nothing is shaded). Thrusters: an on/off
 timeline. Saturation, from the run's events, is shaded in the saturated
@@ -102,6 +103,8 @@ def _wheels_plot(df, wheels, saturated, t) -> Plot:
         if f"{name}_torque_cmd" in df:
             torque.append(line(t, df[f"{name}_torque_cmd"].to_numpy(), f"{name} commanded", k, dash="dot",
                                group=name))
+        if f"{name}_friction" in df:  # the body feels the reaction of motor plus friction
+            torque.append(line(t, df[f"{name}_friction"].to_numpy(), f"{name} friction", k, dash="dash", group=name))
         speed_shapes += shade(saturated.get((name, "speed"), []), colour, f"{name} at its speed limit",
                               min_width_s=visible_s)
         torque_shapes += shade(saturated.get((name, "torque"), []), colour, f"{name} torque saturated",

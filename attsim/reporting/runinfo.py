@@ -70,8 +70,8 @@ def actuation_columns(df, meta: dict) -> list[str]:
         name, kind = component["name"], component.get("type")
         if kind in SENSOR_TYPES:
             continue
-        if kind == "ReactionWheel":
-            columns.append(f"{name}_torque")
+        if kind == "ReactionWheel":  # the motor's reaction, and the friction's and the imbalance's when modelled
+            columns += [f"{name}_torque", f"{name}_friction"] + [f"{name}_jitter_tau_{a}" for a in "xyz"]
         else:
             columns += [c for c in df.columns if c.startswith(name + "_") and not c.endswith(("_speed", "_h"))]
     return [c for c in columns if c in df.columns]
