@@ -21,6 +21,7 @@ from numba import njit
 from .actuator_models import (SATURATION_NONE, SATURATION_START, WheelBank, empty_wheel_bank, pushes_past_limit,
                               wheel_command, wheel_commands, wheel_speed, wheels_total)
 from ._fastcall import entry_point
+from ._jit import LOOP_INLINED
 from .dynamics import matrix_to_tuple, normalized4, qconj, qrotate
 from .environment.table import B_I, EMPTY, P_SRP, RHO, SUN, R, V, EnvironmentTable, lerp1, lerp3, table_cell
 from .environment.torques import Disturbances, DisturbanceSwitches, disturbance_torques
@@ -53,7 +54,7 @@ class PlantInputs(NamedTuple):
     residual_dipole_Am2: tuple
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
 def plant_torque(t, q, w, inputs):
     """Torque on the rigid part of a gyrostat spacecraft under held commands.
 
@@ -93,7 +94,7 @@ QUATERNION_DRIFT_LIMIT = 1e-6
 SOUND, NOT_FINITE, OFF_UNIT_NORM, UNRESOLVED_TURN = 0, 1, 2, 3
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
 def state_fault(q, w, max_step):
     """What is wrong with a plant state, if anything: ``SOUND``, ``NOT_FINITE``, ``OFF_UNIT_NORM`` (|q| - 1 beyond
     :data:`QUATERNION_DRIFT_LIMIT`) or ``UNRESOLVED_TURN`` (|ω| max_step > π: more than half a turn a step)."""

@@ -24,6 +24,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
+from .._jit import LOOP_INLINED
 from ..dynamics import TUPLE_ARITHMETIC, matrix_to_tuple
 from ..errors import InputError
 from ..torque import TorqueModel
@@ -199,7 +200,8 @@ def bind_stage_torque(kernel: Callable, torque: Callable, compile_suffix: str | 
             bindings[name] = bind_stage_torque(callee, torque, compile_suffix)
     if compile_suffix is None:
         return bind_globals(py, **bindings)
-    return njit(cache=True, nogil=True)(bind_globals(py, f"{py.__name__}__{compile_suffix}", **bindings))
+    return njit(cache=True, nogil=True, **LOOP_INLINED)(bind_globals(py, f"{py.__name__}__{compile_suffix}",
+                                                                    **bindings))
 
 
 def fixed_step_grid(t_end_s: float, dt_s: float, record_every: int) -> tuple[int, float, np.ndarray]:
@@ -461,7 +463,8 @@ class FixedStepIntegrator(Integrator):
             step = bind_stage_torque(cls.step, torque, compile_suffix=suffix)
             name = f"{cls.name}_{template.__name__}_{tag + '_' if tag else ''}{suffix}"
             bindings = dict(cls._bindings(step), **extra)
-            compiled[key] = njit(cache=True, nogil=True)(bind_globals(template, name, **bindings))
+            # LOOP_INLINED: the plant's advance is inlined into the mission loop, neither counts references
+            compiled[key] = njit(cache=True, nogil=True, **LOOP_INLINED)(bind_globals(template, name, **bindings))
         return compiled[key]
 
     @classmethod
