@@ -55,10 +55,10 @@ _LAZY = {
     "StarTracker": "attsim.sensors",
     "Controller": "attsim.control",
     "FunctionController": "attsim.control",
-    "BDot": "attsim.control",
-    "QuaternionPD": "attsim.control",
-    "MagneticPD": "attsim.control",
-    "MomentumUnloading": "attsim.control",
+    "BDot": "attsim.controllers",
+    "QuaternionPD": "attsim.controllers",
+    "MagneticPD": "attsim.controllers",
+    "MomentumUnloading": "attsim.controllers",
     "NumbaController": "attsim.numba_controller",
     "MEKF": "attsim.estimators",
     "ModeManager": "attsim.modes",
@@ -71,8 +71,8 @@ _LAZY = {
     "Campaign": "attsim.campaign",
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry",
-               "reporting", "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies",
-               "estimators", "mekf", "allocation", "dispersions", "modes", "guidance", "estimation"}
+               "reporting", "actuators", "sensors", "control", "controllers", "environment", "testing", "validation",
+               "cli", "studies", "estimators", "mekf", "allocation", "dispersions", "modes", "guidance", "estimation"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

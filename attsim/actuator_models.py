@@ -21,9 +21,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from ._jit import LOOP_INLINED, njit
 
-from ._jit import LOOP_INLINED
 __all__ = ["WheelBank", "empty_wheel_bank", "wheel_speed", "wheel_command", "wheel_commands", "wheels_total",
            "magnetorquer_saturate", "SATURATION_NONE", "SATURATION_START", "SATURATION_END"]
 
@@ -39,7 +38,8 @@ class WheelBank(NamedTuple):
     ``h_Nms`` is each wheel's axial momentum at the plant's current time;
     ``torque_Nm`` the motor torque it holds; ``torque_saturated`` and
     ``speed_saturated`` are 1.0 while the command is clipped at the torque
-    limit or the motor is stopped at the speed limit.
+    limit or the motor is stopped at the speed limit; ``requested_Nm`` the
+    torque last commanded, before any limit (logged beside the motor torque).
     """
 
     axis: np.ndarray
@@ -50,12 +50,13 @@ class WheelBank(NamedTuple):
     torque_Nm: np.ndarray
     torque_saturated: np.ndarray
     speed_saturated: np.ndarray
+    requested_Nm: np.ndarray
 
 
 def empty_wheel_bank(count: int = 0) -> WheelBank:
     """A bank of ``count`` rows of zeros, to be filled by the wheels at the start of a run."""
     return WheelBank(np.zeros((count, 3)), np.ones(count), np.ones(count), np.ones(count), np.zeros(count),
-                     np.zeros(count), np.zeros(count), np.zeros(count))
+                     np.zeros(count), np.zeros(count), np.zeros(count), np.zeros(count))
 
 
 @njit(**_JIT)
@@ -81,6 +82,7 @@ def wheel_command(bank, j, requested_Nm, w):
     Returns ``(torque applied, torque-saturation change, speed-saturation
     change, speed)`` with the changes as ``SATURATION_*`` codes.
     """
+    bank.requested_Nm[j] = requested_Nm
     limit = bank.max_torque_Nm[j]
     torque = min(limit, max(-limit, requested_Nm))
     clipped = 1.0 if torque != requested_Nm else 0.0

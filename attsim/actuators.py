@@ -384,8 +384,9 @@ class ReactionWheel(Component):
             sc.command_wheel(self.index, self.check_command(torque_Nm, f"{self.name}.command"))
 
     def columns(self):
-        return [f"{self.name}_speed", f"{self.name}_h", f"{self.name}_torque"]
+        return [f"{self.name}_speed", f"{self.name}_h", f"{self.name}_torque", f"{self.name}_torque_cmd"]
 
     def values(self, sc):
         speed = sc.wheel_speed_rad_s(self.index)  # advances the plant: the momentum below is the one now
-        return [speed, float(sc.wheels.h_Nms[self.index]), float(sc.wheels.torque_Nm[self.index])]
+        return [speed, float(sc.wheels.h_Nms[self.index]), float(sc.wheels.torque_Nm[self.index]),
+                float(sc.wheels.requested_Nm[self.index])]

@@ -31,9 +31,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from ._jit import LOOP_INLINED
+from ._jit import LOOP_INLINED, njit
 from ._validate import finite_array
 from .errors import InputError
 

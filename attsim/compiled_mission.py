@@ -21,9 +21,9 @@ from . import mission_banks as ml
 from . import mission_loop as loops
 from .actuators import CommandSchedule, Magnetorquer, ReactionWheel, TorqueSchedule
 from .component import At
-from .control import BDot, MagneticPD, MomentumUnloading, QuaternionPD
+from .controllers import BDot, MagneticPD, MomentumUnloading, QuaternionPD
 from .estimators import MEKF
-from .modes import ModeManager
+from .modes import POINTING_BELOW, ModeManager
 from .errors import ControllerError, DivergenceError, GimbalLockError
 from .guidance_kernels import PARAMETER_LENGTH
 from .mekf import MEASUREMENTS, MEMORY_SIZE, PARAMETERS
@@ -85,7 +85,7 @@ def compiled_form(mission) -> bool:
     return len(laws) <= 1 and all(_compilable(c, mission) or type(c) is NumbaController for c in mission.components)
 
 
-def _sensor_bank(sensors, driven) -> ml.SensorBank:
+def _sensor_bank(sensors) -> ml.SensorBank:
     n = len(sensors)
     parameters = np.zeros((n, 8))
     bias = np.zeros((n, 3))
@@ -107,7 +107,7 @@ def _sensor_bank(sensors, driven) -> ml.SensorBank:
         kind=np.array([_SENSOR_KINDS[type(s)] for s in sensors], dtype=np.int64),
         period_s=np.array([s.period_s for s in sensors], dtype=float),
         phase_s=np.array([s.phase_s for s in sensors], dtype=float),
-        next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s in driven else 1.0 for s in sensors]),
+        next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s.readers else 1.0 for s in sensors]),
         parameters=parameters, output=np.full((n, 12), np.nan), bias=bias, t_last_s=np.full(n, np.nan),
         normals=normals, cursor=np.zeros(n, dtype=np.int64), draws=np.array([s.draws for s in sensors], dtype=np.int64))
 
@@ -149,9 +149,16 @@ def _mode_bank(manager, controllers, estimators) -> ml.ModeBank:
         tr_to=np.array([names.index(t.target) for t in transitions], dtype=np.int64),
         tr_kind=np.array([t.condition.kind for t in transitions], dtype=np.int64),
         tr_params=np.array([(t.condition.value, t.condition.dwell_s) for t in transitions], dtype=float).reshape(-1, 2),
-        tr_source=np.array([-1 if t.condition.source is None else estimators.index(t.condition.source)
-                            for t in transitions], dtype=np.int64),
+        tr_source=np.array([_condition_source(t.condition, controllers, estimators) for t in transitions],
+                           dtype=np.int64),
         since=np.full(len(transitions), np.nan))
+
+
+def _condition_source(condition, controllers, estimators) -> int:
+    """The bank row a condition reads: the law of a pointing condition, the estimator of a rate one (-1: truth)."""
+    if condition.kind == POINTING_BELOW:
+        return controllers.index(condition.source)
+    return -1 if condition.source is None else estimators.index(condition.source)
 
 
 def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, estimators) -> ml.ControllerBank:
@@ -205,6 +212,7 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, esti
             else:
                 bank.kind[c] = ml.QPD_MAGNETORQUER
                 bank.magnetorquer[c] = mtq_row[law._mtq]
+                p[7:10] = law.compensation
         elif isinstance(law, MomentumUnloading):
             bank.kind[c] = ml.UNLOAD
             p[6] = law.gain_per_s
@@ -279,8 +287,6 @@ def build(mission, sc, width: int) -> CompiledMission:
     wheel_row = {name: k for k, name in enumerate(sc.wheel_names)}
     estimators = [c for c in mission.components if type(c) is MEKF]
     manager = next((c for c in mission.components if type(c) is ModeManager), None)
-    driven = {s for c in controllers for s in c.sensors} | {s for e in estimators
-                                                           for s in (e.gyro, *e.measurement_sensors) if s is not None}
     layout = []
     for component in mission.components:
         if type(component) in _SENSOR_KINDS:
@@ -305,7 +311,7 @@ def build(mission, sc, width: int) -> CompiledMission:
                    + len(controllers) * (2 * n_wheels + 1) + n_wheels + 3 * len(estimators) + 1
                    + (len(controllers) * (2 * n_wheels + 1) + 1 if manager is not None else 0))
     return CompiledMission(
-        sensors=_sensor_bank(sensors, driven), estimators=_estimator_bank(estimators, sensor_row),
+        sensors=_sensor_bank(sensors), estimators=_estimator_bank(estimators, sensor_row),
         modes=_mode_bank(manager, controllers, estimators),
         controllers=_controller_bank(controllers, sensor_row, wheel_row, mtq_row, len(sc.wheel_names), estimators),
         magnetorquers=ml.MagnetorquerBank(np.array([q.dipole_max_Am2 for q in magnetorquers]).reshape(m, 3),

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from ._jit import njit
 from .dynamics import dcm_to_quat_tuple, qconj, qmul, qrotate
 
 __all__ = ["pd_torque", "dipole_for_torque", "bdot_rate", "bdot_direction", "lvlh_quaternion_tuple",
-           "orbit_rate_inertial", "body_rate_relative"]
+           "orbit_rate_inertial", "body_rate_relative", "known"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -97,3 +96,9 @@ def body_rate_relative(q, w, w_frame_inertial):
     """``ω - R_IBᵀ ω_F``: the body rate relative to a frame turning at ``ω_F`` (given in inertial axes)."""
     wf = qrotate(qconj(q), w_frame_inertial)
     return (w[0] - wf[0], w[1] - wf[1], w[2] - wf[2])
+
+
+@njit(**_JIT)
+def known(q, w):
+    """False while an estimator has no estimate yet (NaN): an attitude law then holds its commands for the cycle."""
+    return not (math.isnan(q[0]) or math.isnan(w[0]) or math.isnan(w[1]) or math.isnan(w[2]))

@@ -73,6 +73,10 @@ def _describe_component(component) -> dict:
         value = getattr(component, attribute, None)
         if value is not None:
             description[attribute] = np.asarray(value).tolist()
+    station = getattr(component, "target", None)
+    if hasattr(station, "lat_deg") and hasattr(station, "lon_deg"):  # a ground station: marked on the ground track
+        description["ground_target"] = {"lat_deg": float(station.lat_deg), "lon_deg": float(station.lon_deg),
+                                        "min_elevation_deg": float(getattr(station, "min_elevation_deg", 0.0))}
     return description
 
 
@@ -313,6 +317,11 @@ class Mission:
             if period is not None and self.duration_s / period > MAX_STEPS:
                 raise InputError(f"{component.name}.rate", f"gives more than {MAX_STEPS:.0e} cycles over the duration",
                                  f"duration {self.duration_s:g} s / period {period:g} s")
+        from .control import Controller, check_drivers
+        from .modes import ModeManager
+
+        check_drivers([c for c in self.components if isinstance(c, Controller)],
+                      next((c for c in self.components if isinstance(c, ModeManager)), None))
         from .compiled_mission import compiled_form, run_compiled
 
         can_compile = compiled_form(self) and realtime_factor is None

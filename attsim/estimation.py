@@ -62,8 +62,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from ._validate import finite_array
 from .dynamics import dcm_to_quat_tuple
 from .errors import InputError

@@ -62,8 +62,12 @@ class MEKF(LazyCycle):
         Attitude measurements (at least one), each at its own rate on the
         gyro's grid of times.
     q0 : array_like, optional
-        Initial estimate ``q̂_IB``; by default the first star-tracker sample
-        (then the tracker must sample at the first cycle).
+        Initial estimate ``q̂_IB``. By default the first star-tracker sample
+        (then the tracker must sample at the first cycle) or, without a
+        star tracker, TRIAD on the first cycle that measures both the field
+        and the Sun (the more precise of the two matched exactly; the two at
+        least 5 deg apart). Until then the estimate is NaN, and a controller
+        reading it holds its commands.
     sigma_attitude0_deg, sigma_bias0_rad_s : float
         Initial 1σ uncertainty per axis of the attitude and the bias.
     gyro_arw_rad_sqrt_s, gyro_bias_rw_rad_s_sqrt_s : float, optional
@@ -97,8 +101,9 @@ class MEKF(LazyCycle):
         if star_tracker is None and magnetometer is None and sun_sensor is None:
             raise InputError("measurements", "an estimator needs at least one attitude measurement "
                              "(star_tracker, magnetometer or sun_sensor)")
-        if q0 is None and star_tracker is None:
-            raise InputError("q0", "is needed without a star tracker (the filter must start from an attitude)")
+        if q0 is None and star_tracker is None and (magnetometer is None or sun_sensor is None):
+            raise InputError("q0", "is needed without a star tracker unless a magnetometer and a sun sensor give "
+                             "the filter its first attitude (TRIAD)")
         self.gyro, self.star_tracker, self.magnetometer, self.sun_sensor = gyro, star_tracker, magnetometer, sun_sensor
         self.period_s, self.phase_s = gyro.period_s, gyro.phase_s
         self.q0 = None if q0 is None else unit_quaternion(q0, "q0")
@@ -127,6 +132,7 @@ class MEKF(LazyCycle):
             sigma = math.sqrt(2.0) * sun_sensor.noise if sun_noise is None else sun_noise
             params[6] = self._positive(sigma, "sun_noise")
         params[7] = positive_scalar(gate, "gate")
+        params[8] = self.sigma_attitude0_rad
         self.parameters = params
 
     @staticmethod
@@ -149,13 +155,17 @@ class MEKF(LazyCycle):
                 continue
             if names.get(sensor.name) is not sensor:
                 raise InputError("sensors", f"sensor {sensor.name!r} of estimator {self.name!r} is not in the mission")
-            if sensor.driven_by not in (None, self):
-                raise InputError("sensors", f"sensor {sensor.name!r} is already sampled by {sensor.driven_by.name!r}")
-            sensor.driven_by = self
+            sensor.add_reader(self)
         self.grid = [(1, 0) if s is None else _on_grid(s, self.period_s, self.phase_s, field)
                      for s, field in zip(self.measurement_sensors, MEASUREMENTS)]
-        if self.q0 is None and self.grid[0][1] != 0:
+        if self.q0 is None and self.star_tracker is not None and self.grid[0][1] != 0:
             raise InputError("star_tracker", "must sample at the estimator's first cycle when q0 is not given")
+        if self.q0 is None and self.star_tracker is None:
+            (every_b, offset_b), (every_s, offset_s) = self.grid[1], self.grid[2]
+            if (offset_b - offset_s) % math.gcd(every_b, every_s):
+                raise InputError("sun_sensor", "must sample at some of the magnetometer's times when q0 is not given "
+                                 "(the filter starts from TRIAD on one cycle's field and Sun)",
+                                 f"{self.sun_sensor.name!r} and {self.magnetometer.name!r} never sample together")
         if self.sun_sensor is not None and self.sun_sensor.sun_inertial is not None:
             raise InputError("sun_sensor", "an estimator's sun sensor must use the mission environment's Sun")
         if self.sun_sensor is not None and mission.environment is None:
@@ -163,7 +173,8 @@ class MEKF(LazyCycle):
 
     def start(self, sc):
         self._sc = sc
-        self.q = np.array(self.q0 if self.q0 is not None else (1.0, 0.0, 0.0, 0.0), dtype=float)
+        # no estimate (NaN) until the first star-tracker sample, or TRIAD on the field and the Sun, gives one
+        self.q = np.array(self.q0 if self.q0 is not None else (np.nan,) * 4, dtype=float)
         self.bias_rad_s = np.zeros(3)
         self.P = np.zeros((6, 6))
         self.P[:3, :3] = np.eye(3) * self.sigma_attitude0_rad**2

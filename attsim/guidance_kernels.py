@@ -51,9 +51,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
-from ._jit import LOOP_CALLED
+from ._jit import LOOP_CALLED, njit
 from .constants import MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S
 from .dynamics import dcm_to_quat_tuple, qconj, qmul, qrotate
 

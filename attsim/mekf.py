@@ -41,9 +41,10 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .dynamics import qconj, qexp, qmul, qrotate
+from .estimation import triad_kernel
 
 __all__ = ["MEKFState", "mekf_propagate", "mekf_update_vector", "mekf_update_quaternion", "attitude_error_rad",
            "NIS_GATE_3DOF", "UpdateResult"]
@@ -184,7 +185,8 @@ def mekf_update_quaternion(q, bias, P, q_meas, sigma_rad, gate):
 # what a cycle's measurements are, in the order of ``mekf_cycle``'s NIS output
 MEASUREMENTS = ("star_tracker", "magnetometer", "sun")
 # MEKF parameters, in the order of ``mekf_cycle``'s ``params``
-PARAMETERS = ("sigma_v", "sigma_u", "sigma_st_x", "sigma_st_y", "sigma_st_z", "sigma_mag", "sigma_sun", "gate")
+PARAMETERS = ("sigma_v", "sigma_u", "sigma_st_x", "sigma_st_y", "sigma_st_z", "sigma_mag", "sigma_sun", "gate",
+              "sigma_attitude0")
 # smallest coarse-sun-sensor difference vector (fraction of full scale) that still gives a direction
 SUN_VECTOR_MIN = 0.1
 
@@ -200,6 +202,46 @@ def sun_vector(css):
     if not (norm >= SUN_VECTOR_MIN):
         return (0.0, 0.0, 0.0)
     return (sx / norm, sy / norm, sz / norm)
+
+
+# TRIAD from the field and the Sun needs them this far from parallel (sine of the angle between them, 5 deg): nearer,
+# the roll about the anchor vector is lost in the noise
+TRIAD_MIN_SINE = math.sin(math.radians(5.0))
+
+
+@njit(**_JIT)
+def triad_start(q, P, b_mag, r_mag, css, r_sun, params):
+    """Start ``q̂`` from TRIAD on the field and the Sun direction; False (nothing changed) when it cannot.
+
+    The anchor (the vector TRIAD matches exactly) is the one with the
+    smaller angular noise: the field's ``σ_mag / |b|`` or the Sun
+    direction's ``σ_sun`` (Markley & Crassidis 2014, sec. 5.2.1: TRIAD
+    trusts its first vector). The attitude block of ``P`` restarts at the
+    filter's initial ``σ²`` with no correlation to the bias, since the
+    attitude no longer comes from the propagation that built the rest.
+    """
+    s = sun_vector(css)
+    nb = math.sqrt(b_mag[0] * b_mag[0] + b_mag[1] * b_mag[1] + b_mag[2] * b_mag[2])
+    nr = math.sqrt(r_mag[0] * r_mag[0] + r_mag[1] * r_mag[1] + r_mag[2] * r_mag[2])
+    if (s[0] == 0.0 and s[1] == 0.0 and s[2] == 0.0) or not (nb > 0.0 and nr > 0.0):
+        return False
+    b = (b_mag[0] / nb, b_mag[1] / nb, b_mag[2] / nb)
+    cx, cy, cz = b[1] * s[2] - b[2] * s[1], b[2] * s[0] - b[0] * s[2], b[0] * s[1] - b[1] * s[0]
+    if math.sqrt(cx * cx + cy * cy + cz * cz) < TRIAD_MIN_SINE:
+        return False
+    r = (r_mag[0] / nr, r_mag[1] / nr, r_mag[2] / nr)
+    sun_ref = (r_sun[0], r_sun[1], r_sun[2])
+    if params[5] / nb <= params[6]:
+        qn = triad_kernel(b, s, r, sun_ref)
+    else:
+        qn = triad_kernel(s, b, sun_ref, r)
+    for i in range(4):
+        q[i] = qn[i]
+    for i in range(3):
+        for j in range(3):
+            P[i, j] = params[8] * params[8] if i == j else 0.0
+            P[i, 3 + j] = P[3 + j, i] = 0.0
+    return True
 
 
 # after this many rejections in a row a measurement kind is taken whatever its innovation: an estimate that drifted
@@ -240,12 +282,15 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
     trapezoid keeps the attitude propagation second-order accurate while the
     body accelerates). ``memory`` is :func:`new_memory`'s. An estimator
     without an initial attitude takes its first star-tracker quaternion as
-    it. ``nis_out`` (3,) gets the NIS of the star-tracker, magnetometer and
-    Sun updates of this cycle (NaN where none was made). A measurement
-    kind rejected :data:`LOCKOUT_REJECTIONS` times in a row is accepted the
-    next time. Returns how many measurements were rejected. The sun
-    sensor's six detector outputs ``css`` give a direction by
-    :func:`sun_vector` (no update when it is too dim, in eclipse).
+    it or, without a star tracker, starts from TRIAD on the first cycle
+    that measures both the field and the Sun (:func:`triad_start`); until
+    then ``q̂`` stays as it was (NaN) and nothing is updated. ``nis_out``
+    (3,) gets the NIS of the star-tracker, magnetometer and Sun updates of
+    this cycle (NaN where none was made). A measurement kind rejected
+    :data:`LOCKOUT_REJECTIONS` times in a row is accepted the next time.
+    Returns how many measurements were rejected. The sun sensor's six
+    detector outputs ``css`` give a direction by :func:`sun_vector` (no
+    update when it is too dim, in eclipse).
     """
     if not math.isnan(memory[0]):
         dt = t_s - memory[0]
@@ -266,6 +311,10 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
                                                                                                           params[7]))
             nis_out[0] = nis
             rejected += _count(memory, 0, ok)
+    if memory[1] == 0.0 and use_mag and use_sun:  # no star tracker: the first usable field and Sun pair
+        if triad_start(q, P, b_mag, r_mag, css, r_sun, params):
+            memory[1] = 1.0
+            return rejected  # they made the attitude: updating with them again would count them twice
     if memory[1] == 0.0:  # no attitude yet: nothing to linearise about
         return rejected
     if use_mag:

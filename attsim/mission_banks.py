@@ -40,8 +40,10 @@ class SensorBank(NamedTuple):
     """One row per sensor. ``parameters`` by kind: gyro (arw, bias_rw, quantization); magnetometer (noise,
     bias x y z, quantization); sun sensor (noise, quantization); star tracker (sigma x y z, rad).
     ``output`` holds the latest measurement (first columns) and truth (from column 6), NaN before the
-    first sample; ``normals`` a block of standard normal draws consumed from ``cursor``, ``draws`` per sample
-    (``NORMALS_PER_SAMPLE`` of the kind, or 0 for a noise-free sensor, whose block is zeros)."""
+    first sample; ``t_last_s`` the time of the last sample (NaN before the first: readers at one instant share a
+    sample, and the gyro's noise spans the time since it); ``normals`` a block of standard normal draws consumed
+    from ``cursor``, ``draws`` per sample (``NORMALS_PER_SAMPLE`` of the kind, or 0 for a noise-free sensor,
+    whose block is zeros)."""
 
     kind: np.ndarray
     period_s: np.ndarray
@@ -59,9 +61,10 @@ class SensorBank(NamedTuple):
 
 class ControllerBank(NamedTuple):
     """One row per controller. ``parameters``: kp (4), kd (5), gain (6: B-dot, unloading; QPD: null-space gain),
-    dipole compensation (7-9; QPD: 7 the wheel speed target). ``null_projector[c]``: a QPD's null-space
-    projector over the mission's wheels (zero when it manages no null space); ``wheel_scratch[c]`` its working rows
-    (null-space torque, motor torque, speed, speed target), so a cycle allocates nothing. ``memory``: the previous
+    dipole compensation (7-9: magnetic PD, QPD on magnetorquers; a QPD on wheels: 7 the wheel speed target).
+    ``null_projector[c]``: a QPD's null-space projector over the mission's wheels (zero when it manages no null
+    space); ``wheel_scratch[c]`` its working rows (null-space torque, motor torque, speed, speed target), so a
+    cycle allocates nothing. ``memory``: the previous
     field sample (0-2) and whether there is one (3).
     ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state / none).
     ``sources``: estimator rows giving the attitude and the rate (-1: ``roles`` decide).

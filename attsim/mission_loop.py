@@ -24,13 +24,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from ._jit import LOOP_CALLED, LOOP_INLINED
+from ._jit import LOOP_CALLED, LOOP_INLINED, njit
 from .allocation import allocate, null_space_torque, unloading_dipole
 from .actuator_models import SATURATION_NONE, magnetorquer_saturate, wheel_command, wheel_speed, wheels_total
-from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, lvlh_quaternion_tuple,
-                           orbit_rate_inertial, pd_torque)
+from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
+                           lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque)
 from .guidance_kernels import error_angle_deg, error_vector, rate_error
 from .environment.table import B_I, P_SRP, R, V, lerp1, lerp3, table_cell
 from .environment.torques import disturbance_torques
@@ -44,8 +43,8 @@ from .mission_banks import (BDOT_RATE, EVENT_MODE, ROW_MODE, UNLOAD, DIVERGED, D
 from .plant import PlantInputs
 from .pointing import reference_now
 from .timegrid import grid_time
-from .mission_steps import (estimate, estimator_due, estimator_sensors_ready, log_event, mode_check, mode_due,
-                            sample_sensor, write_estimator)
+from .mission_steps import (estimate, estimator_due, estimator_sensors_ready, law_attitude, log_event, mode_check,
+                            mode_due, sample_sensor, write_estimator)
 
 __all__ = ["mission_loop", "no_user_decide", "bind_user_law", "user_cycle_template"]
 
@@ -152,27 +151,24 @@ def _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t, q, w, 
             return False
     kind = controllers.kind[c]
     p = controllers.parameters[c]
-    role_q, role_w, role_b = controllers.roles[c, 0], controllers.roles[c, 1], controllers.roles[c, 2]
-    q_in = q
-    if role_q >= 0:
-        o = sensors.output[role_q]
-        q_in = (o[0], o[1], o[2], o[3])
+    role_w, role_b = controllers.roles[c, 1], controllers.roles[c, 2]
+    q_in = law_attitude(controllers, c, sensors, estimators, q)
     w_in = w if role_w < 0 else _reading3(sensors, role_w, 0)
-    e_q, e_w = controllers.sources[c, 0], controllers.sources[c, 1]
-    if e_q >= 0:
-        eq = estimators.q[e_q]
-        q_in = (eq[0], eq[1], eq[2], eq[3])
+    e_w = controllers.sources[c, 1]
     if e_w >= 0:
         ew = estimators.w_est[e_w]
         w_in = (ew[0], ew[1], ew[2])
+    if (kind == QPD_WHEELS or kind == QPD_MAGNETORQUER or kind == MAGNETIC_PD) and not known(q_in, w_in):
+        return True  # no estimate yet: the law holds its commands
     if kind == QPD_WHEELS or kind == QPD_MAGNETORQUER:
         q_ref, w_ref, _ = reference_now(controllers.target_kind[c], controllers.target[c], t, env_t, env_v)
         tau = pd_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5])
         if kind == QPD_WHEELS:
             _command_wheels(controllers, c, wheels, tau, w, t, buffers)
         else:
-            _command_dipole(magnetorquers, controllers.magnetorquer[c], dipole_for_torque(_reading3(sensors, role_b, 0),
-                                                                                         tau), t, buffers)
+            m = dipole_for_torque(_reading3(sensors, role_b, 0), tau)
+            _command_dipole(magnetorquers, controllers.magnetorquer[c], (m[0] - p[7], m[1] - p[8], m[2] - p[9]), t,
+                            buffers)
     elif kind == MAGNETIC_PD:
         k, f = table_cell(env_t, t)
         r, v = lerp3(env_v, k, f, R), lerp3(env_v, k, f, V)
@@ -196,6 +192,16 @@ def _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t, q, w, 
             _command_dipole(magnetorquers, controllers.magnetorquer[c], m, t, buffers)
         mem[0], mem[1], mem[2], mem[3] = b[0], b[1], b[2], 1.0
     return True
+
+
+@njit(**_JIT)
+def _pointing_now(controllers):
+    """The first active attitude law (a QPD or a magnetic PD, in mission order), or -1 when none runs."""
+    for c in range(controllers.kind.shape[0]):
+        kind = controllers.kind[c]
+        if (kind == QPD_WHEELS or kind == QPD_MAGNETORQUER or kind == MAGNETIC_PD) and controllers.active[c] != 0.0:
+            return c
+    return -1
 
 
 @njit(**_JIT)
@@ -240,19 +246,25 @@ def _write_row(telemetry, sensors, controllers, estimators, modes, schedules, ma
             row[col] = wheel_speed(wheels, index, wheels.h_Nms[index], w)
             row[col + 1] = wheels.h_Nms[index]
             row[col + 2] = wheels.torque_Nm[index]
-            col += 3
+            row[col + 3] = wheels.requested_Nm[index]  # the command before the limits
+            col += 4
         elif what == ROW_MODE:
             row[col] = modes.state[0]
             col += 1
         elif what == ROW_ESTIMATOR:
             col = write_estimator(row, col, estimators, index, sensors)
-        elif what == ROW_POINTING:
-            q_ref, _, _ = reference_now(controllers.target_kind[index], controllers.target[index], t, inputs.env_t,
-                                        inputs.env_v)
-            e = error_vector(q, q_ref)
-            row[col], row[col + 1], row[col + 2], row[col + 3] = q_ref
-            row[col + 4] = error_angle_deg(q, q_ref)
-            row[col + 5], row[col + 6], row[col + 7] = e
+        elif what == ROW_POINTING:  # the attitude law running now (attsim.pointing.pointing_values)
+            c = _pointing_now(controllers)
+            if c < 0:
+                for i in range(8):
+                    row[col + i] = np.nan
+            else:
+                q_ref, _, _ = reference_now(controllers.target_kind[c], controllers.target[c], t, inputs.env_t,
+                                            inputs.env_v)
+                e = error_vector(q, q_ref)
+                row[col], row[col + 1], row[col + 2], row[col + 3] = q_ref
+                row[col + 4] = error_angle_deg(q, q_ref)
+                row[col + 5], row[col + 6], row[col + 7] = e
             col += 8
     buffers.counts[0] = n + 1
 
@@ -296,7 +308,8 @@ def user_cycle_template(controllers, c, sensors, wheels, magnetorquers, t, w, bu
 
 def bind_user_law(decide, digest: str):
     """:func:`user_cycle_template` compiled with ``user_decide`` bound to ``decide`` (cached on disk by ``digest``)."""
-    from .integrators.base import bind_globals, package_digest
+    from ._jit import package_digest
+    from .integrators.base import bind_globals
 
     return njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}",
                                      user_decide=decide))
@@ -416,7 +429,7 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
             if estimator_due(estimators, e, t_now):
                 estimate(estimators, e, sensors, t_now, q, w, inputs.env_t, inputs.env_v, buffers)
         if mode_due(modes, t_now):  # the mode at this instant decides which controllers act at it
-            k = mode_check(modes, t_now, w, wheels, estimators, inputs.env_t, inputs.env_v)
+            k = mode_check(modes, t_now, q, w, wheels, sensors, estimators, controllers, inputs.env_t, inputs.env_v)
             if k >= 0:
                 _switch_mode(modes, k, controllers, wheels, magnetorquers, t_now, w, buffers)
         for c in range(controllers.kind.shape[0]):

@@ -11,21 +11,22 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from ._jit import LOOP_CALLED, LOOP_INLINED
+from ._jit import LOOP_CALLED, LOOP_INLINED, njit
 from .dynamics import qconj, qrotate
 from .environment.table import B_I, P_SRP, SUN, lerp1, lerp3, table_cell
 from .mekf import mekf_cycle
 from .actuator_models import wheel_speed
 from .mission_banks import EVENT_OUTLIER, GYRO, MAGNETOMETER, SUN_SENSOR
-from .modes import IN_ECLIPSE, IN_SUNLIGHT, RATE_ABOVE, RATE_BELOW, TIMEOUT, WHEEL_SPEED_ABOVE
+from .guidance_kernels import error_angle_deg
+from .modes import IN_ECLIPSE, IN_SUNLIGHT, POINTING_BELOW, RATE_ABOVE, RATE_BELOW, TIMEOUT, WHEEL_SPEED_ABOVE
+from .pointing import reference_now
 from .timegrid import grid_time
 from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
                             sun_sensor_measure, sun_sensor_truth)
 
 __all__ = ["log_event", "sample_sensor", "estimator_due", "estimator_sensors_ready", "estimate", "write_estimator",
-           "mode_due", "mode_check"]
+           "mode_due", "mode_check", "law_attitude"]
 
 # attsim._jit: what runs every cycle or instant is inlined into the loop, the rest called; neither counts references
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
@@ -46,6 +47,8 @@ def log_event(buffers, t, kind, what, index, v0, v1, v2):
 @njit(**_JIT)
 def sample_sensor(sensors, s, t, q, w, env_t, env_v):
     """Take sensor ``s``'s measurement at ``t`` from the true state; returns False when it needs more normals."""
+    if sensors.t_last_s[s] == t:  # several readers at one instant share its sample
+        return True
     kind = sensors.kind[s]
     need = sensors.draws[s]  # 0 for a noise-free sensor: its block holds zeros and is never used up
     c = sensors.cursor[s]
@@ -66,7 +69,6 @@ def sample_sensor(sensors, s, t, q, w, env_t, env_v):
             sensors.cursor[s] = c + need
             out[0], out[1], out[2] = m
             out[6], out[7], out[8] = w
-        sensors.t_last_s[s] = t
     elif kind == MAGNETOMETER:
         k, f = table_cell(env_t, t)
         b_B = qrotate(qconj(q), lerp3(env_v, k, f, B_I))
@@ -91,6 +93,7 @@ def sample_sensor(sensors, s, t, q, w, env_t, env_v):
         for i in range(4):
             out[i] = m[i]
             out[6 + i] = q[i]
+    sensors.t_last_s[s] = t
     return True
 
 
@@ -178,9 +181,31 @@ def mode_due(modes, t):
     return modes.period_s.shape[0] > 0 and grid_time(modes.phase_s[0], modes.next_k[0], modes.period_s[0]) == t
 
 
+@njit(**_JIT)
+def law_attitude(controllers, c, sensors, estimators, q):
+    """The attitude controller ``c`` acts on: its estimator's (``sources``), its attitude sensor's latest sample
+    (``roles``; NaN before the first), or the true ``q`` (:meth:`attsim.QuaternionPD.attitude_seen`)."""
+    e = controllers.sources[c, 0]
+    if e >= 0:
+        eq = estimators.q[e]
+        return (eq[0], eq[1], eq[2], eq[3])
+    s = controllers.roles[c, 0]
+    if s >= 0:
+        o = sensors.output[s]
+        return (o[0], o[1], o[2], o[3])
+    return q
+
+
 @njit(**_CALLED)
-def _holds(modes, k, t, w, wheels, estimators, env_t, env_v):
+def _holds(modes, k, t, q, w, wheels, sensors, estimators, controllers, env_t, env_v):
     kind, value = modes.tr_kind[k], modes.tr_params[k, 0]
+    if kind == POINTING_BELOW:  # tr_source: the attitude law watched
+        c = modes.tr_source[k]
+        seen = law_attitude(controllers, c, sensors, estimators, q)
+        if math.isnan(seen[0]):
+            return False
+        q_ref, _, _ = reference_now(controllers.target_kind[c], controllers.target[c], t, env_t, env_v)
+        return error_angle_deg(seen, q_ref) < value
     if kind == RATE_BELOW or kind == RATE_ABOVE:
         e = modes.tr_source[k]
         x, y, z = (w[0], w[1], w[2]) if e < 0 else (estimators.w_est[e, 0], estimators.w_est[e, 1],
@@ -202,7 +227,7 @@ def _holds(modes, k, t, w, wheels, estimators, env_t, env_v):
 
 
 @njit(**_CALLED)
-def mode_check(modes, t, w, wheels, estimators, env_t, env_v):
+def mode_check(modes, t, q, w, wheels, sensors, estimators, controllers, env_t, env_v):
     """The manager's check at ``t`` (:meth:`attsim.modes.ModeManager.bring_up_to_date`): the transition that
     fires, or -1. Transitions are tried in order; a condition must hold for its dwell time."""
     modes.next_k[0] += 1
@@ -211,7 +236,7 @@ def mode_check(modes, t, w, wheels, estimators, env_t, env_v):
         if (modes.tr_from[k] >= 0 and modes.tr_from[k] != current) or modes.tr_to[k] == current:
             modes.since[k] = np.nan
             continue
-        if _holds(modes, k, t, w, wheels, estimators, env_t, env_v):
+        if _holds(modes, k, t, q, w, wheels, sensors, estimators, controllers, env_t, env_v):
             if math.isnan(modes.since[k]):
                 modes.since[k] = t
             if t - modes.since[k] >= modes.tr_params[k, 1]:

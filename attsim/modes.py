@@ -20,7 +20,10 @@ them in arrays):
 * :func:`in_eclipse` / :func:`in_sunlight` — the environment's shadow;
 * :func:`wheel_speed_above` — any wheel beyond a fraction of its limit;
 * :func:`timeout` — the time spent in the current mode;
-* :func:`at_time` — a time-tagged command.
+* :func:`at_time` — a time-tagged command;
+* :func:`pointing_error_below` — an attitude law's error to its target, as
+  the law sees it (its estimator, its attitude sensor or the truth), below
+  a bound for a dwell time: the Sun acquired, a slew finished.
 
 The manager cycles before the controllers of the same instant, so a
 switch at ``t`` decides which controllers act at ``t`` on both paths.
@@ -34,18 +37,22 @@ from typing import NamedTuple
 from ._validate import non_negative_scalar, positive_scalar, sequence
 from .component import LazyCycle
 from .errors import InputError
+from .guidance_kernels import error_angle_deg
 
 __all__ = ["Mode", "Transition", "Condition", "ModeManager", "rate_below", "rate_above", "in_eclipse", "in_sunlight",
            "wheel_speed_above", "timeout", "at_time", "RATE_BELOW", "RATE_ABOVE", "IN_ECLIPSE", "IN_SUNLIGHT",
-           "WHEEL_SPEED_ABOVE", "TIMEOUT", "AT_TIME", "SOURCE_TRUTH", "SOURCE_SENSOR", "SOURCE_ESTIMATOR"]
+           "WHEEL_SPEED_ABOVE", "TIMEOUT", "AT_TIME", "POINTING_BELOW", "pointing_error_below", "SOURCE_TRUTH",
+           "SOURCE_SENSOR", "SOURCE_ESTIMATOR"]
 
-RATE_BELOW, RATE_ABOVE, IN_ECLIPSE, IN_SUNLIGHT, WHEEL_SPEED_ABOVE, TIMEOUT, AT_TIME = 0, 1, 2, 3, 4, 5, 6
+RATE_BELOW, RATE_ABOVE, IN_ECLIPSE, IN_SUNLIGHT, WHEEL_SPEED_ABOVE, TIMEOUT, AT_TIME, POINTING_BELOW = range(8)
 SOURCE_TRUTH, SOURCE_SENSOR, SOURCE_ESTIMATOR = 0, 1, 2
-_NAMES = ("rate below", "rate above", "in eclipse", "in sunlight", "wheel speed above", "timeout", "at time")
+_NAMES = ("rate below", "rate above", "in eclipse", "in sunlight", "wheel speed above", "timeout", "at time",
+          "pointing error below")
 
 
 class Condition(NamedTuple):
-    """A transition's condition: ``kind`` (a module constant), its two parameters, a dwell (s), a rate source."""
+    """A transition's condition: ``kind`` (a module constant), its value, a dwell (s) and a ``source``: the rate
+    source of a rate condition (an estimator, or None for the truth), the attitude law of a pointing condition."""
 
     kind: int
     value: float
@@ -53,7 +60,8 @@ class Condition(NamedTuple):
     source: object = None
 
     def describe(self) -> str:
-        return f"{_NAMES[self.kind]} {self.value:g}" + (f" for {self.dwell_s:g} s" if self.dwell_s else "")
+        unit = " deg" if self.kind == POINTING_BELOW else ""
+        return f"{_NAMES[self.kind]} {self.value:g}{unit}" + (f" for {self.dwell_s:g} s" if self.dwell_s else "")
 
 
 def _rate_source(source):
@@ -105,6 +113,25 @@ def timeout(seconds: float) -> Condition:
 def at_time(t_s: float) -> Condition:
     """A time-tagged command: from ``t_s`` on."""
     return Condition(AT_TIME, non_negative_scalar(t_s, "t_s"), 0.0)
+
+
+def pointing_error_below(threshold_deg: float, dwell_s: float = 0.0, controller=None) -> Condition:
+    """``controller``'s pointing error below ``threshold_deg`` for ``dwell_s``, as the law sees it.
+
+    The angle between the attitude the law acts on (its estimator's
+    estimate, its attitude sensor's latest sample, or the true attitude when
+    it reads none) and its target's reference now; it does not hold while
+    that attitude is unknown (an estimator not started yet). ``controller``
+    is an attitude law (``QuaternionPD`` or ``MagneticPD``) of the mission;
+    it need not be running.
+    """
+    if not hasattr(controller, "pointing"):
+        raise InputError("controller", "must be an attitude law (attsim.QuaternionPD or attsim.MagneticPD)",
+                         f"got {type(controller).__name__}")
+    threshold = positive_scalar(threshold_deg, "threshold_deg")
+    if threshold > 180.0:
+        raise InputError("threshold_deg", "must be at most 180 (an angle between attitudes)", f"got {threshold_deg!r}")
+    return Condition(POINTING_BELOW, threshold, non_negative_scalar(dwell_s, "dwell_s"), controller)
 
 
 class Mode(NamedTuple):
@@ -172,6 +199,11 @@ class ModeManager(LazyCycle):
                 if not isinstance(controller, Controller) or controller not in mission.components:
                     raise InputError("modes", f"mode {mode.name!r} lists {getattr(controller, 'name', controller)!r}, "
                                      "which is not a controller of the mission")
+        for k, transition in enumerate(self.transitions):
+            law = transition.condition.source
+            if transition.condition.kind == POINTING_BELOW and law not in mission.components:
+                raise InputError(f"transitions[{k}]", f"its pointing condition watches {law.name!r}, which is not a "
+                                 "controller of the mission")
         needs_orbit = any(t.condition.kind in (IN_ECLIPSE, IN_SUNLIGHT) for t in self.transitions)
         if needs_orbit and mission.environment is None:
             raise InputError("transitions", "eclipse conditions need a mission environment (an orbit and the Sun)")
@@ -220,6 +252,12 @@ class ModeManager(LazyCycle):
                        for j in range(len(sc.wheel_names)))
         if kind == TIMEOUT:
             return t - self.entered_s >= condition.value
+        if kind == POINTING_BELOW:
+            law = condition.source
+            q = law.attitude_seen(sc)
+            if math.isnan(q[0]):
+                return False
+            return error_angle_deg(q, law.pointing.reference(sc, t)[0]) < condition.value
         return t >= condition.value  # AT_TIME
 
     def _switch(self, sc, t: float, mode: int, condition: Condition) -> None:

@@ -39,8 +39,8 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from ._validate import finite_array, positive_int, sequence
 from .control import Controller
 from .errors import ControllerError, InputError

@@ -6,25 +6,26 @@ the mission's orbit, Sun and Earth rotation at that time (the environment
 table, :mod:`attsim.environment.table`), and the controller acts on the
 error ``q_RB = q_IR* ⊗ q_IB`` and the rate error ``ω_B − R_BR ω_R``.
 
-The mission's first pointing controller writes the pointing columns
-(:data:`attsim.schema.POINTING_COLUMNS`): the reference attitude and the
-true pointing error at each row — the total angle (deg) and its small-angle
-components per body axis (rad).
+The pointing columns (:data:`attsim.schema.POINTING_COLUMNS`) follow the
+attitude law running at each row (the first active one in the mission's
+order, so a mode switch from Sun pointing to nadir switches the reference):
+the reference attitude and the true pointing error — the total angle (deg)
+and its small-angle components per body axis (rad). While no attitude law
+runs (a detumbling mode) they are NaN: there is nothing to point at.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ._jit import LOOP_INLINED
+from ._jit import LOOP_INLINED, njit
 from .environment.table import GMST, R, SUN, V, lerp1, lerp3, table_cell
 from ._validate import unit_quaternion
 from .errors import InputError
 from .guidance import Inertial, Target
 from .guidance_kernels import error_angle_deg, error_vector, reference
 
-__all__ = ["Pointing", "target_of", "reference_now"]
+__all__ = ["Pointing", "target_of", "reference_now", "pointing_values"]
 
 _NO_TABLE_T, _NO_TABLE_V = np.empty(0), np.empty((0, 1))
 
@@ -92,3 +93,11 @@ class Pointing:
         q, _ = sc.state()
         q_ref, _, _ = self.reference(sc, sc.now)
         return [*q_ref, error_angle_deg(q, q_ref), *error_vector(q, q_ref)]
+
+
+def pointing_values(laws, sc) -> list:
+    """The pointing columns now, from the first of the attitude ``laws`` (in mission order) that is running."""
+    for law in laws:
+        if law.active:
+            return law.pointing.values(sc)
+    return [float("nan")] * 8

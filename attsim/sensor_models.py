@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from ._jit import njit
 from .dynamics import qconj, qexp, qmul, qrotate
 from .environment.table import B_I, lerp3, table_cell
 

@@ -67,7 +67,7 @@ class Sensor(Component):
         self.rate_hz = positive_scalar(rate_hz, "rate_hz")
         self.period_s = 1.0 / self.rate_hz
         self.phase_s = non_negative_scalar(phase_s, "phase_s")
-        self.driven_by = None  # a controller that samples this sensor itself
+        self.readers = []  # the controllers and estimators that sample this sensor in their own cycles
         self.latest = None
         self._latest_truth = None
 
@@ -77,6 +77,7 @@ class Sensor(Component):
         self.latest, self._latest_truth = nan, nan
         self._draws = self.draws  # fixed for the run: read once, not at every sample
         self._drawn, self._next_draw = [], 0
+        self._t_sample_s = None
         self._measure_entry = None  # the measurement kernel for this run's argument types, made at the first sample
 
     @property
@@ -110,13 +111,27 @@ class Sensor(Component):
         models' arguments); the measurement is kept as an array, what readers
         get; the truth only goes to telemetry, so it stays a tuple.
         """
+        t = sc.env._now
+        if self._t_sample_s == t:  # several readers at one instant share its sample
+            return self.latest
+        self._t_sample_s = t
         truth = self.truth(sc)
         self._latest_truth = truth
         self.latest = np.array(self.measure(truth))
         return self.latest
 
+    def add_reader(self, reader) -> None:
+        """``reader`` (a controller or an estimator) samples this sensor in its cycles, so it stops running alone.
+
+        A sensor may have several readers (a magnetometer read by a B-dot law,
+        a pointing law and an estimator): it is sampled once at each instant
+        any of them reads it, and every reader at that instant gets that sample.
+        """
+        if reader not in self.readers:
+            self.readers.append(reader)
+
     def processes(self, env, sc):
-        if self.driven_by is not None:
+        if self.readers:
             return []
         return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.sample(sc))]
 

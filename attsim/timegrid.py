@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from ._jit import njit
 
 __all__ = ["grid_time", "snap_time"]
 

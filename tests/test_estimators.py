@@ -117,13 +117,97 @@ def test_a_noise_free_gyro_needs_the_filters_process_noise(tmp_path):
     assert len(events) == 0 or (events["kind"] == "outlier").sum() <= 3  # of 600 samples
 
 
-def test_a_sensor_the_estimator_samples_cannot_also_be_a_controllers(tmp_path):
-    m = attsim.Mission("shared", J, (0.0, 0.0, 0.0), duration=5.0, out_dir=tmp_path)
-    wheels = [m.add(attsim.ReactionWheel(f"rw_{a}", d, 2e-5, 2e-3, 600.0)) for a, d in zip("xyz", np.eye(3))]
+def _field_mission(out_dir, shared: bool, compiled: bool):
+    """A magnetometer at 1 Hz, the first component (so its noise generator is the same in every variant): read by
+    an MEKF and a B-dot law (``shared``), or running alone."""
+    env = Environment(KeplerOrbit.circular(500.0, 97.0), field="dipole")
+    m = attsim.Mission("shared", J, (0.02, -0.03, 0.01), duration=60.0, telemetry_dt=1.0, seed=5, out_dir=out_dir,
+                       environment=env)
+    mag = m.add(attsim.Magnetometer(1.0, noise_T=2e-7))
+    if shared:
+        gyro = m.add(attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5))
+        mtq = m.add(attsim.Magnetorquer(0.2))
+        m.add(attsim.MEKF(gyro, magnetometer=mag, q0=(1.0, 0.0, 0.0, 0.0)))
+        m.add(attsim.BDot(mag, mtq, gain=1e4, period_s=1.0))
+    return m.run(compiled=compiled)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_sensor_read_by_an_estimator_and_a_controller_is_sampled_once_an_instant(tmp_path, compiled):
+    # the error of each sample (measurement - truth) is the sensor's own noise draw whatever the body does: read
+    # by two components at the same instants, the sensor must draw exactly what it draws running alone
+    shared = _field_mission(tmp_path / "shared", True, compiled).df
+    alone = _field_mission(tmp_path / "alone", False, compiled).df
+    error = [df[[f"mag_{a}" for a in "xyz"]].to_numpy() - df[[f"mag_true_{a}" for a in "xyz"]].to_numpy()
+             for df in (shared, alone)]
+    assert np.all(np.isfinite(error[0])) and np.abs(error[0]).max() > 1e-7  # real noise, sampled at every row
+    np.testing.assert_allclose(error[0], error[1], rtol=0, atol=1e-15)
+    assert not np.allclose(shared["mag_true_x"], alone["mag_true_x"])  # the B-dot did act: not the same run
+
+
+def _triad_mission(out_dir, mean_anomaly_deg, noise: bool, duration_s=400.0, controller=False):
+    """A field and Sun MEKF with no star tracker and no q0: it starts from TRIAD (sun-synchronous-like orbit;
+    at a mean anomaly of 240 deg the run starts in the Earth's shadow and leaves it at about 130 s)."""
+    orbit = KeplerOrbit.circular(500.0, 97.0, mean_anomaly_deg=mean_anomaly_deg, epoch="2025-03-20T12:00:00")
+    m = attsim.Mission("triad_start", J, (0.01, -0.02, 0.015), duration=duration_s, telemetry_dt=1.0, seed=8,
+                       out_dir=out_dir, environment=Environment(orbit, field="dipole"))
+    gyro = m.add(attsim.Gyro(1.0, arw_rad_sqrt_s=1e-5 if noise else 0.0))
+    mag = m.add(attsim.Magnetometer(1.0, noise_T=5e-8 if noise else 0.0))
+    css = m.add(attsim.SunSensor(1.0, noise=0.005 if noise else 0.0))
+    mekf = m.add(attsim.MEKF(gyro, magnetometer=mag, sun_sensor=css, sigma_attitude0_deg=2.0,
+                             gyro_arw_rad_sqrt_s=1e-5, magnetometer_noise_T=5e-8, sun_noise=0.007))
+    if controller:
+        mtq = m.add(attsim.Magnetorquer(0.1))
+        m.add(attsim.QuaternionPD((1.0, 0.0, 0.0, 0.0), kp=1e-6, kd=1e-4, period_s=1.0, magnetorquer=mtq,
+                                  magnetometer=mag, attitude_source=mekf, rate_source=mekf))
+    return m
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_without_a_star_tracker_the_filter_starts_from_triad_on_the_field_and_the_sun(tmp_path, compiled):
+    df = _triad_mission(tmp_path, 0.0, noise=False, duration_s=20.0).run(compiled=compiled).df
+    q_est = df[[f"mekf_{c}" for c in ("qw", "qx", "qy", "qz")]].to_numpy()
+    # noise-free vectors: TRIAD gives the true attitude at the first cycle, to round-off
+    assert _angle_deg(q_est[0], df[["qw", "qx", "qy", "qz"]].to_numpy()[0]) < 1e-9
+    assert _angle_deg(q_est, df[["qw", "qx", "qy", "qz"]].to_numpy()).max() < 1e-3
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_filter_starting_in_eclipse_has_no_estimate_until_the_sun_and_its_controller_holds(tmp_path, compiled):
+    tel = _triad_mission(tmp_path, 240.0, noise=True, controller=True).run(compiled=compiled)
+    df = tel.df
+    dark = df["lit"].to_numpy() == 0.0
+    first_lit = df.index[~dark][0]
+    assert 60.0 < first_lit < 300.0  # the orbit really starts in shadow
+    q_est = df[[f"mekf_{c}" for c in ("qw", "qx", "qy", "qz")]]
+    assert q_est[df.index < first_lit].isna().all().all()  # no estimate rather than a made-up one
+    started = q_est.notna().all(axis=1)
+    assert started.any() and df.index[started.to_numpy()][0] == first_lit  # the first lit cycle starts it
+    later = df.index >= first_lit + 60.0
+    error_deg = _angle_deg(q_est.to_numpy()[later], df[["qw", "qx", "qy", "qz"]].to_numpy()[later])
+    assert error_deg.max() < 2.0  # coarse sun sensors and a magnetometer: about a degree
+    dipole = df[[f"mtq_m_{a}" for a in "xyz"]].to_numpy()
+    assert np.all(dipole[df.index < first_lit] == 0.0)  # nothing to act on: the law held its (zero) commands
+    assert np.abs(dipole[later]).max() > 0.0
+    assert np.isfinite(dipole).all()
+
+
+def test_a_filter_without_star_tracker_or_q0_needs_the_field_and_the_sun(tmp_path):
+    m = attsim.Mission("no_start", J, (0.0, 0.0, 0.0), duration=5.0, out_dir=tmp_path)
+    gyro = m.add(attsim.Gyro(1.0, arw_rad_sqrt_s=1e-5))
+    mag = m.add(attsim.Magnetometer(1.0, noise_T=5e-8))
+    with pytest.raises(attsim.InputError, match="^q0: is needed without a star tracker unless a magnetometer and a "
+                                                "sun sensor"):
+        attsim.MEKF(gyro, magnetometer=mag)
+
+
+def test_a_triad_start_needs_the_field_and_the_sun_measured_on_a_common_cycle(tmp_path):
+    orbit = KeplerOrbit.circular(500.0, 97.0)
+    m = attsim.Mission("apart", J, (0.0, 0.0, 0.0), duration=5.0, out_dir=tmp_path,
+                       environment=Environment(orbit, field="dipole"))
     gyro = m.add(attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5))
-    tracker = m.add(attsim.StarTracker(2.0, noise_arcsec=5.0))
-    mekf = m.add(attsim.MEKF(gyro, star_tracker=tracker))
-    m.add(attsim.QuaternionPD((1.0, 0.0, 0.0, 0.0), kp=5e-4, kd=9e-3, period_s=0.5, wheels=wheels,
-                              attitude_source=mekf, rate_source=gyro))
-    with pytest.raises(attsim.InputError, match="^sensors: sensor 'gyro' is already sampled by estimator 'mekf'"):
+    mag = m.add(attsim.Magnetometer(5.0, noise_T=5e-8))                 # cycles 0, 2, 4, ...
+    css = m.add(attsim.SunSensor(5.0, noise=0.01, phase_s=0.1))         # cycles 1, 3, 5, ...
+    m.add(attsim.MEKF(gyro, magnetometer=mag, sun_sensor=css))
+    with pytest.raises(attsim.InputError, match="^sun_sensor: must sample at some of the magnetometer's times"):
         m.run()

@@ -59,7 +59,8 @@ _INSPECT = """
     const gl = div.querySelectorAll('.gl-container canvas').length;
     const legends = boxes(div, '.legend .bg');
     const titles = boxes(div, '[class^="g-x"][class$="title"] text, [class^="g-y"][class$="title"] text');
-    const overlaps = legends.some(l => titles.some(t => hit(l, t)));
+    const bars = boxes(div, '.modebar');
+    const overlaps = legends.some(l => titles.some(t => hit(l, t)) || bars.some(b => hit(l, b)));
     const r = div.getBoundingClientRect();
     return {section: section ? section.id : null, title: div.dataset.title, svgTraces, geoTraces, gl,
             overlaps, width: r.width, right: r.right, error: div.dataset.error || null};
@@ -73,13 +74,16 @@ _INSPECT = """
 class PageResult(NamedTuple):
     """What one page load measured."""
 
-    load_s: float  # from navigation to every plot drawn
-    interactive_s: float  # from navigation to the plots of the first screen drawn (the page's own clock)
-    plots: list  # one dict per plot: section, title, svgTraces, geoTraces, gl, overlaps, width, right, error
+    load_s: float  # from navigation to every plot drawn, scrolling through the page
+    interactive_s: float  # from navigation to the first screen drawn, plus a click's input delay then (page's clock)
+    plots: list  # per plot: section, title, svgTraces, geoTraces, gl, overlaps (legend over an axis title or the
+    # mode bar), width, right, error
     sections: list  # the ids of the page's sections, in order
     console_errors: list  # console errors and uncaught exceptions, as text
     scroll_width_px: int  # the document's width: larger than the window when something runs off the page
     window_width_px: int
+    first_screen_s: float  # from navigation to the plots of the first screen drawn (the page's own clock)
+    library_s: float  # from navigation to plotly.js unpacked and evaluated
 
 
 class Browser:
@@ -161,7 +165,18 @@ class Browser:
         return result["result"].get("value")
 
     def load(self, path: Path, width_px: int = 1280, height_px: int = 900, timeout_s: float = 120.0) -> PageResult:
-        """Open ``path`` at a window ``width_px`` wide and wait until every plot is drawn."""
+        """Open ``path`` at a window ``width_px`` wide, click it once its first screen is drawn, scroll through it.
+
+        What is measured (the page's own clock, from navigation):
+
+        * ``interactive_s``: when the page has drawn the plots of its first screen and answers input: that time
+          plus the input delay of a mouse click sent the moment it is drawn (from the browser taking the click to
+          the page's handler running: a page still busy answers late, and that lateness counts);
+        * ``load_s``: when every plot is drawn, the page scrolled down a window at a time as a reader would
+          (the report draws a plot as the reader nears it, 3D ones only then).
+        """
+        if not Path(path).is_file():
+            raise FileNotFoundError(path)
         self.call(
             "Emulation.setDeviceMetricsOverride",
             width=width_px,
@@ -172,32 +187,75 @@ class Browser:
         self._events.clear()
         start = time.perf_counter()
         self.call("Page.navigate", url=Path(path).resolve().as_uri())
-        while True:
-            state = self.evaluate("document.readyState === 'complete' && document.body && document.body.dataset.plots")
-            if state in ("done", "failed"):
-                break
+
+        def wait_for(expression: str, what: str):
+            while True:
+                value = self.evaluate(expression)
+                if value:
+                    return value
+                if time.perf_counter() - start > timeout_s:
+                    raise TimeoutError(f"{path}: {what} not after {timeout_s} s")
+                time.sleep(0.02)
+
+        ready = "document.readyState === 'complete' && document.body && "
+        state = wait_for(ready + "(document.body.dataset.interactive ? 'shown' : "
+                         "(document.body.dataset.plots === 'failed' ? 'failed' : null))", "first screen drawn")
+        delay_ms = float("nan")
+        if state == "shown":
+            # the input delay: from the browser taking the click to the page's handler running it
+            self.evaluate("window.__attsimClick = new Promise(r => addEventListener('mousedown', "
+                          "e => r(performance.now() - e.timeStamp), {capture: true, once: true})); 1")
+            for kind in ("mousePressed", "mouseReleased"):  # on the page's left margin: no plot takes it
+                self.call("Input.dispatchMouseEvent", type=kind, x=1, y=1, button="left", clickCount=1)
+            delay_ms = max(0.0, self.evaluate("window.__attsimClick"))
+        y = 0
+        while self.evaluate("document.body.dataset.plots") not in ("done", "failed"):
+            y = self.evaluate(f"window.scrollTo(0, {y} + window.innerHeight); window.scrollY")
+            time.sleep(0.05)
             if time.perf_counter() - start > timeout_s:
-                raise TimeoutError(f"{path}: plots not drawn after {timeout_s} s (state {state!r})")
-            time.sleep(0.02)
+                raise TimeoutError(f"{path}: plots not all drawn after {timeout_s} s")
         load_s = time.perf_counter() - start
+        self.evaluate("window.scrollTo(0, 0)")
         interactive_ms = self.evaluate("Number(document.body.dataset.interactive || NaN)")
         self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         report = self.evaluate(_INSPECT)
         self._drain()
         return PageResult(
             load_s,
-            (interactive_ms or float("nan")) / 1e3,
+            ((interactive_ms or float("nan")) + delay_ms) / 1e3,
             report["plots"],
             report["sections"],
             self._console_errors(),
             report["scrollWidth"],
             report["innerWidth"],
+            (interactive_ms or float("nan")) / 1e3,
+            self.evaluate("Number(document.body.dataset.libraryMs || NaN)") / 1e3,
         )
 
     def screenshot(self, path: Path) -> Path:
-        """The whole page (beyond the window) as a PNG."""
-        data = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=True, timeout_s=120.0)["data"]
-        Path(path).write_bytes(base64.b64decode(data))
+        """The whole page as a PNG, stitched from window-sized captures scrolled down the page.
+
+        Chromium's own beyond-the-window capture composites stale layers on a long page of plots (plots drawn
+        over their neighbours in the image, though not on the page); scrolling shows what a reader sees.
+        """
+        from io import BytesIO
+
+        from PIL import Image  # a dependency of bokeh, which attsim's campaigns need
+
+        width, window, height = self.evaluate(
+            "[window.innerWidth, window.innerHeight, document.documentElement.scrollHeight]"
+        )
+        sheet = Image.new("RGB", (width, height), "white")
+        y = 0
+        while y < height:
+            top = self.evaluate(f"window.scrollTo(0, {y}); window.scrollY")
+            self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            data = self.call("Page.captureScreenshot", format="png", timeout_s=120.0)["data"]
+            tile = Image.open(BytesIO(base64.b64decode(data))).convert("RGB")
+            sheet.paste(tile.crop((0, y - top, width, min(window, height - top))), (0, y))
+            y = top + window
+        self.evaluate("window.scrollTo(0, 0)")
+        sheet.save(path)
         return Path(path)
 
     def _drain(self) -> None:

@@ -24,9 +24,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from .._jit import LOOP_INLINED
+from .._jit import LOOP_INLINED, njit
 from .._validate import callable_output, vector3
 
 __all__ = ["COLUMNS", "WIDTH", "B_I", "R", "V", "RHO", "SUN", "P_SRP", "GMST", "EnvironmentTable", "field_table",

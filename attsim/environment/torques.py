@@ -11,9 +11,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from numba import njit
-
-from .._jit import LOOP_INLINED
+from .._jit import LOOP_INLINED, njit
 from ..constants import MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S
 from ..dynamics import normalized4, qconj, qrotate
 from .table import P_SRP, RHO, SUN, B_I, R, V, lerp1, lerp3, table_cell

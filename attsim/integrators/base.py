@@ -12,19 +12,15 @@ what each method must declare and guarantee.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import math
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
 
-from .._jit import LOOP_INLINED
+from .._jit import LOOP_INLINED, njit, package_digest
 from ..dynamics import TUPLE_ARITHMETIC, matrix_to_tuple
 from ..errors import InputError
 from ..torque import TorqueModel
@@ -245,15 +241,6 @@ def bind_globals(function: Callable, name: str | None = None, **bindings) -> Cal
                               function.__defaults__, function.__closure__)
     copy.__qualname__ = name or function.__qualname__
     return copy
-
-
-@functools.cache
-def package_digest() -> str:
-    """Short digest of attsim's Python sources (names the compiled loops)."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).resolve().parents[1].rglob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
 
 
 def fixed_step_loop(q0, w0, targs, J, Jinv, params, dt, n_steps, last_h, every, out):

@@ -53,8 +53,8 @@ import math
 import numbers
 
 import numpy as np
-from numba import njit
 
+from .._jit import njit
 from ..dynamics import qmul
 from ..errors import InputError
 from .base import FixedStepIntegrator

@@ -42,8 +42,10 @@ import math
 
 import llvmlite.binding as llvm_binding
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.extending import get_cython_function_address
+
+from .._jit import njit
 
 __all__ = ["jacobi", "legendre_integrals", "elliprf", "elliprj", "MIN_KC2", "SERIES_BELOW"]
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .._jit import njit
 from ..errors import GimbalLockError, InputError
 from .base import FixedStepIntegrator, stage_torque
 from ..dynamics import axpy3, euler_rates, rk4_combine3

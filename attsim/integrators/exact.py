@@ -11,8 +11,8 @@ effect) when the body does, whatever ``1 - k²`` (down to 1e-100).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._jit import njit
 from .base import Integrator, PrincipalFrame, Problem, Trajectory, fixed_step_grid
 from .free_body import free_body_at, free_body_setup
 

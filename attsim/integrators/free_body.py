@@ -45,8 +45,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from .._jit import njit
 from ..dynamics import dcm_to_quat_tuple, qconj, qmul
 from .elliptic import MIN_KC2, SERIES_BELOW, elliprf, elliprj, jacobi, legendre_integrals
 

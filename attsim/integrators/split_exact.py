@@ -26,8 +26,7 @@ method keeps its order but loses its symplectic advantage.
 
 from __future__ import annotations
 
-from numba import njit
-
+from .._jit import njit
 from .._validate import one_of
 from .base import FixedStepIntegrator, stage_torque
 from .free_body import free_body_at, free_body_setup

@@ -31,8 +31,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .._jit import njit
 from ..dynamics import qmul
 from .base import FixedStepIntegrator, bind_globals
 

@@ -47,6 +47,16 @@ __all__ = ["report", "report_runs", "MAX_POINTS", "classify_spin"]
 classify_spin = analysis.classify_spin  # where missions written against an earlier attsim look for it
 _decimate = decimate  # the name earlier tests use
 MIN_FREE_ROWS = 50  # a torque-free interval shorter than this says too little about conservation
+AT_REST = 1e-9  # momentum below this fraction of the run's largest is round-off: nothing to conserve
+
+
+def _holds_momentum(tel, rows: slice) -> bool:
+    """False when the momentum over ``rows`` is round-off against the run's largest (a body and wheels at rest)."""
+    J = np.asarray(tel.meta["inertia_kg_m2"], dtype=float)
+    parts = analysis.total_momentum(tel.df, J, tel.meta.get("components", []))
+    largest = float(np.linalg.norm(parts.inertial, axis=1).max(initial=0.0))
+    there = float(np.linalg.norm(parts.inertial[rows], axis=1).max(initial=0.0))
+    return there > AT_REST * max(largest, parts.scale)
 
 
 def _free_body(tel, controlled: bool) -> list[Section]:
@@ -56,18 +66,25 @@ def _free_body(tel, controlled: bool) -> list[Section]:
         return freebody.sections(tel)
     rows = longest_interval(torque_free_mask(tel.df, tel.meta))
     length = rows.stop - rows.start
-    if length >= MIN_FREE_ROWS:
+    if length >= MIN_FREE_ROWS and _holds_momentum(tel, rows):
         t = tel.df.index.to_numpy()
         note = (
             f"Over the longest torque-free interval, t = {t[rows.start]:.6g} to {t[rows.stop - 1]:.6g} s "
             f"({length} rows): no actuator output and no disturbance above round-off there."
         )
         return freebody.sections(tel, rows, note)
-    reason = (
-        "Free-body diagnostics (momentum conservation, nutation, polhode) are left out: they describe a body left "
-        "to itself, and this run has no torque-free interval of at least "
-        f"{MIN_FREE_ROWS} rows (actuators or disturbances act on it throughout; its longest is {length} rows)."
-    )
+    if length >= MIN_FREE_ROWS:
+        reason = (
+            "Free-body diagnostics (momentum conservation, nutation, polhode) are left out: over the longest "
+            f"torque-free interval ({length} rows) the body and its wheels hold no momentum (at most "
+            f"{AT_REST:g} of the run's largest), so there is nothing to conserve and no spin to describe."
+        )
+    else:
+        reason = (
+            "Free-body diagnostics (momentum conservation, nutation, polhode) are left out: they describe a body "
+            "left to itself, and this run has no torque-free interval of at least "
+            f"{MIN_FREE_ROWS} rows (actuators or disturbances act on it throughout; its longest is {length} rows)."
+        )
     return [Section("freebody", "Free-body diagnostics", [f"<p class='note'>{reason}</p>"])]
 
 
@@ -182,7 +199,7 @@ def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), pl
             first, criteria if criteria is not None else first.meta.get("criteria"), list(extra_figures or ())
         )
     else:
-        title = "Comparison: " + ", ".join(comparison.label(run, k) for k, run in enumerate(runs))
+        title = comparison.title(runs)
         sections = comparison.sections(runs, criteria)
     footer = "<p><small>attsim report; full-rate telemetry in telemetry.parquet beside each run's page.</small></p>"
     try:
@@ -203,13 +220,10 @@ def report_runs(runs, criteria=None, figures=None, comparison_path=None) -> list
     where = Path(comparison_path) if comparison_path is not None else Path(runs[0].path).parent / "comparison.html"
     library = plotly_js_path(where.parent) if shared else "inline"
     pages = []
-    for run in runs:
+    shares = comparison.share_criteria(runs, criteria)[0] if shared and criteria is not None else None
+    for k, run in enumerate(runs):
         extra = list(figures(run) or ()) if figures is not None else []
-        own = (
-            criteria
-            if not shared
-            else [row for row in (criteria or []) if row in comparison._own_criteria(run, criteria)]
-        )
+        own = shares[k] if shares is not None else criteria
         pages.append(report(run, criteria=own if (own or not shared) else None, extra_figures=extra, plotlyjs=library))
     if shared:
         pages.append(report(runs, where, criteria=criteria, plotlyjs=library))

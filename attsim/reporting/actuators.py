@@ -19,7 +19,7 @@ import numpy as np
 
 from .page import Section
 from .runinfo import components
-from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, shade, stacked, style
+from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, shade, short, stacked, style
 
 RPM_PER_RAD_S = 60.0 / (2.0 * np.pi)
 
@@ -56,19 +56,56 @@ def _envelope(axes: np.ndarray, capacity: np.ndarray, direction: np.ndarray) -> 
         return np.min(np.where(np.abs(share) > 0, capacity / np.abs(share), np.inf), axis=1)
 
 
+def _fibonacci_directions(count: int = 2000) -> np.ndarray:
+    """``count`` unit vectors spread evenly over the sphere (the golden-angle spiral)."""
+    k = np.arange(count) + 0.5
+    z = 1.0 - 2.0 * k / count
+    phi = np.pi * (1.0 + 5.0**0.5) * k
+    r = np.sqrt(1.0 - z * z)
+    return np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=1)
+
+
+def _fit_to_data(panel: Panel, ratio: float = 20.0) -> Panel:
+    """Scale the panel to its data when its limit lines are more than ``ratio`` times larger.
+
+    A motor torque of 1e-6 N m drawn against a 1e-3 N m limit is a flat line; the limit stays in the legend,
+    marked off scale (the data stay below 1/``ratio`` of it).
+    """
+    data = [tr for tr in panel.traces if not tr.get("meta", {}).get("limit")]
+    limits = [tr for tr in panel.traces if tr.get("meta", {}).get("limit")]
+    values = [np.asarray(tr["y"], dtype=float) for tr in data]
+    values = np.concatenate([v[np.isfinite(v)] for v in values]) if values else np.zeros(0)
+    if not limits or not values.size:
+        return panel
+    peak = float(np.max(np.abs(values)))
+    smallest = min(abs(float(y)) for tr in limits for y in tr["y"] if y is not None)
+    if peak == 0.0 or smallest <= ratio * peak:
+        return panel
+    for tr in limits:
+        tr["name"] += " (off scale)"
+    low, high = float(values.min()), float(values.max())
+    pad = 0.08 * (high - low) if high > low else 0.5 * peak
+    return panel._replace(y_range=(low - pad, high + pad))
+
+
 def _wheels_plot(df, wheels, saturated, t) -> Plot:
     speed, momentum, torque = [], [], []
     speed_shapes, torque_shapes = [], []
     limits = {}
+    visible_s = (float(t[-1]) - float(t[0])) / 400.0  # a saturation of one instant still shows
+    commanded = any(f"{w['name']}_torque_cmd" in df for w in wheels)
     for k, wheel in enumerate(wheels):
         name, colour = wheel["name"], style(k)["color"]
         speed.append(line(t, df[f"{name}_speed"].to_numpy() * RPM_PER_RAD_S, name, k, group=name))
         momentum.append(line(t, df[f"{name}_h"].to_numpy(), name, k, group=name))
-        torque.append(line(t, df[f"{name}_torque"].to_numpy(), f"{name} delivered", k, group=name))
+        torque.append(line(t, df[f"{name}_torque"].to_numpy(), name, k, group=name))
         if f"{name}_torque_cmd" in df:
-            torque.append(line(t, df[f"{name}_torque_cmd"].to_numpy(), f"{name} commanded", k, dash="dot", group=name))
-        speed_shapes += shade(saturated.get((name, "speed"), []), colour, f"{name} at its speed limit")
-        torque_shapes += shade(saturated.get((name, "torque"), []), colour, f"{name} torque saturated")
+            torque.append(line(t, df[f"{name}_torque_cmd"].to_numpy(), f"{name} commanded", k, dash="dot",
+                               group=name))
+        speed_shapes += shade(saturated.get((name, "speed"), []), colour, f"{name} at its speed limit",
+                              min_width_s=visible_s)
+        torque_shapes += shade(saturated.get((name, "torque"), []), colour, f"{name} torque saturated",
+                               min_width_s=visible_s)
         for key in ("max_speed_rad_s", "max_torque_Nm"):
             if wheel.get(key) is not None:
                 limits.setdefault((key, float(wheel[key])), []).append(name)
@@ -78,33 +115,45 @@ def _wheels_plot(df, wheels, saturated, t) -> Plot:
             )
     t0, t1 = float(t[0]), float(t[-1])
     for (key, value), names in limits.items():
-        who = ", ".join(names)
+        who = "" if len(names) == len(wheels) else f" ({', '.join(names)})"  # a limit every wheel shares
         if key == "max_speed_rad_s":
             speed.append(
-                limit_lines(t0, t1, value * RPM_PER_RAD_S, f"speed limit ±{fmt(value * RPM_PER_RAD_S)} RPM ({who})")
+                limit_lines(t0, t1, value * RPM_PER_RAD_S, f"speed limit ±{fmt(value * RPM_PER_RAD_S)} RPM{who}")
             )
         elif key == "max_torque_Nm":
-            torque.append(limit_lines(t0, t1, value, f"torque limit ±{fmt(value)} N m ({who})"))
+            torque.append(limit_lines(t0, t1, value, f"torque limit ±{fmt(value)} N m{who}"))
         else:
-            momentum.append(limit_lines(t0, t1, value, f"capacity ±{fmt(value)} N m s ({who})"))
-    panels = [Panel("wheel speed [RPM]", speed, speed_shapes), Panel("wheel momentum h [N m s]", momentum)]
+            momentum.append(limit_lines(t0, t1, value, f"capacity ±{fmt(value)} N m s{who}"))
+    panels = [_fit_to_data(Panel("wheel speed [RPM]", speed, speed_shapes)),
+              _fit_to_data(Panel("wheel momentum h [N m s]", momentum))]
     if all(w.get("axis") is not None for w in wheels):
-        axes = np.array([w["axis"] for w in wheels], dtype=float).T  # (3, wheels)
-        h_B = df[[f"{w['name']}_h" for w in wheels]].to_numpy() @ axes.T
-        norm = np.linalg.norm(h_B, axis=1)
-        array = [line(t, norm, "|Σ h_i a_i| (array)", len(wheels))]
-        if all(
-            ("capacity", float(w["max_speed_rad_s"]) * float(w.get("inertia_kg_m2") or np.nan)) in limits
-            for w in wheels
-        ):
-            capacity = np.array([float(w["max_speed_rad_s"]) * float(w["inertia_kg_m2"]) for w in wheels])
-            safe = np.where(norm[:, None] > 0, h_B / np.where(norm[:, None] > 0, norm[:, None], 1.0), np.nan)
-            envelope = _envelope(axes, capacity, np.nan_to_num(safe))
-            envelope = np.where(norm > 0, envelope, np.nan)
-            array.append(line(t, envelope, "envelope along the array's momentum", len(wheels) + 1, dash="dash"))
-        panels.append(Panel("array momentum [N m s]", array))
-    panels.append(Panel("motor torque [N m]", torque, torque_shapes))
-    return stacked("Reaction wheels (shaded: where that wheel saturated)", panels)
+        panels.append(_array_panel(df, wheels, limits, t))
+    panels.append(_fit_to_data(Panel("motor torque [N m]", torque, torque_shapes)))
+    what = "solid: delivered, dotted: commanded; " if commanded else ""
+    return stacked(f"Reaction wheels ({what}shaded: where that wheel saturated)", panels)
+
+
+def _array_panel(df, wheels, limits, t) -> Panel:
+    """The array's momentum |Σ h_i a_i| against the most it holds along that direction and in every direction."""
+    axes = np.array([w["axis"] for w in wheels], dtype=float).T  # (3, wheels)
+    h_B = df[[f"{w['name']}_h" for w in wheels]].to_numpy() @ axes.T
+    norm = np.linalg.norm(h_B, axis=1)
+    array = [line(t, norm, "|Σ h_i a_i| (array)", len(wheels))]
+    if all(
+        ("capacity", float(w["max_speed_rad_s"]) * float(w.get("inertia_kg_m2") or np.nan)) in limits
+        for w in wheels
+    ):
+        capacity = np.array([float(w["max_speed_rad_s"]) * float(w["inertia_kg_m2"]) for w in wheels])
+        everywhere = float(np.min(_envelope(axes, capacity, _fibonacci_directions())))
+        # along a direction the array barely holds momentum in, the direction is noise: the envelope is left out
+        meaningful = norm > 0.02 * everywhere
+        safe = np.where(meaningful[:, None], h_B / np.where(meaningful, norm, 1.0)[:, None], 0.0)
+        envelope = np.where(meaningful, _envelope(axes, capacity, safe), np.nan)
+        array.append(line(t, envelope, "envelope along h (array)", len(wheels) + 1, dash="dash"))
+        if everywhere > 0:
+            array.append(limit_lines(float(t[0]), float(t[-1]), everywhere,
+                                     f"held in any direction {fmt(everywhere)} N m s", symmetric=False))
+    return Panel("array momentum [N m s]", array)
 
 
 def _magnetorquer_plot(df, component, saturated, t) -> Plot:
@@ -121,9 +170,11 @@ def _magnetorquer_plot(df, component, saturated, t) -> Plot:
                     f"limit ±{fmt(float(limit[k]))} A m²" + ("" if np.all(limit == limit[0]) else f" ({a})"),
                 )
             )
-    shapes = shade(saturated.get((name, "dipole"), []), style(3)["color"], f"{name} saturated")
+    shapes = shade(saturated.get((name, "dipole"), []), style(3)["color"], f"{name} saturated",
+                   min_width_s=(float(t[-1]) - float(t[0])) / 400.0)
     return stacked(
-        f"{name} (Magnetorquer): applied dipole (shaded: saturated)", [Panel("dipole [A m²]", traces, shapes)]
+        f"{name} (Magnetorquer): applied dipole (shaded: saturated)",
+        [_fit_to_data(Panel("dipole [A m²]", traces, shapes))],
     )
 
 
@@ -151,7 +202,7 @@ def _thrusters_plot(df, thrusters, t) -> Plot:
     axis.update(
         tickmode="array",
         tickvals=[k + 0.4 for k in range(len(thrusters))],
-        ticktext=[th["name"] for th in thrusters],
+        ticktext=[short(th["name"]) for th in thrusters],
         range=[-0.3, len(thrusters) + 0.1],
     )
     return plot

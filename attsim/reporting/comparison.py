@@ -1,8 +1,16 @@
-"""The comparison page: several runs side by side, each named by its directory, seed and method."""
+"""The comparison page: several runs side by side, each named by its directory, seed and method.
+
+Criteria given for all the runs together are shared out by their labels: a
+row whose label starts with a run's method or name and a colon
+(``rk4: ...``) is that run's alone; otherwise a row naming exactly one run
+(its name, with or without underscores, or its method, as whole words) is
+that run's; the rest are the mission's, shown in a table of their own.
+"""
 
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +22,7 @@ from .runinfo import method_label, status
 from .style import Panel, fmt, line, stacked
 
 _esc = html.escape
+MAX_TITLE_RUNS = 3
 
 
 def label(run, k: int) -> str:
@@ -22,89 +31,140 @@ def label(run, k: int) -> str:
     return f"{where} (seed {run.meta.get('seed')}, {method_label(run.meta)})"
 
 
-def _own_criteria(run, criteria):
-    """The run's criteria: its own list, or the rows of a shared list that name its method or name."""
-    if criteria is None:
-        return run.meta.get("criteria") or []
-    if (
+def title(runs) -> str:
+    """The page's title: the runs' labels, or their count and the first and last for many."""
+    labels = [label(run, k) for k, run in enumerate(runs)]
+    if len(labels) <= MAX_TITLE_RUNS:
+        return "Comparison: " + ", ".join(labels)
+    return f"Comparison of {len(labels)} runs: {labels[0]} … {labels[-1]}"
+
+
+def _keys(run) -> list[str]:
+    name, method = str(run.meta.get("name", "")), str(run.meta.get("method", ""))
+    return [k for k in dict.fromkeys((name, name.replace("_", " "), method)) if k]
+
+
+def _names(label_text: str, key: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", label_text) is not None
+
+
+def _is_per_run(criteria, runs) -> bool:
+    return bool(
         criteria
-        and isinstance(criteria[0], (list, tuple))
-        and criteria[0]
-        and isinstance(criteria[0][0], (list, tuple))
-    ):
-        return []  # a list per run is matched by position by the caller
-    keys = [str(run.meta.get("name", "")), str(run.meta.get("method", ""))]
-    mine = [
-        row
-        for row in criteria
-        if any(k and (str(row[0]).startswith(k + ":") or k in str(row[0]).split()) for k in keys)
-    ]
-    return mine
+        and len(criteria) == len(runs)
+        and all(isinstance(c, (list, tuple)) and (not c or isinstance(c[0], (list, tuple))) for c in criteria)
+    )
+
+
+def share_criteria(runs, criteria) -> tuple[list[list], list]:
+    """Each run's own criteria and the rows of none (the mission's), from one list for all or one per run.
+
+    Without ``criteria``, each run's own ``meta["criteria"]``.
+    """
+    if criteria is None:
+        return [list(run.meta.get("criteria") or []) for run in runs], []
+    if _is_per_run(criteria, runs):
+        return [list(c) for c in criteria], []
+    own, common = [[] for _ in runs], []
+    for row in criteria:
+        text = str(row[0])
+        prefixed = [k for k, run in enumerate(runs) if any(text.startswith(key + ":") for key in _keys(run))]
+        named = prefixed or [k for k, run in enumerate(runs) if any(_names(text, key) for key in _keys(run))]
+        if len(named) == 1:
+            own[named[0]].append(row)
+        else:
+            common.append(row)
+    return own, common
+
+
+def _own_criteria(run, criteria, runs=None):
+    """The criteria that are ``run``'s among ``criteria`` shared by ``runs`` (default: the run alone)."""
+    runs = list(runs) if runs is not None else [run]
+    own, _ = share_criteria(runs, criteria)
+    return own[next(k for k, r in enumerate(runs) if r is run)]
+
+
+def _verdicts(rows) -> str:
+    return (
+        "<br>".join(
+            f"<span class='{'pass' if ok else 'fail'}'>{'PASS' if ok else 'FAIL'}</span> "
+            f"{_esc(str(text))}: {_esc(fmt(value))} ({_esc(str(bound))})"
+            for text, value, ok, bound in rows
+        )
+        or "–"
+    )
+
+
+def _differences(base, df):
+    """Attitude (rad) and largest rate (rad/s) differences at the times both runs have, or None."""
+    columns = list(QUATERNION_COLUMNS + RATE_COLUMNS)
+    if not all(c in base for c in columns) or not all(c in df for c in columns):
+        return None
+    common = np.intersect1d(base.index.to_numpy(), df.index.to_numpy())
+    if not len(common):
+        return None
+    a, b = base.loc[common], df.loc[common]
+    dq = rotations.quat_angle_between(a[list(QUATERNION_COLUMNS)].to_numpy(), b[list(QUATERNION_COLUMNS)].to_numpy())
+    dw = np.abs(a[list(RATE_COLUMNS)].to_numpy() - b[list(RATE_COLUMNS)].to_numpy()).max(axis=1)
+    return common, dq, dw
+
+
+def _largest(values) -> str:
+    values = np.asarray(values, dtype=float)
+    return fmt(float(np.nanmax(values))) if np.isfinite(values).any() else "–"
 
 
 def sections(runs, criteria=None) -> list[Section]:
     labels = [label(run, k) for k, run in enumerate(runs)]
-    per_run = (
-        list(criteria)
-        if criteria
-        and len(criteria) == len(runs)
-        and all(isinstance(c, (list, tuple)) and (not c or isinstance(c[0], (list, tuple))) for c in criteria)
-        else [_own_criteria(run, criteria) for run in runs]
-    )
+    per_run, common = share_criteria(runs, criteria)
     base = runs[0].df
     rows, differences = [], {}
-    for name, run, own in zip(labels, runs, per_run):
-        df = run.df
-        common = np.intersect1d(base.index.to_numpy(), df.index.to_numpy())
-        if len(common):
-            dq = rotations.quat_angle_between(
-                base.loc[common, list(QUATERNION_COLUMNS)].to_numpy(),
-                df.loc[common, list(QUATERNION_COLUMNS)].to_numpy(),
-            )
-            dw = float(
-                np.abs(
-                    base.loc[common, list(RATE_COLUMNS)].to_numpy() - df.loc[common, list(RATE_COLUMNS)].to_numpy()
-                ).max()
-            )
-            if run is not runs[0]:
-                differences[name] = (common, dq)
-        else:
-            dq, dw = np.array([np.nan]), float("nan")
-        verdicts = (
-            "<br>".join(
-                f"<span class='{'pass' if ok else 'fail'}'>{'PASS' if ok else 'FAIL'}</span> "
-                f"{_esc(str(text))}: {_esc(fmt(value))} ({_esc(str(bound))})"
-                for text, value, ok, bound in own
-            )
-            or "–"
-        )
+    for k, (name, run, own) in enumerate(zip(labels, runs, per_run)):
+        found = _differences(base, run.df)
+        if found is not None and k:
+            differences[name] = found
         state = status(run, own)
         rows.append(
             f"<tr class='{'pass' if state == 'complete' else 'fail'}'><td>{_esc(state)}</td><td>{_esc(name)}</td>"
+            f"<td class='num'>{len(run.df)}</td>"
             f"<td class='num'>{_esc(fmt(run.meta.get('max_step_s')))}</td>"
             f"<td class='num'>{_esc(fmt(run.meta.get('wall_s'), 3))}</td>"
-            f"<td class='num'>{_esc(fmt(float(np.nanmax(dq))))}</td>"
-            f"<td class='num'>{_esc(fmt(dw))}</td><td>{verdicts}</td></tr>"
+            + ("<td>(reference)</td><td>(reference)</td>" if k == 0 else
+               f"<td class='num'>{_esc(_largest(found[1]) if found else '–')}</td>"
+               f"<td class='num'>{_esc(_largest(found[2]) if found else '–')}</td>")
+            + f"<td>{_verdicts(own)}</td></tr>"
         )
     table = (
         "<div class='table-wrap'><table class='params'><tr><th>status</th><th>run (directory, seed, method)</th>"
-        f"<th>max step [s]</th><th>wall [s]</th><th>max attitude difference to {_esc(labels[0])} [rad]</th>"
+        "<th>rows</th><th>max step [s]</th><th>wall [s]</th>"
+        f"<th>max attitude difference to {_esc(labels[0])} [rad]</th>"
         "<th>max rate difference [rad/s]</th><th>criteria</th></tr>" + "".join(rows) + "</table></div>"
     )
-    items = [table]
+    items = [
+        "<p class='note'>Status: <b>failed</b> when the run stopped on an error or one of its criteria failed, "
+        "<b>partial</b> when it was cut short (killed), <b>complete</b> otherwise. Differences are taken at the "
+        "times both runs recorded.</p>",
+        table,
+    ]
+    if common:
+        items.append("<h3>Criteria of the mission (naming no single run)</h3>"
+                     f"<div class='table-wrap'><p>{_verdicts(common)}</p></div>")
     if differences:
-        traces = [line(common, dq, name, k, log_y=True) for k, (name, (common, dq)) in enumerate(differences.items())]
+        traces = [line(common_t, dq, name, k, log_y=True)
+                  for k, (name, (common_t, dq, _dw)) in enumerate(differences.items())]
         items.append(
             stacked(f"Attitude difference to {labels[0]}", [Panel("angle [rad]", traces, log_y=True, height_px=320)])
         )
     panels = []
-    for columns, unit in ((RATE_COLUMNS, "ω [rad/s]"), (QUATERNION_COLUMNS, "q_IB [-]")):
-        traces = []
-        for k, (name, run) in enumerate(zip(labels, runs)):
-            t = run.df.index.to_numpy()
-            for j, c in enumerate(columns):
-                trace = line(t, run.df[c].to_numpy(), f"{name}: {c}", j + len(columns) * k, group=name)
-                traces.append(trace)
-        panels.append(Panel(unit, traces, height_px=300))
-    items.append(stacked("Body rates and attitude, all runs", panels))
+    for columns, unit in ((RATE_COLUMNS, "rad/s"), (QUATERNION_COLUMNS, "-")):
+        for c in columns:
+            traces = [
+                line(run.df.index.to_numpy(), run.df[c].to_numpy(), name, k, group=name)
+                for k, (name, run) in enumerate(zip(labels, runs))
+                if c in run.df and len(run.df)
+            ]
+            if traces:
+                panels.append(Panel(f"{c} [{unit}]", traces, height_px=150))
+    if panels:
+        items.append(stacked("Body rates and attitude of every run (one colour per run)", panels))
     return [Section("comparison", "Comparison", items)]

@@ -2,12 +2,15 @@
 
 The orbit is rebuilt from the run's metadata (its TLE, or the Kepler
 elements) to place the spacecraft; the ground track is drawn on latitude and
-longitude axes (a map background would need data from the network, and the
-page stays offline).
+longitude axes over Natural Earth's coastlines shipped with attsim (a plotly
+map would fetch its outlines from the network; the page stays offline), with
+the ground targets of the run's controllers.
 """
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -16,7 +19,7 @@ from .. import rotations
 from ..schema import QUATERNION_COLUMNS
 from .page import Section
 from .runinfo import DISTURBANCE_PREFIXES
-from .style import AXIS_COLOURS, Panel, Plot, base_layout, intervals_where, line, shade, stacked
+from .style import AXIS_COLOURS, Panel, Plot, base_layout, fmt, intervals_where, line, shade, stacked
 
 _NAMES = {"gg": "gravity gradient", "aero": "aerodynamic", "srp": "solar pressure", "res": "residual dipole"}
 
@@ -66,35 +69,86 @@ def geometry(df, meta) -> Geometry | None:
     )
 
 
-def _ground_track(geo: Geometry, t) -> Plot:
+@functools.lru_cache(maxsize=1)
+def _coastline() -> tuple[np.ndarray, np.ndarray] | None:
+    """Natural Earth's 1:110m coastlines (assets/coastline_110m.npz, tools/make_coastline.py), or None."""
+    path = Path(__file__).parent / "assets" / "coastline_110m.npz"
+    if not path.is_file():
+        return None
+    with np.load(path) as data:
+        return data["lon_deg"], data["lat_deg"]
+
+
+def ground_stations(meta) -> list[tuple[str, dict]]:
+    """``[(controller name, {"lat_deg", "lon_deg", "min_elevation_deg"}), ...]`` of the run's ground targets."""
+    return [(c["name"], c["ground_target"]) for c in meta.get("components") or [] if c.get("ground_target")]
+
+
+def _ground_track(geo: Geometry, t, stations=()) -> Plot:
     lon = geo.lon_deg.copy()
     jumps = np.nonzero(np.abs(np.diff(lon)) > 180.0)[0] + 1  # break the line where it wraps at ±180°
     lon = np.insert(lon, jumps, np.nan)
     lat = np.insert(geo.lat_deg, jumps, np.nan)
-    trace = {
+    data = []
+    coast = _coastline()
+    if coast is not None:
+        data.append({
+            "type": "scatter", "mode": "lines", "name": "coastline", "x": coast[0], "y": coast[1],
+            "line": {"color": "#9a9a9a", "width": 0.8}, "hoverinfo": "skip",
+        })
+    data.append({
         "type": "scatter",
         "mode": "lines",
         "name": "ground track",
         "x": lon.astype(np.float32),
         "y": lat.astype(np.float32),
         "line": {"color": AXIS_COLOURS["x"], "width": 1.5},
-    }
-    start = {
+    })
+    data.append({
         "type": "scatter",
         "mode": "markers",
         "name": "start",
         "x": [float(geo.lon_deg[0])],
         "y": [float(geo.lat_deg[0])],
         "marker": {"color": "#000", "size": 9, "symbol": "circle"},
-    }
+    })
+    for owner, station in stations:
+        data.append({
+            "type": "scatter",
+            "mode": "markers",
+            "name": f"ground target of {owner} ({fmt(station['lat_deg'])}°, {fmt(station['lon_deg'])}°)",
+            "x": [float(station["lon_deg"])],
+            "y": [float(station["lat_deg"])],
+            "marker": {"color": AXIS_COLOURS["y"], "size": 11, "symbol": "star"},
+        })
     layout = {
         **base_layout(320),
-        "xaxis": {"title": {"text": "longitude [deg]"}, "range": [-180, 180], "dtick": 60, "automargin": True},
-        "yaxis": {"title": {"text": "latitude [deg]"}, "range": [-90, 90], "dtick": 30, "automargin": True},
+        "xaxis": {"title": {"text": "longitude [deg]"}, "range": [-180, 180], "dtick": 60, "automargin": True,
+                  "zeroline": False},
+        "yaxis": {"title": {"text": "latitude [deg]"}, "range": [-90, 90], "dtick": 30, "automargin": True,
+                  "zeroline": False},
     }
-    return Plot(
-        "Ground track (geodetic; no map background: the page stays offline)", {"data": [trace, start], "layout": layout}
-    )
+    return Plot("Ground track (geodetic; coastlines of Natural Earth 1:110m)", {"data": data, "layout": layout})
+
+
+def _disturbances_plot(df, t, eclipse) -> Plot | None:
+    """Each disturbance's magnitude on one log axis (they differ by decades), then each one's body-axis components."""
+    sources = []
+    for prefix in DISTURBANCE_PREFIXES:
+        columns = [f"{prefix}{a}" for a in "xyz"]
+        if all(c in df for c in columns):
+            sources.append((prefix.split("_")[1], columns))
+    if not sources:
+        return None
+    magnitudes = [
+        line(t, np.linalg.norm(df[columns].to_numpy(), axis=1), _NAMES.get(kind, kind), k + 3, log_y=True)
+        for k, (kind, columns) in enumerate(sources)
+    ]
+    panels = [Panel("|τ| [N m]", magnitudes, eclipse, log_y=True, height_px=280)]
+    for kind, columns in sources:
+        traces = [line(t, df[c].to_numpy(), f"τ_{c[-1]} (body)", color=AXIS_COLOURS[c[-1]]) for c in columns]
+        panels.append(Panel(f"{_NAMES.get(kind, kind)} [N m]", traces, eclipse, height_px=150))
+    return stacked("Disturbance torques: magnitudes (log), then each one's body-axis components", panels)
 
 
 def body_directions(df, geo: Geometry) -> tuple[np.ndarray, np.ndarray]:
@@ -151,7 +205,7 @@ def section(tel) -> Section | None:
     if panels:
         items.append(stacked("Sunlight and geometry (grey: eclipse)", panels))
     if geo is not None:
-        items.append(_ground_track(geo, t))
+        items.append(_ground_track(geo, t, ground_stations(meta)))
     field = [c for c in ("B_I_x", "B_I_y", "B_I_z") if c in df]
     if field:
         items.append(
@@ -166,11 +220,7 @@ def section(tel) -> Section | None:
                 ],
             )
         )
-    torques = [c for c in df.columns if c.startswith(DISTURBANCE_PREFIXES)]
-    if torques:
-        traces = [
-            line(t, df[c].to_numpy(), f"{_NAMES.get(c.split('_')[1], c.split('_')[1])} {c[-1]}", k)
-            for k, c in enumerate(torques)
-        ]
-        items.append(stacked("Disturbance torques, body axes", [Panel("torque [N m]", traces, eclipse, height_px=320)]))
+    disturbances = _disturbances_plot(df, t, eclipse)
+    if disturbances is not None:
+        items.append(disturbances)
     return Section("environment", "Environment and disturbances", items) if items else None

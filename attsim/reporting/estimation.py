@@ -11,14 +11,12 @@ kind of update) and ``<est>_bias_true_x/y/z`` (the gyro's true bias). Modes: an 
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 
 from .. import rotations
 from ..schema import ESTIMATOR_SUFFIXES, QUATERNION_COLUMNS
 from .page import Section
-from .style import AXIS_COLOURS, Panel, Plot, line, shade, stacked, style
+from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, shade, short, stacked, style
 
 ARCSEC_PER_RAD = 180.0 / np.pi * 3600.0
 DEG_H_PER_RAD_S = 180.0 / np.pi * 3600.0
@@ -38,6 +36,63 @@ def _bounds(t, sigma3, k, scale, name) -> list[dict]:
     return [upper, lower]
 
 
+def converged_range(error: np.ndarray, sigma3: np.ndarray) -> tuple[float, float] | None:
+    """A symmetric y range that shows the filter once converged: its error and 3σ bound after the start's transient.
+
+    A filter started with a large covariance has 3σ bounds hundreds of times its steady ones, and autoscaling
+    to them flattens everything after. The transient ends at the first row whose bounds are all within 3 times
+    their median over the second half of the run; the range holds every bound after it (an eclipse's growth
+    too) and the error's 99.5th percentile. None when there is nothing to narrow.
+    """
+    sigma3, error = np.abs(np.asarray(sigma3, dtype=float)), np.abs(np.asarray(error, dtype=float))
+    if sigma3.ndim == 1:
+        sigma3, error = sigma3[:, None], error[:, None]
+    late = sigma3[len(sigma3) // 2 :]
+    if not np.isfinite(late).any():
+        return None
+    steady = np.nanmedian(late, axis=0)
+    settled = np.nonzero(np.all(sigma3 <= 3.0 * steady, axis=1))[0]
+    if not len(settled):
+        return None
+    after_bounds, after_error = sigma3[settled[0] :], error[settled[0] :]
+    peak = max(np.nanmax(after_bounds), np.nanpercentile(after_error, 99.5) if np.isfinite(after_error).any() else 0.0)
+    whole = max(np.nanmax(sigma3), np.nanmax(error) if np.isfinite(error).any() else 0.0)
+    if not np.isfinite(peak) or peak <= 0.0 or whole <= 2.0 * peak:
+        return None
+    return (-1.1 * float(peak), 1.1 * float(peak))
+
+
+# chi-square with 3 degrees of freedom (every update attsim's MEKF makes: a quaternion or a unit vector)
+NIS_DOF = 3
+
+
+def _nis_panel(df, name, t) -> Panel | None:
+    from scipy.stats import chi2
+
+    traces = []
+    for k, (kind, label) in enumerate((("st", "star tracker"), ("mag", "magnetometer"), ("sun", "Sun"))):
+        column = f"{name}_nis_{kind}"
+        if column not in df or not df[column].notna().any():
+            continue
+        values = df[column].to_numpy()
+        keep = np.isfinite(values)  # a row without an update of that kind has no NIS
+        trace = line(t[keep], values[keep], f"NIS {label}", k)
+        trace.update(mode="markers", marker={"color": trace["line"]["color"], "size": 3})
+        traces.append(trace)
+    if not traces:
+        return None
+    low, high = chi2.ppf([0.025, 0.975], NIS_DOF)
+    t0, t1 = float(t[0]), float(t[-1])
+    traces.append(limit_lines(t0, t1, float(NIS_DOF), f"mean {NIS_DOF} (consistent filter)", color="#000",
+                              symmetric=False))
+    traces.append(limit_lines(t0, t1, float(high), f"95% band {fmt(float(low), 3)} to {fmt(float(high), 3)}",
+                              symmetric=False, group="band"))
+    band_low = limit_lines(t0, t1, float(low), "95% band", symmetric=False, group="band")
+    band_low["showlegend"] = False
+    traces.append(band_low)
+    return Panel(f"NIS [-] (chi-square, {NIS_DOF} dof)", traces, log_y=True)
+
+
 def _estimator_plot(df, name, t) -> Plot:
     estimate = df[[f"{name}_q{a}" for a in "wxyz"]].to_numpy()
     truth = df[list(QUATERNION_COLUMNS)].to_numpy()
@@ -53,12 +108,18 @@ def _estimator_plot(df, name, t) -> Plot:
         attitude.append(line(t, error[:, k], f"{a} error", color=AXIS_COLOURS[a]))
         if f"{name}_sigma3_att_{a}" in df:
             attitude += _bounds(t, df[f"{name}_sigma3_att_{a}"].to_numpy(), k, ARCSEC_PER_RAD, a)
-    panels = [Panel("attitude error [arcsec]", attitude)]
+    sigma_att = [f"{name}_sigma3_att_{a}" for a in "xyz"]
+    narrowed = False
+    att_range = converged_range(error, df[sigma_att].to_numpy() * ARCSEC_PER_RAD) if all(
+        c in df for c in sigma_att) else None
+    narrowed |= att_range is not None
+    panels = [Panel("attitude error [arcsec]", attitude, y_range=att_range)]
     if all(f"{name}_bias_{a}" in df for a in "xyz"):
-        bias = []
+        bias, errors = [], []
         for k, a in enumerate("xyz"):
             true_column = f"{name}_bias_true_{a}"
             values = df[f"{name}_bias_{a}"].to_numpy() - (df[true_column].to_numpy() if true_column in df else 0.0)
+            errors.append(values * DEG_H_PER_RAD_S)
             bias.append(
                 line(
                     t,
@@ -69,13 +130,16 @@ def _estimator_plot(df, name, t) -> Plot:
             )
             if f"{name}_sigma3_bias_{a}" in df:
                 bias += _bounds(t, df[f"{name}_sigma3_bias_{a}"].to_numpy(), k, DEG_H_PER_RAD_S, f"bias {a}")
-        panels.append(Panel("gyro bias [deg/h]", bias))
-    nis = [line(t, df[f"{name}_nis_{kind}"].to_numpy(), f"NIS {label}", k, dash="dot")
-           for k, (kind, label) in enumerate((("st", "star tracker"), ("mag", "magnetometer"), ("sun", "Sun")))
-           if f"{name}_nis_{kind}" in df and df[f"{name}_nis_{kind}"].notna().any()]
-    if nis:
-        panels.append(Panel("NIS [-] (chi-square, 3 dof: mean 3)", nis))
-    return stacked(f"{name}: estimate against the truth (dotted: ±3σ)", panels)
+        sigma_bias = [f"{name}_sigma3_bias_{a}" for a in "xyz"]
+        bias_range = converged_range(np.stack(errors, axis=1), df[sigma_bias].to_numpy() * DEG_H_PER_RAD_S) if all(
+            c in df for c in sigma_bias) else None
+        narrowed |= bias_range is not None
+        panels.append(Panel("gyro bias [deg/h]", bias, y_range=bias_range))
+    nis = _nis_panel(df, name, t)
+    if nis is not None:
+        panels.append(nis)
+    note = "; y range of the converged filter, double-click twice for all of it" if narrowed else ""
+    return stacked(f"{name}: estimate against the truth (dotted: ±3σ{note})", panels)
 
 
 def estimation_section(tel) -> Section | None:
@@ -146,7 +210,7 @@ def timeline_section(tel) -> Section | None:
                     "mode": "markers",
                     "name": kind,
                     "x": mine["t"].to_numpy(dtype=float),
-                    "y": [kind] * len(mine),
+                    "y": [short(kind)] * len(mine),
                     "marker": {"color": style(k)["color"], "size": 8, "symbol": "line-ns-open", "line": {"width": 2}},
                     "text": None if label is None else label.tolist(),
                     "hoverinfo": "x+y+text",
@@ -156,7 +220,9 @@ def timeline_section(tel) -> Section | None:
     if not panels:
         return None
     plot = stacked("Modes and events", panels)
+    if len(df) > 1:  # the whole run, not only the stretch with events
+        plot.figure["layout"]["xaxis"]["range"] = [float(df.index[0]), float(df.index[-1])]
     if "mode" in df and len(df):
         axis = plot.figure["layout"]["yaxis"]
-        axis.update(tickmode="array", tickvals=list(names), ticktext=[html.escape(n) for n in names.values()])
+        axis.update(tickmode="array", tickvals=list(names), ticktext=[short(n) for n in names.values()])
     return Section("timeline", "Modes and events", [plot])

@@ -297,7 +297,9 @@ def sections(tel, rows: slice | None = None, note: str = "") -> list[Section]:
         ],
     )
     out = [Section("momentum", "Angular momentum and energy", [intro, momentum])]
+    # an axis has no sign: the angle to H of whichever way along it is nearer, 0 to 90 deg
     nutation = np.degrees(analysis.nutation_angle(df, J).to_numpy())
+    nutation = np.minimum(nutation, 180.0 - nutation)
     traces = [line(t, nutation, "nutation (simulated)", 0)]
     symmetric = np.isclose(moments[0], moments[1], rtol=1e-9) or np.isclose(moments[1], moments[2], rtol=1e-9)
     if symmetric and not np.any(parts.wheels):
@@ -314,7 +316,8 @@ def sections(tel, rows: slice | None = None, note: str = "") -> list[Section]:
         Section(
             "nutation",
             "Nutation",
-            [stacked("Angle between the major principal axis and H", [Panel("nutation [deg]", traces)])],
+            [stacked("Nutation: angle between H and the major principal axis (either way along it)",
+                     [Panel("nutation [deg]", traces)])],
         )
     )
     items = [_spin_sentence(moments, R_BP, df[list(RATE_COLUMNS)].iloc[0].to_numpy())]

@@ -8,6 +8,7 @@ the run's metadata (``target_q``), as the angle of ``q_IR* ⊗ q_IB``.
 
 from __future__ import annotations
 
+import html
 from typing import NamedTuple
 
 import numpy as np
@@ -56,8 +57,16 @@ def pointing_error(df, meta) -> PointingError | None:
     return PointingError(np.degrees(rotations.quat_angle_between(q, q_ref)), axes, q_ref, source)
 
 
-def _requirement_deg(criteria):
-    found = requirement(criteria, ("pointing", "attitude error"))
+ESTIMATOR_WORDS = ("mekf", "estimat", "knowledge", "sigma", "filter")
+
+
+def _requirement_deg(criteria, meta=None):
+    """The pointing requirement in deg: a criterion naming pointing first, then an attitude error, then an error to a
+    frame or target; never an estimator's (its name, or words of estimation, in the label)."""
+    estimators = tuple(str(c["name"]).lower() for c in (meta or {}).get("components") or []
+                       if c.get("type") in ("MEKF", "Estimator"))
+    found = requirement(criteria, ("pointing", "attitude error", "error to"), exclude=ESTIMATOR_WORDS + estimators,
+                        units=ANGLE_TO_DEG)
     if found is None:
         return None
     factor = ANGLE_TO_DEG.get(found.unit)
@@ -72,7 +81,7 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
         return None
     t = df.index.to_numpy()
     total = [line(t, error.total_deg, "pointing error", 0, log_y=True)]
-    bound = _requirement_deg(criteria)
+    bound = _requirement_deg(criteria, tel.meta)
     if bound is not None:
         deg, found = bound
         total.append(
@@ -80,7 +89,7 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
                 t[0],
                 t[-1],
                 deg,
-                f"requirement {fmt(found.value)} {found.unit} ({found.label})",
+                f"requirement {fmt(found.value)} {found.unit}",
                 color="#c00",
                 symmetric=False,
             )
@@ -94,12 +103,15 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
             )
         )
     items = [
-        f"<p class='note'>Error against {error.source}: the angle of q_IR* ⊗ q_IB; per axis, its rotation vector "
-        "in body axes. Final error "
+        f"<p class='note'>Pointing error from {error.source}: the angle of q_IR* ⊗ q_IB (reference R, body B); "
+        "per axis, its rotation vector in body axes. Final error "
         + fmt(float(error.total_deg[-1]))
         + " deg, largest over the last tenth of the run "
         + fmt(float(np.nanmax(error.total_deg[int(0.9 * len(t)) :])))
-        + " deg.</p>",
+        + " deg."
+        + (f" Requirement (red): {html.escape(bound[1].label)} {html.escape(str(bound[1].value))} "
+           f"{html.escape(bound[1].unit)}." if bound is not None else "")
+        + "</p>",
         stacked("Pointing error", panels),
     ]
     items.append(attitude_plot(df, error.q_ref))

@@ -87,16 +87,27 @@ _BOUND = re.compile(r"^\s*(<=|<|≤)\s*([-+0-9.eE]+)")
 _UNIT = re.compile(r"\[([^\]]+)\]\s*$")
 
 
-def requirement(criteria, words) -> Requirement | None:
-    """The first upper bound among ``criteria`` whose label contains one of ``words`` (case-insensitive)."""
+def requirement(criteria, words, exclude=(), units=None) -> Requirement | None:
+    """The upper bound among ``criteria`` whose label contains the earliest of ``words`` (case-insensitive).
+
+    Labels containing one of ``exclude`` are passed over (an estimator's "attitude error" is not the pointing),
+    and with ``units`` those whose unit (``[unit]`` at the label's end) is not among them.
+    """
+    ranked = []
     for label, _value, _ok, bound in criteria or []:
         text = str(label).lower()
-        if not any(w in text for w in words):
+        if any(x in text for x in exclude):
             continue
+        rank = next((k for k, w in enumerate(words) if w in text), None)
+        if rank is not None:
+            ranked.append((rank, len(ranked), label, bound))
+    for _rank, _order, label, bound in sorted(ranked):
         match = _BOUND.match(str(bound))
         if not match:
             continue
         unit = _UNIT.search(str(label))
+        if units is not None and (unit is None or unit.group(1).strip() not in units):
+            continue
         try:
             return Requirement(str(label), float(match.group(2)), unit.group(1).strip() if unit else "")
         except ValueError:

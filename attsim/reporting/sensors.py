@@ -8,6 +8,8 @@ before a sensor's first sample (NaN) are left out.
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 
 from .. import rotations
@@ -58,6 +60,13 @@ def section(tel) -> Section | None:
     for component in components(meta, SENSOR_TYPES | {"Sensor"}):
         name, kind = component["name"], component.get("type")
         if not any(c.startswith(f"{name}_true_") for c in df.columns):
+            continue
+        measured = [c.replace("_true_", "_") for c in df.columns if c.startswith(f"{name}_true_")]
+        measured = [c for c in measured if c in df]
+        if measured and not np.isfinite(df[measured].to_numpy(dtype=float)).any():
+            items.append(f"<h3>{html.escape(name)} ({html.escape(str(kind))})</h3><p class='note'>No output over "
+                         "the whole run: every measurement is NaN (the sensor gave none), so there is no error to "
+                         "draw.</p>")
             continue
         if kind == "Gyro":
             items.append(_vector_error(df, name, t, DEG_H_PER_RAD_S, "deg/h", f"{name} (Gyro): measured − true rate"))

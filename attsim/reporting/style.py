@@ -16,6 +16,7 @@ Layout rules, the same for every figure:
 
 from __future__ import annotations
 
+import html
 import math
 from typing import NamedTuple
 from collections.abc import Sequence
@@ -42,13 +43,20 @@ DASHES = ("solid", "dash", "dot", "dashdot")
 AXIS_COLOURS = {"x": PALETTE[0], "y": PALETTE[1], "z": PALETTE[2]}
 PANEL_HEIGHT_PX = 260
 TIME_TITLE = "t [s]"
+MODEBAR_MARGIN_PX = 36
+LEGEND_CHARS = 36  # what a legend entry of 11 px text holds beside a 390 px screen's axis labels
 
 
 class Plot(NamedTuple):
-    """One figure of a section: its title (HTML above it) and the Plotly figure dictionary."""
+    """One figure of a section: its title (HTML above it) and the Plotly figure dictionary.
+
+    ``markup`` is True for a user's own figure, whose text may use plotly's HTML subset; attsim's figures are
+    drawn with their text taken literally (names of components, modes and events come from the user).
+    """
 
     title: str
     figure: dict
+    markup: bool = False
 
 
 class Panel(NamedTuple):
@@ -70,6 +78,8 @@ def style(k: int) -> dict:
 def decimate(x, y) -> tuple[np.ndarray, np.ndarray]:
     """At most ``MAX_POINTS`` points (min/max-preserving MinMaxLTTB), as float32: what a screen shows."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) != len(y):
+        raise ValueError(f"decimate: {len(x)} times for {len(y)} values")
     if len(x) > MAX_POINTS:
         finite = np.isfinite(y)
         if not finite.all():
@@ -81,7 +91,8 @@ def decimate(x, y) -> tuple[np.ndarray, np.ndarray]:
                 np.ascontiguousarray(x), np.ascontiguousarray(y), n_out=MAX_POINTS
             )
             x, y = x[index], y[index]
-    return x.astype(np.float32), y.astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond float32's 3.4e38 a value is drawn as off the scale
+        return x.astype(np.float32), y.astype(np.float32)
 
 
 def line(
@@ -130,16 +141,24 @@ def limit_lines(
         "y": y,
         "hoverinfo": "name+y",
         "line": {"color": color, "dash": "dash", "width": 1.2},
+        "meta": {"limit": True},
     }
     if group:
         trace["legendgroup"] = group
     return trace
 
 
-def shade(intervals, color: str, name: str, yref: str = "y", opacity: float = 0.18) -> list[dict]:
-    """Shaded time intervals ``[(start, stop), ...]`` on the panel of ``yref``, one legend entry."""
+def shade(intervals, color: str, name: str, yref: str = "y", opacity: float = 0.18, min_width_s: float = 0.0
+          ) -> list[dict]:
+    """Shaded time intervals ``[(start, stop), ...]`` on the panel of ``yref``, one legend entry.
+
+    An interval shorter than ``min_width_s`` is widened to it about its middle, so that one of an instant shows.
+    """
     shapes = []
     for k, (start, stop) in enumerate(intervals):
+        if stop - start < min_width_s:
+            middle = 0.5 * (start + stop)
+            start, stop = middle - 0.5 * min_width_s, middle + 0.5 * min_width_s
         shapes.append(
             {
                 "type": "rect",
@@ -189,6 +208,8 @@ def stacked(title: str, panels: Sequence[Panel], x_title: str = TIME_TITLE) -> P
         }
         if panel.log_y:
             yaxis["type"] = "log"
+            if _decades(panel.traces) < 2.0:  # plotly labels every digit of a short log axis: 2 and 5 read better
+                yaxis["dtick"] = "D2"
         if panel.y_range is not None:
             yaxis["range"] = list(panel.y_range)
         xaxis = {"anchor": f"y{suffix}", "showticklabels": k == len(panels) - 1, "automargin": True}
@@ -208,15 +229,75 @@ def stacked(title: str, panels: Sequence[Panel], x_title: str = TIME_TITLE) -> P
                     "yref": yref.replace("y", f"y{suffix}", 1) if yref.startswith("y") and suffix else yref,
                 }
             )
-    layout.update(base_layout(total), shapes=shapes)
+    # the time axis spans the data exactly (plotly pads it around markers)
+    ends = [(float(np.nanmin(x)), float(np.nanmax(x))) for x in
+            (np.asarray(tr.get("x"), dtype=float) for tr in data if not tr.get("meta", {}).get("limit"))
+            if x.size and np.isfinite(x).any()]
+    if ends and x_title == TIME_TITLE:
+        low, high = min(e[0] for e in ends), max(e[1] for e in ends)
+        if high > low:
+            layout["xaxis"]["range"] = [low, high]
+    layout.update(base_layout(total), shapes=_one_legend_entry_each(data, shapes))
     return Plot(title, {"data": data, "layout": layout})
 
 
+def _decades(traces) -> float:
+    """How many decades the positive values of ``traces`` span (0 without any)."""
+    values = [np.asarray(tr.get("y"), dtype=float) for tr in traces]
+    values = np.concatenate([v[np.isfinite(v) & (v > 0)] for v in values]) if values else np.zeros(0)
+    return float(np.log10(values.max() / values.min())) if values.size else 0.0
+
+
+def short(text, length: int = 16) -> str:
+    """``text`` cut to ``length`` characters with an ellipsis (a tick label that would squeeze its plot)."""
+    text = str(text)
+    return text if len(text) <= length else text[: length - 1] + "…"
+
+
+def _one_legend_entry_each(data: list, shapes: list) -> list:
+    """One legend entry per name (a wheel's speed, momentum and torque; the eclipse shaded on every panel).
+
+    Traces of one name share a legend group, so its one entry shows or hides them all. Returns the shapes.
+    """
+    counts = {}
+    for trace in data:
+        if isinstance(trace.get("name"), str) and len(trace["name"]) > LEGEND_CHARS:
+            # a longer entry runs past a 390 px plot, under the mode bar (the hover keeps the whole name)
+            whole = html.escape(trace["name"], quote=False)
+            trace.setdefault("hovertemplate", f"{whole}<br>%{{x}}, %{{y}}<extra></extra>")
+            trace["name"] = short(trace["name"], LEGEND_CHARS)
+        counts[trace.get("name")] = counts.get(trace.get("name"), 0) + 1
+    seen = set()
+    for trace in data:
+        if counts[trace.get("name")] > 1 and "legendgroup" not in trace:
+            trace["legendgroup"] = f"name:{trace.get('name')}"
+        key = (trace.get("name"), trace.get("legendgroup"))
+        if trace.get("showlegend", True) and key in seen:
+            trace["showlegend"] = False
+        seen.add(key)
+    shown = set()
+    for shape in shapes:
+        if isinstance(shape.get("name"), str):
+            shape["name"] = short(shape["name"], LEGEND_CHARS)
+        if shape.get("showlegend"):
+            if shape.get("name") in shown:
+                shape["showlegend"] = False
+            shown.add(shape.get("name"))
+    return shapes
+
+
 def base_layout(plot_height_px: float) -> dict:
-    """Margins, legend above the plot area, responsive width; the height grows with the legend's rows."""
+    """Margins, legend above the plot area, the mode bar upright in the right margin, responsive width.
+
+    ``meta.plot_px`` is the plot area's height: the page's loader makes the figure taller when a legend that
+    wraps to more rows (a narrow screen) would take room from it.
+    """
     return {
         "height": int(plot_height_px + 110),
-        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+        "meta": {"plot_px": int(plot_height_px)},
+        # the mode bar upright in a right margin of its own never covers the legend above the plot
+        "modebar": {"orientation": "v"},
+        "margin": {"l": 10, "r": MODEBAR_MARGIN_PX, "t": 10, "b": 10},
         "autosize": True,
         "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom", "font": {"size": 11}},
         "hovermode": "closest",
