@@ -342,7 +342,7 @@ class Mission:
             columns += component.columns()
         # the run directory, its lock and meta.json exist before the long set-up, so a kill there leaves a run
         if in_memory:
-            recorder = MemoryRecorder(meta=self.meta())
+            recorder = MemoryRecorder(meta=self.meta(), rows=int(self.duration_s / self.telemetry_dt_s) + 2)
         else:
             recorder = Recorder(self.out_dir, meta=self.meta(), row_dt_s=self.telemetry_dt_s,
                                 chunk_s=self.telemetry_chunk_s)

@@ -38,8 +38,9 @@ class MemoryTelemetry(Telemetry):
         if self._df is None:
             import pandas as pd
 
-            rows = self._rows
-            self._df = pd.DataFrame(rows[:, 1:], index=pd.Index(rows[:, 0], name=TIME_INDEX), columns=self._columns[1:])
+            rows = self._rows  # the recorder's table, which nothing writes any more: the frame keeps it as it is
+            self._df = pd.DataFrame(rows[:, 1:], index=pd.Index(rows[:, 0], name=TIME_INDEX), columns=self._columns[1:],
+                                    copy=False)
         return self._df
 
     @property
@@ -58,14 +59,17 @@ class MemoryRecorder:
 
     ``chunk_s`` is infinite: the compiled loop may hand its rows over in the
     largest blocks, since no file has to be kept current for a kill.
+    ``rows`` is how many rows to make room for at the start (the table
+    grows if the run writes more).
     """
 
     chunk_s = math.inf
 
-    def __init__(self, meta: dict | None = None):
+    def __init__(self, meta: dict | None = None, rows: int = 1024):
         self.columns: list[str] = []
         self.meta = {**(meta or {}), "partial": True, "running": True, "stage": "setup"}
-        self._blocks: list[np.ndarray] = []
+        self._capacity = max(int(rows), 1)
+        self._table = np.empty((0, 1))
         self._events: list[str] = []
         self._rows = 0
         self.closed = False
@@ -77,22 +81,31 @@ class MemoryRecorder:
             raise InputError("columns", f"must be unique strings and must not include the index {TIME_INDEX!r}",
                              f"got {columns}")
         self.columns = columns
+        self._table = np.empty((self._capacity, len(columns) + 1))
         self.meta.update(columns=[TIME_INDEX] + columns, row_width=len(columns) + 1, stage="running")
 
     @property
     def rows(self) -> int:
         return self._rows
 
+    def _room(self, rows: int) -> np.ndarray:
+        """The table with room for ``rows`` more (doubled when full)."""
+        needed = self._rows + rows
+        if needed > self._table.shape[0]:
+            grown = np.empty((max(needed, 2 * self._table.shape[0]), self._table.shape[1]))
+            grown[: self._rows] = self._table[: self._rows]
+            self._table = grown
+        return self._table
+
     def append(self, t_s: float, values: Sequence[float]) -> None:
-        row = np.empty((1, len(self.columns) + 1))
-        row[0, 0] = t_s
-        row[0, 1:] = values
-        self._blocks.append(row)
+        row = self._room(1)[self._rows]
+        row[0] = t_s
+        row[1:] = values
         self._rows += 1
 
     def append_rows(self, rows: np.ndarray) -> None:
-        """Keep a copy of a block of rows (``t`` first): the caller reuses its buffer."""
-        self._blocks.append(np.array(rows, dtype=float))
+        """Copy a block of rows (``t`` first) into the table: the caller reuses its buffer."""
+        self._room(len(rows))[self._rows: self._rows + len(rows)] = rows
         self._rows += len(rows)
 
     def event(self, t_s: float, kind: str, **fields) -> None:
@@ -116,7 +129,5 @@ class MemoryRecorder:
 
     def telemetry(self) -> MemoryTelemetry:
         """The run's telemetry; ``meta`` as ``meta.json`` would hold it (JSON types)."""
-        width = len(self.columns) + 1
-        rows = np.concatenate(self._blocks) if self._blocks else np.empty((0, width))
         meta = json.loads(json.dumps(self.meta, default=_json_default))
-        return MemoryTelemetry(meta, rows, [TIME_INDEX] + self.columns, self._events)
+        return MemoryTelemetry(meta, self._table[: self._rows], [TIME_INDEX] + self.columns, self._events)

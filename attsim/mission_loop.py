@@ -306,13 +306,19 @@ def user_cycle_template(controllers, c, sensors, wheels, magnetorquers, t, w, bu
     return True
 
 
+_USER_CYCLES: dict = {}
+
+
 def bind_user_law(decide, digest: str):
-    """:func:`user_cycle_template` compiled with ``user_decide`` bound to ``decide`` (cached on disk by ``digest``)."""
+    """:func:`user_cycle_template` compiled with ``user_decide`` bound to ``decide`` (cached on disk by ``digest``,
+    and in the process: a campaign's runs share it)."""
     from ._jit import package_digest
     from .integrators.base import bind_globals
 
-    return njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}",
-                                     user_decide=decide))
+    if digest not in _USER_CYCLES:
+        _USER_CYCLES[digest] = njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}",
+                                                         user_decide=decide))
+    return _USER_CYCLES[digest]
 
 
 def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, estimators, modes, controllers,

@@ -61,3 +61,22 @@ def test_an_error_in_memory_is_raised_as_on_disk_and_writes_nothing(tmp_path):
 def test_in_memory_must_be_a_bool():
     with pytest.raises(attsim.InputError, match="in_memory"):
         attsim.Mission("m", J, (0, 0, 0), out_dir="unused").run(in_memory="yes")
+
+
+def test_the_recorder_grows_past_its_first_guess_of_rows():
+    from attsim.memory_telemetry import MemoryRecorder
+
+    recorder = MemoryRecorder(meta={"name": "grow"}, rows=2)
+    recorder.start(["a", "b"])
+    block = np.arange(15.0).reshape(5, 3)
+    recorder.append_rows(block)
+    block[:] = -1.0  # the caller reuses its buffer: the recorder kept a copy
+    recorder.append(5.0, [16.0, 17.0])
+    recorder.event(5.0, "command", value=np.array([1.0, 2.0]))
+    recorder.close(wall_s=0.0)
+    tel = recorder.telemetry()
+    expected = pd.DataFrame({"a": [1.0, 4.0, 7.0, 10.0, 13.0, 16.0], "b": [2.0, 5.0, 8.0, 11.0, 14.0, 17.0]},
+                            index=pd.Index([0.0, 3.0, 6.0, 9.0, 12.0, 5.0], name="t"))
+    pd.testing.assert_frame_equal(tel.df, expected)
+    assert tel.events.to_dict("records") == [{"t": 5.0, "kind": "command", "value": [1.0, 2.0]}]
+    assert tel.meta["rows"] == 6 and tel.meta["columns"] == ["t", "a", "b"] and not tel.partial
