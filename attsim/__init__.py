@@ -53,6 +53,7 @@ _LAZY = {
     "Magnetometer": "attsim.sensors",
     "SunSensor": "attsim.sensors",
     "StarTracker": "attsim.sensors",
+    "SensorFault": "attsim.sensor_faults",
     "Controller": "attsim.control",
     "FunctionController": "attsim.control",
     "BDot": "attsim.controllers",

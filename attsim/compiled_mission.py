@@ -29,16 +29,17 @@ from .guidance_kernels import PARAMETER_LENGTH
 from .mekf import MEASUREMENTS, MEMORY_SIZE, PARAMETERS
 from .numba_controller import MAX_READING_WIDTH, NumbaController
 from .plant import plant_advance_loop, plant_torque
-from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
+from .compiled_sensors import SENSOR_KINDS, fault_event, hand_back_sensors, sensor_bank
+from .sensor_faults import fault_schedule
+from .sensors import SunSensor
 from .timegrid import grid_time
 
 __all__ = ["CompiledMission", "compiled_form", "run_compiled"]
 
-NORMALS_BLOCK = 6 * 4096  # draws held per sensor between refills
 ROWS_BLOCK = 4096  # telemetry rows per hand-over at most
 EVENTS_BLOCK = 1024
 HANDOVER_WALL_S = 0.25  # wall time between hand-overs of rows to the recorder, at most (about)
-_SENSOR_KINDS = {Gyro: ml.GYRO, Magnetometer: ml.MAGNETOMETER, SunSensor: ml.SUN_SENSOR, StarTracker: ml.STAR_TRACKER}
+_SENSOR_KINDS = SENSOR_KINDS
 # the other built-ins with a compiled form (schedules and sun sensors have conditions, see _compilable)
 _OTHER_KINDS = (QuaternionPD, BDot, MagneticPD, MomentumUnloading, ReactionWheel, Magnetorquer, TorqueSchedule, MEKF,
                 ModeManager)
@@ -83,33 +84,6 @@ def compiled_form(mission) -> bool:
     """
     laws = {c.decide_function for c in mission.components if type(c) is NumbaController}
     return len(laws) <= 1 and all(_compilable(c, mission) or type(c) is NumbaController for c in mission.components)
-
-
-def _sensor_bank(sensors) -> ml.SensorBank:
-    n = len(sensors)
-    parameters = np.zeros((n, 8))
-    bias = np.zeros((n, 3))
-    for s, sensor in enumerate(sensors):
-        if isinstance(sensor, Gyro):
-            parameters[s, :3] = sensor.arw, sensor.bias_rw, sensor.quantization
-            bias[s] = sensor.bias0
-        elif isinstance(sensor, Magnetometer):
-            parameters[s, :5] = sensor.noise, *sensor.bias, sensor.quantization
-        elif isinstance(sensor, SunSensor):
-            parameters[s, :2] = sensor.noise, sensor.quantization
-        else:
-            parameters[s, :3] = sensor.sigma_rad
-    normals = np.zeros((n, NORMALS_BLOCK))
-    for s, sensor in enumerate(sensors):
-        if sensor.draws:
-            normals[s] = sensor.rng.standard_normal(NORMALS_BLOCK)
-    return ml.SensorBank(
-        kind=np.array([_SENSOR_KINDS[type(s)] for s in sensors], dtype=np.int64),
-        period_s=np.array([s.period_s for s in sensors], dtype=float),
-        phase_s=np.array([s.phase_s for s in sensors], dtype=float),
-        next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s.readers else 1.0 for s in sensors]),
-        parameters=parameters, output=np.full((n, 12), np.nan), bias=bias, t_last_s=np.full(n, np.nan),
-        normals=normals, cursor=np.zeros(n, dtype=np.int64), draws=np.array([s.draws for s in sensors], dtype=np.int64))
 
 
 def _estimator_bank(estimators, sensor_row) -> ml.EstimatorBank:
@@ -307,11 +281,12 @@ def build(mission, sc, width: int) -> CompiledMission:
     n_wheels = len(sc.wheel_names)
     # the most events one instant can log: every schedule switch, every playback command with the saturation changes
     # it causes, every controller's commands' saturation changes, every wheel reaching its speed limit
-    per_instant = (len(schedules) + sum(3 * _most_at_once(p.commands) for p in playbacks)
+    fault_times = [(t, None) for t, _, _, _ in fault_schedule(sensors, mission.duration_s)]
+    per_instant = (len(schedules) + sum(3 * _most_at_once(p.commands) for p in playbacks) + _most_at_once(fault_times)
                    + len(controllers) * (2 * n_wheels + 1) + n_wheels + 3 * len(estimators) + 1
                    + (len(controllers) * (2 * n_wheels + 1) + 1 if manager is not None else 0))
     return CompiledMission(
-        sensors=_sensor_bank(sensors), estimators=_estimator_bank(estimators, sensor_row),
+        sensors=sensor_bank(sensors, mission.duration_s), estimators=_estimator_bank(estimators, sensor_row),
         modes=_mode_bank(manager, controllers, estimators),
         controllers=_controller_bank(controllers, sensor_row, wheel_row, mtq_row, len(sc.wheel_names), estimators),
         magnetorquers=ml.MagnetorquerBank(np.array([q.dipole_max_Am2 for q in magnetorquers]).reshape(m, 3),
@@ -371,6 +346,9 @@ def _flush(form: CompiledMission, sc, recorder) -> None:
         if kind == ml.EVENT_OUTLIER:
             recorder.event(t, "outlier", estimator=form.estimator_objects[index].name, measurement=MEASUREMENTS[what],
                            nis=float(e[4]))
+            continue
+        if kind == ml.EVENT_FAULT:
+            fault_event(recorder, t, form.sensor_objects[index], what, e[4])
             continue
         if kind == ml.EVENT_COMMAND:
             recorder.event(t, "command", actuator=form.schedule_names[index], torque_Nm=[float(v) for v in e[4:7]])
@@ -472,6 +450,4 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
             form.estimators.P[e]
         estimator.memory[:], estimator.nis[:], estimator.w_est[:] = form.estimators.memory[e], form.estimators.nis[e], \
             form.estimators.w_est[e]
-    for sensor, row in zip(form.sensor_objects, form.sensors.output):
-        axes = len(sensor.axes)
-        sensor.latest, sensor._latest_truth = row[:axes].copy(), row[6:6 + axes].copy()
+    hand_back_sensors(form.sensors, form.sensor_objects)

@@ -10,6 +10,11 @@ A controller is a :class:`Controller` subclass that implements
 3. applies the returned ``{actuator name: command}`` to the controller's
    actuators (each command is held until the next one).
 
+A cycle in which a sensor gave no output (:mod:`attsim.sensor_base`: a
+blinded star tracker, a dropout) decides nothing: the actuators hold their
+previous commands, and :meth:`Controller.without_output` lets a law forget
+what the gap makes stale (B-dot's previous field sample).
+
 A command for an actuator the controller does not own, a command the
 actuator refuses, or an exception inside ``decide`` stops the run with a
 :class:`~attsim.engine.ControllerError` naming the controller and the time;
@@ -90,6 +95,10 @@ class Controller(Component):
     def restart(self) -> None:
         """Forget what earlier cycles left (its mode started it again)."""
 
+    def without_output(self) -> None:
+        """A cycle in which a sensor gave no output: nothing is decided, the actuators hold (override to forget
+        state the gap makes stale)."""
+
     def cycle(self, sc) -> None:
         if self.mode_manager is not None:  # the mode at this instant first, whichever process SimPy serves first
             self.mode_manager.bring_up_to_date(sc)
@@ -98,8 +107,13 @@ class Controller(Component):
         self._sc = sc  # decide() of the attitude laws reads the true state when no sensor is given
         t = sc.env._now
         readings = {}
+        complete = True
         for sensor in self.sensors:
             readings[sensor.name] = sensor.sample(sc)
+            complete = complete and sensor.valid
+        if not complete:  # a sensor without output this cycle: hold the actuators
+            self.without_output()
+            return
         try:
             commands = self.decide(t, readings)
         except AttsimError:

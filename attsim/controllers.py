@@ -75,6 +75,9 @@ class BDot(Controller):
     def restart(self) -> None:
         self._previous = None  # a restarted B-dot's first cycle only samples again
 
+    def without_output(self) -> None:
+        self._previous = None  # the next good sample starts the difference afresh (a gap is not one period)
+
     def decide(self, t_s, readings):
         b = tuple(readings[self._mag])
         previous, self._previous = self._previous, b

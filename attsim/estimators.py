@@ -16,7 +16,11 @@ order of same-time events does not matter.
 
 The reference vectors of the updates are the mission's own field and Sun
 models (the environment table), i.e. a perfect on-board model; the
-magnetometer's constant bias is not estimated.
+magnetometer's constant bias is not estimated, nor are the sensors'
+misalignments and scale factors (the filter takes the nominal mounting, as
+flight software would). A sample without output (NaN: a blinded star
+tracker, a dropout) is skipped, neither used nor an outlier; a gyro without
+output is replaced by its last good reading (:func:`~attsim.mekf.mekf_cycle`).
 """
 
 from __future__ import annotations
@@ -182,6 +186,7 @@ class MEKF(LazyCycle):
         self.memory = new_memory(self.q0 is not None)
         self.nis = np.full(3, np.nan)
         self.w_est = np.full(3, np.nan)
+        self._sun_matrix = self.sun_sensor.sun_matrix.ravel() if self.sun_sensor is not None else np.zeros(18)
         self.reset_cycles()
 
     def cycle(self, sc, t: float, k: int) -> None:
@@ -198,13 +203,13 @@ class MEKF(LazyCycle):
                               st is not None, st if st is not None else np.zeros(4),
                               mag is not None, mag if mag is not None else zeros3,
                               e["B_I"] if mag is not None else zeros3,
-                              css is not None, css if css is not None else np.zeros(6),
+                              css is not None, css if css is not None else np.zeros(6), self._sun_matrix,
                               e["sun"] if css is not None else zeros3, self.parameters, self.nis)
         if rejected:
             for label, nis, count in zip(MEASUREMENTS, self.nis, self.memory[5:8]):
                 if nis > self.parameters[7] and count > 0:
                     sc._log(t, "outlier", estimator=self.name, measurement=label, nis=float(nis))
-        self.w_est = w_meas - self.bias_rad_s
+        self.w_est = self.memory[2:5] - self.bias_rad_s  # the last good gyro reading (this one when it has output)
 
     def attitude(self) -> tuple:
         """``q̂_IB`` of the latest cycle."""

@@ -192,12 +192,22 @@ SUN_VECTOR_MIN = 0.1
 
 
 @njit(**_JIT)
-def sun_vector(css):
-    """``(I+x − I−x, I+y − I−y, I+z − I−z)`` of the six cosine detectors, normalised; zeros when too dim.
+def _row(E, i, css):
+    k = 6 * i
+    return E[k] * css[0] + E[k + 1] * css[1] + E[k + 2] * css[2] + E[k + 3] * css[3] + E[k + 4] * css[4] \
+        + E[k + 5] * css[5]
 
-    With ideal detectors ``max(0, ±s)`` the differences are ``s`` itself.
+
+@njit(**_JIT)
+def sun_vector(css, sun_matrix):
+    """``E I`` of the six cosine detectors' outputs ``I``, normalised; zeros when too dim or without output.
+
+    ``E`` (3 x 6, row by row: 18 values) is the sun sensor's
+    :attr:`~attsim.sensors.SunSensor.sun_matrix` (its nominal normals, body
+    axes); with the default normals ``E I`` is ``(I+x − I−x, I+y − I−y,
+    I+z − I−z)``, and with ideal detectors ``s`` itself.
     """
-    sx, sy, sz = css[0] - css[1], css[2] - css[3], css[4] - css[5]
+    sx, sy, sz = _row(sun_matrix, 0, css), _row(sun_matrix, 1, css), _row(sun_matrix, 2, css)
     norm = math.sqrt(sx * sx + sy * sy + sz * sz)
     if not (norm >= SUN_VECTOR_MIN):
         return (0.0, 0.0, 0.0)
@@ -210,7 +220,7 @@ TRIAD_MIN_SINE = math.sin(math.radians(5.0))
 
 
 @njit(**_JIT)
-def triad_start(q, P, b_mag, r_mag, css, r_sun, params):
+def triad_start(q, P, b_mag, r_mag, css, sun_matrix, r_sun, params):
     """Start ``q̂`` from TRIAD on the field and the Sun direction; False (nothing changed) when it cannot.
 
     The anchor (the vector TRIAD matches exactly) is the one with the
@@ -220,7 +230,7 @@ def triad_start(q, P, b_mag, r_mag, css, r_sun, params):
     filter's initial ``σ²`` with no correlation to the bias, since the
     attitude no longer comes from the propagation that built the rest.
     """
-    s = sun_vector(css)
+    s = sun_vector(css, sun_matrix)
     nb = math.sqrt(b_mag[0] * b_mag[0] + b_mag[1] * b_mag[1] + b_mag[2] * b_mag[2])
     nr = math.sqrt(r_mag[0] * r_mag[0] + r_mag[1] * r_mag[1] + r_mag[2] * r_mag[2])
     if (s[0] == 0.0 and s[1] == 0.0 and s[2] == 0.0) or not (nb > 0.0 and nr > 0.0):
@@ -247,7 +257,7 @@ def triad_start(q, P, b_mag, r_mag, css, r_sun, params):
 # after this many rejections in a row a measurement kind is taken whatever its innovation: an estimate that drifted
 # away from the measurements would otherwise shut them all out for good (filter lock-out)
 LOCKOUT_REJECTIONS = 5
-# ``mekf_cycle``'s memory: t of the last propagation, initialised flag, previous gyro reading (3), rejections in a
+# ``mekf_cycle``'s memory: t of the last propagation, initialised flag, last good gyro reading (3), rejections in a
 # row of each measurement kind (3)
 MEMORY_SIZE = 8
 
@@ -273,34 +283,55 @@ def _count(memory, i, accepted):
 
 
 @njit(**_JIT)
-def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_mag, use_sun, css, r_sun, params,
-               nis_out):
+def _finite(v, n):
+    for i in range(n):
+        if not math.isfinite(v[i]):
+            return False
+    return True
+
+
+@njit(**_JIT)
+def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_mag, use_sun, css, sun_matrix, r_sun,
+               params, nis_out):
     """One estimator cycle at ``t_s``: propagate with the gyro, then update with this cycle's measurements.
 
     The rate over the interval since the last cycle is the mean of the gyro
     readings at its two ends (the readings are instantaneous rates: the
     trapezoid keeps the attitude propagation second-order accurate while the
-    body accelerates). ``memory`` is :func:`new_memory`'s. An estimator
-    without an initial attitude takes its first star-tracker quaternion as
-    it or, without a star tracker, starts from TRIAD on the first cycle
-    that measures both the field and the Sun (:func:`triad_start`); until
-    then ``q̂`` stays as it was (NaN) and nothing is updated. ``nis_out``
-    (3,) gets the NIS of the star-tracker, magnetometer and Sun updates of
-    this cycle (NaN where none was made). A measurement kind rejected
-    :data:`LOCKOUT_REJECTIONS` times in a row is accepted the next time.
-    Returns how many measurements were rejected. The sun sensor's six
-    detector outputs ``css`` give a direction by :func:`sun_vector` (no
-    update when it is too dim, in eclipse).
+    body accelerates). ``memory`` is :func:`new_memory`'s; its entries 2-4
+    keep the last good gyro reading, which stands in for a reading without
+    output (NaN: a gyro dropout) — the filter keeps propagating and its
+    covariance keeps growing — and is the rate the estimator reports. An
+    estimator without an initial attitude takes its first star-tracker
+    quaternion as it or, without a star tracker, starts from TRIAD on the
+    first cycle that measures both the field and the Sun
+    (:func:`triad_start`); until then ``q̂`` stays as it was (NaN) and
+    nothing is updated. ``nis_out`` (3,) gets the NIS of the star-tracker,
+    magnetometer and Sun updates of this cycle (NaN where none was made: a
+    measurement without output is skipped, neither used nor rejected). A
+    measurement kind rejected :data:`LOCKOUT_REJECTIONS` times in a row is
+    accepted the next time. Returns how many measurements were rejected.
+    The sun sensor's six detector outputs ``css`` give a direction by
+    :func:`sun_vector` with its ``sun_matrix`` (no update when it is too
+    dim, in eclipse).
     """
+    if _finite(w_meas, 3):
+        wx, wy, wz = w_meas[0], w_meas[1], w_meas[2]
+    elif math.isnan(memory[2]):  # no good reading yet: the body taken at rest until one comes
+        wx = wy = wz = 0.0
+    else:
+        wx, wy, wz = memory[2], memory[3], memory[4]
     if not math.isnan(memory[0]):
         dt = t_s - memory[0]
         if dt > 0.0:
-            w_mid = (0.5 * (memory[2] + w_meas[0]), 0.5 * (memory[3] + w_meas[1]), 0.5 * (memory[4] + w_meas[2]))
+            w_mid = (0.5 * (memory[2] + wx), 0.5 * (memory[3] + wy), 0.5 * (memory[4] + wz))
             mekf_propagate(q, bias, P, w_mid, dt, params[0], params[1])
     memory[0] = t_s
-    memory[2], memory[3], memory[4] = w_meas[0], w_meas[1], w_meas[2]
+    memory[2], memory[3], memory[4] = wx, wy, wz
     nis_out[0] = nis_out[1] = nis_out[2] = np.nan
     rejected = 0
+    use_st = use_st and _finite(q_st, 4)
+    use_mag = use_mag and _finite(b_mag, 3)
     if use_st:
         if memory[1] == 0.0:
             for i in range(4):
@@ -312,7 +343,7 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
             nis_out[0] = nis
             rejected += _count(memory, 0, ok)
     if memory[1] == 0.0 and use_mag and use_sun:  # no star tracker: the first usable field and Sun pair
-        if triad_start(q, P, b_mag, r_mag, css, r_sun, params):
+        if triad_start(q, P, b_mag, r_mag, css, sun_matrix, r_sun, params):
             memory[1] = 1.0
             return rejected  # they made the attitude: updating with them again would count them twice
     if memory[1] == 0.0:  # no attitude yet: nothing to linearise about
@@ -322,7 +353,7 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
         nis_out[1] = nis
         rejected += _count(memory, 1, ok)
     if use_sun:
-        s = sun_vector(css)
+        s = sun_vector(css, sun_matrix)
         if s[0] != 0.0 or s[1] != 0.0 or s[2] != 0.0:
             nis, ok = mekf_update_vector(q, bias, P, s, r_sun, params[6], _gated(memory, 2, params[7]))
             nis_out[2] = nis

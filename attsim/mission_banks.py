@@ -11,7 +11,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "QPD_WHEELS",
+__all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", "NORMALS_PER_SAMPLE", "TRUTH_COLUMN",
+           "VALID_COLUMN", "HELD_COLUMN", "OUTPUT_WIDTH", "REAL_PLAIN", "REAL_Q_TRUE", "REAL_Q_NOMINAL", "REAL_SCALE",
+           "REAL_OFFSET", "REAL_REPORTS_VALID", "REAL_NORMALS_TRUE", "REAL_NORMALS_NOMINAL", "REAL_SUN_MATRIX",
+           "REALISM_WIDTH", "BOUNDARY_T", "BOUNDARY_SENSOR", "BOUNDARY_FAULT", "BOUNDARY_END", "BOUNDARY_WIDTH",
+           "EVENT_FAULT", "QPD_WHEELS",
            "QPD_MAGNETORQUER", "BDOT_RATE", "BDOT_DIRECTION", "MAGNETIC_PD", "USER", "UNLOAD", "ROW_SENSOR",
            "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "ROW_ESTIMATOR", "ROW_MODE",
            "EVENT_MODE", "ModeBank", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK",
@@ -23,12 +27,24 @@ __all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", 
 GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
 SENSOR_AXES = (3, 3, 6, 4)
 NORMALS_PER_SAMPLE = (6, 3, 6, 3)
+# a sensor's output row: the measurement from column 0, the truth from TRUTH_COLUMN, 1/0 output or none, the last
+# good output (HELD_COLUMN, six)
+TRUTH_COLUMN, VALID_COLUMN, HELD_COLUMN, OUTPUT_WIDTH = 6, 12, 13, 19
+# a sensor's realism row (attsim.sensor_models): 1.0 when every setting is at its default (the bare models run),
+# q_BS_true and q_BS, scale factor errors, constant offsets (a star tracker's attitude bias, rad; a sun sensor's
+# detector biases), 1.0 when it writes <name>_valid, a sun sensor's detector normals in body axes (true and
+# nominal, 6 x 3 each, row by row) and its sun matrix (3 x 6, row by row)
+(REAL_PLAIN, REAL_Q_TRUE, REAL_Q_NOMINAL, REAL_SCALE, REAL_OFFSET, REAL_REPORTS_VALID, REAL_NORMALS_TRUE,
+ REAL_NORMALS_NOMINAL, REAL_SUN_MATRIX, REALISM_WIDTH) = 0, 1, 5, 9, 15, 21, 22, 40, 58, 76
+# a fault boundary row: its time, sensor row, fault index in that sensor's table, 1.0 at the end / 0.0 at the start
+BOUNDARY_T, BOUNDARY_SENSOR, BOUNDARY_FAULT, BOUNDARY_END, BOUNDARY_WIDTH = 0, 1, 2, 3, 4
 # controller kinds
 QPD_WHEELS, QPD_MAGNETORQUER, BDOT_RATE, BDOT_DIRECTION, MAGNETIC_PD, USER, UNLOAD = 0, 1, 2, 3, 4, 5, 6
 # what a component writes to a telemetry row
 ROW_SENSOR, ROW_SCHEDULE, ROW_MAGNETORQUER, ROW_WHEEL, ROW_NOTHING, ROW_POINTING, ROW_ESTIMATOR, ROW_MODE = range(8)
 # event rows: (t, kind, what, component index, v0, v1, v2, unused)
 EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND, EVENT_PLAYBACK, EVENT_OUTLIER, EVENT_MODE = 0, 1, 2, 3, 4, 5
+EVENT_FAULT = 6  # (t, EVENT_FAULT, fault index, sensor row, 1.0 at its end / 0.0 at its start, ...)
 WHAT_TORQUE, WHAT_SPEED, WHAT_DIPOLE = 0, 1, 2
 # why the loop returned
 DONE, ROWS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, EVENTS_FULL, USER_FAULT = 0, 1, 2, 3, 4, 5, 6
@@ -38,12 +54,17 @@ DONE, ROWS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, EVENTS_FULL, USER_FAULT = 0, 1, 
 
 class SensorBank(NamedTuple):
     """One row per sensor. ``parameters`` by kind: gyro (arw, bias_rw, quantization); magnetometer (noise,
-    bias x y z, quantization); sun sensor (noise, quantization); star tracker (sigma x y z, rad).
-    ``output`` holds the latest measurement (first columns) and truth (from column 6), NaN before the
-    first sample; ``t_last_s`` the time of the last sample (NaN before the first: readers at one instant share a
-    sample, and the gyro's noise spans the time since it); ``normals`` a block of standard normal draws consumed
-    from ``cursor``, ``draws`` per sample (``NORMALS_PER_SAMPLE`` of the kind, or 0 for a noise-free sensor,
-    whose block is zeros)."""
+    bias x y z, quantization); sun sensor (noise, quantization, cos of the field of view); star tracker (sigma
+    x y z, rad; Sun and Earth exclusion half-angles, rad, NaN for none).
+    ``output`` holds the latest measurement (first columns), truth (from ``TRUTH_COLUMN``), 1/0 for an output or
+    none (``VALID_COLUMN``) and the last good output, a stuck sensor's (from ``HELD_COLUMN``), NaN (and 0) before
+    the first sample; ``t_last_s`` the time of the last sample (NaN before the first: readers at one instant share
+    a sample, and the gyro's noise spans the time since it); ``normals`` a block of standard normal draws consumed
+    from ``cursor``, ``draws`` per sample (``NORMALS_PER_SAMPLE`` of the kind, or 0 for a noise-free sensor, whose
+    block is zeros). ``realism``: mounting, scale factors, offsets, detectors (the ``REAL_*`` columns);
+    ``faults[s]`` the sensor's fault table (:func:`attsim.sensor_faults.fault_table`, padded); ``boundaries`` every
+    fault boundary of the mission in logging order (the ``BOUNDARY_*`` columns). The realism lives in a few wide
+    arrays: every array of a bank costs each call of a compiled function that takes the bank."""
 
     kind: np.ndarray
     period_s: np.ndarray
@@ -57,7 +78,9 @@ class SensorBank(NamedTuple):
     normals: np.ndarray
     cursor: np.ndarray
     draws: np.ndarray
-
+    realism: np.ndarray
+    faults: np.ndarray
+    boundaries: np.ndarray
 
 class ControllerBank(NamedTuple):
     """One row per controller. ``parameters``: kp (4), kd (5), gain (6: B-dot, unloading; QPD: null-space gain),
@@ -105,7 +128,7 @@ class EstimatorBank(NamedTuple):
     ``gyro`` (a sensor row) and each measurement sensor ``meas[e, i]`` (star tracker, magnetometer, sun sensor; -1
     none) at cycles ``offset + j every``. ``parameters`` in :data:`attsim.mekf.PARAMETERS` order; the state ``q``,
     ``bias``, ``P``, the cycle ``memory`` (:func:`attsim.mekf.new_memory`), the last cycle's ``nis`` and the rate
-    estimate ``w_est`` (gyro reading minus bias) are updated in place."""
+    estimate ``w_est`` (the last good gyro reading minus bias) are updated in place."""
 
     period_s: np.ndarray
     phase_s: np.ndarray

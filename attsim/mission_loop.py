@@ -37,14 +37,14 @@ from .mission_banks import (BDOT_RATE, EVENT_MODE, ROW_MODE, UNLOAD, DIVERGED, D
                             EVENT_COMMAND, EVENT_PLAYBACK, EVENT_SATURATION, EVENT_SATURATION_END, GIMBAL_LOCK,
                             MAGNETIC_PD, PLAYBACK_WHEEL, QPD_MAGNETORQUER, QPD_WHEELS, REFILL, ROWS_FULL,
                             ROW_ESTIMATOR, ROW_MAGNETORQUER, ROW_POINTING, ROW_SCHEDULE, ROW_SENSOR, ROW_WHEEL,
-                            SENSOR_AXES,
+                            SENSOR_AXES, TRUTH_COLUMN, VALID_COLUMN, BDOT_DIRECTION, REAL_REPORTS_VALID,
                             USER, USER_FAULT,
                             WHAT_DIPOLE, WHAT_SPEED, WHAT_TORQUE)
 from .plant import PlantInputs
 from .pointing import reference_now
 from .timegrid import grid_time
-from .mission_steps import (estimate, estimator_due, estimator_sensors_ready, law_attitude, log_event, mode_check,
-                            mode_due, sample_sensor, write_estimator)
+from .mission_steps import (estimate, estimator_due, estimator_sensors_ready, law_attitude, log_event, log_faults,
+                            mode_check, mode_due, next_fault_boundary, sample_sensor, write_estimator)
 
 __all__ = ["mission_loop", "no_user_decide", "bind_user_law", "user_cycle_template"]
 
@@ -143,6 +143,16 @@ def _reading3(sensors, s, offset):
 
 
 @njit(**_JIT)
+def _any_without_output(controllers, c, sensors):
+    """True when a sensor controller ``c`` samples gave no output this cycle (the controller then holds)."""
+    for i in range(controllers.samples.shape[1]):
+        s = controllers.samples[c, i]
+        if s >= 0 and sensors.output[s, VALID_COLUMN] == 0.0:
+            return True
+    return False
+
+
+@njit(**_JIT)
 def _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t, q, w, env_t, env_v, buffers):
     """One control cycle of controller ``c`` at ``t``: sample, decide, command. False: a sensor needs normals."""
     for i in range(controllers.samples.shape[1]):
@@ -150,6 +160,10 @@ def _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t, q, w, 
         if s >= 0 and not sample_sensor(sensors, s, t, q, w, env_t, env_v):
             return False
     kind = controllers.kind[c]
+    if _any_without_output(controllers, c, sensors):  # decide nothing, the actuators hold (attsim.control)
+        if kind == BDOT_RATE or kind == BDOT_DIRECTION:
+            controllers.memory[c, 3] = 0.0  # the next good sample starts the difference afresh
+        return True
     p = controllers.parameters[c]
     role_w, role_b = controllers.roles[c, 1], controllers.roles[c, 2]
     q_in = law_attitude(controllers, c, sensors, estimators, q)
@@ -232,8 +246,11 @@ def _write_row(telemetry, sensors, controllers, estimators, modes, schedules, ma
             axes = SENSOR_AXES[sensors.kind[index]]
             for a in range(axes):
                 row[col + a] = sensors.output[index, a]
-                row[col + axes + a] = sensors.output[index, 6 + a]
+                row[col + axes + a] = sensors.output[index, TRUTH_COLUMN + a]
             col += 2 * axes
+            if sensors.realism[index, REAL_REPORTS_VALID] != 0.0:
+                row[col] = sensors.output[index, VALID_COLUMN]
+                col += 1
         elif what == ROW_SCHEDULE:
             for a in range(3):
                 row[col + a] = schedules.current_Nm[index, a]
@@ -368,6 +385,8 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
         for k in range(playback.count.shape[0]):
             if playback.next_k[k] < playback.count[k] and playback.times_s[k, playback.next_k[k]] < t_next:
                 t_next = playback.times_s[k, playback.next_k[k]]
+        if sensors.boundaries.shape[0] > 0:  # sensor faults begin and end at instants of their own
+            t_next = min(t_next, next_fault_boundary(sensors, t_now))
         k_row = telemetry.next_k[0]
         t_row = min(grid_time(0.0, k_row, telemetry.dt_s), duration) if k_row >= 0 else inf
         if t_row < t_next:
@@ -406,6 +425,8 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
                     s = controllers.samples[c, i]
                     if s >= 0 and sensors.cursor[s] + sensors.draws[s] > sensors.normals.shape[1]:
                         return state, t_now, REFILL, t_now
+        if t_now > 0.0 and sensors.boundaries.shape[0] > 0:  # fault events come first at their time (at t = 0:
+            log_faults(sensors, t_now, buffers)  # after what the components do at their start)
         for k in range(schedules.count.shape[0]):
             j = schedules.next_k[k]
             if j < schedules.count[k] and schedules.times_s[k, j] == t_now:
@@ -446,12 +467,15 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
                     for i in range(controllers.samples.shape[1]):
                         if controllers.samples[c, i] >= 0:
                             sample_sensor(sensors, controllers.samples[c, i], t_now, q, w, inputs.env_t, inputs.env_v)
-                    if not user_cycle(controllers, c, sensors, wheels, magnetorquers, t_now, w, buffers):  # noqa: F821
+                    if not _any_without_output(controllers, c, sensors) and \
+                            not user_cycle(controllers, c, sensors, wheels, magnetorquers, t_now, w, buffers):  # noqa: F821
                         return state, t_now, USER_FAULT, float(c)
                 else:
                     _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t_now, q, w, inputs.env_t,
                            inputs.env_v, buffers)
                 controllers.next_k[c] += 1
+        if t_now == 0.0 and sensors.boundaries.shape[0] > 0:
+            log_faults(sensors, t_now, buffers)
         inputs = held_inputs(inputs, t_now, wheels, magnetorquers, schedules)
         if t_row == t_now:
             _write_row(telemetry, sensors, controllers, estimators, modes, schedules, magnetorquers, wheels, t_now, q,

@@ -14,19 +14,24 @@ import numpy as np
 
 from ._jit import LOOP_CALLED, LOOP_INLINED, njit
 from .dynamics import qconj, qrotate
-from .environment.table import B_I, P_SRP, SUN, lerp1, lerp3, table_cell
+from .environment.table import B_I, P_SRP, R, SUN, lerp1, lerp3, table_cell
 from .mekf import mekf_cycle
 from .actuator_models import wheel_speed
-from .mission_banks import EVENT_OUTLIER, GYRO, MAGNETOMETER, SUN_SENSOR
+from .mission_banks import (BOUNDARY_END, BOUNDARY_FAULT, BOUNDARY_SENSOR, BOUNDARY_T, EVENT_FAULT, EVENT_OUTLIER,
+                            GYRO, HELD_COLUMN, MAGNETOMETER, REAL_NORMALS_NOMINAL, REAL_NORMALS_TRUE, REAL_OFFSET,
+                            REAL_PLAIN, REAL_Q_NOMINAL, REAL_Q_TRUE, REAL_SCALE, REAL_SUN_MATRIX, SUN_SENSOR,
+                            VALID_COLUMN)
 from .guidance_kernels import error_angle_deg
 from .modes import IN_ECLIPSE, IN_SUNLIGHT, POINTING_BELOW, RATE_ABOVE, RATE_BELOW, TIMEOUT, WHEEL_SPEED_ABOVE
 from .pointing import reference_now
 from .timegrid import grid_time
-from .sensor_models import (gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
-                            sun_sensor_measure, sun_sensor_truth)
+from .sensor_faults import faults_at
+from .sensor_models import (gyro_measure, gyro_sample, magnetometer_measure, magnetometer_sample, star_tracker_blinded,
+                            star_tracker_measure, star_tracker_sample, sun_sensor_any_light, sun_sensor_detect,
+                            sun_sensor_measure, sun_sensor_signals, sun_sensor_truth)
 
-__all__ = ["log_event", "sample_sensor", "estimator_due", "estimator_sensors_ready", "estimate", "write_estimator",
-           "mode_due", "mode_check", "law_attitude"]
+__all__ = ["log_event", "log_faults", "next_fault_boundary", "sample_sensor", "estimator_due",
+           "estimator_sensors_ready", "estimate", "write_estimator", "mode_due", "mode_check", "law_attitude"]
 
 # attsim._jit: what runs every cycle or instant is inlined into the loop, the rest called; neither counts references
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
@@ -45,8 +50,51 @@ def log_event(buffers, t, kind, what, index, v0, v1, v2):
 
 
 @njit(**_JIT)
+def _keep_output(out, m, width, dropout, stuck, blinded):
+    """The sample's output into the sensor's ``out`` row (:meth:`attsim.sensor_base.Sensor.output`): ``m``, the
+    held output of a stuck sensor, or NaN without output; dropout over stuck over blinding."""
+    if dropout or (blinded and not stuck):
+        for i in range(width):
+            out[i] = np.nan
+        out[VALID_COLUMN] = 0.0
+    elif stuck:
+        for i in range(width):
+            out[i] = out[HELD_COLUMN + i]
+        out[VALID_COLUMN] = 0.0 if math.isnan(out[HELD_COLUMN]) else 1.0
+    else:
+        for i in range(width):
+            out[i] = m[i]
+            out[HELD_COLUMN + i] = m[i]
+        out[VALID_COLUMN] = 1.0
+
+
+@njit(**_JIT)
+def next_fault_boundary(sensors, t):
+    """The time of the first fault boundary after ``t`` (infinity when none is left)."""
+    times = sensors.boundaries[:, BOUNDARY_T]
+    k = np.searchsorted(times, t, side="right")
+    return times[k] if k < times.shape[0] else np.inf
+
+
+@njit(**_JIT)
+def log_faults(sensors, t, buffers):
+    """Log the fault boundaries at ``t`` (in :func:`attsim.sensor_faults.fault_schedule` order)."""
+    b = sensors.boundaries
+    for k in range(np.searchsorted(b[:, BOUNDARY_T], t, side="left"), b.shape[0]):
+        if b[k, BOUNDARY_T] != t:
+            break
+        log_event(buffers, t, EVENT_FAULT, int(b[k, BOUNDARY_FAULT]), int(b[k, BOUNDARY_SENSOR]), b[k, BOUNDARY_END],
+                  0.0, 0.0)
+
+
+@njit(**_JIT)
 def sample_sensor(sensors, s, t, q, w, env_t, env_v):
-    """Take sensor ``s``'s measurement at ``t`` from the true state; returns False when it needs more normals."""
+    """Take sensor ``s``'s measurement at ``t`` from the true state; returns False when it needs more normals.
+
+    A ``plain`` sensor (every realism setting at its default: mounting,
+    scale factor, biases, detectors, no faults) runs the bare models, which
+    the mounted ones equal to the bit for it, at their lower cost.
+    """
     if sensors.t_last_s[s] == t:  # several readers at one instant share its sample
         return True
     kind = sensors.kind[s]
@@ -57,42 +105,82 @@ def sample_sensor(sensors, s, t, q, w, env_t, env_v):
     n = sensors.normals[s]
     p = sensors.parameters[s]
     out = sensors.output[s]
+    r = sensors.realism[s]
+    plain = r[REAL_PLAIN] != 0.0
+    q_true = (r[REAL_Q_TRUE], r[REAL_Q_TRUE + 1], r[REAL_Q_TRUE + 2], r[REAL_Q_TRUE + 3])
+    q_nom = (r[REAL_Q_NOMINAL], r[REAL_Q_NOMINAL + 1], r[REAL_Q_NOMINAL + 2], r[REAL_Q_NOMINAL + 3])
+    if plain:
+        dropout = stuck = False
+        extra = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    else:
+        dropout, stuck, extra = faults_at(sensors.faults[s], t)
+    k_ = r[REAL_SCALE:REAL_SCALE + 6]
+    o = r[REAL_OFFSET:REAL_OFFSET + 6]
     if kind == GYRO:
         # the first sample has no elapsed time: its noise spans one nominal period and the bias has not walked
         first = math.isnan(sensors.t_last_s[s])
         dt = sensors.period_s[s] if first else t - sensors.t_last_s[s]
         if dt > 0.0:
             b = (sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2])
-            m, b_new = gyro_measure(w, b, dt, p[0], 0.0 if first else p[1],
-                                    (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5]), p[2])
+            draws = (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5])
+            if plain:
+                m, b_new = gyro_measure(w, b, dt, p[0], 0.0 if first else p[1], draws, p[2])
+            else:
+                m, b_new = gyro_sample(w, b, dt, p[0], 0.0 if first else p[1], draws, p[2], q_true, q_nom,
+                                       (k_[0], k_[1], k_[2]), (extra[0], extra[1], extra[2]))
             sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2] = b_new
             sensors.cursor[s] = c + need
-            out[0], out[1], out[2] = m
             out[6], out[7], out[8] = w
+            _keep_output(out, m, 3, dropout, stuck, False)
     elif kind == MAGNETOMETER:
         k, f = table_cell(env_t, t)
         b_B = qrotate(qconj(q), lerp3(env_v, k, f, B_I))
-        m = magnetometer_measure(b_B, (p[1], p[2], p[3]), p[0], (n[c], n[c + 1], n[c + 2]), p[4])
+        if plain:
+            m = magnetometer_measure(b_B, (p[1], p[2], p[3]), p[0], (n[c], n[c + 1], n[c + 2]), p[4])
+        else:
+            m = magnetometer_sample(b_B, (p[1], p[2], p[3]), p[0], (n[c], n[c + 1], n[c + 2]), p[4], q_true, q_nom,
+                                    (k_[0], k_[1], k_[2]), (extra[0], extra[1], extra[2]))
         sensors.cursor[s] = c + need
-        out[0], out[1], out[2] = m
         out[6], out[7], out[8] = b_B
+        _keep_output(out, m, 3, dropout, stuck, False)
     elif kind == SUN_SENSOR:
         k, f = table_cell(env_t, t)
-        truth = sun_sensor_truth(qrotate(qconj(q), lerp3(env_v, k, f, SUN)), lerp1(env_v, k, f, P_SRP) > 0.0)
-        if sun_sensor_any_light(truth):
-            m = sun_sensor_measure(truth, p[0], (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5]), p[1])
+        lit = lerp1(env_v, k, f, P_SRP) > 0.0
+        s_B = qrotate(qconj(q), lerp3(env_v, k, f, SUN))
+        if plain:
+            truth = signals = sun_sensor_truth(s_B, lit)
+        else:
+            truth = sun_sensor_signals(s_B, lit, r[REAL_NORMALS_NOMINAL:REAL_NORMALS_NOMINAL + 18], p[2])
+            signals = sun_sensor_signals(s_B, lit, r[REAL_NORMALS_TRUE:REAL_NORMALS_TRUE + 18], p[2])
+        if sun_sensor_any_light(signals):
+            draws = (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5])
+            if plain:
+                m = sun_sensor_measure(signals, p[0], draws, p[1])
+            else:
+                bias = (o[0] + extra[0], o[1] + extra[1], o[2] + extra[2], o[3] + extra[3], o[4] + extra[4],
+                        o[5] + extra[5])
+                m = sun_sensor_measure(sun_sensor_detect(signals, k_, bias), p[0], draws, p[1])
             sensors.cursor[s] = c + need
         else:
-            m = truth
+            m = signals
         for i in range(6):
-            out[i] = m[i]
             out[6 + i] = truth[i]
+        _keep_output(out, m, 6, dropout, stuck, False)
     else:
-        m = star_tracker_measure(q, (p[0], p[1], p[2]), (n[c], n[c + 1], n[c + 2]))
+        if plain:
+            m = star_tracker_measure(q, (p[0], p[1], p[2]), (n[c], n[c + 1], n[c + 2]))
+        else:
+            m = star_tracker_sample(q, (p[0], p[1], p[2]), (n[c], n[c + 1], n[c + 2]), q_true, q_nom,
+                                    (o[0] + extra[0], o[1] + extra[1], o[2] + extra[2]))
         sensors.cursor[s] = c + need
+        blinded = False
+        if not (math.isnan(p[3]) and math.isnan(p[4])):  # an exclusion cone
+            k, f = table_cell(env_t, t)
+            blinded = star_tracker_blinded(q, q_true, lerp3(env_v, k, f, SUN), lerp1(env_v, k, f, P_SRP) > 0.0,
+                                           lerp3(env_v, k, f, R), p[3], p[4])
         for i in range(4):
-            out[i] = m[i]
             out[6 + i] = q[i]
+        _keep_output(out, m, 4, dropout, stuck, blinded)
     sensors.t_last_s[s] = t
     return True
 
@@ -150,13 +238,15 @@ def estimate(estimators, e, sensors, t, q, w, env_t, env_v, buffers):
         r_mag, r_sun = lerp3(env_v, k, f, B_I), lerp3(env_v, k, f, SUN)
     p = estimators.parameters[e]
     rejected = mekf_cycle(estimators.q[e], estimators.bias[e], estimators.P[e], estimators.memory[e], t, w_meas,
-                          use_st, st, use_mag, mag, r_mag, use_sun, css, r_sun, p, estimators.nis[e])
+                          use_st, st, use_mag, mag, r_mag, use_sun, css,
+                          sensors.realism[estimators.meas[e, 2], REAL_SUN_MATRIX:REAL_SUN_MATRIX + 18], r_sun, p,
+                          estimators.nis[e])
     if rejected:
         for i in range(3):
             if estimators.nis[e, i] > p[7] and estimators.memory[e, 5 + i] > 0.0:
                 log_event(buffers, t, EVENT_OUTLIER, i, e, estimators.nis[e, i], 0.0, 0.0)
-    for i in range(3):
-        estimators.w_est[e, i] = w_meas[i] - estimators.bias[e, i]
+    for i in range(3):  # the last good gyro reading (this one when it has output)
+        estimators.w_est[e, i] = estimators.memory[e, 2 + i] - estimators.bias[e, i]
     estimators.next_k[e] += 1
 
 
@@ -171,7 +261,10 @@ def write_estimator(row, col, estimators, e, sensors):
         row[col + 7 + i] = 3.0 * math.sqrt(estimators.P[e, i, i])
         row[col + 10 + i] = 3.0 * math.sqrt(estimators.P[e, 3 + i, 3 + i])
         row[col + 13 + i] = estimators.nis[e, i]
-        row[col + 16 + i] = sensors.bias[estimators.gyro[e], i]
+    g = estimators.gyro[e]
+    a = sensors.realism[g, REAL_Q_NOMINAL:REAL_Q_NOMINAL + 4]  # the gyro's bias in body axes through its nominal
+    b = qrotate((a[0], a[1], a[2], a[3]), (sensors.bias[g, 0], sensors.bias[g, 1], sensors.bias[g, 2]))  # mounting
+    row[col + 16], row[col + 17], row[col + 18] = b
     return col + 19
 
 

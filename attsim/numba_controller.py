@@ -25,6 +25,10 @@ Write the law as a function with this signature, compiled with
     left NaN holds that actuator's previous command. An infinite entry
     stops the run with a :class:`~attsim.errors.ControllerError`.
 
+A cycle in which one of the sensors gave no output (a blinded star
+tracker, a dropout: :mod:`attsim.sensor_base`) does not call the law: its
+actuators hold their commands, and ``readings`` never holds NaN.
+
 Give the :class:`NumbaController` to a mission like any controller. When
 every component of the mission has a compiled form, the mission loop calls
 your function inside the compiled loop (one user function per mission);

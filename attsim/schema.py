@@ -17,7 +17,8 @@ STATE_COLUMNS = QUATERNION_COLUMNS + RATE_COLUMNS
 # written by the mission's first pointing controller (attsim.pointing)
 # an estimator's columns, each after its name and an underscore (attsim.estimators): the estimate q_IB, the bias
 # (rad/s), the 3-sigma bounds of attitude (rad) and bias (rad/s), the NIS of the last cycle's star-tracker,
-# magnetometer and Sun updates (NaN where none), and the gyro's true bias (rad/s)
+# magnetometer and Sun updates (NaN where none), and the gyro's true bias (rad/s, body axes through its nominal
+# mounting)
 ESTIMATOR_SUFFIXES = (("qw", "qx", "qy", "qz") + tuple(f"bias_{a}" for a in "xyz")
                       + tuple(f"sigma3_att_{a}" for a in "xyz") + tuple(f"sigma3_bias_{a}" for a in "xyz")
                       + ("nis_st", "nis_mag", "nis_sun") + tuple(f"bias_true_{a}" for a in "xyz"))

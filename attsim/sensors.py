@@ -1,26 +1,29 @@
-"""Sensors (layer 5): sampled at their own rate and phase, with noise, bias
-and quantisation, deterministic for the mission seed.
+"""The built-in sensors (layer 5): gyro, magnetometer, coarse sun sensors, star tracker.
 
-A sensor either runs its own SimPy process (sampling at ``phase_s + k /
-rate_hz``) or, when a controller uses it, is sampled by that controller
-inside its control cycle, so a cycle's measurement is taken at the cycle's
-own time and no ordering of same-time events matters. Each sample logs both
-the truth and the measurement to telemetry (``<name>_true_*`` and
-``<name>_*``; NaN before the first sample).
+Each samples at its own rate and phase, with noise, bias and quantisation,
+deterministic for the mission seed; each is mounted in the body (nominal
+``q_BS``, misalignment), has scale factor errors and biases, and takes
+time-tagged faults (:class:`~attsim.sensor_faults.SensorFault`). What every
+sensor shares — sampling, mounting, faults, "no output" — is
+:mod:`attsim.sensor_base`'s; the arithmetic is :mod:`attsim.sensor_models`'s,
+shared with the compiled mission loop.
 
-Noise models (Markley & Crassidis 2014, secs. 4.7 and 6.1):
+Noise models (Markley & Crassidis 2014, secs. 4.7 and 6.1), in the sensor's
+own axes:
 
-* gyro: ``b⁺ = b + σ_u √Δt n_u`` and ``ω_m = ω + ½ (b⁺ + b)
+* gyro: ``b⁺ = b + σ_u √Δt n_u`` and ``ω_m = (1 + k) ω + ½ (b⁺ + b)
   + √(σ_v²/Δt + σ_u² Δt/12) n_v`` with ``σ_v`` the angle random walk
   (rad/√s), ``σ_u`` the rate random walk (rad/s/√s) and ``Δt`` the time
   since the gyro's state was last propagated (whoever reads it);
-* magnetometer: ``B_m = Rᵀ B_I + b + N(0, σ²)`` (T);
-* coarse sun sensors: one cosine detector per face, ``max(0, n·s)`` plus
-  noise, dark in eclipse;
-* star tracker: ``q_m = q ⊗ exp(δθ)``, ``δθ ~ N(0, σ²)`` per body axis.
+* magnetometer: ``B_m = (1 + k) R_SB B_I + b + N(0, σ²)`` (T);
+* coarse sun sensors: six cosine detectors in three opposite pairs (by
+  default the ± faces of the sensor frame), each ``(1 + k_i) n_i·s + b_i``
+  while the Sun is inside its field of view, plus noise, dark in eclipse;
+* star tracker: ``q_m = q ⊗ exp(β) ⊗ exp(δθ)``, ``δθ ~ N(0, σ²)`` per
+  sensor axis (boresight +z), blinded inside its Sun and Earth exclusion
+  cones.
 
-Quantisation rounds the output to a multiple of the step. The arithmetic is
-that of :mod:`attsim.sensor_models`, shared with the compiled mission loop.
+Quantisation rounds the output (in the sensor's axes) to a multiple of the step.
 """
 
 from __future__ import annotations
@@ -29,136 +32,48 @@ import math
 
 import numpy as np
 
-from ._validate import (UNIT_VECTOR_TOLERANCE, callable_output, non_negative_scalar, per_axis, positive_scalar,
-                        unit_vector, vector3)
+from ._validate import (UNIT_VECTOR_TOLERANCE, callable_output, finite_array, non_negative_scalar, per_axis,
+                        real_number, unit_vector, vector3)
 from ._fastcall import entry_point
-from .component import Component, periodic
 from .dynamics import qconj, qrotate
-from .environment.table import P_SRP, SUN, lerp1, lerp3, table_cell
-from .sensor_models import (field_body, gyro_measure, magnetometer_measure, star_tracker_measure, sun_sensor_any_light,
-                            sun_sensor_measure, sun_sensor_truth)
+from .environment.table import P_SRP, R, SUN, lerp1, lerp3, table_cell
 from .errors import InputError
+from .sensor_base import IDENTITY, Sensor, scale_factor
+from .sensor_faults import SensorFault
+from .sensor_models import (SUN_SENSOR_NORMALS, field_body, gyro_measure, gyro_sample, magnetometer_measure,
+                            magnetometer_sample, star_tracker_blinded, star_tracker_measure, star_tracker_sample,
+                            sun_sensor_any_light, sun_sensor_detect, sun_sensor_measure, sun_sensor_signals,
+                            sun_sensor_truth)
 
-__all__ = ["Sensor", "Gyro", "Magnetometer", "SunSensor", "StarTracker"]
+__all__ = ["Sensor", "Gyro", "Magnetometer", "SunSensor", "StarTracker", "SensorFault"]
 
 _ARCSEC = math.pi / (180.0 * 3600.0)
-
-
-_ZEROS = (0.0,) * 6  # the draws of a noise-free sample
-SAMPLES_PER_DRAW = 256  # samples' worth of normals a sensor draws from its generator at once
-
-
-class Sensor(Component):
-    """Base of the sensors: rate, phase, the latest sample, telemetry.
-
-    Subclasses define ``truth(sc)`` (what an ideal sensor would read) and
-    ``measure(truth)`` (the corrupted reading), and ``axes`` (names of the
-    output components).
-    """
-
-    axes: tuple[str, ...] = ("x", "y", "z")
-    # per-run caches, set by start(); these defaults let measure() and normals() work before a run too
-    _draws = None
-    _drawn, _next_draw = (), 0
-    _measure_entry = None
-
-    def __init__(self, name: str, rate_hz: float, phase_s: float = 0.0):
-        self.name = name
-        self.rate_hz = positive_scalar(rate_hz, "rate_hz")
-        self.period_s = 1.0 / self.rate_hz
-        self.phase_s = non_negative_scalar(phase_s, "phase_s")
-        self.readers = []  # the controllers and estimators that sample this sensor in their own cycles
-        self.latest = None
-        self._latest_truth = None
-
-    def start(self, sc):
-        self.rng = sc.rng()
-        nan = np.full(len(self.axes), np.nan)
-        self.latest, self._latest_truth = nan, nan
-        self._draws = self.draws  # fixed for the run: read once, not at every sample
-        self._drawn, self._next_draw = [], 0
-        self._t_sample_s = None
-        self._measure_entry = None  # the measurement kernel for this run's argument types, made at the first sample
-
-    @property
-    def draws(self) -> int:
-        """Standard normal draws per sample: 0 when the sensor is noise-free (its generator is then never used)."""
-        return 0
-
-    def normals(self) -> tuple:
-        """The next sample's standard normal draws from the sensor's own generator (zeros when noise-free).
-
-        Drawn :data:`SAMPLES_PER_DRAW` samples at a time: a generator's
-        normals are the same sequence however many are drawn per call (the
-        compiled loop draws in blocks too), and one call per sample would
-        cost more than the sample.
-        """
-        n = self._draws
-        if n is None:
-            n = self._draws = self.draws
-        if not n:
-            return _ZEROS
-        k = self._next_draw
-        if k == len(self._drawn):
-            self._drawn, k = self.rng.standard_normal(n * SAMPLES_PER_DRAW).tolist(), 0
-        self._next_draw = k + n
-        return tuple(self._drawn[k:k + n])
-
-    def sample(self, sc) -> np.ndarray:
-        """Take a measurement now (advances the plant), remember and return it.
-
-        ``truth(sc)`` and ``measure(truth)`` work on tuples (the compiled
-        models' arguments); the measurement is kept as an array, what readers
-        get; the truth only goes to telemetry, so it stays a tuple.
-        """
-        t = sc.env._now
-        if self._t_sample_s == t:  # several readers at one instant share its sample
-            return self.latest
-        self._t_sample_s = t
-        truth = self.truth(sc)
-        self._latest_truth = truth
-        self.latest = np.array(self.measure(truth))
-        return self.latest
-
-    def add_reader(self, reader) -> None:
-        """``reader`` (a controller or an estimator) samples this sensor in its cycles, so it stops running alone.
-
-        A sensor may have several readers (a magnetometer read by a B-dot law,
-        a pointing law and an estimator): it is sampled once at each instant
-        any of them reads it, and every reader at that instant gets that sample.
-        """
-        if reader not in self.readers:
-            self.readers.append(reader)
-
-    def processes(self, env, sc):
-        if self.readers:
-            return []
-        return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.sample(sc))]
-
-    def columns(self):
-        return [f"{self.name}_{a}" for a in self.axes] + [f"{self.name}_true_{a}" for a in self.axes]
-
-    def values(self, sc):
-        latest, truth = self.latest, self._latest_truth  # arrays or sequences (a user's sensor may keep either)
-        return [*(latest.tolist() if type(latest) is np.ndarray else latest),
-                *(truth.tolist() if type(truth) is np.ndarray else truth)]
+_ZEROS = (0.0,) * 6
+_NO_MISALIGNMENT = (0.0, 0.0, 0.0)
 
 
 class Gyro(Sensor):
-    """Rate gyro: angle random walk, bias with rate random walk, quantisation.
+    """Rate gyro: angle random walk, bias with rate random walk, quantisation, mounting, scale factor, faults.
 
-    Parameters: ``arw_rad_sqrt_s`` (σ_v), ``bias_rad_s`` (initial bias),
-    ``bias_rw_rad_s_sqrt_s`` (σ_u), ``quantization_rad_s``.
+    Parameters: ``arw_rad_sqrt_s`` (σ_v), ``bias_rad_s`` (initial bias, gyro
+    axes), ``bias_rw_rad_s_sqrt_s`` (σ_u), ``quantization_rad_s``;
+    ``q_BS``, ``misalignment_rad`` (see :mod:`attsim.sensor_base`),
+    ``scale_factor_error`` (one or three, the gain ``1 + k``), ``faults``
+    (bias jumps of 3 values, rad/s).
     """
 
     def __init__(self, rate_hz: float, arw_rad_sqrt_s: float = 0.0, bias_rad_s=(0.0, 0.0, 0.0),
                  bias_rw_rad_s_sqrt_s: float = 0.0, quantization_rad_s: float = 0.0, phase_s: float = 0.0,
-                 name: str = "gyro"):
+                 name: str = "gyro", *, q_BS=IDENTITY, misalignment_rad=_NO_MISALIGNMENT, scale_factor_error=0.0,
+                 faults=()):
         super().__init__(name, rate_hz, phase_s)
         self.arw = non_negative_scalar(arw_rad_sqrt_s, "arw_rad_sqrt_s")
         self.bias0 = vector3(bias_rad_s, "bias_rad_s")
         self.bias_rw = non_negative_scalar(bias_rw_rad_s_sqrt_s, "bias_rw_rad_s_sqrt_s")
         self.quantization = non_negative_scalar(quantization_rad_s, "quantization_rad_s")
+        self.scale_factor_error = scale_factor(scale_factor_error, "scale_factor_error", 3)
+        self.configure(q_BS, misalignment_rad, faults, 3, "must have 3 values for a Gyro (rad/s, gyro axes)")
+        self.plain_unless(self.scale_factor_error)
 
     @property
     def draws(self) -> int:
@@ -185,31 +100,44 @@ class Gyro(Sensor):
         dt = self.period_s if first else t - self._t_last_s
         if dt > 0.0:
             truth = self.truth(sc)
+            dropout, stuck, extra = (False, False, _ZEROS) if self._simple else self.faults_now(t)
             args = (truth, self._bias, dt, self.arw, 0.0 if first else self.bias_rw, self.normals(), self.quantization)
+            if not self.plain:
+                args += (self.q_BS_true, self.q_BS, self.scale_factor_error, (extra[0], extra[1], extra[2]))
             if self._measure_entry is None:
-                self._measure_entry = entry_point(gyro_measure, *args)
+                self._measure_entry = entry_point(gyro_measure if self.plain else gyro_sample, *args)
             measured, bias = self._measure_entry(*args)
             self._bias = bias
-            self.latest, self._latest_truth = np.array(measured), truth
+            self._latest_truth = truth
+            if self._simple:
+                self.latest = np.array(measured)
+            else:
+                self.output(measured, dropout, stuck)
         self._t_last_s = t
         return self.latest
 
     @property
     def bias(self) -> np.ndarray:
-        """The gyro's bias now (rad/s), as propagated by its last sample."""
-        return np.array(self._bias)
+        """The gyro's bias now (rad/s) as propagated by its last sample, in body axes through the nominal
+        mounting: the additive bias of its body-axis output, which an estimator estimates."""
+        return np.array(qrotate(self.q_BS, tuple(float(v) for v in getattr(self, "_bias", self.bias0))))
 
 
 class Magnetometer(Sensor):
-    """Three-axis magnetometer in body axes: noise (σ, T), bias (T), quantisation (T)."""
+    """Three-axis magnetometer: noise (σ, T), bias (T, its axes), quantisation (T), mounting, scale factor, faults
+    (bias jumps of 3 values, T)."""
 
     def __init__(self, rate_hz: float, noise_T: float = 0.0, bias_T=(0.0, 0.0, 0.0), quantization_T: float = 0.0,
-                 phase_s: float = 0.0, name: str = "mag"):
+                 phase_s: float = 0.0, name: str = "mag", *, q_BS=IDENTITY, misalignment_rad=_NO_MISALIGNMENT,
+                 scale_factor_error=0.0, faults=()):
         super().__init__(name, rate_hz, phase_s)
         self.noise = non_negative_scalar(noise_T, "noise_T")
         self.bias = vector3(bias_T, "bias_T")
         self._bias = tuple(float(v) for v in self.bias)
         self.quantization = non_negative_scalar(quantization_T, "quantization_T")
+        self.scale_factor_error = scale_factor(scale_factor_error, "scale_factor_error", 3)
+        self.configure(q_BS, misalignment_rad, faults, 3, "must have 3 values for a Magnetometer (T, its axes)")
+        self.plain_unless(self.scale_factor_error)
 
     @property
     def draws(self) -> int:
@@ -218,28 +146,67 @@ class Magnetometer(Sensor):
     def truth(self, sc):
         return field_body(sc.state()[0], sc.env_t, sc.env_v, sc.env._now)
 
-    def measure(self, truth):
+    def measure(self, truth, extra_bias=(0.0, 0.0, 0.0)):
+        """The mounted measurement of the body-axis field ``truth`` (T, body axes), with ``extra_bias`` added."""
         args = (truth, self._bias, self.noise, self.normals(), self.quantization)
+        if not self.plain:
+            args += (self.q_BS_true, self.q_BS, self.scale_factor_error, extra_bias)
         if self._measure_entry is None:
-            self._measure_entry = entry_point(magnetometer_measure, *args)
+            self._measure_entry = entry_point(magnetometer_measure if self.plain else magnetometer_sample, *args)
         return self._measure_entry(*args)
+
+    def sample(self, sc) -> np.ndarray:
+        if self.shares_sample(sc):
+            return self.latest
+        truth = self.truth(sc)
+        self._latest_truth = truth
+        if self._simple:
+            self.latest = np.array(self.measure(truth))
+            return self.latest
+        dropout, stuck, extra = self.faults_now(sc.env._now)
+        return self.output(self.measure(truth, (extra[0], extra[1], extra[2])), dropout, stuck)
+
+
+def _detector_normals(value) -> tuple:
+    """Six unit detector normals (sensor axes) in three opposite pairs whose axes span three dimensions."""
+    rule = "must be six unit vectors in three opposite pairs (+a, -a, +b, -b, +c, -c) whose axes span 3D"
+    array = finite_array(value, "detector_normals", (6, 3))
+    norms = np.linalg.norm(array, axis=1)
+    if np.any(np.abs(norms - 1.0) > UNIT_VECTOR_TOLERANCE):
+        raise InputError("detector_normals", rule, f"norms {norms.tolist()}")
+    gap = np.abs(array[0::2] + array[1::2]).max()
+    if gap > UNIT_VECTOR_TOLERANCE:
+        raise InputError("detector_normals", rule, f"a pair is not opposite (|n+ + n-| = {gap:.3g})")
+    det = abs(float(np.linalg.det(array[0::2])))
+    if det < 1e-3:
+        raise InputError("detector_normals", rule, f"|det(a, b, c)| = {det:.3g} < 0.001")
+    return tuple(tuple(float(v) for v in n) for n in array)
 
 
 class SunSensor(Sensor):
-    """Coarse sun sensors, one cosine detector on each of the six faces.
+    """Coarse sun sensors: six cosine detectors in three opposite pairs.
 
-    Outputs, per face ``+x -x +y -y +z -z``: ``max(0, n·s_B)`` plus noise
-    (fraction of full scale), clipped at zero, all zero in eclipse.
-    ``sun_inertial`` is a unit vector or ``f(t) -> unit vector`` (default:
-    the mission environment's Sun, dark in its shadow); ``eclipse`` an
-    optional ``f(t) -> bool``. :meth:`sun_vector` gives the
-    estimate ``normalize(I+x - I-x, I+y - I-y, I+z - I-z)`` (NaN in eclipse).
+    Outputs, per detector (named ``px mx py my pz mz``, the default normals
+    ``+x -x +y -y +z -z`` of the sensor frame, or ``detector_normals`` in
+    that order): ``(1 + k_i) n_i·s_B + b_i`` while the Sun is within
+    ``fov_deg`` of the detector's normal (0 outside), plus noise (fraction
+    of full scale), clipped at zero, all zero in eclipse (a valid dark
+    reading). The normals are turned by the mounting (``q_BS``,
+    ``misalignment_rad``); the truth columns are the ideal detectors at the
+    nominal mounting. ``sun_inertial`` is a unit vector or
+    ``f(t) -> unit vector`` (default: the mission environment's Sun, dark in
+    its shadow); ``eclipse`` an optional ``f(t) -> bool``. Faults: bias
+    jumps of 6 values. :meth:`sun_vector` gives the estimate
+    ``M⁻¹ Σ n_i I_i`` (nominal normals, body axes; ``M = Σ_pairs a aᵀ``,
+    exact for ideal detectors in opposite pairs) normalised (NaN when dark).
     """
 
     axes = ("px", "mx", "py", "my", "pz", "mz")
 
     def __init__(self, rate_hz: float, sun_inertial=None, eclipse=None, noise: float = 0.0,
-                 quantization: float = 0.0, phase_s: float = 0.0, name: str = "css"):
+                 quantization: float = 0.0, phase_s: float = 0.0, name: str = "css", *, q_BS=IDENTITY,
+                 misalignment_rad=_NO_MISALIGNMENT, detector_normals=None, fov_deg: float = 90.0,
+                 scale_factor_error=0.0, bias=0.0, faults=()):
         super().__init__(name, rate_hz, phase_s)
         if sun_inertial is not None and not callable(sun_inertial):
             sun_inertial = unit_vector(sun_inertial, "sun_inertial")
@@ -249,6 +216,23 @@ class SunSensor(Sensor):
         self.eclipse = eclipse
         self.noise = non_negative_scalar(noise, "noise")
         self.quantization = non_negative_scalar(quantization, "quantization")
+        self.detector_normals = SUN_SENSOR_NORMALS if detector_normals is None else _detector_normals(detector_normals)
+        fov = real_number(fov_deg, "fov_deg")
+        if not 0.0 < fov <= 90.0:
+            raise InputError("fov_deg", "must be in (0, 90] degrees (a detector's half-angle field of view)",
+                             f"got {fov_deg!r}")
+        self.fov_deg = fov
+        self._cos_fov = 0.0 if fov == 90.0 else math.cos(math.radians(fov))  # exactly the bare max(0, n·s) at 90
+        self.scale_factor_error = scale_factor(scale_factor_error, "scale_factor_error", 6)
+        self.detector_bias = _six(bias, "bias")
+        self.configure(q_BS, misalignment_rad, faults, 6, "must have 6 values for a SunSensor (one per detector)")
+        self.normals_nominal = tuple(qrotate(self.q_BS, n) for n in self.detector_normals)  # body axes
+        self.normals_true = tuple(qrotate(self.q_BS_true, n) for n in self.detector_normals)
+        # the kernels take them one after the other (18 values)
+        self._nominal_flat, self._true_flat = sum(self.normals_nominal, ()), sum(self.normals_true, ())
+        self.sun_matrix = _sun_matrix(self.normals_nominal)
+        self.plain_unless(self.scale_factor_error, self.detector_bias)
+        self.plain = self.plain and self.detector_normals == SUN_SENSOR_NORMALS and fov == 90.0
 
     @property
     def draws(self) -> int:
@@ -259,20 +243,27 @@ class SunSensor(Sensor):
             raise InputError("sun_inertial",
                              f"sun sensor {self.name!r} needs a sun direction or a mission environment")
 
-    def truth(self, sc):
+    def sun_body(self, sc):
+        """``(ŝ_B, lit)``: the true Sun direction in body axes now and whether the Sun is seen at all."""
         t = sc.env._now
         if self.sun_inertial is None:  # from the mission environment: Sun and shadow (no pressure) along the orbit
             k, f = table_cell(sc.env_t, t)
             if lerp1(sc.env_v, k, f, P_SRP) <= 0.0:
-                return _ZEROS
+                return _ZEROS[:3], False
             s_I = lerp3(sc.env_v, k, f, SUN)
         elif self.eclipse is not None and self._in_eclipse(t):
-            return _ZEROS
+            return _ZEROS[:3], False
         elif callable(self.sun_inertial):
             s_I = self._sun_from_callable(t)
         else:
             s_I = self.sun_inertial
-        return sun_sensor_truth(qrotate(qconj(sc.state()[0]), tuple(float(x) for x in s_I)), True)
+        return qrotate(qconj(sc.state()[0]), tuple(float(x) for x in s_I)), True
+
+    def truth(self, sc):
+        s_B, lit = self.sun_body(sc)
+        if self.plain:
+            return sun_sensor_truth(s_B, lit)
+        return sun_sensor_signals(s_B, lit, self._nominal_flat, self._cos_fov)
 
     def _in_eclipse(self, t: float) -> bool:
         """The ``eclipse`` callable's answer at ``t``: a bool, or an error naming it (a string is not an answer)."""
@@ -289,41 +280,148 @@ class SunSensor(Sensor):
             raise InputError("sun_inertial", "callable must return a unit vector", f"at t = {t!r} s |s| = {norm:.12g}")
         return s_I
 
-    def measure(self, truth):
-        if not sun_sensor_any_light(truth):  # dark: no noise drawn
-            return truth
-        return sun_sensor_measure(truth, self.noise, self.normals(), self.quantization)
+    def measure(self, signals, extra_bias=_ZEROS):
+        """The detectors' outputs from the true-mounted signals (:func:`~attsim.sensor_models.sun_sensor_signals`)."""
+        if not sun_sensor_any_light(signals):  # dark: no noise drawn
+            return signals
+        if self.plain:
+            return sun_sensor_measure(signals, self.noise, self.normals(), self.quantization)
+        bias = tuple(b + e for b, e in zip(self.detector_bias, extra_bias))
+        return sun_sensor_measure(sun_sensor_detect(signals, self.scale_factor_error, bias), self.noise,
+                                  self.normals(), self.quantization)
+
+    def sample(self, sc) -> np.ndarray:
+        if self.shares_sample(sc):
+            return self.latest
+        s_B, lit = self.sun_body(sc)
+        if self.plain:
+            self._latest_truth = signals = sun_sensor_truth(s_B, lit)
+        else:
+            self._latest_truth = sun_sensor_signals(s_B, lit, self._nominal_flat, self._cos_fov)
+            signals = sun_sensor_signals(s_B, lit, self._true_flat, self._cos_fov)
+        if self._simple:
+            self.latest = np.array(self.measure(signals))
+            return self.latest
+        dropout, stuck, extra = self.faults_now(sc.env._now)
+        return self.output(self.measure(signals, extra), dropout, stuck)
 
     def sun_vector(self, reading=None) -> np.ndarray:
+        """The Sun direction in body axes from six detector outputs (the latest by default); NaN when dark."""
         r = self.latest if reading is None else reading
-        s = np.array([r[0] - r[1], r[2] - r[3], r[4] - r[5]])
+        s = self.sun_matrix @ np.asarray(r, dtype=float)
         norm = np.linalg.norm(s)
         return s / norm if norm > 0 else np.full(3, np.nan)
 
 
+def _six(value, field: str) -> tuple:
+    array = finite_array(value, field)
+    if array.shape not in ((), (1,), (6,)):
+        raise InputError(field, "must be one number or six (one per detector)", f"got shape {array.shape}")
+    return tuple(float(v) for v in np.broadcast_to(array, (6,)))
+
+
+def _sun_matrix(normals_B) -> np.ndarray:
+    """``E`` (3, 6) with ``ŝ ∝ E I``: ``M⁻¹ n_i`` per detector, ``M = Σ_pairs a aᵀ`` over one normal of each pair.
+
+    For detectors in opposite pairs ``Σ n_i I_i = Σ_pairs a (max(0, a·s) - max(0, -a·s)) = M s``, so ``E I = s``
+    exactly for ideal detectors; with the default normals ``E`` is ``(I+x - I-x, I+y - I-y, I+z - I-z)``.
+    """
+    n = np.array(normals_B)
+    M = n[0::2].T @ n[0::2]
+    return np.linalg.solve(M, n.T)
+
+
 class StarTracker(Sensor):
-    """Attitude sensor: ``q_m = q ⊗ exp(δθ)`` with ``δθ ~ N(0, σ²)`` per body axis.
+    """Attitude sensor: ``q_m = q ⊗ exp(β) ⊗ exp(δθ)`` with ``δθ ~ N(0, σ²)`` per sensor axis, blinded near the
+    Sun and the Earth.
 
     ``noise_arcsec`` is one σ for all axes or three (cross-boresight,
-    cross-boresight, about the boresight).
+    cross-boresight, about the boresight +z of the sensor frame);
+    ``bias_arcsec`` a constant attitude bias ``β`` (a small rotation, sensor
+    axes). Mounting: ``q_BS``, ``misalignment_rad``. ``sun_exclusion_deg``:
+    no attitude while the angle between the boresight and the Sun (not
+    hidden by the Earth) is below it; ``earth_exclusion_deg``: none while
+    the angle between the boresight and the Earth's limb (from the orbit
+    radius) is below it, or the boresight looks into the Earth. Both need a
+    mission environment; None (default) is no cone. Faults: bias jumps of 3
+    values, arcsec (added to ``β``). A star tracker has no scale factor.
     """
 
     axes = ("qw", "qx", "qy", "qz")
 
-    def __init__(self, rate_hz: float, noise_arcsec=0.0, phase_s: float = 0.0, name: str = "st"):
+    def __init__(self, rate_hz: float, noise_arcsec=0.0, phase_s: float = 0.0, name: str = "st", *, q_BS=IDENTITY,
+                 misalignment_rad=_NO_MISALIGNMENT, bias_arcsec=(0.0, 0.0, 0.0), sun_exclusion_deg=None,
+                 earth_exclusion_deg=None, faults=()):
         super().__init__(name, rate_hz, phase_s)
         self.sigma_rad = per_axis(noise_arcsec, "noise_arcsec", allow_zero=True) * _ARCSEC
         self._sigma = tuple(float(v) for v in self.sigma_rad)
+        self.bias_rad = tuple(float(v) * _ARCSEC for v in vector3(bias_arcsec, "bias_arcsec"))
+        self.sun_exclusion_deg = _half_angle(sun_exclusion_deg, "sun_exclusion_deg")
+        self.earth_exclusion_deg = _half_angle(earth_exclusion_deg, "earth_exclusion_deg")
+        self.exclusion_rad = tuple(math.nan if a is None else math.radians(a)
+                                   for a in (self.sun_exclusion_deg, self.earth_exclusion_deg))
+        self.configure(q_BS, misalignment_rad, faults, 3,
+                       "must have 3 values for a StarTracker (arcsec, a small rotation in its axes)", _ARCSEC)
+        self.plain_unless(self.bias_rad)
+
+    @property
+    def excludes(self) -> bool:
+        """True when the tracker has a Sun or an Earth exclusion cone."""
+        return self.sun_exclusion_deg is not None or self.earth_exclusion_deg is not None
+
+    @property
+    def reports_validity(self) -> bool:
+        return self.excludes or super().reports_validity
 
     @property
     def draws(self) -> int:
         return 3 if any(self._sigma) else 0
 
+    def prepare(self, mission):
+        if self.excludes and mission.environment is None:
+            field = "sun_exclusion_deg" if self.sun_exclusion_deg is not None else "earth_exclusion_deg"
+            raise InputError(field, f"star tracker {self.name!r} needs a mission environment (the Sun and the orbit) "
+                             "for its exclusion cones")
+
     def truth(self, sc):
         return sc.state()[0]
 
-    def measure(self, truth):
+    def measure(self, truth, extra_bias=(0.0, 0.0, 0.0)):
+        """The mounted measurement of the attitude ``truth`` (``q_IB``), with ``extra_bias`` (rad) added to ``β``."""
         args = (truth, self._sigma, self.normals())
+        if not self.plain:
+            b = self.bias_rad
+            args += (self.q_BS_true, self.q_BS, (b[0] + extra_bias[0], b[1] + extra_bias[1], b[2] + extra_bias[2]))
         if self._measure_entry is None:
-            self._measure_entry = entry_point(star_tracker_measure, *args)
+            self._measure_entry = entry_point(star_tracker_measure if self.plain else star_tracker_sample, *args)
         return self._measure_entry(*args)
+
+    def blinded(self, sc, q_IB) -> bool:
+        """True when the true boresight lies inside an exclusion cone now."""
+        if not self.excludes:
+            return False
+        k, f = table_cell(sc.env_t, sc.env._now)
+        return star_tracker_blinded(q_IB, self.q_BS_true, lerp3(sc.env_v, k, f, SUN),
+                                    lerp1(sc.env_v, k, f, P_SRP) > 0.0, lerp3(sc.env_v, k, f, R), *self.exclusion_rad)
+
+    def sample(self, sc) -> np.ndarray:
+        if self.shares_sample(sc):
+            return self.latest
+        truth = self.truth(sc)
+        self._latest_truth = truth
+        if self._simple:
+            self.latest = np.array(self.measure(truth))
+            return self.latest
+        dropout, stuck, extra = self.faults_now(sc.env._now)
+        measured = self.measure(truth, (extra[0], extra[1], extra[2]))
+        return self.output(measured, dropout, stuck, self.blinded(sc, truth))
+
+
+def _half_angle(value, field: str):
+    """None, or a half-angle in [0, 180) degrees."""
+    if value is None:
+        return None
+    angle = real_number(value, field)
+    if not 0.0 <= angle < 180.0:
+        raise InputError(field, "must be in [0, 180) degrees (a cone's half-angle) or None", f"got {value!r}")
+    return angle

@@ -30,6 +30,7 @@ import attsim
 from attsim import inertia
 from attsim.allocation import pyramid_axes
 from attsim.environment import Environment, Face, KeplerOrbit
+from attsim.dispersions import Normal, Scaled
 from attsim.environment.frames import Epoch, geodetic_to_ecef, gmst_rad
 from attsim.guidance import GroundTarget
 from attsim.testing import NotEvaluated
@@ -70,18 +71,44 @@ def orbit_over_station() -> KeplerOrbit:
                                 mean_anomaly_deg=math.degrees(u0), epoch=EPOCH)
 
 
-def build(out_dir=None) -> attsim.Mission:
+OMEGA0_RAD_S = (0.0, -0.0011, 0.0)
+GYRO_BIAS_RAD_S = (3e-4, -2e-4, 1e-4)
+ARCSEC_RAD = math.pi / 648000.0
+
+
+def dispersions():
+    """What integration, calibration and the hand-over from the previous mode leave open (attsim campaign)."""
+    return {
+        # the rate left by the previous mode's controller: 5e-4 rad/s (0.03 deg/s) per axis, 1 sigma
+        "omega0_rad_s": Normal(list(OMEGA0_RAD_S), [5e-4, 5e-4, 5e-4]),
+        # CAD inertia of an integrated 3U (harness, batteries, payload): 3 % per element, 1 sigma
+        "inertia_kg_m2": Scaled(BUS.inertia_kg_m2, 0.03),
+        # a MEMS-class gyro's turn-on bias around the nominal: 1e-4 rad/s per axis, 1 sigma
+        "gyro_bias_rad_s": Normal(list(GYRO_BIAS_RAD_S), [1e-4, 1e-4, 1e-4]),
+        # star-tracker to body alignment after on-orbit calibration: 10 arcsec per axis, 1 sigma (ground
+        # calibration alone leaves 30-60 arcsec; the filter knows only the nominal mounting, so what is left is an
+        # attitude error its covariance does not cover)
+        "tracker_misalignment_rad": Normal([0.0, 0.0, 0.0], [10 * ARCSEC_RAD] * 3),
+        # the bus's residual magnetic dipole, unmeasured: 2e-3 A m^2 per axis, 1 sigma
+        "residual_dipole_Am2": Normal([2e-3, -1e-3, 1e-3], [2e-3, 2e-3, 2e-3]),
+    }
+
+
+def build(out_dir=None, omega0_rad_s=OMEGA0_RAD_S, inertia_kg_m2=None, gyro_bias_rad_s=GYRO_BIAS_RAD_S,
+          tracker_misalignment_rad=(0.0, 0.0, 0.0), residual_dipole_Am2=(2e-3, -1e-3, 1e-3)) -> attsim.Mission:
     env = Environment(orbit_over_station(), field="dipole", faces=Face.cube(0.1, (1e-3, -1e-3, 5e-3)),
-                      residual_dipole_Am2=(2e-3, -1e-3, 1e-3))
-    mission = attsim.Mission("cubesat_target_tracking", BUS, omega0=(0.0, -0.0011, 0.0), q0=(1.0, 0.0, 0.0, 0.0),
+                      residual_dipole_Am2=residual_dipole_Am2)
+    body = BUS if inertia_kg_m2 is None else inertia_kg_m2
+    mission = attsim.Mission("cubesat_target_tracking", body, omega0=omega0_rad_s, q0=(1.0, 0.0, 0.0, 0.0),
                              duration=3 * env.orbit.period_s, max_step=0.1, telemetry_dt=2.0, seed=7,
                              environment=env, out_dir=out_dir, description=__doc__.splitlines()[0])
     wheels = [mission.add(attsim.ReactionWheel(f"rw{k}", axis, WHEEL_INERTIA_KG_M2, WHEEL_MAX_TORQUE_NM,
                                                WHEEL_MAX_SPEED_RAD_S, speed0_rad_s=WHEEL_SPEED_BIAS_RAD_S))
               for k, axis in enumerate(pyramid_axes(4))]
-    gyro = mission.add(attsim.Gyro(10.0, arw_rad_sqrt_s=2e-5, bias_rad_s=(3e-4, -2e-4, 1e-4),
+    gyro = mission.add(attsim.Gyro(10.0, arw_rad_sqrt_s=2e-5, bias_rad_s=gyro_bias_rad_s,
                                    bias_rw_rad_s_sqrt_s=1e-7))
-    tracker = mission.add(attsim.StarTracker(2.0, noise_arcsec=(5.0, 5.0, 40.0)))
+    tracker = mission.add(attsim.StarTracker(2.0, noise_arcsec=(5.0, 5.0, 40.0),
+                                             misalignment_rad=tracker_misalignment_rad))
     mag = mission.add(attsim.Magnetometer(1.0, noise_T=5e-8, name="mag"))
     mtq = mission.add(attsim.Magnetorquer(0.2))
     mekf = mission.add(attsim.MEKF(gyro, star_tracker=tracker, sigma_attitude0_deg=1.0, sigma_bias0_rad_s=1e-3))

@@ -211,3 +211,26 @@ def test_a_triad_start_needs_the_field_and_the_sun_measured_on_a_common_cycle(tm
     m.add(attsim.MEKF(gyro, magnetometer=mag, sun_sensor=css))
     with pytest.raises(attsim.InputError, match="^sun_sensor: must sample at some of the magnetometer's times"):
         m.run()
+
+
+def test_the_filter_survives_a_star_tracker_dropout(tmp_path):
+    # 60 s without the tracker: the filter propagates on the gyro, its attitude covariance grows all through the
+    # gap, no update is made (NIS NaN) and none is rejected, and it converges again after
+    m = attsim.Mission("dropout", J, (0.01, -0.02, 0.015), duration=300.0, telemetry_dt=1.0, seed=4, out_dir=tmp_path)
+    gyro = m.add(attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5, bias_rad_s=(2e-4, -1e-4, 3e-4), bias_rw_rad_s_sqrt_s=1e-7))
+    tracker = m.add(attsim.StarTracker(1.0, noise_arcsec=(10.0, 10.0, 40.0),
+                                       faults=[attsim.SensorFault(100.0, "dropout", 60.0)]))
+    m.add(attsim.MEKF(gyro, star_tracker=tracker))
+    tel = m.run()
+    df, t = tel.df, tel.df.index.to_numpy()
+    gap = (t >= 100.0) & (t < 160.0)
+    sigma3 = df[[f"mekf_sigma3_att_{a}" for a in "xyz"]].to_numpy()
+    assert np.all(np.diff(sigma3[gap], axis=0) > 0)  # grows at every second of the gap
+    assert np.all(sigma3[t == 159.0] > 2 * sigma3[t == 99.0])
+    assert df.loc[gap, "mekf_nis_st"].isna().all() and df.loc[~gap & (t >= 1.0), "mekf_nis_st"].notna().all()
+    assert np.all(df.loc[gap, "st_valid"] == 0.0) and np.all(df.loc[~gap, "st_valid"] == 1.0)
+    assert len(tel.events) == 0 or not (tel.events["kind"] == "outlier").any()  # the first sample after is no outlier
+    q_est = df[[f"mekf_{c}" for c in ("qw", "qx", "qy", "qz")]].to_numpy()
+    error_deg = _angle_deg(q_est, df[["qw", "qx", "qy", "qz"]].to_numpy())
+    assert np.all(error_deg[gap] < np.degrees(sigma3[gap].max(axis=1)))  # drifted, inside its own bound
+    assert error_deg[t >= 200.0].max() < 0.01 and np.all(sigma3[t == 299.0] < 1.2 * sigma3[t == 99.0])

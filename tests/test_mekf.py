@@ -11,8 +11,8 @@ import pytest
 from scipy.spatial.transform import Rotation
 from scipy.stats import chi2
 
-from attsim.mekf import (NIS_GATE_3DOF, attitude_error_rad, mekf_propagate, mekf_update_quaternion, mekf_update_vector,
-                         new_state)
+from attsim.mekf import (NIS_GATE_3DOF, attitude_error_rad, mekf_cycle, mekf_propagate, mekf_update_quaternion,
+                         mekf_update_vector, new_memory, new_state)
 
 ARCSEC = np.pi / 180 / 3600
 W_TRUE = np.array([0.01, -0.02, 0.015])  # rad/s, constant: the truth attitude is exact, q0 ⊗ exp(ω t)
@@ -147,3 +147,44 @@ def test_a_nan_measurement_is_rejected():
     nis, accepted = mekf_update_vector(state.q, state.bias_rad_s, state.P, np.array([np.nan, 0, 1.0]), SUN_I, 1e-3,
                                        NIS_GATE_3DOF)
     assert not accepted and np.array_equal(state.P, before) and np.array_equal(state.q, [1.0, 0, 0, 0])
+
+
+def _cycle(state, memory, t, w_meas, q_st=None, css=None):
+    nis = np.full(3, np.nan)
+    params = np.array([SIGMA_V, SIGMA_U, 10 * ARCSEC, 10 * ARCSEC, 40 * ARCSEC, 1e-7, 1e-2, NIS_GATE_3DOF])
+    rejected = mekf_cycle(state.q, state.bias_rad_s, state.P, memory, t, np.asarray(w_meas, dtype=float),
+                          q_st is not None, np.zeros(4) if q_st is None else np.asarray(q_st, dtype=float),
+                          False, np.zeros(3), np.zeros(3), css is not None,
+                          np.zeros(6) if css is None else np.asarray(css, dtype=float),
+                          np.array([[1.0, -1, 0, 0, 0, 0], [0, 0, 1, -1, 0, 0], [0, 0, 0, 0, 1, -1]]).ravel(), SUN_I,
+                          params, nis)
+    return rejected, nis
+
+
+def test_a_measurement_without_output_is_skipped_neither_used_nor_rejected():
+    state = new_state([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0], 0.01, 1e-4)
+    memory = new_memory(True)
+    _cycle(state, memory, 0.0, W_TRUE)
+    q_before, P_before, counts = state.q.copy(), state.P.copy(), memory[5:8].copy()
+    rejected, nis = _cycle(state, memory, 0.1, W_TRUE, q_st=np.full(4, np.nan), css=np.full(6, np.nan))
+    assert rejected == 0 and np.all(np.isnan(nis)) and np.array_equal(memory[5:8], counts)
+    # propagated only: the attitude turned by the rate, the covariance grew by the process noise
+    expected = _quat(_rotation(q_before) * Rotation.from_rotvec(W_TRUE * 0.1))
+    assert np.abs(np.array(attitude_error_rad(state.q, expected))).max() < 1e-12
+    assert np.all(np.diag(state.P)[:3] > np.diag(P_before)[:3])
+
+
+def test_a_gyro_without_output_is_replaced_by_its_last_good_reading():
+    state = new_state([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0], 0.01, 1e-4)
+    memory = new_memory(True)
+    _cycle(state, memory, 0.0, W_TRUE)
+    for k in range(1, 11):  # a second of dropout: the body is taken to keep turning at the last rate
+        _cycle(state, memory, 0.1 * k, np.full(3, np.nan))
+    expected = _quat(Rotation.from_rotvec(W_TRUE * 1.0))
+    assert np.abs(np.array(attitude_error_rad(state.q, expected))).max() < 1e-12
+    assert np.array_equal(memory[2:5], W_TRUE) and np.all(np.isfinite(state.P))
+    fresh = new_state([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0], 0.01, 1e-4)
+    memory = new_memory(True)
+    for k in range(3):  # no good reading yet: at rest, never NaN
+        _cycle(fresh, memory, 0.1 * k, np.full(3, np.nan))
+    assert np.array_equal(fresh.q, [1.0, 0.0, 0.0, 0.0]) and np.all(np.isfinite(fresh.P))

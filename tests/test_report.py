@@ -354,6 +354,25 @@ def test_a_real_estimator_run_has_its_estimation_and_pointing_sections(tmp_path)
     assert "±3σ x" in names and "bias x error" in names and "NIS star tracker" in names
 
 
+def test_sensor_gaps_are_shaded_and_faults_are_timeline_events(tmp_path):
+    m = attsim.Mission("gaps", np.diag([0.05, 0.06, 0.02]), (0.01, -0.02, 0.015), duration=60.0, telemetry_dt=1.0,
+                       field=(2e-5, -1e-5, 3e-5), out_dir=tmp_path / "run")
+    m.add(attsim.Magnetometer(1.0, noise_T=1e-8, faults=[attsim.SensorFault(10.0, "dropout", 5.0),
+                                                        attsim.SensorFault(30.0, "stuck", 5.0)]))
+    m.add(attsim.StarTracker(1.0, noise_arcsec=5.0, faults=[attsim.SensorFault(40.0, "dropout")]))
+    tel = m.run()
+    page = attsim.report(tel, tmp_path / "r.html").read_text()
+    figures = _figures(page)
+    mag = next(f for f in figures if f["title"].startswith("mag"))
+    gaps = [(s["x0"], s["x1"]) for s in mag["layout"]["shapes"] if s["name"] == "mag: no output"]
+    assert gaps == [(10.0, 15.0)]  # from the first sample without output to the next with one
+    tracker = next(f for f in figures if f["title"].startswith("st"))
+    assert [(s["x0"], s["x1"]) for s in tracker["layout"]["shapes"]] == [(40.0, 60.0)]
+    timeline = next(f for f in figures if f["title"] == "Modes and events")
+    fault = next(t for t in timeline["data"] if t["name"] == "fault")
+    assert fault["text"] == ["mag", "mag", "st"]
+
+
 # ---- what an outsider found (issue 13, item 3) and the rules added with it ----
 
 def _bdata(values):

@@ -203,7 +203,9 @@ def timeline_section(tel) -> Section | None:
         traces = []
         for k, kind in enumerate(kinds):
             mine = events[events["kind"] == kind]
-            label = mine["actuator"].astype(str) if "actuator" in mine else None
+            # what each event is about: an actuator, a sensor (faults) or an estimator (outliers)
+            label = next((mine[c].astype(str) for c in ("actuator", "sensor", "estimator")
+                          if c in mine and mine[c].notna().all()), None)
             traces.append(
                 {
                     "type": "scatter",

@@ -3,7 +3,9 @@
 Gyro: deg/h per axis. Star tracker: arcsec per body axis (the rotation
 vector of q_true* ⊗ q_measured) and the total angle. Magnetometer: nT per
 axis. Sun sensor: the measured minus the true reading per face. Rows
-before a sensor's first sample (NaN) are left out.
+before a sensor's first sample (NaN) are left out; a sample without output
+(NaN, ``<sensor>_valid`` = 0: a blinded star tracker, a dropout) is a gap in
+the lines, and its intervals are shaded.
 """
 
 from __future__ import annotations
@@ -15,10 +17,17 @@ import numpy as np
 from .. import rotations
 from .page import Section
 from .runinfo import SENSOR_TYPES, components
-from .style import AXIS_COLOURS, Panel, Plot, line, stacked
+from .style import AXIS_COLOURS, Panel, Plot, intervals_where, line, shade, stacked
 
 ARCSEC_PER_RAD = 180.0 / np.pi * 3600.0
 DEG_H_PER_RAD_S = 180.0 / np.pi * 3600.0
+
+
+def _no_output(df, name, t) -> list:
+    """Shaded intervals where the sensor gave no output (it writes ``<name>_valid`` when it can lose it)."""
+    if f"{name}_valid" not in df:
+        return []
+    return shade(intervals_where(t, df[f"{name}_valid"].to_numpy() == 0.0), "#999", f"{name}: no output")
 
 
 def _vector_error(df, name, t, scale, unit, title) -> Plot:
@@ -31,7 +40,7 @@ def _vector_error(df, name, t, scale, unit, title) -> Plot:
         )
         for a in "xyz"
     ]
-    return stacked(title, [Panel(f"error [{unit}]", traces)])
+    return stacked(title, [Panel(f"error [{unit}]", traces, _no_output(df, name, t))])
 
 
 def _tracker_error(df, name, t) -> Plot:
@@ -48,7 +57,7 @@ def _tracker_error(df, name, t) -> Plot:
     total = [line(t, np.linalg.norm(error, axis=1), "total angle", 3)]
     return stacked(
         f"{name} (StarTracker): attitude error of the measurement, q_true* ⊗ q_measured",
-        [Panel("error per axis [arcsec]", traces), Panel("total error [arcsec]", total)],
+        [Panel("error per axis [arcsec]", traces, _no_output(df, name, t)), Panel("total error [arcsec]", total)],
     )
 
 
@@ -80,5 +89,6 @@ def section(tel) -> Section | None:
                 line(t, df[c.replace("_true_", "_")].to_numpy() - df[c].to_numpy(), c.replace("_true_", "_"), k)
                 for k, c in enumerate(truth)
             ]
-            items.append(stacked(f"{name} ({kind}): measured − true reading", [Panel("error [sensor unit]", traces)]))
+            items.append(stacked(f"{name} ({kind}): measured − true reading",
+                                 [Panel("error [sensor unit]", traces, _no_output(df, name, t))]))
     return Section("sensors", "Sensors", items) if items else None
