@@ -22,13 +22,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from ._jit import njit
+from ._jit import LOOP_INLINED, njit
 
 __all__ = ["WheelBank", "WORK_COLUMNS", "empty_wheel_bank", "wheel_speed",
            "wheel_command", "wheel_commands", "wheels_total", "magnetorquer_saturate", "SATURATION_NONE",
            "SATURATION_START", "SATURATION_END"]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._jit: inlined, no refcounts
 
 # what a command did to a saturation state: nothing, entered it, left it
 SATURATION_NONE, SATURATION_START, SATURATION_END = 0, 1, 2

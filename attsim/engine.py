@@ -39,6 +39,7 @@ from .errors import AttsimError, ControllerError, DivergenceError, InputError
 from .inertia import check_inertia, check_rate
 from .plant import Spacecraft
 from .schema import QUATERNION_COLUMNS, RATE_COLUMNS
+from .memory_telemetry import MemoryRecorder
 from .telemetry import Recorder, Telemetry, load
 from .timegrid import grid_time
 
@@ -272,7 +273,7 @@ class Mission:
         }
 
     def run(self, realtime_factor: float | None = None, progress: bool = False,
-            compiled: bool | None = None) -> Telemetry:
+            compiled: bool | None = None, in_memory: bool = False) -> Telemetry:
         """Run the mission; write and return its telemetry.
 
         Parameters
@@ -292,6 +293,10 @@ class Mission:
             seconds per wall second (``simpy.rt.RealtimeEnvironment``). When
             the loop cannot keep up it runs as fast as it can and records
             how far it lagged (``meta["realtime_max_lag_s"]``).
+        in_memory : bool
+            Keep the telemetry in memory and write no file: ``out_dir`` is
+            not touched and the result's ``path`` is None
+            (:mod:`attsim.memory_telemetry`; a campaign's "summary" runs).
 
         Raises
         ------
@@ -304,6 +309,7 @@ class Mission:
         import simpy.rt
 
         progress = boolean(progress, "progress")
+        in_memory = boolean(in_memory, "in_memory")
         if compiled is not None:
             compiled = boolean(compiled, "compiled")
         for component in self.components:
@@ -336,8 +342,11 @@ class Mission:
         for component in self.components:
             columns += component.columns()
         # the run directory, its lock and meta.json exist before the long set-up, so a kill there leaves a run
-        recorder = Recorder(self.out_dir, meta=self.meta(), row_dt_s=self.telemetry_dt_s,
-                            chunk_s=self.telemetry_chunk_s)
+        if in_memory:
+            recorder = MemoryRecorder(meta=self.meta(), rows=int(self.duration_s / self.telemetry_dt_s) + 2)
+        else:
+            recorder = Recorder(self.out_dir, meta=self.meta(), row_dt_s=self.telemetry_dt_s,
+                                chunk_s=self.telemetry_chunk_s)
         wall_start = time.perf_counter()
         lag = {"max_s": 0.0}
         bar = None
@@ -385,7 +394,7 @@ class Mission:
         if realtime_factor is not None:
             meta_end["realtime_max_lag_s"] = lag["max_s"]
         recorder.close(**meta_end)
-        return load(self.out_dir)
+        return recorder.telemetry() if in_memory else load(self.out_dir)
 
     def _record(self, sc: Spacecraft, recorder: Recorder, t_s: float) -> None:
         sc.advance_to(t_s)

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 
-from ._jit import njit
+from ._jit import LOOP_CALLED, njit
 from .constants import MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S
 from .dynamics import dcm_to_quat_tuple, qconj, qmul, qrotate
 
@@ -60,7 +60,7 @@ __all__ = ["INERTIAL", "NADIR", "SUN", "SLEW", "GROUND", "KIND_NAMES", "PARAMETE
            "station_elevation_sin", "attitude_error", "error_angle_deg", "axis_error_deg", "error_vector",
            "rate_error"]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_CALLED)  # attsim._jit: no refcounts
 
 INERTIAL, NADIR, SUN, SLEW, GROUND = 0, 1, 2, 3, 4
 KIND_NAMES = ("inertial", "nadir", "sun", "slew", "ground")

@@ -49,7 +49,9 @@ from .estimation import triad_kernel
 __all__ = ["MEKFState", "mekf_propagate", "mekf_update_vector", "mekf_update_quaternion", "attitude_error_rad",
            "NIS_GATE_3DOF", "UpdateResult"]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+# _nrt=True: the MEKF allocates (its matrix products), and the compiled loop that calls it compiles without
+# reference counting (attsim._jit), an option numba hands down to the functions compiled for it
+_JIT = dict(cache=True, nogil=True, error_model="numpy", _nrt=True)
 
 # chi-square with 3 degrees of freedom: P(NIS > 16.27) = 0.001 for a consistent filter
 NIS_GATE_3DOF = 16.27

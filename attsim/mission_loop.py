@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import LOOP_CALLED, LOOP_INLINED, njit
 from .allocation import allocate, null_space_torque, unloading_dipole
 from .actuator_models import SATURATION_NONE, magnetorquer_saturate, wheel_command, wheel_speed, wheels_total
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
@@ -49,7 +49,9 @@ from .mission_steps import (estimate, estimator_due, estimator_sensors_ready, la
 
 __all__ = ["mission_loop", "no_user_decide", "bind_user_law", "user_cycle_template"]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+# attsim._jit: what runs every cycle or instant is inlined into the loop, the rest called; neither counts references
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
+_CALLED = dict(cache=True, nogil=True, error_model="numpy", **LOOP_CALLED)
 
 
 
@@ -111,7 +113,7 @@ def held_inputs(inputs, t, wheels, magnetorquers, schedules):
                        inputs.switches, inputs.J, inputs.residual_dipole_Am2)
 
 
-@njit(**_JIT)
+@njit(**_CALLED)
 def _switch_mode(modes, k, controllers, wheels, magnetorquers, t, w, buffers):
     """Transition ``k`` fires at ``t``: stop the controllers leaving (their actuators zeroed), restart the ones
     coming in (a B-dot's first cycle only samples again), log the switch (index: the mode left, what: the mode
@@ -318,13 +320,19 @@ def user_cycle_template(controllers, c, sensors, wheels, magnetorquers, t, w, bu
     return True
 
 
+_USER_CYCLES: dict = {}
+
+
 def bind_user_law(decide, digest: str):
-    """:func:`user_cycle_template` compiled with ``user_decide`` bound to ``decide`` (cached on disk by ``digest``)."""
+    """:func:`user_cycle_template` compiled with ``user_decide`` bound to ``decide`` (cached on disk by ``digest``,
+    and in the process: a campaign's runs share it)."""
     from ._jit import package_digest
     from .integrators.base import bind_globals
 
-    return njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}",
-                                     user_decide=decide))
+    if digest not in _USER_CYCLES:
+        _USER_CYCLES[digest] = njit(**_JIT)(bind_globals(user_cycle_template, f"user_cycle_{digest}_{package_digest()}",
+                                                         user_decide=decide))
+    return _USER_CYCLES[digest]
 
 
 def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, estimators, modes, controllers,

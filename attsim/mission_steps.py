@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import LOOP_CALLED, LOOP_INLINED, njit
 from .dynamics import qconj, qrotate
 from .environment.table import B_I, P_SRP, R, SUN, lerp1, lerp3, table_cell
 from .mekf import mekf_cycle
@@ -33,10 +33,12 @@ from .sensor_models import (gyro_measure, gyro_sample, magnetometer_measure, mag
 __all__ = ["log_event", "log_faults", "next_fault_boundary", "sample_sensor", "estimator_due",
            "estimator_sensors_ready", "estimate", "write_estimator", "mode_due", "mode_check", "law_attitude"]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+# attsim._jit: what runs every cycle or instant is inlined into the loop, the rest called; neither counts references
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
+_CALLED = dict(cache=True, nogil=True, error_model="numpy", **LOOP_CALLED)
 
 
-@njit(**_JIT)
+@njit(**_CALLED)
 def log_event(buffers, t, kind, what, index, v0, v1, v2):
     """Append the event row ``(t, kind, what, index, v0, v1, v2, 0)`` to the buffers."""
     n = buffers.counts[1]
@@ -196,7 +198,7 @@ def _measurement_due(estimators, e, i):
     return s >= 0 and k >= 0 and k % estimators.every[e, i] == 0
 
 
-@njit(**_JIT)
+@njit(**_CALLED)
 def estimator_sensors_ready(estimators, e, sensors):
     """False when a sensor estimator ``e`` samples now is short of normal draws (the loop hands over to refill)."""
     s = estimators.gyro[e]
@@ -210,7 +212,7 @@ def estimator_sensors_ready(estimators, e, sensors):
     return True
 
 
-@njit(**_JIT)
+@njit(**_CALLED)
 def estimate(estimators, e, sensors, t, q, w, env_t, env_v, buffers):
     """Estimator ``e``'s cycle at ``t``: sample its gyro and the measurements due, run :func:`mekf_cycle`.
 
@@ -248,7 +250,7 @@ def estimate(estimators, e, sensors, t, q, w, env_t, env_v, buffers):
     estimators.next_k[e] += 1
 
 
-@njit(**_JIT)
+@njit(**_CALLED)
 def write_estimator(row, col, estimators, e, sensors):
     """Estimator ``e``'s telemetry (``schema.ESTIMATOR_SUFFIXES``) into ``row`` from ``col``; returns the next
     column."""
@@ -287,7 +289,7 @@ def law_attitude(controllers, c, sensors, estimators, q):
     return q
 
 
-@njit(**_JIT)
+@njit(**_CALLED)
 def _holds(modes, k, t, q, w, wheels, sensors, estimators, controllers, env_t, env_v):
     kind, value = modes.tr_kind[k], modes.tr_params[k, 0]
     if kind == POINTING_BELOW:  # tr_source: the attitude law watched
@@ -317,7 +319,7 @@ def _holds(modes, k, t, q, w, wheels, sensors, estimators, controllers, env_t, e
     return t >= value  # attsim.modes.AT_TIME
 
 
-@njit(**_JIT)
+@njit(**_CALLED)
 def mode_check(modes, t, q, w, wheels, sensors, estimators, controllers, env_t, env_v):
     """The manager's check at ``t`` (:meth:`attsim.modes.ModeManager.bring_up_to_date`): the transition that
     fires, or -1. Transitions are tried in order; a condition must hold for its dwell time."""

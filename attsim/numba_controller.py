@@ -89,8 +89,9 @@ class NumbaController(Controller):
         super().__init__(name, period_s, sensors=sensors, actuators=actuators, phase_s=phase_s)
         self.decide_function = decide
         # the same law with bounds checks: an index past readings, memory or commands raises instead of
-        # corrupting memory (numba does not check by default)
-        self.law = njit(boundscheck=True, nogil=True)(decide.py_func)
+        # corrupting memory (numba does not check by default); _nrt=True: a law may allocate, though the compiled
+        # loop that calls it compiles without reference counting (attsim._jit), which numba would hand down to it
+        self.law = njit(boundscheck=True, nogil=True, _nrt=True)(decide.py_func)
         self.parameters = np.ascontiguousarray(finite_array(parameters, "parameters").reshape(-1))
         self.memory_size = positive_int(memory_size, "memory_size", maximum=1_000_000)
         self._wheel_refs = list(wheels)

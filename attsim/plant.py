@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import LOOP_INLINED, njit
 from .actuator_models import (SATURATION_NONE, SATURATION_START, W_INTEGRATED, WheelBank, empty_wheel_bank,
                               pushes_past_limit, wheel_command, wheel_commands, wheel_speed, wheels_total)
 from ._fastcall import entry_point
@@ -57,7 +57,7 @@ class PlantInputs(NamedTuple):
     residual_dipole_Am2: tuple
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
 def plant_torque(t, q, w, inputs):
     """Torque on the rigid part of a gyrostat spacecraft under held commands.
 
@@ -79,6 +79,9 @@ def plant_torque(t, q, w, inputs):
     hy = h0[1] + tau_w[1] * dt
     hz = h0[2] + tau_w[2] * dt
     k, f = table_cell(p.env_t, t)
+    if k < 0:  # no table (neither a field nor an environment): no m × B and no disturbance to evaluate
+        return (ext[0] - tau_w[0] - (w[1] * hz - w[2] * hy), ext[1] - tau_w[1] - (w[2] * hx - w[0] * hz),
+                ext[2] - tau_w[2] - (w[0] * hy - w[1] * hx))
     b = qrotate(normalized4(qconj(q)), lerp3(p.env_v, k, f, B_I))
     tx = ext[0] + m[1] * b[2] - m[2] * b[1] - tau_w[0] - (w[1] * hz - w[2] * hy)
     ty = ext[1] + m[2] * b[0] - m[0] * b[2] - tau_w[1] - (w[2] * hx - w[0] * hz)

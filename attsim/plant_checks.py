@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ._jit import njit
+from ._jit import LOOP_INLINED, njit
 from .errors import DivergenceError
 
 __all__ = ["QUATERNION_DRIFT_LIMIT", "SOUND", "NOT_FINITE", "OFF_UNIT_NORM", "UNRESOLVED_TURN", "state_fault"]
@@ -23,7 +23,7 @@ QUATERNION_DRIFT_LIMIT = 1e-6
 SOUND, NOT_FINITE, OFF_UNIT_NORM, UNRESOLVED_TURN = 0, 1, 2, 3
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
 def state_fault(q, w, max_step):
     """What is wrong with a plant state, if anything: ``SOUND``, ``NOT_FINITE``, ``OFF_UNIT_NORM`` (|q| - 1 beyond
     :data:`QUATERNION_DRIFT_LIMIT`) or ``UNRESOLVED_TURN`` (|ω| max_step > π: more than half a turn a step)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import LOOP_INLINED, njit
 from .environment.table import GMST, R, SUN, V, lerp1, lerp3, table_cell
 from ._validate import unit_quaternion
 from .errors import InputError
@@ -30,7 +30,7 @@ __all__ = ["Pointing", "target_of", "reference_now", "pointing_values"]
 _NO_TABLE_T, _NO_TABLE_V = np.empty(0), np.empty((0, 1))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
 def reference_now(kind, params, t_s, env_t, env_v):
     """``(q_IR, ω_R, ω̇_R)`` of the target ``(kind, params)`` at ``t_s``, its inputs from the environment table.
 

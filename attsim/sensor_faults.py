@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import LOOP_INLINED, njit
 from ._validate import finite_array, non_negative_scalar, one_of, positive_scalar, sequence
 from .errors import InputError
 
@@ -44,7 +44,7 @@ FAULT_KINDS = ("stuck", "dropout", "bias_jump")
 STUCK, DROPOUT, BIAS_JUMP = range(3)
 FAULT_BIAS_WIDTH = 6  # the widest bias (six sun-sensor detectors)
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._jit: inlined, no refcounts
 
 
 class SensorFault:

@@ -188,6 +188,74 @@ def test_a_run_that_kills_its_worker_is_an_error_record_and_the_campaign_goes_on
     assert errors["error"].str.startswith("KilledWorker").all() and len(records) - len(errors) >= 3
 
 
+def _runs_of(key: str) -> list[int]:
+    """The runs a task did, from its key: attsim-run-<k>[_<k>...]-<random>."""
+    return [int(k) for k in str(key).split("-")[2].split("_")]
+
+
+def test_short_runs_go_several_to_a_task_and_equal_the_runs_done_one_by_one(client, tmp_path):
+    campaign = attsim.Campaign(SLEW, runs=60, seed=5, out_dir=tmp_path / "mc")
+    with distributed.get_task_stream(client) as stream:
+        result = campaign.run(client=client, report=False)
+    tasks = [_runs_of(t["key"]) for t in stream.data if str(t["key"]).startswith("attsim-run-")]
+    assert max(len(runs) for runs in tasks) > 1  # the first tasks (one run each) told how short a run is
+    assert sorted(k for runs in tasks for k in runs) == list(range(60))  # each run in one task
+    pd.testing.assert_frame_equal(_comparable(result.records), _comparable(_one_by_one(campaign, range(60))))
+    envelopes, covered, _ = store.load_envelopes(tmp_path / "mc", Envelope)
+    assert covered == set(range(60)) and envelopes["rate_deg_s"].result()["runs"].max() == 60
+
+
+def test_a_task_of_several_runs_that_kills_its_worker_is_split_so_only_the_crashing_run_fails(tmp_path, monkeypatch):
+    from attsim.campaign import runner
+
+    monkeypatch.setattr(runner, "TASK_TARGET_S", 1e6)  # after the first window, tasks as large as the end allows
+    runs = 64
+    draw = {"crash": Uniform(0.0, 1.0)}
+    # a seed whose largest draw (the one run that crashes) comes after the first window of one-run tasks
+    seed = next(s for s in range(1000)
+                if 34 <= int(np.argmax([draw_parameters(draw, s, k)["crash"] for k in range(runs)])) < 50)
+    draws = [draw_parameters(draw, seed, k)["crash"] for k in range(runs)]
+    culprit, threshold = int(np.argmax(draws)), sorted(draws)[-2]
+    script = tmp_path / "crashing.py"
+    script.write_text(
+        "import os, signal, sys\n"
+        f"sys.path.insert(0, {str(SLEW.parent)!r})\n"
+        "import campaign_slew as base\n"
+        "from attsim.dispersions import Uniform\n"
+        "criteria = base.criteria\n"
+        "def dispersions():\n"
+        "    return {'crash': Uniform(0.0, 1.0)}\n"
+        "def build(out_dir=None, crash=0.0):\n"
+        f"    if crash > {threshold!r}:\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    return base.build(out_dir)\n")
+    import dask
+
+    keys = []
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+            submit = client.submit
+
+            def recording_submit(*args, **kwargs):
+                keys.append(kwargs["key"])
+                return submit(*args, **kwargs)
+
+            client.submit = recording_submit
+            result = attsim.Campaign(script, runs=runs, seed=seed, out_dir=tmp_path / "mc").run(client=client,
+                                                                                                 report=False)
+    tasks = [_runs_of(key) for key in keys]
+    first = next(t for t in tasks if culprit in t)
+    assert len(first) >= 2 and [culprit] in tasks  # its task held others; split, it ran alone
+    records = result.records.set_index("run")
+    assert list(records.index) == list(range(runs))
+    assert records.loc[culprit, "status"] == "ERROR" and records.loc[culprit, "error"].startswith("KilledWorker")
+    errors = records[records["status"] == "ERROR"]
+    assert errors["error"].str.startswith("KilledWorker").all()
+    # besides it, at most a run queued on the worker it killed the second time (dask queues ~2 a worker thread)
+    assert len(errors) <= 3 and len(errors) < len(first), (len(errors), first)
+
+
 def test_the_campaign_command_on_an_existing_scheduler_prints_and_exits_by_the_requirement(client, tmp_path, capsys):
     argv = ["campaign", str(SLEW), "--runs", "3", "--scheduler", client.scheduler.address, "--out",
             str(tmp_path / "mc"), "--no-report"]
@@ -305,7 +373,8 @@ def test_a_worker_killed_mid_campaign_loses_and_duplicates_nothing(tmp_path):
     assert sorted(raw["run"]) == list(range(30))  # every run exactly once, on disk
     assert (result.records["status"] != "ERROR").all()
     assert victim in set(result.records["worker"])  # it ran some before it was killed
-    interrupted = sorted(int(key.split("-")[2]) for key in busy["tasks"])
+    # a task's key names its runs: attsim-run-<k>[_<k>...]-<random>
+    interrupted = sorted(int(k) for key in busy["tasks"] for k in key.split("-")[2].split("_"))
     assert interrupted  # it was running a run when it died: that run was done again elsewhere
     assert all(result.records.set_index("run").loc[k, "worker"] != victim for k in interrupted)
     pd.testing.assert_frame_equal(_comparable(result.records.iloc[interrupted]),

@@ -92,6 +92,20 @@ def test_merge_equals_adding_everything_to_one(rng):
         np.testing.assert_array_equal(first.state()[key], single.state()[key])
 
 
+@pytest.mark.parametrize("max_buckets", [16, 256, 4096])
+def test_add_runs_equals_adding_each_run(rng, max_buckets):
+    """A campaign adds the runs that arrived in one batch: the envelope of adding them one at a time."""
+    t, values = campaign_values(rng, 500, 30)
+    one_by_one = build(t, values, max_buckets=max_buckets)
+    batched = Envelope(t, PERCENTILES, max_buckets=max_buckets)
+    for chunk in np.array_split(values, [1, 40, 41, 300]):  # batches of 1, 39, 1, 259 and 200 runs
+        batched.add_runs(chunk)
+    batched.add_runs(np.empty((0, t.size)))
+    pd.testing.assert_frame_equal(batched.result(), one_by_one.result(), check_exact=True)
+    for key in ("count", "zeros", "min", "max"):
+        np.testing.assert_array_equal(batched.state()[key], one_by_one.state()[key])
+
+
 def test_state_round_trip_through_an_npz_file(rng, tmp_path):
     t, values = campaign_values(rng, 200, 20)
     envelope = build(t, values[:100])
@@ -137,6 +151,7 @@ def test_memory_is_flat_over_ten_thousand_runs():
     (lambda: Envelope([0.0, 1.0], relative_accuracy=0.0), "relative_accuracy"),
     (lambda: Envelope([0.0, 1.0], max_buckets=8), "max_buckets"),
     (lambda: Envelope([0.0, 1.0]).add([1.0]), "values"),
+    (lambda: Envelope([0.0, 1.0]).add_runs([1.0, 2.0]), "values"),
     (lambda: Envelope([0.0, 1.0]).merge(Envelope([0.0, 2.0])), "other"),
     (lambda: Envelope([0.0, 1.0]).merge(Envelope([0.0, 1.0], relative_accuracy=0.01)), "other"),
     (lambda: Envelope.from_state({"times_s": np.zeros(2)}), "state"),

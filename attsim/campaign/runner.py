@@ -22,8 +22,13 @@ started again runs only the runs that have no record, and refuses to mix
 two experiments (another mission script, seed, dispersions, duration or
 integrator). It is held locked while a campaign runs: a second one into it
 is refused. Records stream into Parquet parts at most
-:data:`FLUSH_WALL_S` after they arrive; a worker lost mid-run has its runs
-rescheduled by dask, and a run that raises is an ERROR record.
+:data:`FLUSH_WALL_S` after they arrive, the envelopes' state at most
+:data:`ENVELOPES_WALL_S` (runs recorded but not yet in the saved envelopes
+are repeated for their envelope values only on resume); a worker lost
+mid-run has its runs rescheduled by dask, and a run that raises is an ERROR
+record. Runs shorter than :data:`TASK_TARGET_S` go to dask several to a task
+(its overhead is per task); a task that fails is split into one task per run,
+so only the run that killed its workers is recorded as an error.
 """
 
 from __future__ import annotations
@@ -42,12 +47,15 @@ from .._validate import positive_int, positive_scalar, real_number
 from ..dispersions import draw_parameters, flatten, run_seed
 from ..errors import InputError
 from . import records as store
-from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_module, run_one
+from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_module, run_many
 
 __all__ = ["Campaign", "CampaignResult", "FLUSH_WALL_S"]
 
 FLUSH_WALL_S = 1.0  # the longest a run's record waits in memory before it is on disk, wall seconds
-IN_FLIGHT_PER_THREAD = 4  # runs handed to the scheduler ahead of the workers, per worker thread (at least 32)
+ENVELOPES_WALL_S = 10.0  # the longest the saved envelope state lags the records (saving it takes ~50 ms)
+IN_FLIGHT_PER_THREAD = 4  # tasks handed to the scheduler ahead of the workers, per worker thread (at least 32)
+TASK_TARGET_S = 0.5  # wall time a task of several runs aims at (dask costs ~3 ms of CPU a task)
+MAX_RUNS_PER_TASK = 16
 
 
 class CampaignResult(NamedTuple):
@@ -240,7 +248,7 @@ class Campaign:
             finally:
                 if bar is not None:
                     bar.close()
-        state.flush()
+        state.flush(envelopes=True)
         state.writer.compact(state.labels)
         records = store.read_records(self.out_dir, state.labels)
         from .stats import pass_rate, requirement_met
@@ -261,8 +269,8 @@ class _State:
         self.done, self.failures, self.ran = set(done), failures, 0
         self.labels = [c["label"] for c in description["criteria"]]
         self.writer = store.RecordWriter(campaign.out_dir)
-        self.last_flush = time.monotonic()
-        self.started = time.monotonic()
+        self.pending: dict[str, list] = {}  # quantity -> values of runs taken but not yet added to its envelope
+        self.last_flush = self.last_envelopes = self.started = time.monotonic()
 
     def error_result(self, spec: RunSpec, exc: BaseException):
         """The record of a run whose task failed outside :func:`run_one` (e.g. its worker died every time)."""
@@ -279,9 +287,7 @@ class _State:
         index = spec.index
         if index not in self.covered:
             for name, values in envelopes.items():
-                if name not in self.envelopes:
-                    self.envelopes[name] = self.new_envelope()
-                self.envelopes[name].add(values)
+                self.pending.setdefault(name, []).append(values)
             self.covered.add(index)
         described = False
         for label, bound in criteria:
@@ -313,11 +319,19 @@ class _State:
 
         return Envelope(np.linspace(0.0, self.campaign.duration_grid_s, self.campaign.envelope_points))
 
-    def flush(self) -> None:
-        """Records first, then the envelopes that cover them (a kill in between is reconciled on resume)."""
+    def flush(self, envelopes: bool = False) -> None:
+        """Records first, then (every ENVELOPES_WALL_S, or when asked) the envelopes that cover them (a kill in
+        between is reconciled on resume)."""
         self.writer.flush(self.labels)
-        store.save_envelopes(self.campaign.out_dir, self.envelopes, self.covered, self.units)
+        for name, values in self.pending.items():  # every run taken so far, in one vectorised add per quantity
+            if name not in self.envelopes:
+                self.envelopes[name] = self.new_envelope()
+            self.envelopes[name].add_runs(values)
+        self.pending = {}
         self.last_flush = time.monotonic()
+        if envelopes or self.last_flush - self.last_envelopes >= ENVELOPES_WALL_S:
+            store.save_envelopes(self.campaign.out_dir, self.envelopes, self.covered, self.units)
+            self.last_envelopes = self.last_flush
 
     def runs_per_hour(self) -> float:
         elapsed = time.monotonic() - self.started
@@ -353,25 +367,34 @@ def _execute(specs, client, workers, state: _State, bar, on_start) -> None:
             on_start(client)
         threads = sum(client.nthreads().values()) or 1
         window = max(32, IN_FLIGHT_PER_THREAD * threads)
-        pending = iter(specs)
+        batches = _Batches(specs, threads)
         by_key = {}
 
-        def submit(spec):
-            future = client.submit(run_one, spec, pure=False, key=f"attsim-run-{spec.index}-{os.urandom(4).hex()}")
-            by_key[future.key] = spec
+        def submit(batch):
+            indices = "_".join(str(spec.index) for spec in batch)
+            future = client.submit(run_many, batch, pure=False, key=f"attsim-run-{indices}-{os.urandom(4).hex()}")
+            by_key[future.key] = batch
             return future
 
-        queue = as_completed([submit(s) for _, s in zip(range(window), pending)], with_results=True,
+        queue = as_completed([submit(b) for _, b in zip(range(window), batches)], with_results=True,
                              raise_errors=False)
-        for future, result in queue:
-            spec = by_key.pop(future.key)
-            if future.status != "finished":  # the task itself failed (e.g. KilledWorker): (type, exc, tb) or exc
-                result = state.error_result(spec, result[1] if isinstance(result, tuple) else result)
-            if state.take(spec, result) and bar is not None:
-                bar.set_postfix_str(f"{state.failures} failed, {state.runs_per_hour():,.0f} runs/h", refresh=False)
-                bar.update(1)
+        for future, results in queue:
+            batch = by_key.pop(future.key)
+            failed = future.status != "finished"  # the task itself failed (e.g. KilledWorker): (type, exc, tb) or exc
             future.release()
-            following = next(pending, None)
+            if failed:
+                if len(batch) > 1:  # again one run a task: only a run that kills its workers fails
+                    for spec in batch:
+                        queue.add(submit([spec]))
+                    continue
+                results = [state.error_result(batch[0], results[1] if isinstance(results, tuple) else results)]
+            for spec, result in zip(batch, results):
+                batches.took(result)
+                if state.take(spec, result) and bar is not None:
+                    bar.set_postfix_str(f"{state.failures} failed, {state.runs_per_hour():,.0f} runs/h",
+                                        refresh=False)
+                    bar.update(1)
+            following = next(batches, None)
             if following is not None:
                 queue.add(submit(following))
     finally:
@@ -379,6 +402,36 @@ def _execute(specs, client, workers, state: _State, bar, on_start) -> None:
             own_client.close()
         if cluster is not None:
             cluster.close()
+
+
+class _Batches:
+    """The runs to do as dask tasks: one run a task until runs report their wall time, then as many as take about
+    TASK_TARGET_S (at most MAX_RUNS_PER_TASK; fewer near the end, so every worker thread stays busy)."""
+
+    def __init__(self, specs, threads: int):
+        self.specs, self.next, self.threads = list(specs), 0, threads
+        self.walls: list[float] = []
+
+    def took(self, result) -> None:
+        wall = result[0]["wall_s"]
+        if wall == wall:  # not NaN (a task that failed outside the run)
+            self.walls = (self.walls + [wall])[-64:]
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> list:
+        left = len(self.specs) - self.next
+        if left <= 0:
+            raise StopIteration
+        size = 1
+        if self.walls:
+            per_run = sorted(self.walls)[len(self.walls) // 2]
+            size = int(TASK_TARGET_S / per_run) if per_run > 0.0 else MAX_RUNS_PER_TASK
+            size = max(1, min(size, MAX_RUNS_PER_TASK, left // (2 * self.threads)))
+        batch = self.specs[self.next: self.next + size]
+        self.next += size
+        return batch
 
 
 def _write_report(directory: Path):

@@ -10,21 +10,18 @@ samples its envelope quantities on the campaign's time grid, and returns a
 small :class:`RunResult`. It never raises for a failing run: an exception
 becomes an ERROR record with its message.
 
-Telemetry: in "summary" mode a run writes into a worker-local temporary
-directory (on ``/dev/shm`` when there is one, so a run's files never reach a
-disk) that is removed once the record is taken; "full" keeps the run's
-directory at ``runs/<k>``; "decimated" keeps it with at most
-:data:`DECIMATED_ROWS` telemetry rows (every n-th row, first and last kept).
-The criteria are always evaluated on the full telemetry.
+Telemetry: in "summary" mode a run keeps its telemetry in memory and writes
+no file (``Mission.run(in_memory=True)``); "full" keeps the run's directory at
+``runs/<k>``; "decimated" keeps it with at most :data:`DECIMATED_ROWS`
+telemetry rows (every n-th row, first and last kept). The criteria are
+always evaluated on the full telemetry.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import shutil
 import socket
-import tempfile
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -33,11 +30,10 @@ import numpy as np
 
 from ..dispersions import flatten, run_seed
 from ..errors import InputError
-from ..run_lock import process_alive
 from .records import RUNS_DIR
 
 __all__ = ["CampaignSpec", "RunSpec", "RunResult", "TELEMETRY_MODES", "DECIMATED_ROWS", "mission_module", "run_one",
-           "judge", "default_envelopes", "quantity_unit", "run_directory"]
+           "run_many", "judge", "default_envelopes", "quantity_unit", "run_directory"]
 
 TELEMETRY_MODES = ("summary", "decimated", "full")
 DECIMATED_ROWS = 2000
@@ -93,22 +89,6 @@ def mission_module(script):
 
 def run_directory(campaign_dir, index: int) -> Path:
     return Path(campaign_dir) / RUNS_DIR / str(index)
-
-
-SCRATCH_PREFIX = "attsim-run-"
-_SWEPT: list = []
-
-
-def _scratch_root() -> str:
-    shm = "/dev/shm"
-    root = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else tempfile.gettempdir()
-    if not _SWEPT:  # once per process: the scratch of workers killed mid-run (named by their pid) is removed
-        _SWEPT.append(root)
-        for stale in Path(root).glob(f"{SCRATCH_PREFIX}*"):
-            pid = stale.name[len(SCRATCH_PREFIX):].split("-")[0]
-            if pid.isdigit() and not process_alive(int(pid)):
-                shutil.rmtree(stale, ignore_errors=True)
-    return root
 
 
 def _worker_name() -> str:
@@ -200,14 +180,9 @@ def run_one(spec: RunSpec) -> RunResult:
     seed = run_seed(campaign.seed, index)
     record = {"run": index, "seed": seed, "status": "ERROR", "error": "", "wall_s": float("nan"),
               "worker": _worker_name(), **{f"p:{k}": v for k, v in flatten(spec.params).items()}}
-    scratch = None
     try:
         module = mission_module(campaign.script)
-        if campaign.telemetry == "summary":
-            scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{index}-", dir=_scratch_root())
-            out_dir = Path(scratch)
-        else:
-            out_dir = run_directory(campaign.directory, index)
+        out_dir = None if campaign.telemetry == "summary" else run_directory(campaign.directory, index)
         tel = _run(module, campaign, spec.params, seed, out_dir)
         columns, status, criteria = judge(module.criteria(tel))
         quantities = getattr(module, "envelopes", default_envelopes)(tel)
@@ -221,20 +196,21 @@ def run_one(spec: RunSpec) -> RunResult:
         message = str(exc).strip().splitlines()
         record["error"] = f"{type(exc).__name__}: {message[0] if message else ''}".rstrip(": ")
         result = RunResult(record, (), {}, {})
-    finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
     record["wall_s"] = time.perf_counter() - start
     return result
 
 
-def _run(module, campaign: CampaignSpec, params: dict, seed: int, out_dir: Path):
+def run_many(specs) -> list[RunResult]:
+    """:func:`run_one` of each spec in turn: a campaign's task (several short runs a task cost dask less)."""
+    return [run_one(spec) for spec in specs]
+
+
+def _run(module, campaign: CampaignSpec, params: dict, seed: int, out_dir: Path | None):
+    """The run's telemetry: in its directory ``out_dir``, or in memory when None (files nobody would read)."""
     from ..cli import build_missions
 
     missions, single = build_missions(module.build, out=out_dir, duration=campaign.duration_s, seed=seed,
                                       method=campaign.method, params=params)
     if not single:
         raise InputError("build", "must return one Mission in a campaign", f"got {len(missions)} missions")
-    if campaign.telemetry == "summary":  # scratch files nobody recovers: rows handed over in the largest blocks
-        missions[0].telemetry_chunk_s = math.inf
-    return missions[0].run()
+    return missions[0].run(in_memory=out_dir is None)

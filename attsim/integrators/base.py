@@ -20,7 +20,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._jit import njit, package_digest
+from .._jit import LOOP_INLINED, njit, package_digest
 from ..dynamics import TUPLE_ARITHMETIC, matrix_to_tuple
 from ..errors import InputError
 from ..torque import TorqueModel
@@ -198,7 +198,8 @@ def bind_stage_torque(kernel: Callable, torque: Callable, compile_suffix: str | 
             bindings[name] = bind_stage_torque(callee, torque, compile_suffix)
     if compile_suffix is None:
         return bind_globals(py, **bindings)
-    return njit(cache=True, nogil=True)(bind_globals(py, f"{py.__name__}__{compile_suffix}", **bindings))
+    name = f"{py.__name__}__{compile_suffix}"
+    return njit(cache=True, nogil=True, **LOOP_INLINED)(bind_globals(py, name, **bindings))
 
 
 def fixed_step_grid(t_end_s: float, dt_s: float, record_every: int) -> tuple[int, float, np.ndarray]:
@@ -439,7 +440,7 @@ class FixedStepIntegrator(Integrator):
         is named after the method, the template, the torque, ``tag`` (which
         must tell apart different ``extra`` functions, e.g. a digest of a
         user's code) and a digest of attsim's sources, which is what numba's
-        disk cache keys it by.
+        disk cache keys it by. Options: :data:`attsim._jit.LOOP_INLINED`.
         """
         key = (template.__module__, template.__name__, torque.__name__, tag, tuple(sorted(extra)))
         compiled = cls.__dict__.get("_compiled_templates")
@@ -451,7 +452,7 @@ class FixedStepIntegrator(Integrator):
             step = bind_stage_torque(cls.step, torque, compile_suffix=suffix)
             name = f"{cls.name}_{template.__name__}_{tag + '_' if tag else ''}{suffix}"
             bindings = dict(cls._bindings(step), **extra)
-            compiled[key] = njit(cache=True, nogil=True)(bind_globals(template, name, **bindings))
+            compiled[key] = njit(cache=True, nogil=True, **LOOP_INLINED)(bind_globals(template, name, **bindings))
         return compiled[key]
 
     @classmethod
