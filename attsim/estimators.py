@@ -31,9 +31,9 @@ import numpy as np
 
 from ._validate import finite_array, per_axis, positive_scalar, unit_quaternion
 from .component import LazyCycle
-from .errors import InputError
+from .errors import EstimatorDivergenceError, InputError
 from .schema import ESTIMATOR_SUFFIXES
-from .mekf import MEASUREMENTS, NIS_GATE_3DOF, PARAMETERS, mekf_cycle, new_memory
+from .mekf import DIVERGED, MEASUREMENTS, NIS_GATE_3DOF, PARAMETERS, mekf_cycle, new_memory
 from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
 
 __all__ = ["MEKF"]
@@ -233,11 +233,17 @@ class MEKF(LazyCycle):
                               e["B_I"] if mag is not None else zeros3,
                               css is not None, css if css is not None else np.zeros(6), self._sun_matrix,
                               e["sun"] if css is not None else zeros3, self.parameters, self.nis)
+        if rejected == DIVERGED:
+            raise self.diverged(t)
         if rejected:
             for label, nis, count in zip(MEASUREMENTS, self.nis, self.memory[5:8]):
                 if nis > self.parameters[7] and count > 0:
                     sc._log(t, "outlier", estimator=self.name, measurement=label, nis=float(nis))
         self.w_est = self.memory[2:5] - self.bias_rad_s  # the last good gyro reading (this one when it has output)
+
+    def diverged(self, t_s: float) -> EstimatorDivergenceError:
+        """The error both paths raise when this filter's state stops being finite at ``t_s``."""
+        return EstimatorDivergenceError(self.name, self.gyro.name, t_s)
 
     def attitude(self) -> tuple:
         """``q̂_IB`` of the latest cycle."""

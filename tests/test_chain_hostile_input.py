@@ -111,3 +111,23 @@ def test_a_well_formed_mode_logic_is_still_accepted():
     law = _bdot()
     manager = attsim.ModeManager([["a", [law]], ("b", (law,))], [["a", "b", modes.timeout(5.0)]], "a", 1.0)
     assert manager.mode_names == ["a", "b"] and manager.transitions[0].condition.kind == modes.TIMEOUT
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_gyro_the_filter_cannot_propagate_stops_the_run_naming_the_estimator(tmp_path, compiled):
+    # a bias of 1e200 rad/s is accepted by the gyro (finite) but turns the filter's covariance infinite: the next
+    # update inverted it and the run ended in numba's LinAlgError on both paths
+    m = attsim.Mission("wild_gyro", np.diag([0.06, 0.055, 0.02]), (0.01, -0.02, 0.015), duration=20.0, seed=1,
+                       out_dir=tmp_path / str(compiled))
+    tracker = m.add(_tracker())
+    m.add(attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5, bias_rad_s=(1e200, 0.0, 0.0), name="wild"))
+    wild = m.add(attsim.MEKF(m.components[-1], star_tracker=tracker, sigma_bias0_rad_s=1e-3, name="wild_mekf"))
+    with pytest.raises(attsim.AttsimError, match=r"^estimator 'wild_mekf': its state must stay finite") as info:
+        m.run(compiled=compiled)
+    assert isinstance(info.value, attsim.InputError) and "gyro 'wild'" in str(info.value)
+    assert 0.0 < info.value.t_s <= 20.0
+    tel = attsim.load(m.out_dir)
+    assert tel.partial and "EstimatorDivergenceError" in tel.meta["stopped"]
+    columns = [c for c in tel.df.columns if c.startswith(wild.name)]
+    assert columns and np.isfinite(tel.df[columns].dropna().to_numpy()).all()
+    assert tel.df.index[-1] < info.value.t_s
