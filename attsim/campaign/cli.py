@@ -78,6 +78,7 @@ def execute_campaign_run(build, criteria, args, figures=None) -> int:
     from ..cli import execute
     from ..dispersions import draw_parameters, run_seed
     from .records import read_campaign
+    from .worker import mission_dispersions
 
     if args.campaign is None or args.index is None:
         raise InputError("campaign", "--campaign DIR and --index K go together", "give both")
@@ -94,9 +95,7 @@ def execute_campaign_run(build, criteria, args, figures=None) -> int:
     if hashlib.sha256(script.read_bytes()).hexdigest() != description.get("mission_sha256"):
         raise InputError("mission", f"must be the campaign's script ({description['mission']}), unchanged",
                          f"{script} differs")
-    dispersions = build.__globals__.get("dispersions")
-    dispersions = dict(dispersions()) if callable(dispersions) else {}
-    params = draw_parameters(dispersions, int(description["seed"]), args.index)
+    params = draw_parameters(mission_dispersions(build.__globals__), int(description["seed"]), args.index)
     seed = run_seed(int(description["seed"]), args.index)
     out = args.out if args.out is not None else directory / "runs" / str(args.index)
     print(f"run {args.index} of campaign {directory}: seed {seed}"

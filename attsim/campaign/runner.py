@@ -47,7 +47,7 @@ from .._validate import positive_int, positive_scalar, real_number
 from ..dispersions import draw_parameters, flatten, run_seed
 from ..errors import InputError
 from . import records as store
-from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_module, run_many
+from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_dispersions, mission_module, run_many
 
 __all__ = ["Campaign", "CampaignResult", "FLUSH_WALL_S"]
 
@@ -141,7 +141,7 @@ class Campaign:
         self.envelope_points = positive_int(envelope_points, "envelope_points", maximum=100_000)
         self.out_dir = Path(out_dir) if out_dir is not None else Path("reports") / f"{self.script.stem}_campaign"
         module = mission_module(self.script)
-        self.dispersions = dict(module.dispersions()) if hasattr(module, "dispersions") else {}
+        self.dispersions = mission_dispersions(vars(module))
         _check_build_accepts(module.build, self.dispersions)
         # the nominal mission fixes the envelope grid and checks the overrides once, before any worker starts
         nominal, single = build_missions(module.build, duration=self.duration_s, method=method)
