@@ -141,7 +141,9 @@ def test_a_run_that_raises_is_an_error_record_and_the_campaign_goes_on(client, t
         "def build(out_dir=None, trip=0.0, **params):\n"
         "    if trip > 0.6:\n"
         "        raise RuntimeError(f'tripped at {trip:.3f}\\nsecond line')\n"
-        "    return base.build(out_dir, **params)\n")
+        "    mission = base.build(out_dir, **params)\n"
+        "    mission.description = f'trip draw {trip}'  # the draw reaches the mission (the campaign checks it)\n"
+        "    return mission\n")
     result = attsim.Campaign(script, runs=8, seed=9, out_dir=tmp_path / "mc").run(client=client, report=False)
     trips = [draw_parameters({"trip": Uniform(0.0, 1.0)}, 9, k)["trip"] for k in range(8)]
     records = result.records.set_index("run")
@@ -170,7 +172,9 @@ def test_a_run_that_kills_its_worker_is_an_error_record_and_the_campaign_goes_on
         "def build(out_dir=None, crash=0.0):\n"
         "    if crash > 0.8:\n"
         "        os.kill(os.getpid(), signal.SIGKILL)  # as a segfault in compiled code would\n"
-        "    return base.build(out_dir)\n")
+        "    mission = base.build(out_dir)\n"
+        "    mission.description = f'crash draw {crash}'  # the draw reaches the mission (the campaign checks it)\n"
+        "    return mission\n")
     crashes = [k for k in range(6) if draw_parameters({"crash": Uniform(0.0, 1.0)}, 2, k)["crash"] > 0.8]
     assert crashes == [5]
     import dask
@@ -228,7 +232,9 @@ def test_a_task_of_several_runs_that_kills_its_worker_is_split_so_only_the_crash
         "def build(out_dir=None, crash=0.0):\n"
         f"    if crash > {threshold!r}:\n"
         "        os.kill(os.getpid(), signal.SIGKILL)\n"
-        "    return base.build(out_dir)\n")
+        "    mission = base.build(out_dir)\n"
+        "    mission.description = f'crash draw {crash}'  # the draw reaches the mission (the campaign checks it)\n"
+        "    return mission\n")
     import dask
 
     keys = []

@@ -59,3 +59,66 @@ def test_the_dispersions_module_under_that_name_disperses_nothing(tmp_path):
     # 'from attsim import dispersions' without a dispersions() function: the runs differ by their seed only
     script = _script(tmp_path, "from attsim import dispersions\n")
     assert attsim.Campaign(script, runs=2, out_dir=tmp_path / "mc").dispersions == {}
+
+
+@pytest.mark.parametrize("body, ignored", [
+    # **params swallows the gyro bias: drawn, recorded, never used
+    ("def dispersions():\n    return {**base.dispersions(), 'gyro_bias_rad_s': Normal([0, 0, 0], [1e-5] * 3)}\n"
+     "def build(out_dir=None, gyro_bias_rad_s=None, **params):\n    return base.build(out_dir, **params)\n",
+     "'gyro_bias_rad_s'"),
+    # named, then dropped on the way to the mission
+    ("dispersions = base.dispersions\n"
+     "def build(out_dir=None, inertia_scale=(1, 1, 1), omega0_rad_s=(0, 0, 0), attitude_error_rad=(0, 0, 0)):\n"
+     "    return base.build(out_dir, inertia_scale=inertia_scale)\n", "'omega0_rad_s', 'attitude_error_rad'"),
+])
+def test_a_drawn_parameter_that_build_does_not_apply_is_refused_naming_it(tmp_path, capsys, body, ignored):
+    script = _script(tmp_path, body)
+    with pytest.raises(InputError) as info:
+        attsim.Campaign(script, runs=2, out_dir=tmp_path / "mc")
+    assert info.value.field == "dispersions" and info.value.detail.startswith(ignored + ": ")
+    err = _refused(capsys, ["campaign", str(script), "--runs", "2", "--out", str(tmp_path / "mc")])
+    assert "each drawn parameter must change the mission build() returns" in err and ignored in err
+    assert not (tmp_path / "mc").exists()
+
+
+def test_a_build_that_fails_for_every_draw_is_refused_before_any_run(tmp_path, capsys):
+    # a scalar where the mission needs a vector: every run would be the same ERROR
+    script = _script(tmp_path, "def dispersions():\n    return {'omega0_rad_s': Normal(0.0, 1e-3)}\n")
+    err = _refused(capsys, ["campaign", str(script), "--runs", "2", "--out", str(tmp_path / "mc")])
+    assert err.startswith("attsim: build: must build the mission from some of the first") and "omega0" in err
+
+
+def test_a_parameter_applied_through_a_closure_or_a_rare_failing_draw_is_accepted():
+    from attsim.campaign.applied import check_applied
+    from attsim.dispersions import Normal, Uniform, draw_parameters
+
+    class Controller:
+        def __init__(self, law):
+            self.law = law
+
+    def build(params):  # the gain reaches the mission only inside a function the controller calls
+        gain = params["gain"]
+        if params["trip"] > 0.5:
+            raise ValueError("a draw the mission refuses: that run's ERROR record, not the campaign's")
+        return [Controller(lambda error: -gain * error)]
+
+    dispersions = {"gain": Normal(1.0, 0.1), "trip": Uniform(0.0, 1.0)}
+    seed = next(s for s in range(100) if draw_parameters(dispersions, s, 0)["trip"] > 0.5)  # run 0 cannot build
+    check_applied(build, dispersions, seed)
+
+    def forgetful(params):
+        return [Controller(lambda error: -1.0 * error)]
+
+    with pytest.raises(InputError, match="'gain', 'trip': build"):
+        check_applied(forgetful, dispersions, seed)
+
+
+def test_a_build_that_is_not_reproducible_cannot_be_checked_and_is_left_alone():
+    import numpy as np
+
+    from attsim.campaign.applied import check_applied, fingerprint
+    from attsim.dispersions import Normal
+
+    assert fingerprint({"a": np.array([1.0, 2.0])}) == fingerprint({"a": np.array([1.0, 2.0])})
+    assert fingerprint({"a": np.array([1.0, 2.0])}) != fingerprint({"a": np.array([1.0, 2.0 + 1e-15])})
+    check_applied(lambda params: [np.random.default_rng().random(3)], {"x": Normal(0.0, 1.0)}, 0)

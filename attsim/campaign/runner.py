@@ -47,6 +47,7 @@ from .._validate import positive_int, positive_scalar, real_number
 from ..dispersions import draw_parameters, flatten, run_seed
 from ..errors import InputError
 from . import records as store
+from .applied import check_applied
 from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_dispersions, mission_module, run_many
 
 __all__ = ["Campaign", "CampaignResult", "FLUSH_WALL_S"]
@@ -148,6 +149,7 @@ class Campaign:
         if not single:
             raise InputError("build", "must return one Mission in a campaign", f"got {len(nominal)} missions")
         self.duration_grid_s = float(nominal[0].duration_s)
+        check_applied(lambda params: build_missions(module.build, params=params)[0], self.dispersions, self.seed)
 
     def parameters(self, index: int) -> dict:
         """Run ``index``'s drawn parameters."""
