@@ -122,3 +122,60 @@ def test_a_build_that_is_not_reproducible_cannot_be_checked_and_is_left_alone():
     assert fingerprint({"a": np.array([1.0, 2.0])}) == fingerprint({"a": np.array([1.0, 2.0])})
     assert fingerprint({"a": np.array([1.0, 2.0])}) != fingerprint({"a": np.array([1.0, 2.0 + 1e-15])})
     check_applied(lambda params: [np.random.default_rng().random(3)], {"x": Normal(0.0, 1.0)}, 0)
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--scheduler", "nonsense", "scheduler: must be the address of a running Dask scheduler"),
+    ("--scheduler", "http://127.0.0.1:8787", "scheduler: must be the address of a running Dask scheduler"),
+    ("--workers", "0", "workers: must be an integer in [1, "),
+])
+def test_where_to_run_is_checked_before_the_campaign_directory_is_touched(tmp_path, capsys, option, value, message):
+    # a distributed ValueError was 'internal error, a bug in attsim' (exit 3); --workers 0 was refused only after
+    # campaign.json was written and the progress bar drawn
+    err = _refused(capsys, ["campaign", str(SLEW), "--runs", "2", option, value, "--out", str(tmp_path / "mc")])
+    assert err.startswith(f"attsim: {message}")
+    assert not (tmp_path / "mc" / "campaign.json").exists()
+
+
+def test_an_out_dir_that_cannot_be_written_is_an_input_error_naming_it(tmp_path, capsys):
+    a_file = tmp_path / "taken"
+    a_file.write_text("not a directory")
+    for out in (a_file, a_file / "below"):
+        err = _refused(capsys, ["campaign", str(SLEW), "--runs", "2", "--out", str(out)])
+        assert err.startswith(f"attsim: out_dir: must be a directory attsim can create and write ({out}: ")
+
+
+def test_a_failed_write_says_what_is_kept_and_how_to_resume(tmp_path):
+    from attsim.campaign import records as store
+
+    writer = store.RecordWriter(tmp_path)
+    writer.add({"run": 0, "seed": 1, "status": "OK", "error": "", "wall_s": 0.1, "worker": "w"})
+    writer.flush()
+    writer.add({"run": 1, "seed": 2, "status": "OK", "error": "", "wall_s": 0.1, "worker": "w"})
+    (tmp_path / store.RECORDS_DIR).rename(tmp_path / "moved")
+    (tmp_path / store.RECORDS_DIR).write_text("the disk is full")  # every write below it now fails
+    with pytest.raises(store.CampaignWriteError) as info:
+        writer.flush()
+    assert isinstance(info.value, attsim.AttsimError) and "start the same command again to resume" in str(info.value)
+    assert str(tmp_path / store.RECORDS_DIR / "part-000001.parquet") in str(info.value)
+
+
+def test_a_second_campaign_into_a_busy_directory_says_nothing_of_its_runs(tmp_path, capsys):
+    from attsim.run_lock import RunLock
+
+    from attsim.campaign import records as store
+
+    out = tmp_path / "mc"
+    out.mkdir()
+    store.write_campaign(out, attsim.Campaign(SLEW, runs=2, out_dir=out).description())  # run 0 on disk
+    writer = store.RecordWriter(out)
+    writer.add({"run": 0, "seed": 1, "status": "OK", "error": "", "wall_s": 0.1, "worker": "w"})
+    writer.flush()
+    holder = RunLock(out)
+    assert holder.acquire()
+    try:
+        assert cli.main(["campaign", str(SLEW), "--runs", "2", "--out", str(out)]) == 2
+    finally:
+        holder.release()
+    captured = capsys.readouterr()
+    assert "resuming" not in captured.out and "is in use by another campaign" in captured.err

@@ -40,21 +40,25 @@ def add_arguments(parser) -> None:
 
 
 def run_command(args) -> int:
+    from .._validate import positive_int
     from .runner import Campaign
 
+    if args.workers is not None:
+        positive_int(args.workers, "workers", maximum=4096)
     campaign = Campaign(args.mission, args.runs, seed=args.seed, out_dir=args.out, telemetry=args.telemetry,
                         required_rate=args.require, confidence=args.confidence, duration=args.duration,
                         method=args.method)
     print(f"campaign: {campaign.runs} runs of {campaign.script.name} (seed {campaign.seed}) -> {campaign.out_dir}")
-    missing = campaign.missing()
-    if len(missing) < campaign.runs:
-        print(f"resuming: {campaign.runs - len(missing)} runs on disk, {len(missing)} to run")
 
     def started(client) -> None:
         print(f"dask: {len(client.nthreads())} workers, dashboard {client.dashboard_link}", flush=True)
 
-    result = campaign.run(client=args.scheduler, workers=args.workers, progress=True, report=not args.no_report,
-                          on_start=started)
+    with campaign.held():  # another campaign in the directory is refused before anything is said of its runs
+        missing = campaign.missing()
+        if len(missing) < campaign.runs:
+            print(f"resuming: {campaign.runs - len(missing)} runs on disk, {len(missing)} to run")
+        result = campaign.run(client=args.scheduler, workers=args.workers, progress=True,
+                              report=not args.no_report, on_start=started)
     records = result.records
     counts = records["status"].value_counts()
     print(f"runs: {len(records)}  OK {counts.get('OK', 0)}  FAIL {counts.get('FAIL', 0)}  "

@@ -32,6 +32,7 @@ from ..errors import AttsimError, InputError
 from ..run_lock import RunLock
 
 __all__ = ["CAMPAIGN_FILE", "RECORDS_DIR", "ENVELOPES_FILE", "RUNS_DIR", "STATUSES", "CampaignLockedError",
+           "CampaignWriteError",
            "lock_campaign", "read_campaign", "write_campaign", "differences", "read_records", "normalise_records",
            "RecordWriter", "save_envelopes", "load_envelopes"]
 
@@ -58,11 +59,28 @@ class CampaignLockedError(AttsimError):
 
 def lock_campaign(directory: Path) -> RunLock:
     """Hold the campaign directory's lock, or raise :class:`CampaignLockedError` naming it."""
-    directory.mkdir(parents=True, exist_ok=True)
     lock = RunLock(directory)
-    if not lock.acquire():
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        acquired = lock.acquire()
+    except OSError as exc:  # read-only, not a directory, no permission, no space
+        raise InputError("out_dir", "must be a directory attsim can create and write",
+                         f"{directory}: {exc.strerror or exc}") from exc
+    if not acquired:
         raise CampaignLockedError(str(directory))
     return lock
+
+
+class CampaignWriteError(AttsimError):
+    """A file of the campaign directory could not be written (no space left, read-only, ...): what is on disk stays."""
+
+    def __init__(self, path: str, reason: str):
+        self.path, self.reason = path, reason
+        super().__init__(path, reason)
+
+    def __str__(self) -> str:
+        return (f"campaign directory: cannot write {self.path} ({self.reason}); the records written before are kept: "
+                "free the space (or give another --out) and start the same command again to resume")
 
 
 def _write_atomic(path: Path, write) -> None:
@@ -70,6 +88,8 @@ def _write_atomic(path: Path, write) -> None:
     try:
         write(tmp)
         os.replace(tmp, path)
+    except OSError as exc:
+        raise CampaignWriteError(str(path), exc.strerror or str(exc)) from exc
     finally:
         if tmp.exists():
             tmp.unlink()

@@ -33,6 +33,7 @@ so only the run that killed its workers is recorded as an error.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import inspect
@@ -57,6 +58,7 @@ ENVELOPES_WALL_S = 10.0  # the longest the saved envelope state lags the records
 IN_FLIGHT_PER_THREAD = 4  # tasks handed to the scheduler ahead of the workers, per worker thread (at least 32)
 TASK_TARGET_S = 0.5  # wall time a task of several runs aims at (dask costs ~3 ms of CPU a task)
 MAX_RUNS_PER_TASK = 16
+CONNECT_TIMEOUT_S = 10.0  # the longest a campaign waits for a scheduler to answer (dask's default: 30 s)
 
 
 class CampaignResult(NamedTuple):
@@ -149,6 +151,7 @@ class Campaign:
         if not single:
             raise InputError("build", "must return one Mission in a campaign", f"got {len(nominal)} missions")
         self.duration_grid_s = float(nominal[0].duration_s)
+        self._held = None  # the directory's lock while held() holds it
         check_applied(lambda params: build_missions(module.build, params=params)[0], self.dispersions, self.seed)
 
     def parameters(self, index: int) -> dict:
@@ -194,11 +197,29 @@ class Campaign:
         InputError
             The directory holds another experiment (named fields differ).
         """
-        lock = store.lock_campaign(self.out_dir)
+        if workers is not None:
+            workers = positive_int(workers, "workers", maximum=4096)
+        own_client = _connect(client) if isinstance(client, str) else None  # a bad address: refused before any file
+        lock = self._held or store.lock_campaign(self.out_dir)
         try:
             description = self._reconcile_description()
-            return self._run_locked(description, client, workers, progress, report, on_start)
+            return self._run_locked(description, own_client or client, workers, progress, report, on_start)
         finally:
+            if lock is not self._held:
+                lock.release()
+            if own_client is not None:
+                own_client.close()
+
+    @contextlib.contextmanager
+    def held(self):
+        """Hold the directory's lock for a block (:meth:`run` inside it keeps it): e.g. to read what is done before
+        running the rest, with no other campaign in between. Raises :class:`CampaignLockedError` when it is taken."""
+        lock = store.lock_campaign(self.out_dir)
+        self._held = lock
+        try:
+            yield self
+        finally:
+            self._held = None
             lock.release()
 
     def missing(self) -> list[int]:
@@ -352,18 +373,14 @@ def _execute(specs, client, workers, state: _State, bar, on_start) -> None:
     from distributed import as_completed
 
     own_client, cluster = None, None
-    if client is None or isinstance(client, str):
+    if client is None:
+        import logging
+
         from distributed import Client, LocalCluster
 
-        if client is None:
-            import logging
-
-            n = positive_int(workers, "workers", maximum=4096) if workers is not None else (os.cpu_count() or 1)
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, silence_logs=logging.ERROR)
-            own_client = Client(cluster)
-        else:
-            own_client = Client(client)
-        client = own_client
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                               silence_logs=logging.ERROR)
+        client = own_client = Client(cluster)
     try:
         if on_start is not None:
             on_start(client)
@@ -404,6 +421,19 @@ def _execute(specs, client, workers, state: _State, bar, on_start) -> None:
             own_client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _connect(address: str):
+    """A client of the Dask scheduler at ``address``, or an InputError naming it (a bad address, no scheduler there
+    within CONNECT_TIMEOUT_S, something else answering)."""
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S)
+    except Exception as exc:  # noqa: BLE001 - distributed raises OSError, ValueError, TimeoutError, ... (even MemoryError)
+        lines = str(exc).strip().splitlines()
+        raise InputError("scheduler", "must be the address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786",
+                         f"{address!r}: {type(exc).__name__}: {lines[0] if lines else ''}") from exc
 
 
 class _Batches:
