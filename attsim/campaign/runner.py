@@ -261,8 +261,9 @@ class Campaign:
         # a record written just before a kill, whose envelope values were not saved: repeat the run for them only
         repeat = sorted(k for k in done if k not in covered)
         campaign = self.spec()
-        specs = [RunSpec(campaign, k, self.parameters(k)) for k in todo]
-        specs += [RunSpec(campaign, k, self.parameters(k), record=False) for k in repeat]
+        # drawn as the runs are handed out: a million runs' parameters up front took minutes and gigabytes
+        specs = _LazySpecs([(k, True) for k in todo] + [(k, False) for k in repeat],
+                           lambda k, record: RunSpec(campaign, k, self.parameters(k), record))
         state = _State(self, description, envelopes, covered, units, done, failures)
         if specs:
             bar = _progress_bar(self.runs, len(done)) if progress else None
@@ -436,12 +437,25 @@ def _connect(address: str):
                          f"{address!r}: {type(exc).__name__}: {lines[0] if lines else ''}") from exc
 
 
+class _LazySpecs:
+    """The RunSpecs of ``(index, record)`` pairs, each made (its parameters drawn) when it is first read."""
+
+    def __init__(self, runs, make):
+        self.runs, self.make = runs, make
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __getitem__(self, part: slice) -> list:
+        return [self.make(k, record) for k, record in self.runs[part]]
+
+
 class _Batches:
     """The runs to do as dask tasks: one run a task until runs report their wall time, then as many as take about
     TASK_TARGET_S (at most MAX_RUNS_PER_TASK; fewer near the end, so every worker thread stays busy)."""
 
     def __init__(self, specs, threads: int):
-        self.specs, self.next, self.threads = list(specs), 0, threads
+        self.specs, self.next, self.threads = specs, 0, threads  # a sequence sliced once per batch
         self.walls: list[float] = []
 
     def took(self, result) -> None:
