@@ -220,7 +220,7 @@ def save_envelopes(directory: Path, envelopes: dict, runs, quantities: dict) -> 
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as handle:
-            np.savez(handle, **arrays)
+            np.savez_compressed(handle, **arrays)  # mostly empty buckets: ~200x smaller, ~50 ms
 
     _write_atomic(Path(directory) / ENVELOPES_FILE, write)
 
