@@ -179,3 +179,19 @@ def test_a_second_campaign_into_a_busy_directory_says_nothing_of_its_runs(tmp_pa
         holder.release()
     captured = capsys.readouterr()
     assert "resuming" not in captured.out and "is in use by another campaign" in captured.err
+
+
+def test_resuming_another_mission_names_what_differs_in_one_readable_line():
+    # the refusal printed both scripts' SHA-256 and both full parameter dicts (a 900-character line)
+    from attsim.campaign.records import differences
+
+    stored = {"mission": "/m/a.py", "mission_sha256": "0" * 64, "seed": 0, "duration_s": None, "method": None,
+              "parameters": {"inertia_scale": "Normal(mean=1, std=0.05)", "omega0": "Normal(mean=0, std=0.002)"}}
+    new = {**stored, "mission_sha256": "f" * 64,
+           "parameters": {"inertia_scale": "Normal(mean=1, std=0.033)", "omega0": "Normal(mean=0, std=0.002)",
+                          "gyro_bias": "Normal(mean=0, std=1e-05)"}}
+    assert differences(stored, new) == [
+        "mission_sha256: the script's content changed",
+        "parameters['inertia_scale']: Normal(mean=1, std=0.05) != Normal(mean=1, std=0.033)",
+        "parameters['gyro_bias']: absent != Normal(mean=0, std=1e-05)"]
+    assert differences(stored, {**stored, "seed": 2}) == ["seed: 0 != 2"]

@@ -111,9 +111,21 @@ def write_campaign(directory: Path, description: dict) -> None:
 
 
 def differences(stored: dict, new: dict) -> list[str]:
-    """The fields of :data:`SAME_EXPERIMENT` in which two campaign descriptions differ, each as 'name: a != b'."""
-    return [f"{key}: {stored.get(key)!r} != {new.get(key)!r}"
-            for key in SAME_EXPERIMENT if stored.get(key) != new.get(key)]
+    """The fields of :data:`SAME_EXPERIMENT` in which two campaign descriptions differ, each as 'name: a != b'
+    (the script's content as 'changed', the dispersions as each parameter that differs)."""
+    found = []
+    for key in SAME_EXPERIMENT:
+        a, b = stored.get(key), new.get(key)
+        if a == b:
+            continue
+        if key == "mission_sha256":
+            found.append(f"{key}: the script's content changed")
+        elif key == "parameters" and isinstance(a, dict) and isinstance(b, dict):
+            found += [f"parameters[{name!r}]: {a.get(name, 'absent')} != {b.get(name, 'absent')}"
+                      for name in list(a) + [n for n in b if n not in a] if a.get(name) != b.get(name)]
+        else:
+            found.append(f"{key}: {a!r} != {b!r}")
+    return found
 
 
 def _parts(directory: Path) -> list[Path]:
