@@ -400,7 +400,10 @@ def _execute(specs, client, workers, state: _State, bar, on_start) -> None:
                              raise_errors=False)
         for future, results in queue:
             batch = by_key.pop(future.key)
-            failed = future.status != "finished"  # the task itself failed (e.g. KilledWorker): (type, exc, tb) or exc
+            # the task failed (e.g. KilledWorker) when what came back is not run_many's list but dask's (type, exc, tb)
+            # or an exception; not by the future's status, which turns "lost" after the results arrived when the
+            # worker holding them dies (another run killed it): those runs were then recorded as errors
+            failed = not isinstance(results, list)
             future.release()
             if failed:
                 if len(batch) > 1:  # again one run a task: only a run that kills its workers fails
