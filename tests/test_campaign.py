@@ -210,9 +210,9 @@ def test_short_runs_go_several_to_a_task_and_equal_the_runs_done_one_by_one(clie
 
 
 def test_a_task_of_several_runs_that_kills_its_worker_is_split_so_only_the_crashing_run_fails(tmp_path, monkeypatch):
-    from attsim.campaign import runner
+    from attsim.campaign import execute
 
-    monkeypatch.setattr(runner, "TASK_TARGET_S", 1e6)  # after the first window, tasks as large as the end allows
+    monkeypatch.setattr(execute, "TASK_TARGET_S", 1e6)  # after the first window, tasks as large as the end allows
     runs = 64
     draw = {"crash": Uniform(0.0, 1.0)}
     # a seed whose largest draw (the one run that crashes) comes after the first window of one-run tasks

@@ -26,9 +26,8 @@ is refused. Records stream into Parquet parts at most
 :data:`ENVELOPES_WALL_S` (runs recorded but not yet in the saved envelopes
 are repeated for their envelope values only on resume); a worker lost
 mid-run has its runs rescheduled by dask, and a run that raises is an ERROR
-record. Runs shorter than :data:`TASK_TARGET_S` go to dask several to a task
-(its overhead is per task); a task that fails is split into one task per run,
-so only the run that killed its workers is recorded as an error.
+record. :mod:`attsim.campaign.execute` hands the runs to dask (short runs
+several to a task).
 """
 
 from __future__ import annotations
@@ -49,15 +48,13 @@ from ..dispersions import draw_parameters, flatten, run_seed
 from ..errors import InputError
 from . import records as store
 from .applied import check_applied
-from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_dispersions, mission_module, run_many
+from .execute import execute
+from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_dispersions, mission_module
 
 __all__ = ["Campaign", "CampaignResult", "FLUSH_WALL_S"]
 
 FLUSH_WALL_S = 1.0  # the longest a run's record waits in memory before it is on disk, wall seconds
 ENVELOPES_WALL_S = 10.0  # the longest the saved envelope state lags the records (saving it takes ~50 ms)
-IN_FLIGHT_PER_THREAD = 4  # tasks handed to the scheduler ahead of the workers, per worker thread (at least 32)
-TASK_TARGET_S = 0.5  # wall time a task of several runs aims at (dask costs ~3 ms of CPU a task)
-MAX_RUNS_PER_TASK = 16
 CONNECT_TIMEOUT_S = 10.0  # the longest a campaign waits for a scheduler to answer (dask's default: 30 s)
 
 
@@ -268,7 +265,7 @@ class Campaign:
         if specs:
             bar = _progress_bar(self.runs, len(done)) if progress else None
             try:
-                _execute(specs, client, workers, state, bar, on_start)
+                execute(specs, client, workers, state, bar, on_start)
             finally:
                 if bar is not None:
                     bar.close()
@@ -369,64 +366,6 @@ def _progress_bar(total: int, done: int):
                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {n}/{total} runs{postfix} [{elapsed}<{remaining}]")
 
 
-def _execute(specs, client, workers, state: _State, bar, on_start) -> None:
-    """Hand the runs to dask and take their results as they complete."""
-    from distributed import as_completed
-
-    own_client, cluster = None, None
-    if client is None:
-        import logging
-
-        from distributed import Client, LocalCluster
-
-        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                               silence_logs=logging.ERROR)
-        client = own_client = Client(cluster)
-    try:
-        if on_start is not None:
-            on_start(client)
-        threads = sum(client.nthreads().values()) or 1
-        window = max(32, IN_FLIGHT_PER_THREAD * threads)
-        batches = _Batches(specs, threads)
-        by_key = {}
-
-        def submit(batch):
-            indices = "_".join(str(spec.index) for spec in batch)
-            future = client.submit(run_many, batch, pure=False, key=f"attsim-run-{indices}-{os.urandom(4).hex()}")
-            by_key[future.key] = batch
-            return future
-
-        queue = as_completed([submit(b) for _, b in zip(range(window), batches)], with_results=True,
-                             raise_errors=False)
-        for future, results in queue:
-            batch = by_key.pop(future.key)
-            # the task failed (e.g. KilledWorker) when what came back is not run_many's list but dask's (type, exc, tb)
-            # or an exception; not by the future's status, which turns "lost" after the results arrived when the
-            # worker holding them dies (another run killed it): those runs were then recorded as errors
-            failed = not isinstance(results, list)
-            future.release()
-            if failed:
-                if len(batch) > 1:  # again one run a task: only a run that kills its workers fails
-                    for spec in batch:
-                        queue.add(submit([spec]))
-                    continue
-                results = [state.error_result(batch[0], results[1] if isinstance(results, tuple) else results)]
-            for spec, result in zip(batch, results):
-                batches.took(result)
-                if state.take(spec, result) and bar is not None:
-                    bar.set_postfix_str(f"{state.failures} failed, {state.runs_per_hour():,.0f} runs/h",
-                                        refresh=False)
-                    bar.update(1)
-            following = next(batches, None)
-            if following is not None:
-                queue.add(submit(following))
-    finally:
-        if own_client is not None:
-            own_client.close()
-        if cluster is not None:
-            cluster.close()
-
-
 def _connect(address: str):
     """A client of the Dask scheduler at ``address``, or an InputError naming it (a bad address, no scheduler there
     within CONNECT_TIMEOUT_S, something else answering)."""
@@ -451,36 +390,6 @@ class _LazySpecs:
 
     def __getitem__(self, part: slice) -> list:
         return [self.make(k, record) for k, record in self.runs[part]]
-
-
-class _Batches:
-    """The runs to do as dask tasks: one run a task until runs report their wall time, then as many as take about
-    TASK_TARGET_S (at most MAX_RUNS_PER_TASK; fewer near the end, so every worker thread stays busy)."""
-
-    def __init__(self, specs, threads: int):
-        self.specs, self.next, self.threads = specs, 0, threads  # a sequence sliced once per batch
-        self.walls: list[float] = []
-
-    def took(self, result) -> None:
-        wall = result[0]["wall_s"]
-        if wall == wall:  # not NaN (a task that failed outside the run)
-            self.walls = (self.walls + [wall])[-64:]
-
-    def __iter__(self):
-        return self
-
-    def __next__(self) -> list:
-        left = len(self.specs) - self.next
-        if left <= 0:
-            raise StopIteration
-        size = 1
-        if self.walls:
-            per_run = sorted(self.walls)[len(self.walls) // 2]
-            size = int(TASK_TARGET_S / per_run) if per_run > 0.0 else MAX_RUNS_PER_TASK
-            size = max(1, min(size, MAX_RUNS_PER_TASK, left // (2 * self.threads)))
-        batch = self.specs[self.next: self.next + size]
-        self.next += size
-        return batch
 
 
 def _write_report(directory: Path):
