@@ -2,7 +2,7 @@
 
     attsim campaign MISSION --runs N [--seed S] [--workers K | --scheduler ADDRESS] [--out DIR]
                     [--telemetry summary|decimated|full] [--require RATE] [--confidence C]
-                    [--duration S] [--method M] [--no-report]
+                    [--duration S] [--method M] [--run-timeout S|inf] [--no-report]
     attsim run MISSION --campaign DIR --index K      re-run run K of a campaign exactly, with its telemetry and report
 
 Exit codes of ``attsim campaign``: 0 when the campaign meets its
@@ -36,6 +36,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence of that rate (default 0.95)")
     parser.add_argument("--duration", type=float, help="override the mission's simulated time, s")
     parser.add_argument("--method", help="override the mission's integrator")
+    parser.add_argument("--run-timeout", metavar="S",
+                        help="the longest a run may take, wall seconds; a run past it is an ERROR record and its "
+                             "worker is restarted (default: max(60, 20 x the median run's wall time); inf: no limit)")
     parser.add_argument("--no-report", action="store_true", help="skip the campaign report")
 
 
@@ -47,7 +50,7 @@ def run_command(args) -> int:
         positive_int(args.workers, "workers", maximum=4096)
     campaign = Campaign(args.mission, args.runs, seed=args.seed, out_dir=args.out, telemetry=args.telemetry,
                         required_rate=args.require, confidence=args.confidence, duration=args.duration,
-                        method=args.method)
+                        method=args.method, run_timeout_s=_seconds(args.run_timeout, "run_timeout_s"))
     print(f"campaign: {campaign.runs} runs of {campaign.script.name} (seed {campaign.seed}) -> {campaign.out_dir}")
 
     def started(client) -> None:
@@ -75,6 +78,16 @@ def run_command(args) -> int:
     if result.report is not None:
         print(f"report: {result.report}")
     return 0 if result.requirement_met else 1
+
+
+def _seconds(text: str | None, field: str) -> float | None:
+    """A number of seconds as typed (``inf`` too), checked by the campaign; a word that is no number names ``field``."""
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(field, "must be a number of seconds > 0, or inf for no limit", f"got {text!r}") from None
 
 
 def execute_campaign_run(build, criteria, args, figures=None) -> int:

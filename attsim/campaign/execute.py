@@ -4,13 +4,16 @@ Runs shorter than :data:`TASK_TARGET_S` go to dask several to a task (its
 overhead is per task); a task that fails (e.g. ``KilledWorker``) is split
 into one task per run, so only the run that killed its workers is recorded
 as an error. At most a window of tasks is in flight, so a million-run
-campaign neither draws nor submits all its runs up front.
+campaign neither draws nor submits all its runs up front. A run past its
+time limit is recorded as a timeout, its task cancelled and its worker
+restarted (:mod:`attsim.campaign.timeouts`).
 """
 
 from __future__ import annotations
 
 import os
 
+from .timeouts import START_TOPIC, CampaignStuckError, Overdue, RunClock, recover_worker, timeout_message
 from .worker import run_many
 
 __all__ = ["execute", "TASK_TARGET_S", "MAX_RUNS_PER_TASK", "IN_FLIGHT_PER_THREAD"]
@@ -18,12 +21,16 @@ __all__ = ["execute", "TASK_TARGET_S", "MAX_RUNS_PER_TASK", "IN_FLIGHT_PER_THREA
 IN_FLIGHT_PER_THREAD = 4  # tasks handed to the scheduler ahead of the workers, per worker thread (at least 32)
 TASK_TARGET_S = 0.5  # wall time a task of several runs aims at (dask costs ~3 ms of CPU a task)
 MAX_RUNS_PER_TASK = 16
+POLL_S = 0.25  # the longest the loop waits for a result before it looks for runs past their time limit
 
 
-def execute(specs, client, workers, state, bar, on_start) -> None:
-    """Hand the runs to dask and take their results as they complete."""
-    from distributed import as_completed
+def execute(specs, client, workers, state, bar, on_start, run_timeout_s: float | None = None) -> None:
+    """Hand the runs to dask and take their results as they complete; time out runs past their limit.
 
+    ``client`` None: a ``LocalCluster`` of ``workers`` processes, one thread
+    each, started here and closed again. ``run_timeout_s``: the per-run
+    limit (:mod:`attsim.campaign.timeouts`; None: derived from the runs).
+    """
     own_client, cluster = None, None
     if client is None:
         import logging
@@ -36,47 +43,138 @@ def execute(specs, client, workers, state, bar, on_start) -> None:
     try:
         if on_start is not None:
             on_start(client)
-        threads = sum(client.nthreads().values()) or 1
-        window = max(32, IN_FLIGHT_PER_THREAD * threads)
-        batches = _Batches(specs, threads)
-        by_key = {}
-
-        def submit(batch):
-            indices = "_".join(str(spec.index) for spec in batch)
-            future = client.submit(run_many, batch, pure=False, key=f"attsim-run-{indices}-{os.urandom(4).hex()}")
-            by_key[future.key] = batch
-            return future
-
-        queue = as_completed([submit(b) for _, b in zip(range(window), batches)], with_results=True,
-                             raise_errors=False)
-        for future, results in queue:
-            batch = by_key.pop(future.key)
-            # the task failed (e.g. KilledWorker) when what came back is not run_many's list but dask's (type, exc, tb)
-            # or an exception; not by the future's status, which turns "lost" after the results arrived when the
-            # worker holding them dies (another run killed it): those runs were then recorded as errors
-            failed = not isinstance(results, list)
-            future.release()
-            if failed:
-                if len(batch) > 1:  # again one run a task: only a run that kills its workers fails
-                    for spec in batch:
-                        queue.add(submit([spec]))
-                    continue
-                results = [state.error_result(batch[0], results[1] if isinstance(results, tuple) else results)]
-            for spec, result in zip(batch, results):
-                batches.took(result)
-                if state.take(spec, result) and bar is not None:
-                    bar.set_postfix_str(f"{state.failures} failed, {state.runs_per_hour():,.0f} runs/h",
-                                        refresh=False)
-                    bar.update(1)
-            following = next(batches, None)
-            if following is not None:
-                queue.add(submit(following))
+        _Execution(specs, client, state, bar, RunClock(run_timeout_s)).run()
     finally:
         if own_client is not None:
             own_client.close()
         if cluster is not None:
             cluster.close()
 
+
+def _exception_message(exc) -> str:
+    """``Type: first line`` of what a failed task returned: dask's (type, exception, traceback) or an exception."""
+    exc = exc[1] if isinstance(exc, tuple) else exc
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+
+
+class _Execution:
+    """One call's loop: a window of tasks in flight, their results taken as they arrive, overdue runs timed out."""
+
+    def __init__(self, specs, client, state, bar, clock: RunClock):
+        self.client, self.state, self.bar, self.clock = client, state, bar, clock
+        threads = sum(client.nthreads().values()) or 1
+        self.window = max(32, IN_FLIGHT_PER_THREAD * threads)
+        self.batches = _Batches(specs, threads)
+        self.by_key: dict[str, list] = {}  # the tasks in flight: key -> their RunSpecs
+        self.futures: dict[str, object] = {}
+        self.excluded: set[str] = set()  # workers stuck in a timed-out run that could not be restarted
+        self.healthy: list[str] = []  # the workers tasks may go to, while some are excluded
+        self.queue = None
+
+    def run(self) -> None:
+        from distributed import as_completed
+
+        self.client.subscribe_topic(START_TOPIC, self.clock.heard)  # before the first submit, on the same stream
+        try:
+            self.queue = as_completed([self.submit(b) for _, b in zip(range(self.window), self.batches)],
+                                      with_results=True, raise_errors=False)
+            while not self.queue.is_empty():
+                for future, results in self.ready():
+                    self.arrived(future, results)
+                for overdue in self.clock.overdue():
+                    self.time_out(overdue)
+        finally:
+            self.client.unsubscribe_topic(START_TOPIC)
+
+    def ready(self) -> list:
+        """The finished tasks, waiting at most POLL_S for one (as_completed's iterator waits without a limit)."""
+        condition = self.queue.thread_condition
+        with condition:  # notified under this lock after a result is queued: none is missed in between
+            if not self.queue.has_ready():
+                condition.wait(timeout=POLL_S)
+        return self.queue.next_batch(block=False)
+
+    def submit(self, batch):
+        indices = "_".join(str(spec.index) for spec in batch)
+        key = f"attsim-run-{indices}-{os.urandom(4).hex()}"
+        self.by_key[key] = batch
+        self.clock.expect(key)
+        where = {"workers": self.healthy, "allow_other_workers": False} if self.excluded else {}
+        future = self.client.submit(run_many, batch, pure=False, key=key, **where)
+        self.futures[key] = future
+        return future
+
+    def submit_following(self) -> None:
+        following = next(self.batches, None)
+        if following is not None:
+            self.queue.add(self.submit(following))
+
+    def arrived(self, future, results) -> None:
+        key = future.key
+        self.clock.forget(key)
+        self.futures.pop(key, None)
+        batch = self.by_key.pop(key, None)
+        future.release()
+        if batch is None:  # a task timed out and cancelled: its runs are recorded or sent again already
+            return
+        # the task failed (e.g. KilledWorker) when what came back is not run_many's list but dask's (type, exc, tb)
+        # or an exception; not by the future's status, which turns "lost" after the results arrived when the
+        # worker holding them dies (another run killed it): those runs were then recorded as errors
+        if not isinstance(results, list):
+            if len(batch) > 1:  # again one run a task: only a run that kills its workers fails
+                for spec in batch:
+                    self.queue.add(self.submit([spec]))
+                return
+            results = [self.state.error_result(batch[0], _exception_message(results))]
+        for spec, result in zip(batch, results):
+            self.batches.took(result)
+            self.clock.finished(result[0])
+            self.take(spec, result)
+        self.submit_following()
+
+    def take(self, spec, result) -> None:
+        if self.state.take(spec, result) and self.bar is not None:
+            self.bar.set_postfix_str(f"{self.state.failures} failed, {self.state.runs_per_hour():,.0f} runs/h",
+                                     refresh=False)
+            self.bar.update(1)
+
+    def time_out(self, overdue: Overdue) -> None:
+        """Record the overdue run as a timeout, cancel its task, send its other runs again, get its worker back."""
+        key, worker = overdue.key, overdue.worker
+        processing = {str(k) for k in self.client.processing([worker]).get(worker, ())}
+        if key not in processing:  # its worker died and the task went elsewhere: it has not started there yet
+            self.clock.unstart(key)
+            return
+        batch = self.by_key.pop(key, None)
+        future = self.futures.pop(key, None)
+        self.clock.forget(key)
+        if batch is None:
+            return
+        if future is not None:
+            future.cancel(reason="attsim: a run of the task timed out")
+        for spec in batch:
+            if spec.index == overdue.run:
+                message = timeout_message(overdue.limit_s)
+                self.take(spec, self.state.error_result(spec, message, overdue.elapsed_s, worker))
+            else:  # done before the hanging run (their results went with the task) or not started yet
+                self.queue.add(self.submit([spec]))
+        self.clock.forget_worker(worker)
+        if not recover_worker(self.client, worker, self.excluded):
+            self.avoid(worker)
+        self.submit_following()
+
+    def avoid(self, worker: str) -> None:
+        """Send no more runs to ``worker``: the tasks queued on it go again, to the other workers only."""
+        self.healthy = [w for w in self.client.nthreads() if w not in self.excluded]
+        if not self.healthy:
+            raise CampaignStuckError(", ".join(sorted(self.excluded)))
+        queued = {str(k) for k in self.client.processing([worker]).get(worker, ())}
+        for key in [k for k in self.by_key if k in queued]:
+            batch = self.by_key.pop(key)
+            self.futures.pop(key).cancel(reason="attsim: its worker is stuck")
+            self.clock.forget(key)
+            self.queue.add(self.submit(batch))
 
 
 class _Batches:

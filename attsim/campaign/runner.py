@@ -25,9 +25,11 @@ is refused. Records stream into Parquet parts at most
 :data:`FLUSH_WALL_S` after they arrive, the envelopes' state at most
 :data:`ENVELOPES_WALL_S` (runs recorded but not yet in the saved envelopes
 are repeated for their envelope values only on resume); a worker lost
-mid-run has its runs rescheduled by dask, and a run that raises is an ERROR
-record. :mod:`attsim.campaign.execute` hands the runs to dask (short runs
-several to a task).
+mid-run has its runs rescheduled by dask, a run that raises is an ERROR
+record, and so is a run that takes longer than its time limit
+(:mod:`attsim.campaign.timeouts`: the worker it hangs is restarted).
+:mod:`attsim.campaign.execute` hands the runs to dask (short runs several
+to a task).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from ..errors import InputError
 from . import records as store
 from .applied import check_applied
 from .execute import execute
+from .timeouts import checked_run_timeout
 from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_dispersions, mission_module
 
 __all__ = ["Campaign", "CampaignResult", "FLUSH_WALL_S"]
@@ -117,11 +120,18 @@ class Campaign:
         ``attsim run``.
     envelope_points : int
         Times of the envelope grid over [0, duration].
+    run_timeout_s : float, optional
+        The longest a run may take, wall seconds; a run past it is an ERROR
+        record "timeout: the run took longer than X s" and its worker is
+        restarted. None (default): ``max(60 s, 20 x the median wall time)``
+        of the runs that ran to their end, once 3 have; ``math.inf``: no
+        limit (:mod:`attsim.campaign.timeouts`). Not part of the experiment:
+        a resumed campaign may use another.
     """
 
     def __init__(self, mission, runs: int, seed: int = 0, out_dir=None, telemetry: str = "summary",
                  required_rate: float = 0.99, confidence: float = 0.95, duration=None, method=None,
-                 envelope_points: int = 500):
+                 envelope_points: int = 500, run_timeout_s: float | None = None):
         from ..cli import build_missions
 
         self.script = _resolve_mission(mission)
@@ -139,6 +149,7 @@ class Campaign:
         self.duration_s = None if duration is None else positive_scalar(duration, "duration")
         self.method = method
         self.envelope_points = positive_int(envelope_points, "envelope_points", maximum=100_000)
+        self.run_timeout_s = checked_run_timeout(run_timeout_s)
         self.out_dir = Path(out_dir) if out_dir is not None else Path("reports") / f"{self.script.stem}_campaign"
         module = mission_module(self.script)
         self.dispersions = mission_dispersions(vars(module))
@@ -265,7 +276,7 @@ class Campaign:
         if specs:
             bar = _progress_bar(self.runs, len(done)) if progress else None
             try:
-                execute(specs, client, workers, state, bar, on_start)
+                execute(specs, client, workers, state, bar, on_start, self.run_timeout_s)
             finally:
                 if bar is not None:
                     bar.close()
@@ -293,12 +304,10 @@ class _State:
         self.pending: dict[str, list] = {}  # quantity -> values of runs taken but not yet added to its envelope
         self.last_flush = self.last_envelopes = self.started = time.monotonic()
 
-    def error_result(self, spec: RunSpec, exc: BaseException):
-        """The record of a run whose task failed outside :func:`run_one` (e.g. its worker died every time)."""
-        message = str(exc).strip().splitlines()
+    def error_result(self, spec: RunSpec, message: str, wall_s: float = math.nan, worker: str = ""):
+        """The record of a run that failed outside :func:`run_one` (its worker died every time, it timed out)."""
         record = {"run": spec.index, "seed": run_seed(self.campaign.seed, spec.index), "status": "ERROR",
-                  "error": f"{type(exc).__name__}: {message[0] if message else ''}".rstrip(": "),
-                  "wall_s": float("nan"), "worker": "",
+                  "error": message, "wall_s": float(wall_s), "worker": worker,
                   **{f"p:{k}": v for k, v in flatten(spec.params).items()}}
         return record, (), {}, {}
 

@@ -31,6 +31,7 @@ import numpy as np
 from ..dispersions import checked, flatten, run_seed
 from ..errors import InputError
 from .records import RUNS_DIR
+from .timeouts import announce_start
 
 __all__ = ["CampaignSpec", "RunSpec", "RunResult", "TELEMETRY_MODES", "DECIMATED_ROWS", "mission_module",
            "mission_dispersions", "run_one", "run_many", "judge", "default_envelopes", "quantity_unit", "run_directory"]
@@ -69,6 +70,7 @@ class RunResult(NamedTuple):
 
 
 _MODULES: dict = {}
+_WARM: set = set()  # the mission scripts this process has run (their loop compiled or loaded from numba's cache)
 
 
 def mission_module(script):
@@ -221,8 +223,16 @@ def run_one(spec: RunSpec) -> RunResult:
 
 
 def run_many(specs) -> list[RunResult]:
-    """:func:`run_one` of each spec in turn: a campaign's task (several short runs a task cost dask less)."""
-    return [run_one(spec) for spec in specs]
+    """:func:`run_one` of each spec in turn: a campaign's task (several short runs a task cost dask less).
+
+    Each run's start is announced to the campaign's client, which times it
+    (:mod:`attsim.campaign.timeouts`)."""
+    results = []
+    for spec in specs:
+        announce_start(spec.index, cold=spec.campaign.script not in _WARM)
+        results.append(run_one(spec))
+        _WARM.add(spec.campaign.script)
+    return results
 
 
 def _run(module, campaign: CampaignSpec, params: dict, seed: int, out_dir: Path | None):
