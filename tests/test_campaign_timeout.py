@@ -195,3 +195,45 @@ def test_inf_is_no_limit(tmp_path):
 
     assert attsim.Campaign(SLEW, runs=2, out_dir=tmp_path / "mc", run_timeout_s=math.inf).run_timeout_s == math.inf
     assert _seconds("inf", "run_timeout_s") == math.inf and _seconds(None, "run_timeout_s") is None
+
+
+def test_a_stuck_worker_without_a_nanny_gets_no_more_runs_and_says_so_once(tmp_path, monkeypatch, capsys):
+    # an external cluster: one worker with a nanny, one started as `dask worker --no-nanny` whose builds all block
+    # (it cannot be restarted: the scheduler removes it, the campaign sends it nothing more and says so on stderr)
+    import os
+    import subprocess
+    import sys
+
+    monkeypatch.setattr(timeouts, "COLD_ALLOWANCE_S", 0.0)  # the stuck worker's first run is its only one
+    script = tmp_path / "stuck.py"
+    script.write_text(
+        "import os, sys, time\n"
+        f"sys.path.insert(0, {str(SLEW.parent)!r})\n"
+        "import campaign_slew as base\n"
+        "criteria, dispersions = base.criteria, base.dispersions\n"
+        "def build(out_dir=None, **params):\n"
+        "    while os.environ.get('ATTSIM_TEST_STUCK_WORKER'):\n"
+        "        time.sleep(1.0)\n"
+        "    return base.build(out_dir, **params)\n")
+    campaign = attsim.Campaign(script, runs=6, seed=3, out_dir=tmp_path / "mc", run_timeout_s=20.0)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        env = {**os.environ, "ATTSIM_TEST_STUCK_WORKER": "1"}
+        stuck = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", cluster.scheduler_address,
+                                  "--no-nanny", "--nthreads", "1", "--no-dashboard"], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            client.wait_for_workers(2, timeout=120)
+            result = campaign.run(client=client, report=False)
+        finally:
+            stuck.kill()
+            stuck.wait()
+    err = capsys.readouterr().err
+    records = result.records.set_index("run")
+    assert list(records.index) == list(range(6))
+    timed_out = records[records["status"] == "ERROR"]
+    assert len(timed_out) == 1 and (timed_out["error"] == "timeout: the run took longer than 20 s").all()
+    address = timed_out["worker"].iloc[0]
+    assert err.count("could not be restarted") == 1 and f"worker {address} is stuck" in err
+    done = records[records["status"] != "ERROR"]
+    assert set(done["status"]) <= {"OK", "FAIL"} and address not in set(done["worker"])

@@ -57,7 +57,7 @@ DEFAULT_FACTOR = 20.0  # times the median wall time of the runs that ran to thei
 DEFAULT_MIN_RUNS = 3  # runs run to their end before the default limit applies
 WALLS_KEPT = 256  # the default limit's median is over the last this many such runs
 COLD_ALLOWANCE_S = 600.0  # added to the limit of a worker process's first run: numba compiling the mission loop
-RESTART_TIMEOUT_S = 60.0  # the longest a worker's restart is waited for
+RESTART_TIMEOUT_S = 60.0  # the longest a worker's restart is waited for (a nanny kills, then starts)
 
 
 class CampaignStuckError(AttsimError):
