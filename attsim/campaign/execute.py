@@ -11,7 +11,9 @@ restarted (:mod:`attsim.campaign.timeouts`).
 
 from __future__ import annotations
 
+import math
 import os
+import time
 
 from .timeouts import START_TOPIC, CampaignStuckError, Overdue, RunClock, recover_worker, timeout_message
 from .worker import run_many
@@ -21,6 +23,7 @@ __all__ = ["execute", "TASK_TARGET_S", "MAX_RUNS_PER_TASK", "IN_FLIGHT_PER_THREA
 IN_FLIGHT_PER_THREAD = 4  # tasks handed to the scheduler ahead of the workers, per worker thread (at least 32)
 TASK_TARGET_S = 0.5  # wall time a task of several runs aims at (dask costs ~3 ms of CPU a task)
 MAX_RUNS_PER_TASK = 16
+HEALTHY_WALL_S = 5.0  # while a stuck worker is excluded: how often the workers runs may go to are asked again
 POLL_S = 0.25  # the longest the loop waits for a result before it looks for runs past their time limit
 
 
@@ -70,6 +73,7 @@ class _Execution:
         self.futures: dict[str, object] = {}
         self.excluded: set[str] = set()  # workers stuck in a timed-out run that could not be restarted
         self.healthy: list[str] = []  # the workers tasks may go to, while some are excluded
+        self.healthy_asked = -math.inf
         self.queue = None
 
     def run(self) -> None:
@@ -89,7 +93,7 @@ class _Execution:
 
     def ready(self) -> list:
         """The finished tasks, waiting at most POLL_S for one (as_completed's iterator waits without a limit)."""
-        condition = self.queue.thread_condition
+        condition = self.queue.thread_condition  # what as_completed's own iterator waits on (distributed >= 2.0)
         with condition:  # notified under this lock after a result is queued: none is missed in between
             if not self.queue.has_ready():
                 condition.wait(timeout=POLL_S)
@@ -100,10 +104,19 @@ class _Execution:
         key = f"attsim-run-{indices}-{os.urandom(4).hex()}"
         self.by_key[key] = batch
         self.clock.expect(key)
-        where = {"workers": self.healthy, "allow_other_workers": False} if self.excluded else {}
+        where = {"workers": self.healthy_workers(), "allow_other_workers": False} if self.excluded else {}
         future = self.client.submit(run_many, batch, pure=False, key=key, **where)
         self.futures[key] = future
         return future
+
+    def healthy_workers(self) -> list[str]:
+        """The workers not excluded, asked of the scheduler at most every HEALTHY_WALL_S (workers join, restart)."""
+        if time.monotonic() - self.healthy_asked >= HEALTHY_WALL_S:
+            self.healthy = [w for w in self.client.nthreads() if w not in self.excluded]
+            self.healthy_asked = time.monotonic()
+            if not self.healthy:
+                raise CampaignStuckError(", ".join(sorted(self.excluded)))
+        return self.healthy
 
     def submit_following(self) -> None:
         following = next(self.batches, None)
@@ -166,9 +179,8 @@ class _Execution:
 
     def avoid(self, worker: str) -> None:
         """Send no more runs to ``worker``: the tasks queued on it go again, to the other workers only."""
-        self.healthy = [w for w in self.client.nthreads() if w not in self.excluded]
-        if not self.healthy:
-            raise CampaignStuckError(", ".join(sorted(self.excluded)))
+        self.healthy_asked = -math.inf
+        self.healthy_workers()
         queued = {str(k) for k in self.client.processing([worker]).get(worker, ())}
         for key in [k for k in self.by_key if k in queued]:
             batch = self.by_key.pop(key)
