@@ -176,8 +176,8 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, esti
                 bank.kind[c] = ml.QPD_WHEELS
                 # the loop's null-space step runs only where the Python path's does (a redundant array, a gain)
                 p[6] = law.null_space_gain_Nm_s if law._manages_null_space else 0.0
-                p[7] = law.wheel_speed_target_rad_s
                 rows = [wheel_row[wheel.name] for wheel in law._wheels]
+                bank.wheel_scratch[c, 3, rows] = law._speed_target  # the null space's speed targets, per wheel
                 for j, row in zip(rows, law._allocation):
                     bank.drives_wheel[c, j] = 1.0
                     bank.allocation[c, j] = row

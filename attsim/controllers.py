@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._validate import finite_number, non_negative_scalar, one_of, positive_scalar, sequence, vector3
+from ._validate import finite_array, non_negative_scalar, one_of, positive_scalar, sequence, vector3
 from .allocation import allocate, allocation_matrix, null_space_projector, null_space_torque, unloading_dipole
 from .control import Controller
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
@@ -108,8 +108,13 @@ class QuaternionPD(Controller):
     as a whole to their motor limits so the torque keeps its direction; with
     more than three wheels, ``null_space_gain_Nm_s`` adds
     ``-k N (Ω - Ω*)`` in the null space, driving the wheel speeds toward
-    ``wheel_speed_target_rad_s`` without disturbing the body
-    (:mod:`attsim.allocation`). With a magnetorquer,
+    ``wheel_speed_target_rad_s`` (one speed for all wheels, or one per
+    wheel in ``wheels``' order) without disturbing the body
+    (:mod:`attsim.allocation`). Only the target's part in the null space
+    acts: in a four-wheel pyramid that is ``(+Ω, -Ω, +Ω, -Ω)`` (no body
+    momentum), so a bias that keeps the wheels off zero, and from the
+    friction of zero crossings, alternates its sign; a speed common to all
+    wheels would be body momentum, which the null space cannot hold. With a magnetorquer,
     ``dipole_compensation_Am2`` is subtracted from every command (the
     calibrated residual dipole, as :class:`MagneticPD` does).
 
@@ -161,7 +166,11 @@ class QuaternionPD(Controller):
         self._roles = (attitude_source, rate_source, magnetometer)
         self._wheel_refs = list(wheels)
         self.null_space_gain_Nm_s = non_negative_scalar(null_space_gain_Nm_s, "null_space_gain_Nm_s")
-        self.wheel_speed_target_rad_s = finite_number(wheel_speed_target_rad_s, "wheel_speed_target_rad_s")
+        target = finite_array(wheel_speed_target_rad_s, "wheel_speed_target_rad_s")
+        if target.shape not in ((), (len(wheels),)):
+            raise InputError("wheel_speed_target_rad_s", "must be one number or one per wheel",
+                             f"got shape {target.shape} for {len(wheels)} wheels")
+        self.wheel_speed_target_rad_s = float(target) if target.ndim == 0 else tuple(float(v) for v in target)
         self.compensation = vector3(dipole_compensation_Am2, "dipole_compensation_Am2")
         if wheels and np.any(self.compensation != 0.0):
             raise InputError("dipole_compensation_Am2", "applies to a magnetorquer law only (this one drives wheels)")
@@ -185,7 +194,7 @@ class QuaternionPD(Controller):
             self._manages_null_space = n > 3 and self.null_space_gain_Nm_s > 0
             self._projector = null_space_projector(axes) if self._manages_null_space else np.zeros((n, n))
             self._speeds, self._null, self._motor = np.zeros(n), np.zeros(n), np.zeros(n)
-            self._speed_target = np.full(n, self.wheel_speed_target_rad_s)
+            self._speed_target = np.broadcast_to(np.asarray(self.wheel_speed_target_rad_s, float), (n,)).copy()
         self._mtq = None if self._wheels else next(iter(self.actuators))
 
     def start(self, sc):

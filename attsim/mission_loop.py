@@ -74,9 +74,8 @@ def _command_wheels(controllers, c, wheels, tau, w, t, buffers):
     null, motor, speeds, targets = scratch[0, :n], scratch[1, :n], scratch[2, :n], scratch[3, :n]
     p = controllers.parameters[c]
     if p[6] > 0.0:
-        for j in range(n):
+        for j in range(n):  # targets: filled per wheel when the banks were built
             speeds[j] = wheel_speed(wheels, j, wheels.h_Nms[j], w)
-            targets[j] = p[7]
         null_space_torque(controllers.null_projector[c], speeds, targets, p[6], null)
     allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
     for i in range(controllers.wheel_order.shape[1]):  # in the controller's order, as the Python path logs them
