@@ -433,6 +433,8 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
             controller = form.controller_objects[int(t_from)]
             controller.apply_commands(t_now, form.controllers.user_commands[int(t_from)].copy())  # raises, naming it
             raise ControllerError(f"controller {controller.name!r} at t = {t_now:.6g} s wrote an invalid command")
+        elif reason == ml.ESTIMATOR_FAULT:
+            raise form.estimator_objects[int(t_from)].diverged(t_now)
         elif reason == ml.DIVERGED:
             from .plant import _check_state
 

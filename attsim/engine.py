@@ -35,7 +35,7 @@ from ._validate import boolean, int_in, one_of, path_like, positive_scalar, safe
 from .component import At, Component, periodic
 from .environment.table import EnvironmentTable, field_table
 from .environment.torques import DISTURBANCE_NAMES
-from .errors import AttsimError, ControllerError, DivergenceError, InputError
+from .errors import AttsimError, ControllerError, DivergenceError, EstimatorDivergenceError, InputError
 from .inertia import check_inertia, check_rate
 from .plant import Spacecraft
 from .schema import QUATERNION_COLUMNS, RATE_COLUMNS
@@ -379,7 +379,7 @@ class Mission:
             env.run(until=At(env, self.duration_s, END_PRIORITY))
         except BaseException as exc:
             original = _original_error(exc)
-            if sc is not None and not isinstance(original, DivergenceError):
+            if sc is not None and not isinstance(original, (DivergenceError, EstimatorDivergenceError)):
                 self._record_last_row(sc, recorder, env.now)
             recorder.abort(f"{type(original).__name__}: {original}", wall_s=time.perf_counter() - wall_start,
                            t_stop_s=env.now)

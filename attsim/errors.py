@@ -15,6 +15,7 @@ __all__ = [
     "AttsimWarning",
     "ControllerError",
     "DivergenceError",
+    "EstimatorDivergenceError",
     "GimbalLockError",
     "InputError",
     "NonPhysicalInertiaError",
@@ -121,6 +122,24 @@ class DivergenceError(AttsimError):
     def __str__(self) -> str:
         return (f"max_step: the plant diverged between t = {self.t_from_s:.6g} s and {self.t_s:.6g} s ({self.reason}) "
                 f"with max_step = {self.max_step_s:g} s; reduce max_step or the torques")
+
+
+class EstimatorDivergenceError(InputError):
+    """An estimator's state stopped being finite in a running mission.
+
+    Its gyro's readings or its noise settings went beyond what floating
+    point carries (a bias of 1e200 rad/s, say). The run stops at the cycle
+    where it happened, naming the estimator and its gyro; the telemetry up to
+    the cycle before is on disk, marked partial.
+    """
+
+    def __init__(self, estimator: str, gyro: str, t_s: float):
+        super().__init__(f"estimator {estimator!r}",
+                         "its state must stay finite: the readings of its gyro and its noise settings must be within "
+                         "what floating point carries",
+                         f"it became non-finite at t = {t_s:.6g} s, propagating with gyro {gyro!r}")
+        self.estimator, self.gyro, self.t_s = estimator, gyro, t_s
+        self.args = (estimator, gyro, t_s)  # what SimPy re-raises the error from
 
 
 class ControllerError(AttsimError):

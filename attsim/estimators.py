@@ -29,16 +29,17 @@ import math
 
 import numpy as np
 
-from ._validate import finite_array, positive_scalar, unit_quaternion
+from ._validate import finite_array, per_axis, positive_scalar, unit_quaternion
 from .component import LazyCycle
-from .errors import InputError
+from .errors import EstimatorDivergenceError, InputError
 from .schema import ESTIMATOR_SUFFIXES
-from .mekf import MEASUREMENTS, NIS_GATE_3DOF, PARAMETERS, mekf_cycle, new_memory
+from .mekf import DIVERGED, MEASUREMENTS, NIS_GATE_3DOF, PARAMETERS, mekf_cycle, new_memory
 from .sensors import Gyro, Magnetometer, StarTracker, SunSensor
 
 __all__ = ["MEKF"]
 
 _GRID_TOLERANCE = 1e-9  # relative: a sensor's times must fall on the estimator's cycle times
+_MAX_MEASUREMENT_SIGMA = 1e100  # a variance of 1e200 leaves products in the update far from overflow
 
 
 def _on_grid(sensor, period_s: float, phase_s: float, field: str) -> tuple[int, int]:
@@ -53,6 +54,20 @@ def _on_grid(sensor, period_s: float, phase_s: float, field: str) -> tuple[int, 
                          "on the gyro's grid)", f"{sensor.name!r}: period {sensor.period_s:g} s, phase "
                          f"{sensor.phase_s:g} s; gyro period {period_s:g} s, phase {phase_s:g} s")
     return int(every), int(offset)
+
+
+def _half_turn(angle_rad: float, field: str, rule: str, given) -> None:
+    """Refuse a filter noise whose angle exceeds half a turn: its square would leave the covariance meaningless
+    (or overflow it: NaN estimates)."""
+    if angle_rad > math.pi:
+        raise InputError(field, rule, f"got {given!r}")
+
+
+def _representable(sigma: float, field: str, given) -> None:
+    """Refuse a measurement noise whose variance, and the innovation covariance built on it, would overflow."""
+    if sigma > _MAX_MEASUREMENT_SIGMA:
+        raise InputError(field, f"must be <= {_MAX_MEASUREMENT_SIGMA:g} (its square enters the filter's "
+                         "innovation covariance and must stay a finite float)", f"got {given!r}")
 
 
 class MEKF(LazyCycle):
@@ -112,7 +127,12 @@ class MEKF(LazyCycle):
         self.period_s, self.phase_s = gyro.period_s, gyro.phase_s
         self.q0 = None if q0 is None else unit_quaternion(q0, "q0")
         self.sigma_attitude0_rad = math.radians(positive_scalar(sigma_attitude0_deg, "sigma_attitude0_deg"))
+        _half_turn(self.sigma_attitude0_rad, "sigma_attitude0_deg", "must be <= 180 (an attitude 1-sigma of at most "
+                   "half a turn: the filter's error state is a small rotation)", sigma_attitude0_deg)
         self.sigma_bias0_rad_s = positive_scalar(sigma_bias0_rad_s, "sigma_bias0_rad_s")
+        dt = gyro.period_s
+        _half_turn(self.sigma_bias0_rad_s * dt, "sigma_bias0_rad_s", "must turn the estimate at most half a turn "
+                   f"over one gyro period (<= pi / {dt:g} s)", sigma_bias0_rad_s)
         arw = gyro.arw if gyro_arw_rad_sqrt_s is None else gyro_arw_rad_sqrt_s
         rw = gyro.bias_rw if gyro_bias_rw_rad_s_sqrt_s is None else gyro_bias_rw_rad_s_sqrt_s
         params = np.zeros(len(PARAMETERS))
@@ -120,21 +140,29 @@ class MEKF(LazyCycle):
         params[1] = float(finite_array(rw, "gyro_bias_rw_rad_s_sqrt_s", ()))
         if params[0] < 0 or params[1] < 0:
             raise InputError("gyro_arw_rad_sqrt_s", "and gyro_bias_rw_rad_s_sqrt_s must be >= 0")
+        # the covariance a gyro period adds (σ_v² Δt + σ_u² Δt³/3) must stay a rotation the filter can represent
+        _half_turn(params[0] * math.sqrt(dt), "gyro_arw_rad_sqrt_s", "must add at most half a turn of attitude "
+                   f"uncertainty over one gyro period (sigma_v sqrt(dt) <= pi, dt = {dt:g} s)", arw)
+        _half_turn(params[1] * dt * math.sqrt(dt), "gyro_bias_rw_rad_s_sqrt_s", "must add at most half a turn of "
+                   f"attitude uncertainty over one gyro period (sigma_u dt^1.5 <= pi, dt = {dt:g} s)", rw)
         if params[0] == 0:  # Q = 0: P collapses below the propagation's own error, good measurements become outliers
             raise InputError("gyro_arw_rad_sqrt_s", "must be > 0 (the gyro is noise-free: give the filter its "
                              "angle random walk, which also covers the propagation's discretisation)",
                              f"got {arw!r}")
         if star_tracker is not None:
             sigma = star_tracker.sigma_rad if star_tracker_noise_arcsec is None else \
-                np.broadcast_to(finite_array(star_tracker_noise_arcsec, "star_tracker_noise_arcsec"), (3,)) \
-                * math.pi / 648000.0
+                per_axis(star_tracker_noise_arcsec, "star_tracker_noise_arcsec", allow_zero=True) * math.pi / 648000.0
             params[2:5] = self._positive(sigma, "star_tracker_noise_arcsec")
+            _half_turn(float(np.max(params[2:5])), "star_tracker_noise_arcsec", "must be <= 648000 on every axis "
+                       "(a 1-sigma of at most half a turn)", star_tracker_noise_arcsec)
         if magnetometer is not None:
             sigma = magnetometer.noise if magnetometer_noise_T is None else magnetometer_noise_T
             params[5] = self._positive(sigma, "magnetometer_noise_T")
+            _representable(params[5], "magnetometer_noise_T", sigma)
         if sun_sensor is not None:
             sigma = math.sqrt(2.0) * sun_sensor.noise if sun_noise is None else sun_noise
             params[6] = self._positive(sigma, "sun_noise")
+            _representable(params[6], "sun_noise", sigma)
         params[7] = positive_scalar(gate, "gate")
         params[8] = self.sigma_attitude0_rad
         self.parameters = params
@@ -205,11 +233,17 @@ class MEKF(LazyCycle):
                               e["B_I"] if mag is not None else zeros3,
                               css is not None, css if css is not None else np.zeros(6), self._sun_matrix,
                               e["sun"] if css is not None else zeros3, self.parameters, self.nis)
+        if rejected == DIVERGED:
+            raise self.diverged(t)
         if rejected:
             for label, nis, count in zip(MEASUREMENTS, self.nis, self.memory[5:8]):
                 if nis > self.parameters[7] and count > 0:
                     sc._log(t, "outlier", estimator=self.name, measurement=label, nis=float(nis))
         self.w_est = self.memory[2:5] - self.bias_rad_s  # the last good gyro reading (this one when it has output)
+
+    def diverged(self, t_s: float) -> EstimatorDivergenceError:
+        """The error both paths raise when this filter's state stops being finite at ``t_s``."""
+        return EstimatorDivergenceError(self.name, self.gyro.name, t_s)
 
     def attitude(self) -> tuple:
         """``q̂_IB`` of the latest cycle."""

@@ -298,6 +298,9 @@ class GroundTarget(Target):
         for field, value in (("lon_deg", self.lon_deg), ("alt_m", self.alt_m)):
             if not math.isfinite(value):
                 raise InputError(field, "must be finite", f"got {value!r}")
+        if not -11e3 <= self.alt_m <= 100e3:  # -1e7 m put the 'station' past the Earth's centre
+            raise InputError("alt_m", "must be in [-11000, 100000] (m above the ellipsoid: from the deepest ocean "
+                             "floor to the Karman line, a point on or near the ground)", f"got {alt_m!r}")
         self.min_elevation_deg = real_number(min_elevation_deg, "min_elevation_deg")
         if not 0.0 <= self.min_elevation_deg < 90.0:
             raise InputError("min_elevation_deg", "must be in [0, 90) (deg above the horizon)",

@@ -47,7 +47,7 @@ from .dynamics import qconj, qexp, qmul, qrotate
 from .estimation import triad_kernel
 
 __all__ = ["MEKFState", "mekf_propagate", "mekf_update_vector", "mekf_update_quaternion", "attitude_error_rad",
-           "NIS_GATE_3DOF", "UpdateResult"]
+           "NIS_GATE_3DOF", "UpdateResult", "DIVERGED"]
 
 # _nrt=True: the MEKF allocates (its matrix products), and the compiled loop that calls it compiles without
 # reference counting (attsim._jit), an option numba hands down to the functions compiled for it
@@ -55,6 +55,9 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy", _nrt=True)
 
 # chi-square with 3 degrees of freedom: P(NIS > 16.27) = 0.001 for a consistent filter
 NIS_GATE_3DOF = 16.27
+# what mekf_cycle returns instead of a count of rejections when its state stopped being finite (a gyro reading or
+# noise setting beyond what floating point carries): both paths then stop the run naming the estimator
+DIVERGED = -1
 
 
 class MEKFState(NamedTuple):
@@ -291,6 +294,18 @@ def _finite(v, n):
 
 
 @njit(**_JIT)
+def _finite_filter(q, bias, P, started):
+    """Whether the filter's state is finite (``q̂`` only once started: it is NaN until then)."""
+    if not (_finite(bias, 3) and (started == 0.0 or _finite(q, 4))):
+        return False
+    for i in range(6):
+        for j in range(6):
+            if not math.isfinite(P[i, j]):
+                return False
+    return True
+
+
+@njit(**_JIT)
 def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_mag, use_sun, css, sun_matrix, r_sun,
                params, nis_out):
     """One estimator cycle at ``t_s``: propagate with the gyro, then update with this cycle's measurements.
@@ -313,7 +328,9 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
     accepted the next time. Returns how many measurements were rejected.
     The sun sensor's six detector outputs ``css`` give a direction by
     :func:`sun_vector` with its ``sun_matrix`` (no update when it is too
-    dim, in eclipse).
+    dim, in eclipse). Returns :data:`DIVERGED` instead, at once, when the
+    propagation or an update left the state non-finite: the next update
+    would invert an infinite innovation covariance.
     """
     if _finite(w_meas, 3):
         wx, wy, wz = w_meas[0], w_meas[1], w_meas[2]
@@ -326,6 +343,8 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
         if dt > 0.0:
             w_mid = (0.5 * (memory[2] + wx), 0.5 * (memory[3] + wy), 0.5 * (memory[4] + wz))
             mekf_propagate(q, bias, P, w_mid, dt, params[0], params[1])
+            if not _finite_filter(q, bias, P, memory[1]):
+                return DIVERGED
     memory[0] = t_s
     memory[2], memory[3], memory[4] = wx, wy, wz
     nis_out[0] = nis_out[1] = nis_out[2] = np.nan
@@ -358,4 +377,6 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
             nis, ok = mekf_update_vector(q, bias, P, s, r_sun, params[6], _gated(memory, 2, params[7]))
             nis_out[2] = nis
             rejected += _count(memory, 2, ok)
+    if not _finite_filter(q, bias, P, memory[1]):
+        return DIVERGED
     return rejected

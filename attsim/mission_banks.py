@@ -20,8 +20,9 @@ __all__ = ["GYRO", "MAGNETOMETER", "SUN_SENSOR", "STAR_TRACKER", "SENSOR_AXES", 
            "ROW_SCHEDULE", "ROW_MAGNETORQUER", "ROW_WHEEL", "ROW_NOTHING", "ROW_POINTING", "ROW_ESTIMATOR", "ROW_MODE",
            "EVENT_MODE", "ModeBank", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK",
            "EVENT_OUTLIER", "EstimatorBank", "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "DONE", "ROWS_FULL", "REFILL",
-           "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "SensorBank", "ControllerBank", "MagnetorquerBank",
-           "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry", "Buffers"]
+           "GIMBAL_LOCK", "DIVERGED", "EVENTS_FULL", "USER_FAULT", "ESTIMATOR_FAULT", "SensorBank", "ControllerBank",
+           "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER", "Telemetry",
+           "Buffers"]
 
 # sensor kinds, their output widths and the normal draws one sample takes
 GYRO, MAGNETOMETER, SUN_SENSOR, STAR_TRACKER = 0, 1, 2, 3
@@ -47,7 +48,7 @@ EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND, EVENT_PLAYBACK, EVENT_OUT
 EVENT_FAULT = 6  # (t, EVENT_FAULT, fault index, sensor row, 1.0 at its end / 0.0 at its start, ...)
 WHAT_TORQUE, WHAT_SPEED, WHAT_DIPOLE = 0, 1, 2
 # why the loop returned
-DONE, ROWS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, EVENTS_FULL, USER_FAULT = 0, 1, 2, 3, 4, 5, 6
+DONE, ROWS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, EVENTS_FULL, USER_FAULT, ESTIMATOR_FAULT = 0, 1, 2, 3, 4, 5, 6, 7
 
 
 

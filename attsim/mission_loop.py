@@ -38,7 +38,7 @@ from .mission_banks import (BDOT_RATE, EVENT_MODE, ROW_MODE, UNLOAD, DIVERGED, D
                             MAGNETIC_PD, PLAYBACK_WHEEL, QPD_MAGNETORQUER, QPD_WHEELS, REFILL, ROWS_FULL,
                             ROW_ESTIMATOR, ROW_MAGNETORQUER, ROW_POINTING, ROW_SCHEDULE, ROW_SENSOR, ROW_WHEEL,
                             SENSOR_AXES, TRUTH_COLUMN, VALID_COLUMN, BDOT_DIRECTION, REAL_REPORTS_VALID,
-                            USER, USER_FAULT,
+                            USER, USER_FAULT, ESTIMATOR_FAULT,
                             WHAT_DIPOLE, WHAT_SPEED, WHAT_TORQUE)
 from .plant import PlantInputs
 from .wheel_dynamics import write_wheel_row
@@ -457,7 +457,8 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
                 sensors.next_k[s] += 1
         for e in range(estimators.period_s.shape[0]):  # after the samples, before the controllers that read them
             if estimator_due(estimators, e, t_now):
-                estimate(estimators, e, sensors, t_now, q, w, inputs.env_t, inputs.env_v, buffers)
+                if not estimate(estimators, e, sensors, t_now, q, w, inputs.env_t, inputs.env_v, buffers):
+                    return state, t_now, ESTIMATOR_FAULT, float(e)
         if mode_due(modes, t_now):  # the mode at this instant decides which controllers act at it
             k = mode_check(modes, t_now, q, w, wheels, sensors, estimators, controllers, inputs.env_t, inputs.env_v)
             if k >= 0:

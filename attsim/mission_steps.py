@@ -15,7 +15,7 @@ import numpy as np
 from ._jit import LOOP_CALLED, LOOP_INLINED, njit
 from .dynamics import qconj, qrotate
 from .environment.table import B_I, P_SRP, R, SUN, lerp1, lerp3, table_cell
-from .mekf import mekf_cycle
+from .mekf import DIVERGED as FILTER_DIVERGED, mekf_cycle
 from .actuator_models import wheel_speed
 from .mission_banks import (BOUNDARY_END, BOUNDARY_FAULT, BOUNDARY_SENSOR, BOUNDARY_T, EVENT_FAULT, EVENT_OUTLIER,
                             GYRO, HELD_COLUMN, MAGNETOMETER, REAL_NORMALS_NOMINAL, REAL_NORMALS_TRUE, REAL_OFFSET,
@@ -218,6 +218,9 @@ def estimate(estimators, e, sensors, t, q, w, env_t, env_v, buffers):
 
     A rejected measurement is logged as an outlier event (what = the
     measurement's index in :data:`attsim.mekf.MEASUREMENTS`, v0 its NIS).
+    Returns False when the filter's state stopped being finite (the loop
+    then stops; the Python side raises
+    :class:`~attsim.errors.EstimatorDivergenceError`).
     """
     g = estimators.gyro[e]
     sample_sensor(sensors, g, t, q, w, env_t, env_v)
@@ -241,6 +244,8 @@ def estimate(estimators, e, sensors, t, q, w, env_t, env_v, buffers):
                           use_st, st, use_mag, mag, r_mag, use_sun, css,
                           sensors.realism[estimators.meas[e, 2], REAL_SUN_MATRIX:REAL_SUN_MATRIX + 18], r_sun, p,
                           estimators.nis[e])
+    if rejected == FILTER_DIVERGED:
+        return False
     if rejected:
         for i in range(3):
             if estimators.nis[e, i] > p[7] and estimators.memory[e, 5 + i] > 0.0:
@@ -248,6 +253,7 @@ def estimate(estimators, e, sensors, t, q, w, env_t, env_v, buffers):
     for i in range(3):  # the last good gyro reading (this one when it has output)
         estimators.w_est[e, i] = estimators.memory[e, 2 + i] - estimators.bias[e, i]
     estimators.next_k[e] += 1
+    return True
 
 
 @njit(**_CALLED)

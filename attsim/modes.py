@@ -149,6 +149,13 @@ class Transition(NamedTuple):
     condition: Condition
 
 
+def _items(item, count: int, field: str, what: str) -> tuple:
+    """``item`` as a tuple of ``count`` entries (a mode's pair, a transition's triple), refused naming ``field``."""
+    if isinstance(item, (str, bytes)) or not isinstance(item, (tuple, list)) or len(item) != count:
+        raise InputError(field, f"must be a {what} {'pair' if count == 2 else 'triple'}", f"got {item!r}")
+    return tuple(item)
+
+
 class ModeManager(LazyCycle):
     """The mission's mode logic (see the module docstring).
 
@@ -168,14 +175,19 @@ class ModeManager(LazyCycle):
         self.name = name
         self.period_s = positive_scalar(period_s, "period_s")
         self.phase_s = 0.0
-        self.modes = [Mode(str(m[0]), tuple(sequence(m[1], f"modes[{k}] controllers")))
-                      for k, m in enumerate(sequence(modes, "modes"))]
+        self.modes = []
+        for k, item in enumerate(sequence(modes, "modes")):
+            pair = _items(item, 2, f"modes[{k}]", "(name, controllers)")
+            if not isinstance(pair[0], str) or pair[0] in ("", "*"):  # '*' means any mode in a transition
+                raise InputError(f"modes[{k}]", "its name must be a non-empty string other than '*'",
+                                 f"got {pair[0]!r}")
+            self.modes.append(Mode(pair[0], tuple(sequence(pair[1], f"modes[{k}] controllers"))))
         names = [m.name for m in self.modes]
         if not names or len(set(names)) != len(names):
             raise InputError("modes", "must be one or more modes with unique names", f"got {names}")
         self.transitions = []
         for k, item in enumerate(sequence(transitions, "transitions")):
-            source, target, condition = item
+            source, target, condition = _items(item, 3, f"transitions[{k}]", "(from, to, condition)")
             for end, field in ((source, "from"), (target, "to")):
                 if end not in names and not (end == "*" and field == "from"):
                     raise InputError(f"transitions[{k}]", f"{field} must name a mode ({names}, or '*' as from)",

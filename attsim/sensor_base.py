@@ -66,14 +66,20 @@ def mounting(q_BS, misalignment_rad) -> tuple[tuple, tuple]:
 
 
 def scale_factor(value, field: str, size: int) -> tuple:
-    """Scale factor errors ``k`` (the gain is ``1 + k``): one for all axes or ``size``, each finite and > -1."""
+    """Scale factor errors ``k`` (the gain is ``1 + k``): one for all axes or ``size``, each in (-1, 1).
+
+    Real ones are parts per million to a few percent; a gain of zero, below
+    or of two and more is not a sensor's error but a wrong sensor (and a
+    huge one turned finite readings into meaningless telemetry).
+    """
     array = finite_array(value, field)
     if array.shape not in ((), (1,), (size,)):
         raise InputError(field, f"must be one number or {size} (one per {'axis' if size == 3 else 'detector'})",
                          f"got shape {array.shape}")
     array = np.broadcast_to(array, (size,))
-    if np.any(array <= -1.0):
-        raise InputError(field, "must be > -1 on every axis (the sensor's gain 1 + k is positive)", f"got {value!r}")
+    if np.any(array <= -1.0) or np.any(array >= 1.0):
+        raise InputError(field, "must be > -1 and < 1 on every axis (the sensor's gain 1 + k is positive and below 2)",
+                         f"got {value!r}")
     return tuple(float(v) for v in array)
 
 

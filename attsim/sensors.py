@@ -331,6 +331,18 @@ def _sun_matrix(normals_B) -> np.ndarray:
     return np.linalg.solve(M, n.T)
 
 
+_HALF_TURN_ARCSEC = 648000  # π rad
+
+
+def _small_rotation(value, field: str) -> np.ndarray:
+    """A star tracker's bias: a rotation vector in arcsec of at most half a turn."""
+    bias = vector3(value, field)
+    if np.abs(bias).max() > _HALF_TURN_ARCSEC or np.linalg.norm(bias) > _HALF_TURN_ARCSEC:  # no overflowing norm
+        raise InputError(field, f"must be a rotation of at most half a turn (|bias| <= {_HALF_TURN_ARCSEC} arcsec)",
+                         f"got {value!r}")
+    return bias
+
+
 class StarTracker(Sensor):
     """Attitude sensor: ``q_m = q ⊗ exp(β) ⊗ exp(δθ)`` with ``δθ ~ N(0, σ²)`` per sensor axis, blinded near the
     Sun and the Earth.
@@ -354,14 +366,20 @@ class StarTracker(Sensor):
                  earth_exclusion_deg=None, faults=()):
         super().__init__(name, rate_hz, phase_s)
         self.sigma_rad = per_axis(noise_arcsec, "noise_arcsec", allow_zero=True) * _ARCSEC
+        if np.any(self.sigma_rad > math.pi):  # the errors are rotations: beyond a half-turn they overflow to NaN
+            raise InputError("noise_arcsec", f"must be <= {_HALF_TURN_ARCSEC} on every axis (a 1-sigma of at most "
+                             "half a turn)", f"got {noise_arcsec!r}")
         self._sigma = tuple(float(v) for v in self.sigma_rad)
-        self.bias_rad = tuple(float(v) * _ARCSEC for v in vector3(bias_arcsec, "bias_arcsec"))
+        self.bias_rad = tuple(float(v) * _ARCSEC for v in _small_rotation(bias_arcsec, "bias_arcsec"))
         self.sun_exclusion_deg = _half_angle(sun_exclusion_deg, "sun_exclusion_deg")
         self.earth_exclusion_deg = _half_angle(earth_exclusion_deg, "earth_exclusion_deg")
         self.exclusion_rad = tuple(math.nan if a is None else math.radians(a)
                                    for a in (self.sun_exclusion_deg, self.earth_exclusion_deg))
         self.configure(q_BS, misalignment_rad, faults, 3,
                        "must have 3 values for a StarTracker (arcsec, a small rotation in its axes)", _ARCSEC)
+        for k, fault in enumerate(self.faults):
+            if fault.bias is not None:
+                _small_rotation(fault.bias, f"faults[{k}].bias")
         self.plain_unless(self.bias_rad)
 
     @property

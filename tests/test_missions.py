@@ -50,6 +50,7 @@ def test_cubesat_target_tracking_fails_a_run_that_held_nadir_through_the_pass():
     r, v = Environment(mission.orbit_over_station(), field=None).orbit.state_eci(t)
     q = lvlh_quaternion(r, v)
     columns = {"att_err_deg": np.zeros(len(t)), **{f"rw{k}_speed": np.full(len(t), 100.0) for k in range(4)},
+               **{f"rw{k}_h": np.zeros(len(t)) for k in range(4)},
                **{f"mekf_q{c}": q[:, i] for i, c in enumerate("wxyz")},
                **{f"q{c}": q[:, i] for i, c in enumerate("wxyz")},
                **{f"mekf_sigma3_att_{a}": np.full(len(t), 1e-3) for a in "xyz"}}
@@ -57,3 +58,25 @@ def test_cubesat_target_tracking_fails_a_run_that_held_nadir_through_the_pass():
     results = {label: ok for label, _, ok, _ in mission.criteria(telemetry)}
     assert results["pointing error during passes after 120 s [deg]"]  # blind to the target being wrong
     assert not all(results.values())
+
+
+def test_cubesat_target_tracking_fails_a_run_without_momentum_unloading(tmp_path):
+    # with the magnetorquers off the wheels still stay below half their limit over three orbits: only the array's
+    # net momentum, which the unloading drains, tells the two apart. The wheels' speed bias holds no momentum (it
+    # lies in the pyramid's null space), so what builds up is the disturbances' momentum: with the nominal dipole
+    # (2e-3 A m^2) a hundredth of a wheel's capacity in three orbits, with a 1e-2 A m^2 one (an uncompensated 3U)
+    # enough to fail the criterion
+    sys.path.insert(0, str(ROOT / "missions"))
+    try:
+        import cubesat_target_tracking as mission
+    finally:
+        sys.path.pop(0)
+    label = "net wheel momentum after the first orbit / one wheel's capacity [-]"
+    results = {}
+    for unloading in (True, False):
+        rows = mission.criteria(mission.build(out_dir=tmp_path / str(unloading), unloading=unloading,
+                                              residual_dipole_Am2=(1e-2, -5e-3, 5e-3)).run())
+        results[unloading] = {name: (value, ok) for name, value, ok, _ in rows}
+    assert results[True][label][1] and results[True][label][0] < 0.025
+    assert not results[False][label][1] and results[False][label][0] > 0.055
+    assert results[False]["largest wheel speed / limit [-]"][1]  # the speed criterion alone passes it

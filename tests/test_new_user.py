@@ -53,3 +53,17 @@ def test_a_sensor_too_fast_for_the_duration_is_refused(tmp_path):
     m.add(attsim.Gyro(rate_hz=1e300))
     with pytest.raises(attsim.InputError, match="^gyro.rate: gives more than"):
         m.run()
+
+
+def test_the_readme_adcs_chain_snippet_runs_as_written(tmp_path, monkeypatch):
+    # it continued the detumbling snippet, whose mission has no orbit: a reader following it literally met
+    # "GroundTarget target needs an orbit" (or a NameError on its own); now it stands alone
+    monkeypatch.chdir(tmp_path)
+    chain = next(b for b in _blocks() if "GroundTarget(" in b)
+    assert "duration=5700.0" in chain
+    namespace = {}
+    exec(compile(chain.replace("duration=5700.0", "duration=600.0"), "README ADCS chain", "exec"), namespace)
+    df = namespace["tel"].df
+    assert df.index[-1] == 600.0
+    assert np.isfinite(df[[f"mekf_q{c}" for c in "wxyz"]].to_numpy()).all()
+    assert df["att_err_deg"][df.index >= 300.0].max() < 0.1  # from identity to the target, then held

@@ -283,6 +283,8 @@ def test_a_stuck_star_tracker_holds_its_last_good_attitude_even_when_blinded(tmp
     (lambda: attsim.Magnetometer(1.0, misalignment_rad=(0.2, 0.0, 0.0)), "misalignment_rad", "small rotation"),
     (lambda: attsim.Magnetometer(1.0, q_BS=(0.0, 0.0, 0.0, 0.0)), "q_BS", "non-zero quaternion"),
     (lambda: attsim.Gyro(1.0, scale_factor_error=(0.0, -1.0, 0.0)), "scale_factor_error", "> -1"),
+    (lambda: attsim.Magnetometer(1.0, scale_factor_error=1e300), "scale_factor_error", "< 1"),
+    (lambda: attsim.SunSensor(1.0, scale_factor_error=1.0), "scale_factor_error", "< 1"),
     (lambda: attsim.Gyro(1.0, scale_factor_error=(0.0, 0.1)), "scale_factor_error", "one number or 3"),
     (lambda: attsim.SunSensor(1.0, fov_deg=0.0), "fov_deg", "(0, 90]"),
     (lambda: attsim.SunSensor(1.0, fov_deg=120.0), "fov_deg", "(0, 90]"),
