@@ -40,6 +40,7 @@ __all__ = [
     "Choice",
     "Scaled",
     "draw_parameters",
+    "checked",
     "run_seed",
     "flatten",
     "MAX_REDRAWS",
@@ -143,6 +144,10 @@ class Uniform(Dispersion):
         self.low, self.high = _pair(low, high, ("low", "high"))
         if np.any(self.low >= self.high):
             raise InputError("high", "must be > low", f"got low={_fmt(self.low)}, high={_fmt(self.high)}")
+        with np.errstate(over="ignore"):
+            if not np.all(np.isfinite(self.high - self.low)):  # low + (high - low) u would draw inf
+                raise InputError("high", "must be within the largest float of low (high - low finite)",
+                                 f"got low={_fmt(self.low)}, high={_fmt(self.high)}")
         self._shape = _shape_of(self.low, self.high)
 
     def draw(self, rng: np.random.Generator):
@@ -310,6 +315,8 @@ class Scaled(Dispersion):
             raise InputError("rel_std", "must be >= 0", f"got {rel_std!r}")
         if self.nominal.ndim > 2:
             raise InputError("nominal", "must be a scalar, a vector or a matrix", f"got shape {self.nominal.shape}")
+        if self.nominal.size == 0:
+            raise InputError("nominal", "must not be empty", f"got shape {self.nominal.shape}")
         if self.nominal.ndim == 2:
             n, m = self.nominal.shape
             if n != m or n == 0:
@@ -383,17 +390,27 @@ def draw_parameters(dispersions: Mapping[str, Dispersion], seed: int, index: int
     """
     seed = _non_negative_int(seed, "seed")
     index = _non_negative_int(index, "index")
+    return {name: dispersion.draw(stream(seed, index, name)) for name, dispersion in checked(dispersions).items()}
+
+
+def checked(dispersions) -> dict[str, Dispersion]:
+    """``dispersions`` as a dict, after checking it maps non-empty names to :class:`Dispersion` objects.
+
+    Raises
+    ------
+    InputError
+        Naming ``dispersions`` (not a mapping, a name that is not a non-empty
+        string) or ``dispersions['name']`` (a value that is not a Dispersion).
+    """
     if not isinstance(dispersions, Mapping):
         raise InputError("dispersions", "must be a mapping of names to Dispersion", f"got {type(dispersions).__name__}")
-    values = {}
     for name, dispersion in dispersions.items():
         if not isinstance(name, str) or not name:
             raise InputError("dispersions", "must have non-empty string names", f"got {name!r}")
         if not isinstance(dispersion, Dispersion):
             raise InputError(f"dispersions[{name!r}]", "must be an attsim.dispersions.Dispersion",
-                             f"got {type(dispersion).__name__}")
-        values[name] = dispersion.draw(stream(seed, index, name))
-    return values
+                             f"got {type(dispersion).__name__} {dispersion!r:.60}")
+    return dict(dispersions)
 
 
 def run_seed(seed: int, index: int) -> int:

@@ -141,7 +141,9 @@ def test_a_run_that_raises_is_an_error_record_and_the_campaign_goes_on(client, t
         "def build(out_dir=None, trip=0.0, **params):\n"
         "    if trip > 0.6:\n"
         "        raise RuntimeError(f'tripped at {trip:.3f}\\nsecond line')\n"
-        "    return base.build(out_dir, **params)\n")
+        "    mission = base.build(out_dir, **params)\n"
+        "    mission.description = f'trip draw {trip}'  # the draw reaches the mission (the campaign checks it)\n"
+        "    return mission\n")
     result = attsim.Campaign(script, runs=8, seed=9, out_dir=tmp_path / "mc").run(client=client, report=False)
     trips = [draw_parameters({"trip": Uniform(0.0, 1.0)}, 9, k)["trip"] for k in range(8)]
     records = result.records.set_index("run")
@@ -170,7 +172,9 @@ def test_a_run_that_kills_its_worker_is_an_error_record_and_the_campaign_goes_on
         "def build(out_dir=None, crash=0.0):\n"
         "    if crash > 0.8:\n"
         "        os.kill(os.getpid(), signal.SIGKILL)  # as a segfault in compiled code would\n"
-        "    return base.build(out_dir)\n")
+        "    mission = base.build(out_dir)\n"
+        "    mission.description = f'crash draw {crash}'  # the draw reaches the mission (the campaign checks it)\n"
+        "    return mission\n")
     crashes = [k for k in range(6) if draw_parameters({"crash": Uniform(0.0, 1.0)}, 2, k)["crash"] > 0.8]
     assert crashes == [5]
     import dask
@@ -228,7 +232,9 @@ def test_a_task_of_several_runs_that_kills_its_worker_is_split_so_only_the_crash
         "def build(out_dir=None, crash=0.0):\n"
         f"    if crash > {threshold!r}:\n"
         "        os.kill(os.getpid(), signal.SIGKILL)\n"
-        "    return base.build(out_dir)\n")
+        "    mission = base.build(out_dir)\n"
+        "    mission.description = f'crash draw {crash}'  # the draw reaches the mission (the campaign checks it)\n"
+        "    return mission\n")
     import dask
 
     keys = []
@@ -282,12 +288,25 @@ def test_bad_campaign_usage_exits_2_naming_the_field(argv, message, capsys):
 
 
 def test_a_criterion_whose_value_is_nan_never_passes():
+    from attsim.testing import NotEvaluated
+
     columns, status, labels = judge([("a", float("nan"), True, "< 1"), ("b", 0.5, True, "< 1"),
-                                     ("c", "n/a", True, "set")])
+                                     ("c", NotEvaluated("ended at 10 s"), True, "< 1"), ("d", [0.1, np.nan], True, "")])
     assert columns == {"v:a": columns["v:a"], "ok:a": False, "v:b": 0.5, "ok:b": True, "v:c": columns["v:c"],
-                       "ok:c": False}
+                       "ok:c": False, "v:d": columns["v:d"], "ok:d": False}
     assert math.isnan(columns["v:a"]) and math.isnan(columns["v:c"]) and status == "FAIL"
-    assert labels == (("a", "< 1"), ("b", "< 1"), ("c", "set"))
+    assert labels == (("a", "< 1"), ("b", "< 1"), ("c", "< 1"), ("d", ""))
+
+
+def test_a_criterion_that_is_not_a_number_keeps_the_verdict_attsim_run_prints():
+    # 'attsim run --campaign DIR --index K' must print the record's verdict: a mode's name or a vector that passes
+    # there passed in the campaign too (it was a FAIL with value NaN)
+    rows = [("mode", "SUN_POINTING", True, "= SUN_POINTING"), ("b", np.array([0.1, 0.2]), True, "< 1"),
+            ("c", "DETUMBLE", False, "= SUN_POINTING")]
+    columns, status, _ = judge(rows)
+    assert [columns[f"ok:{label}"] for label, *_ in rows] == [c.ok for c in cli.judge(rows)] == [True, True, False]
+    assert math.isnan(columns["v:mode"]) and math.isnan(columns["v:b"]) and status == "FAIL"
+    assert judge(rows[:2])[1] == "OK"
 
 
 def test_a_second_campaign_into_a_locked_directory_is_refused(client, tmp_path):

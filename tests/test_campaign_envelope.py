@@ -168,3 +168,20 @@ def test_accuracy_is_not_vacuous():
     envelope = build([0.0], values)
     error = abs(envelope.result()["p50"].iloc[0] / np.percentile(values, 50) - 1.0)
     assert 0.0 < error <= 1e-3 and not math.isnan(error)
+
+
+def test_the_campaign_directory_keeps_the_envelope_state_compressed(rng, tmp_path):
+    # a pointing error converging from degrees to micro-degrees spans ~1900 buckets at some time point, so the
+    # histogram rows are that wide but nearly empty: written raw, 20 runs made a 12.8 MB envelopes.npz
+    from attsim.campaign import records as store
+
+    t = np.linspace(0.0, 300.0, 500)
+    values = 30.0 * np.exp(-t / 10.0)[None, :] * rng.lognormal(0.0, 1.0, (20, t.size))
+    envelope = Envelope(t)
+    envelope.add_runs(values)
+    store.save_envelopes(tmp_path, {"att_err_deg": envelope}, range(20), {"att_err_deg": "deg"})
+    size = (tmp_path / store.ENVELOPES_FILE).stat().st_size
+    assert envelope.nbytes > 4e6 and size < envelope.nbytes / 20, (envelope.nbytes, size)
+    loaded, runs, units = store.load_envelopes(tmp_path, Envelope)
+    assert runs == set(range(20)) and units == {"att_err_deg": "deg"}
+    pd.testing.assert_frame_equal(loaded["att_err_deg"].result(), envelope.result(), check_exact=True)

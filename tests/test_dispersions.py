@@ -165,6 +165,12 @@ def test_flatten_names_vector_and_matrix_elements():
     (lambda: d.draw_parameters({"x": d.Normal(0, 1)}, -1, 0), "seed"),
     (lambda: d.draw_parameters({"x": d.Normal(0, 1)}, 0, 1.5), "index"),
     (lambda: d.draw_parameters({"x": 3.0}, 0, 0), "dispersions['x']"),
+    (lambda: d.Uniform(-1e308, 1e308), "high"),  # high - low overflows: every draw would be inf or nan
+    (lambda: d.Uniform([0.0, -1.7e308], [1.0, 1.7e308]), "high"),
+    (lambda: d.Scaled([], 0.1), "nominal"),
+    (lambda: d.checked([d.Normal(0, 1)]), "dispersions"),
+    (lambda: d.checked({"": d.Normal(0, 1)}), "dispersions"),
+    (lambda: d.checked({"omega0_rad_s": [0.1, 0.2, 0.3]}), "dispersions['omega0_rad_s']"),
     (lambda: d.run_seed(0, -2), "index"),
 ])
 def test_bad_arguments_are_refused_naming_the_field(build, field):

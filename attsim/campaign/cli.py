@@ -40,21 +40,25 @@ def add_arguments(parser) -> None:
 
 
 def run_command(args) -> int:
+    from .._validate import positive_int
     from .runner import Campaign
 
+    if args.workers is not None:
+        positive_int(args.workers, "workers", maximum=4096)
     campaign = Campaign(args.mission, args.runs, seed=args.seed, out_dir=args.out, telemetry=args.telemetry,
                         required_rate=args.require, confidence=args.confidence, duration=args.duration,
                         method=args.method)
     print(f"campaign: {campaign.runs} runs of {campaign.script.name} (seed {campaign.seed}) -> {campaign.out_dir}")
-    missing = campaign.missing()
-    if len(missing) < campaign.runs:
-        print(f"resuming: {campaign.runs - len(missing)} runs on disk, {len(missing)} to run")
 
     def started(client) -> None:
         print(f"dask: {len(client.nthreads())} workers, dashboard {client.dashboard_link}", flush=True)
 
-    result = campaign.run(client=args.scheduler, workers=args.workers, progress=True, report=not args.no_report,
-                          on_start=started)
+    with campaign.held():  # another campaign in the directory is refused before anything is said of its runs
+        missing = campaign.missing()
+        if len(missing) < campaign.runs:
+            print(f"resuming: {campaign.runs - len(missing)} runs on disk, {len(missing)} to run")
+        result = campaign.run(client=args.scheduler, workers=args.workers, progress=True,
+                              report=not args.no_report, on_start=started)
     records = result.records
     counts = records["status"].value_counts()
     print(f"runs: {len(records)}  OK {counts.get('OK', 0)}  FAIL {counts.get('FAIL', 0)}  "
@@ -78,6 +82,7 @@ def execute_campaign_run(build, criteria, args, figures=None) -> int:
     from ..cli import execute
     from ..dispersions import draw_parameters, run_seed
     from .records import read_campaign
+    from .worker import mission_dispersions
 
     if args.campaign is None or args.index is None:
         raise InputError("campaign", "--campaign DIR and --index K go together", "give both")
@@ -94,9 +99,7 @@ def execute_campaign_run(build, criteria, args, figures=None) -> int:
     if hashlib.sha256(script.read_bytes()).hexdigest() != description.get("mission_sha256"):
         raise InputError("mission", f"must be the campaign's script ({description['mission']}), unchanged",
                          f"{script} differs")
-    dispersions = build.__globals__.get("dispersions")
-    dispersions = dict(dispersions()) if callable(dispersions) else {}
-    params = draw_parameters(dispersions, int(description["seed"]), args.index)
+    params = draw_parameters(mission_dispersions(build.__globals__), int(description["seed"]), args.index)
     seed = run_seed(int(description["seed"]), args.index)
     out = args.out if args.out is not None else directory / "runs" / str(args.index)
     print(f"run {args.index} of campaign {directory}: seed {seed}"

@@ -33,6 +33,7 @@ so only the run that killed its workers is recorded as an error.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import inspect
@@ -47,7 +48,8 @@ from .._validate import positive_int, positive_scalar, real_number
 from ..dispersions import draw_parameters, flatten, run_seed
 from ..errors import InputError
 from . import records as store
-from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_module, run_many
+from .applied import check_applied
+from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_dispersions, mission_module, run_many
 
 __all__ = ["Campaign", "CampaignResult", "FLUSH_WALL_S"]
 
@@ -56,6 +58,7 @@ ENVELOPES_WALL_S = 10.0  # the longest the saved envelope state lags the records
 IN_FLIGHT_PER_THREAD = 4  # tasks handed to the scheduler ahead of the workers, per worker thread (at least 32)
 TASK_TARGET_S = 0.5  # wall time a task of several runs aims at (dask costs ~3 ms of CPU a task)
 MAX_RUNS_PER_TASK = 16
+CONNECT_TIMEOUT_S = 10.0  # the longest a campaign waits for a scheduler to answer (dask's default: 30 s)
 
 
 class CampaignResult(NamedTuple):
@@ -141,13 +144,15 @@ class Campaign:
         self.envelope_points = positive_int(envelope_points, "envelope_points", maximum=100_000)
         self.out_dir = Path(out_dir) if out_dir is not None else Path("reports") / f"{self.script.stem}_campaign"
         module = mission_module(self.script)
-        self.dispersions = dict(module.dispersions()) if hasattr(module, "dispersions") else {}
+        self.dispersions = mission_dispersions(vars(module))
         _check_build_accepts(module.build, self.dispersions)
         # the nominal mission fixes the envelope grid and checks the overrides once, before any worker starts
         nominal, single = build_missions(module.build, duration=self.duration_s, method=method)
         if not single:
             raise InputError("build", "must return one Mission in a campaign", f"got {len(nominal)} missions")
         self.duration_grid_s = float(nominal[0].duration_s)
+        self._held = None  # the directory's lock while held() holds it
+        check_applied(lambda params: build_missions(module.build, params=params)[0], self.dispersions, self.seed)
 
     def parameters(self, index: int) -> dict:
         """Run ``index``'s drawn parameters."""
@@ -192,11 +197,29 @@ class Campaign:
         InputError
             The directory holds another experiment (named fields differ).
         """
-        lock = store.lock_campaign(self.out_dir)
+        if workers is not None:
+            workers = positive_int(workers, "workers", maximum=4096)
+        own_client = _connect(client) if isinstance(client, str) else None  # a bad address: refused before any file
+        lock = self._held or store.lock_campaign(self.out_dir)
         try:
             description = self._reconcile_description()
-            return self._run_locked(description, client, workers, progress, report, on_start)
+            return self._run_locked(description, own_client or client, workers, progress, report, on_start)
         finally:
+            if lock is not self._held:
+                lock.release()
+            if own_client is not None:
+                own_client.close()
+
+    @contextlib.contextmanager
+    def held(self):
+        """Hold the directory's lock for a block (:meth:`run` inside it keeps it): e.g. to read what is done before
+        running the rest, with no other campaign in between. Raises :class:`CampaignLockedError` when it is taken."""
+        lock = store.lock_campaign(self.out_dir)
+        self._held = lock
+        try:
+            yield self
+        finally:
+            self._held = None
             lock.release()
 
     def missing(self) -> list[int]:
@@ -238,8 +261,9 @@ class Campaign:
         # a record written just before a kill, whose envelope values were not saved: repeat the run for them only
         repeat = sorted(k for k in done if k not in covered)
         campaign = self.spec()
-        specs = [RunSpec(campaign, k, self.parameters(k)) for k in todo]
-        specs += [RunSpec(campaign, k, self.parameters(k), record=False) for k in repeat]
+        # drawn as the runs are handed out: a million runs' parameters up front took minutes and gigabytes
+        specs = _LazySpecs([(k, True) for k in todo] + [(k, False) for k in repeat],
+                           lambda k, record: RunSpec(campaign, k, self.parameters(k), record))
         state = _State(self, description, envelopes, covered, units, done, failures)
         if specs:
             bar = _progress_bar(self.runs, len(done)) if progress else None
@@ -350,18 +374,14 @@ def _execute(specs, client, workers, state: _State, bar, on_start) -> None:
     from distributed import as_completed
 
     own_client, cluster = None, None
-    if client is None or isinstance(client, str):
+    if client is None:
+        import logging
+
         from distributed import Client, LocalCluster
 
-        if client is None:
-            import logging
-
-            n = positive_int(workers, "workers", maximum=4096) if workers is not None else (os.cpu_count() or 1)
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, silence_logs=logging.ERROR)
-            own_client = Client(cluster)
-        else:
-            own_client = Client(client)
-        client = own_client
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                               silence_logs=logging.ERROR)
+        client = own_client = Client(cluster)
     try:
         if on_start is not None:
             on_start(client)
@@ -380,7 +400,10 @@ def _execute(specs, client, workers, state: _State, bar, on_start) -> None:
                              raise_errors=False)
         for future, results in queue:
             batch = by_key.pop(future.key)
-            failed = future.status != "finished"  # the task itself failed (e.g. KilledWorker): (type, exc, tb) or exc
+            # the task failed (e.g. KilledWorker) when what came back is not run_many's list but dask's (type, exc, tb)
+            # or an exception; not by the future's status, which turns "lost" after the results arrived when the
+            # worker holding them dies (another run killed it): those runs were then recorded as errors
+            failed = not isinstance(results, list)
             future.release()
             if failed:
                 if len(batch) > 1:  # again one run a task: only a run that kills its workers fails
@@ -404,12 +427,38 @@ def _execute(specs, client, workers, state: _State, bar, on_start) -> None:
             cluster.close()
 
 
+def _connect(address: str):
+    """A client of the Dask scheduler at ``address``, or an InputError naming it (a bad address, no scheduler there
+    within CONNECT_TIMEOUT_S, something else answering)."""
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S)
+    except Exception as exc:  # noqa: BLE001 - distributed raises OSError, ValueError, TimeoutError, ... (even MemoryError)
+        lines = str(exc).strip().splitlines()
+        raise InputError("scheduler", "must be the address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786",
+                         f"{address!r}: {type(exc).__name__}: {lines[0] if lines else ''}") from exc
+
+
+class _LazySpecs:
+    """The RunSpecs of ``(index, record)`` pairs, each made (its parameters drawn) when it is first read."""
+
+    def __init__(self, runs, make):
+        self.runs, self.make = runs, make
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __getitem__(self, part: slice) -> list:
+        return [self.make(k, record) for k, record in self.runs[part]]
+
+
 class _Batches:
     """The runs to do as dask tasks: one run a task until runs report their wall time, then as many as take about
     TASK_TARGET_S (at most MAX_RUNS_PER_TASK; fewer near the end, so every worker thread stays busy)."""
 
     def __init__(self, specs, threads: int):
-        self.specs, self.next, self.threads = list(specs), 0, threads
+        self.specs, self.next, self.threads = specs, 0, threads  # a sequence sliced once per batch
         self.walls: list[float] = []
 
     def took(self, result) -> None:

@@ -28,12 +28,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..dispersions import flatten, run_seed
+from ..dispersions import checked, flatten, run_seed
 from ..errors import InputError
 from .records import RUNS_DIR
 
-__all__ = ["CampaignSpec", "RunSpec", "RunResult", "TELEMETRY_MODES", "DECIMATED_ROWS", "mission_module", "run_one",
-           "run_many", "judge", "default_envelopes", "quantity_unit", "run_directory"]
+__all__ = ["CampaignSpec", "RunSpec", "RunResult", "TELEMETRY_MODES", "DECIMATED_ROWS", "mission_module",
+           "mission_dispersions", "run_one", "run_many", "judge", "default_envelopes", "quantity_unit", "run_directory"]
 
 TELEMETRY_MODES = ("summary", "decimated", "full")
 DECIMATED_ROWS = 2000
@@ -87,6 +87,23 @@ def mission_module(script):
     return module
 
 
+def mission_dispersions(namespace) -> dict:
+    """The dispersions a mission script declares: its ``dispersions()`` checked (:func:`attsim.dispersions.checked`).
+
+    ``namespace`` is the script's globals (a module's ``vars``, or ``build.__globals__``). A script without
+    ``dispersions`` (or with the ``attsim.dispersions`` module under that name) disperses nothing.
+    """
+    import types
+
+    declared = namespace.get("dispersions")
+    if declared is None or isinstance(declared, types.ModuleType):
+        return {}
+    if not callable(declared):
+        raise InputError("dispersions", "must be a function of the mission script returning {name: Dispersion}",
+                         f"got a {type(declared).__name__}: write def dispersions(): return {{...}}")
+    return checked(declared())
+
+
 def run_directory(campaign_dir, index: int) -> Path:
     return Path(campaign_dir) / RUNS_DIR / str(index)
 
@@ -103,9 +120,12 @@ def _worker_name() -> str:
 def judge(results) -> tuple[dict, str, tuple]:
     """``(columns, status, ((label, bound), ...))`` of a script's ``criteria`` list.
 
-    Judged as ``attsim run`` judges it (:func:`attsim.cli.judge`); a value
-    that is not a number, or is NaN, never passes (a criterion the run could
-    not evaluate, e.g. it ended before the time it is taken at).
+    Judged as ``attsim run`` judges it (:func:`attsim.cli.judge`), so the
+    record's verdict is the one ``attsim run --campaign DIR --index K``
+    prints: a NaN value or one the run could not evaluate (e.g. it ended
+    before the time it is taken at) never passes. The ``v:`` column holds the
+    value as a float, NaN for one that is not a number (a mode's name, a
+    vector: its verdict stands).
     """
     from ..cli import judge as judge_criteria
 
@@ -113,10 +133,10 @@ def judge(results) -> tuple[dict, str, tuple]:
     for label, value, ok, bound in judge_criteria(results):
         try:
             number = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError):  # also a NotEvaluated
             number = float("nan")
         columns[f"v:{label}"] = number
-        columns[f"ok:{label}"] = bool(ok) and not math.isnan(number)
+        columns[f"ok:{label}"] = bool(ok)
         labels.append((str(label), str(bound)))
     passed = all(v for k, v in columns.items() if k.startswith("ok:"))
     return columns, "OK" if passed else "FAIL", tuple(labels)
