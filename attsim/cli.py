@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import numbers
 import os
 import sys
 import sysconfig
@@ -47,15 +46,14 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
 
-import numpy as np
 
 from . import __version__
 from ._validate import safe_name
 from .errors import AttsimError, InputError
 from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts as _mission_scripts
 from .scripts import resolve_script as _resolve_script
+from .criteria import Criterion, judge, one_line as _one_line, record_criteria, shown as _shown
 from .testing import NotEvaluated
 
 __all__ = ["main", "run_script", "execute", "judge", "Criterion", "NotEvaluated",
@@ -63,15 +61,6 @@ __all__ = ["main", "run_script", "execute", "judge", "Criterion", "NotEvaluated"
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
-
-
-class Criterion(NamedTuple):
-    """One judged success criterion, as printed and as the report shows it."""
-
-    label: str
-    value: object  # the measured number (or text), or a NotEvaluated saying why there is none
-    ok: bool
-    bound: str
 
 
 def _first_doc_line(path: Path) -> str:
@@ -101,53 +90,6 @@ def _execute_args(build: Callable, criteria: Callable, args, figures: Callable |
         return execute_campaign_run(build, criteria, args, figures)
     return execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report,
                    debug=args.debug, figures=figures)
-
-
-def _shown(value) -> str:
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-        return f"{value:.4g}"
-    return _one_line(value)
-
-
-def _is_nan(value) -> bool:
-    if isinstance(value, (str, bytes, NotEvaluated)):
-        return False
-    try:
-        return bool(np.isnan(np.asarray(value, dtype=float)).any())
-    except (TypeError, ValueError):  # not numbers (a list of names, an object): nothing to be NaN
-        return False
-
-
-def judge(results) -> list[Criterion]:
-    """The criteria a mission script returned, each judged: PASS needs ``ok`` a True bool and a value that is not NaN.
-
-    A :class:`~attsim.testing.NotEvaluated` value, a NaN value (anywhere in
-    an array), an ``ok`` that is not a bool and a row that is not
-    ``(label, value, ok, bound)`` are each a FAIL whose value says why.
-    """
-    if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
-        returned = NotEvaluated(f"criteria must return a list of (label, value, ok, bound), got {_one_line(results)}")
-        return [Criterion("criteria(telemetry)", returned, False, "")]
-    judged = []
-    for row in results:
-        try:
-            label, value, ok, bound = row
-        except (TypeError, ValueError):
-            malformed = NotEvaluated("a criterion must be (label, value, ok, bound)")
-            judged.append(Criterion(_one_line(row), malformed, False, ""))
-            continue
-        label, bound = _one_line(label), _one_line(bound)
-        if isinstance(value, NotEvaluated):
-            judged.append(Criterion(label, value, False, bound))
-        elif _is_nan(value):
-            within = "" if np.ndim(value) == 0 else f" in {_one_line(value)}"
-            judged.append(Criterion(label, NotEvaluated(f"the value is NaN{within}"), False, bound))
-        elif not isinstance(ok, (bool, np.bool_)):
-            why = f"its verdict must be a bool, got {type(ok).__name__} {_one_line(ok)}"
-            judged.append(Criterion(label, NotEvaluated(why), False, bound))
-        else:
-            judged.append(Criterion(label, value, bool(ok), bound))
-    return judged
 
 
 def _check_runs(missions) -> list:
@@ -251,6 +193,7 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
         if debug:
             raise
         results = [Criterion("criteria(telemetry)", NotEvaluated(f"it raised {_describe(exc)[1]}"), False, "")]
+    _keep_criteria(runs, results)
     for run in runs:
         meta = run.meta
         print(f"{meta['name']}: {meta['duration_s']:.6g} s simulated in {meta['wall_s']:.2f} s wall -> {run.path}")
@@ -265,6 +208,16 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
     return EXIT_OK if all(c.ok for c in results) else EXIT_FAILED
 
 
+def _keep_criteria(runs, results) -> None:
+    """Each run's judged criteria into its meta.json (several runs: the rows naming each, as its page shows)."""
+    from .reporting.comparison import share_criteria
+
+    shares = share_criteria(runs, results)[0] if len(runs) > 1 else [results]
+    for run, own in zip(runs, shares):
+        if own and run.path is not None:
+            record_criteria(run.path, own)
+
+
 def run_script(build: Callable, criteria: Callable, argv: list[str] | None = None,
                figures: Callable | None = None) -> int:
     """Entry point of a mission script: ``python missions/x.py [--out DIR] [--duration S] ...``."""
@@ -277,14 +230,6 @@ def run_script(build: Callable, criteria: Callable, argv: list[str] | None = Non
     except SystemExit as exit_:  # argparse: 2 for bad usage, 0 for --help
         return int(exit_.code or 0)
     return _guard(lambda: _execute_args(build, criteria, args, figures), args.debug)
-
-
-def _one_line(value) -> str:
-    try:
-        text = str(value)
-    except Exception:  # noqa: BLE001 - an object that cannot say what it is still gets a line
-        text = f"<{type(value).__name__}>"
-    return " ".join(text.split())
 
 
 _PACKAGE_DIR = Path(__file__).resolve().parent

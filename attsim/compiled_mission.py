@@ -169,15 +169,15 @@ def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, esti
             else:
                 bank.wheel_order[c, : len(law._outputs)] = [wheel_row[name] for name in law._outputs]
         elif isinstance(law, QuaternionPD):
-            p[4], p[5] = law.kp, law.kd
+            p[0], p[1], p[4], p[5] = law.ki, law.integral_limit_rad_s or 0.0, law.kp, law.kd
             bank.target_kind[c], bank.target[c] = law.pointing.kind, law.pointing.parameters
             roles = (law._attitude, law._rate, law._mag)
             if law._wheels:
                 bank.kind[c] = ml.QPD_WHEELS
                 # the loop's null-space step runs only where the Python path's does (a redundant array, a gain)
                 p[6] = law.null_space_gain_Nm_s if law._manages_null_space else 0.0
-                p[7] = law.wheel_speed_target_rad_s
                 rows = [wheel_row[wheel.name] for wheel in law._wheels]
+                bank.wheel_scratch[c, 3, rows] = law._speed_target  # the null space's speed targets, per wheel
                 for j, row in zip(rows, law._allocation):
                     bank.drives_wheel[c, j] = 1.0
                     bank.allocation[c, j] = row
@@ -444,6 +444,8 @@ def run_compiled(env, mission, sc, recorder, on_row=None):
     for c, controller in enumerate(form.controller_objects):
         if isinstance(controller, NumbaController):
             controller.memory[:] = form.controllers.user_memory[c, : controller.memory_size]
+        elif isinstance(controller, QuaternionPD) and controller.ki > 0.0:
+            controller._integral = tuple(float(v) for v in form.controllers.memory[c, :3])
     if form.mode_manager is not None:  # the objects end as the Python path leaves them
         form.mode_manager.current, form.mode_manager.entered_s = int(form.modes.state[0]), float(form.modes.state[1])
     for e, estimator in enumerate(form.estimator_objects):

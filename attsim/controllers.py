@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._validate import finite_number, non_negative_scalar, one_of, positive_scalar, sequence, vector3
+from ._validate import finite_array, non_negative_scalar, one_of, positive_scalar, sequence, vector3
 from .allocation import allocate, allocation_matrix, null_space_projector, null_space_torque, unloading_dipole
 from .control import Controller
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
-                           lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque)
+                           lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque, pid_torque)
 from .errors import InputError
 from .guidance import NadirPointing
 from .guidance_kernels import rate_error
@@ -88,11 +88,11 @@ class BDot(Controller):
 
 
 class QuaternionPD(Controller):
-    """Quaternion-feedback PD to a fixed attitude or a guidance target.
+    """Quaternion-feedback PD (or PID) to a fixed attitude or a guidance target.
 
-    ``τ = -k_p sign(δq_w) δq_v - k_d (ω - R_BR ω_R)`` with ``δq = q_IR* ⊗ q``
-    the attitude error in body axes (Wie, *Space Vehicle Dynamics and
-    Control*, sec. 7.3) and ``q_IR``, ``ω_R`` the reference: ``target_q`` (a
+    ``τ = -k_p sign(δq_w) δq_v - k_d (ω - R_BR ω_R) - k_i z`` with
+    ``δq = q_IR* ⊗ q`` the attitude error in body axes (Wie, *Space Vehicle
+    Dynamics and Control*, sec. 7.3) and ``q_IR``, ``ω_R`` the reference: ``target_q`` (a
     fixed attitude, ``ω_R = 0``) or ``target`` (a :mod:`attsim.guidance`
     target: nadir, Sun, ground station, slew; its rate fed forward through
     the rate error). Attitude and rate come from ``attitude_source`` and
@@ -108,16 +108,36 @@ class QuaternionPD(Controller):
     as a whole to their motor limits so the torque keeps its direction; with
     more than three wheels, ``null_space_gain_Nm_s`` adds
     ``-k N (Ω - Ω*)`` in the null space, driving the wheel speeds toward
-    ``wheel_speed_target_rad_s`` without disturbing the body
-    (:mod:`attsim.allocation`). With a magnetorquer,
+    ``wheel_speed_target_rad_s`` (one speed for all wheels, or one per
+    wheel in ``wheels``' order) without disturbing the body
+    (:mod:`attsim.allocation`). Only the target's part in the null space
+    acts: in a four-wheel pyramid that is ``(+Ω, -Ω, +Ω, -Ω)`` (no body
+    momentum), so a bias that keeps the wheels off zero, and from the
+    friction of zero crossings, alternates its sign; a speed common to all
+    wheels would be body momentum, which the null space cannot hold. With a magnetorquer,
     ``dipole_compensation_Am2`` is subtracted from every command (the
     calibrated residual dipole, as :class:`MagneticPD` does).
+
+    Integral feedback (``ki`` in N m/(rad s), default 0: a pure PD): a
+    constant disturbance ``τ_d`` (wheel friction, a residual dipole, gravity
+    gradient at an offset attitude) leaves a PD law a standing error
+    ``δq_v = τ_d / k_p``, about ``2 τ_d / k_p`` rad. The law then integrates
+    ``z = ∫ sign(δq_w) δq_v dt`` (rad s; the rectangle rule over
+    ``period_s``), each component clamped to ``±integral_limit_rad_s``
+    (anti-windup; needed when ``ki > 0``), and subtracts ``k_i z``
+    (:func:`~attsim.control_laws.pid_torque`: Schaub's integral feedback,
+    as in Basilisk's ``mrpFeedback``). The integral starts at zero, stays
+    where it is in cycles that decide nothing (the attitude not known yet,
+    a sensor without output), and starts again at zero when a
+    :class:`~attsim.modes.ModeManager` enters a mode that runs this law
+    after one that did not (it must not carry a stale integral).
     """
 
     def __init__(self, target_q=None, kp: float = None, kd: float = None, period_s: float = None, wheels: Sequence = (),
                  magnetorquer=None, magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd",
                  attitude_source=None, rate_source=None, target=None, null_space_gain_Nm_s: float = 0.0,
-                 wheel_speed_target_rad_s: float = 0.0, dipole_compensation_Am2=(0.0, 0.0, 0.0)):
+                 wheel_speed_target_rad_s: float = 0.0, dipole_compensation_Am2=(0.0, 0.0, 0.0), ki: float = 0.0,
+                 integral_limit_rad_s: float | None = None):
         for value, field in ((kp, "kp"), (kd, "kd"), (period_s, "period_s")):
             if value is None:
                 raise InputError(field, "is required")
@@ -136,10 +156,21 @@ class QuaternionPD(Controller):
         self.pointing = Pointing(self.target)
         self.kp = positive_scalar(kp, "kp")
         self.kd = positive_scalar(kd, "kd")
+        self.ki = non_negative_scalar(ki, "ki")
+        if self.ki > 0.0 and integral_limit_rad_s is None:
+            raise InputError("integral_limit_rad_s", "is required (> 0) when ki > 0: the anti-windup bound on each "
+                             "component of the integrated attitude error, rad s")
+        self.integral_limit_rad_s = None if integral_limit_rad_s is None else positive_scalar(
+            integral_limit_rad_s, "integral_limit_rad_s")
+        self._integral = (0.0, 0.0, 0.0)
         self._roles = (attitude_source, rate_source, magnetometer)
         self._wheel_refs = list(wheels)
         self.null_space_gain_Nm_s = non_negative_scalar(null_space_gain_Nm_s, "null_space_gain_Nm_s")
-        self.wheel_speed_target_rad_s = finite_number(wheel_speed_target_rad_s, "wheel_speed_target_rad_s")
+        target = finite_array(wheel_speed_target_rad_s, "wheel_speed_target_rad_s")
+        if target.shape not in ((), (len(wheels),)):
+            raise InputError("wheel_speed_target_rad_s", "must be one number or one per wheel",
+                             f"got shape {target.shape} for {len(wheels)} wheels")
+        self.wheel_speed_target_rad_s = float(target) if target.ndim == 0 else tuple(float(v) for v in target)
         self.compensation = vector3(dipole_compensation_Am2, "dipole_compensation_Am2")
         if wheels and np.any(self.compensation != 0.0):
             raise InputError("dipole_compensation_Am2", "applies to a magnetorquer law only (this one drives wheels)")
@@ -163,18 +194,32 @@ class QuaternionPD(Controller):
             self._manages_null_space = n > 3 and self.null_space_gain_Nm_s > 0
             self._projector = null_space_projector(axes) if self._manages_null_space else np.zeros((n, n))
             self._speeds, self._null, self._motor = np.zeros(n), np.zeros(n), np.zeros(n)
-            self._speed_target = np.full(n, self.wheel_speed_target_rad_s)
+            self._speed_target = np.broadcast_to(np.asarray(self.wheel_speed_target_rad_s, float), (n,)).copy()
         self._mtq = None if self._wheels else next(iter(self.actuators))
+
+    def start(self, sc):
+        super().start(sc)
+        self._integral = (0.0, 0.0, 0.0)
+
+    def restart(self) -> None:
+        self._integral = (0.0, 0.0, 0.0)  # a law re-entered by its mode must not carry a stale integral
+
+    @property
+    def integral(self) -> np.ndarray:
+        """The integrated attitude error ``z`` (rad s, body axes) after the last cycle (zeros with ``ki = 0``)."""
+        return np.array(self._integral)
 
     def attitude_seen(self, sc) -> tuple:
         """The attitude this law acts on now (its estimator's, its attitude sensor's latest sample, or the truth)."""
         return _attitude_seen(self, sc)
 
     def torque(self, q, w, t_s: float = 0.0) -> np.ndarray:
-        """``τ`` (N m, body axes) for attitude ``q`` and rate ``w`` at ``t_s`` (the reference there)."""
+        """``τ`` (N m, body axes) for attitude ``q`` and rate ``w`` at ``t_s`` (the reference there), with the
+        integral term of the current ``z`` (not advanced: this asks, it runs no cycle)."""
         q_ref, w_ref, _ = self.pointing.reference(getattr(self, "_sc", None), t_s)
         q, w = tuple(float(v) for v in q), tuple(float(v) for v in w)
-        return np.array(pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd))
+        tau = np.array(pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd))
+        return tau - self.ki * self.integral if self.ki > 0.0 else tau
 
     def columns(self):
         return list(POINTING_COLUMNS) if self.writes_pointing else []
@@ -187,7 +232,11 @@ class QuaternionPD(Controller):
         if not known(q, w):
             return {}
         q_ref, w_ref, _ = self.pointing.reference(self._sc, t_s)
-        tau = pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd)
+        if self.ki > 0.0:  # the compiled loop's QPD cycle (attsim.mission_loop) runs the same kernels
+            tau, self._integral = pid_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd, self.ki,
+                                             self._integral, self.period_s, self.integral_limit_rad_s)
+        else:
+            tau = pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd)
         if self._wheels:
             if self._manages_null_space:
                 for j, wheel in enumerate(self._wheels):

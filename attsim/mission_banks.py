@@ -84,12 +84,13 @@ class SensorBank(NamedTuple):
     boundaries: np.ndarray
 
 class ControllerBank(NamedTuple):
-    """One row per controller. ``parameters``: kp (4), kd (5), gain (6: B-dot, unloading; QPD: null-space gain),
-    dipole compensation (7-9: magnetic PD, QPD on magnetorquers; a QPD on wheels: 7 the wheel speed target).
+    """One row per controller. ``parameters``: a QPD's ki (0) and integral limit (1), kp (4), kd (5), gain (6:
+    B-dot, unloading; QPD: null-space gain), dipole compensation (7-9: magnetic PD, QPD on magnetorquers).
     ``null_projector[c]``: a QPD's null-space projector over the mission's wheels (zero when it manages no null
-    space); ``wheel_scratch[c]`` its working rows (null-space torque, motor torque, speed, speed target), so a
-    cycle allocates nothing. ``memory``: the previous
-    field sample (0-2) and whether there is one (3).
+    space); ``wheel_scratch[c]`` its working rows (null-space torque, motor torque, speed) and each wheel's speed
+    target (row 3, filled once), so a cycle allocates nothing. ``memory``: a B-dot's previous field sample (0-2) and
+    whether there is one (3); a QPD's integrated attitude error (0-2, rad s); zeroed when a mode switch starts the
+    controller again.
     ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state / none).
     ``sources``: estimator rows giving the attitude and the rate (-1: ``roles`` decide).
     ``samples``: the sensor rows sampled each cycle, -1 padded. ``target_kind``, ``target``: an attitude law's

@@ -29,7 +29,7 @@ from ._jit import LOOP_CALLED, LOOP_INLINED, njit
 from .allocation import allocate, null_space_torque, unloading_dipole
 from .actuator_models import SATURATION_NONE, magnetorquer_saturate, wheel_command, wheel_speed, wheels_total
 from .control_laws import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
-                           lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque)
+                           lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque, pid_torque)
 from .guidance_kernels import error_angle_deg, error_vector, rate_error
 from .environment.table import B_I, P_SRP, R, V, lerp1, lerp3, table_cell
 from .environment.torques import disturbance_torques
@@ -74,9 +74,8 @@ def _command_wheels(controllers, c, wheels, tau, w, t, buffers):
     null, motor, speeds, targets = scratch[0, :n], scratch[1, :n], scratch[2, :n], scratch[3, :n]
     p = controllers.parameters[c]
     if p[6] > 0.0:
-        for j in range(n):
+        for j in range(n):  # targets: filled per wheel when the banks were built
             speeds[j] = wheel_speed(wheels, j, wheels.h_Nms[j], w)
-            targets[j] = p[7]
         null_space_torque(controllers.null_projector[c], speeds, targets, p[6], null)
     allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
     for i in range(controllers.wheel_order.shape[1]):  # in the controller's order, as the Python path logs them
@@ -129,8 +128,9 @@ def _switch_mode(modes, k, controllers, wheels, magnetorquers, t, w, buffers):
                     _command_wheel(wheels, controllers.wheel_order[c, i], 0.0, w, t, buffers)
             if controllers.magnetorquer[c] >= 0:
                 _command_dipole(magnetorquers, controllers.magnetorquer[c], (0.0, 0.0, 0.0), t, buffers)
-        if running != 0.0 and controllers.active[c] == 0.0:
-            controllers.memory[c, 3] = 0.0
+        if running != 0.0 and controllers.active[c] == 0.0:  # a B-dot samples afresh, a QPD's integral restarts
+            for i in range(4):
+                controllers.memory[c, i] = 0.0
         controllers.active[c] = running
     log_event(buffers, t, EVENT_MODE, new, int(modes.state[0]), float(k), 0.0, 0.0)
     modes.state[0], modes.state[1] = new, t
@@ -177,7 +177,13 @@ def _cycle(controllers, c, sensors, estimators, wheels, magnetorquers, t, q, w, 
         return True  # no estimate yet: the law holds its commands
     if kind == QPD_WHEELS or kind == QPD_MAGNETORQUER:
         q_ref, w_ref, _ = reference_now(controllers.target_kind[c], controllers.target[c], t, env_t, env_v)
-        tau = pd_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5])
+        if p[0] > 0.0:  # integral feedback (ki, limit): memory 0-2 holds the integrated error
+            mem = controllers.memory[c]
+            tau, z = pid_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5], p[0],
+                                (mem[0], mem[1], mem[2]), controllers.period_s[c], p[1])
+            mem[0], mem[1], mem[2] = z
+        else:
+            tau = pd_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5])
         if kind == QPD_WHEELS:
             _command_wheels(controllers, c, wheels, tau, w, t, buffers)
         else:

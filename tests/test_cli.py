@@ -345,6 +345,23 @@ def test_criteria_that_raise_are_a_failure_with_the_reason_in_the_output_and_rep
     assert "not evaluated: it raised" in (tmp_path / "run" / "report.html").read_text()
 
 
+def test_a_runs_criteria_are_kept_so_its_report_shows_them_again(tmp_path, capsys):
+    # 'attsim report DIR' on a run made by 'attsim run' had no criteria table: they lived only in the first page
+    rows = ("[('error [deg]', 0.25, True, '< 1'), ('not there', NotEvaluated('no pass'), True, '> 0'), "
+            "('vector [-]', np.array([1.0, 2.0]), False, '< 1')]")
+    script = _script(tmp_path, QUICK + "import numpy as np\nfrom attsim.testing import NotEvaluated\n"
+                     f"def criteria(tel):\n    return {rows}\n")
+    assert cli.main(["run", str(script), "--out", str(tmp_path / "run"), "--no-report"]) == 1
+    meta = json.loads((tmp_path / "run" / "meta.json").read_text())
+    assert meta["criteria"] == [["error [deg]", 0.25, True, "< 1"],
+                                ["not there", "not evaluated: no pass", False, "> 0"],
+                                ["vector [-]", [1.0, 2.0], False, "< 1"]]
+    assert attsim.load(tmp_path / "run").meta["criteria"] == meta["criteria"]
+    assert cli.main(["report", str(tmp_path / "run")]) == 0
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert "Success criteria" in page and "error [deg]" in page and "not evaluated: no pass" in page
+
+
 def test_a_nan_criterion_fails_even_when_it_says_ok(tmp_path, capsys):
     script = _script(tmp_path, QUICK + "def criteria(tel):\n    return [('error [rad]', float('nan'), True, '< 1')]\n")
     assert cli.main(["run", str(script), "--out", str(tmp_path / "run"), "--no-report"]) == 1

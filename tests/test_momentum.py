@@ -78,3 +78,35 @@ def test_unloading_needs_wheels(tmp_path):
         assert str(exc).startswith("wheels: controller 'unload' unloads reaction wheels")
     else:
         raise AssertionError("a mission without wheels was accepted")
+
+
+def _biased(out, target=(60.0, -60.0, 60.0, -60.0)):
+    m = attsim.Mission("bias", J, (0.0, 0.0, 0.0), duration=400.0, telemetry_dt=2.0, out_dir=out)
+    wheels = _pyramid(m)
+    m.add(attsim.QuaternionPD(kp=5e-4, kd=9e-3, period_s=0.5, wheels=wheels, target=Inertial((1.0, 0, 0, 0)),
+                              null_space_gain_Nm_s=5e-6, wheel_speed_target_rad_s=target))
+    return m
+
+
+def test_a_per_wheel_speed_target_in_the_null_space_is_reached_without_turning_the_body(tmp_path):
+    from .test_mission_loop import assert_same_run, both_ways
+
+    python, compiled = both_ways(tmp_path, _biased)
+    assert_same_run(python, compiled)
+    df = compiled.df
+    speeds = df[[f"rw{k}_speed" for k in range(4)]].to_numpy()
+    # (+60, -60, +60, -60) lies in the pyramid's null space (A s = 0): the wheels, at rest with the body at first,
+    # reach it exactly while the array's body momentum A h stays zero and the attitude holds
+    target = np.array([60.0, -60.0, 60.0, -60.0])
+    assert np.allclose(pyramid_axes(4).T @ target, 0.0, atol=1e-12)
+    assert np.allclose(speeds[-1], target, rtol=1e-3) and df["att_err_deg"].max() < 1e-6
+
+
+def test_a_speed_target_of_the_wrong_length_is_refused():
+    try:
+        attsim.QuaternionPD((1.0, 0, 0, 0), kp=1.0, kd=1.0, period_s=1.0, wheels=["a", "b", "c", "d"],
+                            wheel_speed_target_rad_s=(1.0, 2.0, 3.0))
+    except attsim.InputError as exc:
+        assert str(exc).startswith("wheel_speed_target_rad_s: must be one number or one per wheel")
+    else:
+        raise AssertionError("three targets for four wheels were accepted")

@@ -425,7 +425,7 @@ def main() -> int:
                     ("advitiy_adcs, 4 orbits, IGRF", advitiy_adcs,
                      "B-dot, Sun, nadir modes on magnetorquers; TRIAD-started MEKF"),
                     ("cubesat_target_tracking, 3 orbits", cubesat_target_tracking,
-                     "10 Hz MEKF and pointing, 4 wheels, unloading")):
+                     "10 Hz MEKF and pointing, 4 wheels with friction, PID, unloading")):
                 out = Path(tmp) / "adcs"
                 wall = median_time(lambda module=module, out=out: module.build(out_dir=out).run(), repeats)
                 failed = [c.label for c in judge(module.criteria(attsim.load(out))) if not c.ok]

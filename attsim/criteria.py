@@ -1,0 +1,118 @@
+"""A mission's success criteria: judged as ``attsim run`` prints them, and kept with the run (layer 8).
+
+``criteria(telemetry)`` of a mission script returns
+``[(label, value, ok, bound), ...]``. :func:`judge` makes each row a
+:class:`Criterion` whose PASS needs ``ok`` a True bool and a value that is
+not NaN; :func:`record_criteria` writes the judged list into the run's
+``meta.json`` (``"criteria"``), so ``attsim report DIR`` later draws the
+same criteria table and requirement lines as the report written with the
+run.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from .testing import NotEvaluated
+
+__all__ = ["Criterion", "judge", "record_criteria", "shown", "one_line"]
+
+
+class Criterion(NamedTuple):
+    """One judged success criterion, as printed and as the report shows it."""
+
+    label: str
+    value: object  # the measured number (or text), or a NotEvaluated saying why there is none
+    ok: bool
+    bound: str
+
+
+def one_line(value) -> str:
+    """``str(value)`` on one line (whitespace runs folded), for any object."""
+    try:
+        text = str(value)
+    except Exception:  # noqa: BLE001 - an object that cannot say what it is still gets a line
+        text = f"<{type(value).__name__}>"
+    return " ".join(text.split())
+
+
+def shown(value) -> str:
+    """A criterion's value as printed: numbers to 4 significant digits, anything else on one line."""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return f"{value:.4g}"
+    return one_line(value)
+
+
+def _is_nan(value) -> bool:
+    if isinstance(value, (str, bytes, NotEvaluated)):
+        return False
+    try:
+        return bool(np.isnan(np.asarray(value, dtype=float)).any())
+    except (TypeError, ValueError):  # not numbers (a list of names, an object): nothing to be NaN
+        return False
+
+
+def judge(results) -> list[Criterion]:
+    """The criteria a mission script returned, each judged: PASS needs ``ok`` a True bool and a value that is not NaN.
+
+    A :class:`~attsim.testing.NotEvaluated` value, a NaN value (anywhere in
+    an array), an ``ok`` that is not a bool and a row that is not
+    ``(label, value, ok, bound)`` are each a FAIL whose value says why.
+    """
+    if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
+        returned = NotEvaluated(f"criteria must return a list of (label, value, ok, bound), got {one_line(results)}")
+        return [Criterion("criteria(telemetry)", returned, False, "")]
+    judged = []
+    for row in results:
+        try:
+            label, value, ok, bound = row
+        except (TypeError, ValueError):
+            malformed = NotEvaluated("a criterion must be (label, value, ok, bound)")
+            judged.append(Criterion(one_line(row), malformed, False, ""))
+            continue
+        label, bound = one_line(label), one_line(bound)
+        if isinstance(value, NotEvaluated):
+            judged.append(Criterion(label, value, False, bound))
+        elif _is_nan(value):
+            within = "" if np.ndim(value) == 0 else f" in {one_line(value)}"
+            judged.append(Criterion(label, NotEvaluated(f"the value is NaN{within}"), False, bound))
+        elif not isinstance(ok, (bool, np.bool_)):
+            why = f"its verdict must be a bool, got {type(ok).__name__} {one_line(ok)}"
+            judged.append(Criterion(label, NotEvaluated(why), False, bound))
+        else:
+            judged.append(Criterion(label, value, bool(ok), bound))
+    return judged
+
+
+def _stored_value(value):
+    """A value as JSON keeps it: a number, text (a NotEvaluated as its sentence), or a list of numbers."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Real):
+        return float(value) if not isinstance(value, numbers.Integral) else int(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
+        return value.tolist()
+    return one_line(value)
+
+
+def record_criteria(run_dir, criteria) -> None:
+    """Keep the judged ``criteria`` in the run's ``meta.json`` (``[[label, value, ok, bound], ...]``).
+
+    Written atomically (a temporary file renamed over it): a kill leaves the
+    old or the new file, never half of one. A directory without a
+    ``meta.json`` (an in-memory run) is left alone.
+    """
+    path = Path(run_dir) / "meta.json"
+    if not path.is_file():
+        return
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    meta["criteria"] = [[c.label, _stored_value(c.value), bool(c.ok), c.bound] for c in criteria]
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
