@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import numbers
 import os
+import warnings
 from pathlib import Path
 from typing import NamedTuple
 
@@ -45,7 +46,13 @@ def one_line(value) -> str:
 def shown(value) -> str:
     """A criterion's value as printed: numbers to 4 significant digits, anything else on one line."""
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-        return f"{value:.4g}"
+        try:
+            return f"{value:.4g}"
+        except (TypeError, ValueError, OverflowError):  # a Real without the float format (a Fraction)
+            try:
+                return f"{float(value):.4g}"
+            except (TypeError, ValueError, OverflowError):  # beyond a float (an int of 400 digits)
+                pass
     return one_line(value)
 
 
@@ -53,8 +60,10 @@ def _is_nan(value) -> bool:
     if isinstance(value, (str, bytes, NotEvaluated)):
         return False
     try:
-        return bool(np.isnan(np.asarray(value, dtype=float)).any())
-    except (TypeError, ValueError):  # not numbers (a list of names, an object): nothing to be NaN
+        with warnings.catch_warnings():  # a complex value is judged by its real part's NaN, silently
+            warnings.simplefilter("ignore")
+            return bool(np.isnan(np.asarray(value, dtype=float)).any())
+    except Exception:  # noqa: BLE001 - not numbers (names, an object, an int beyond a float): nothing to be NaN
         return False
 
 
@@ -86,16 +95,30 @@ def judge(results) -> list[Criterion]:
             why = f"its verdict must be a bool, got {type(ok).__name__} {one_line(ok)}"
             judged.append(Criterion(label, NotEvaluated(why), False, bound))
         else:
-            judged.append(Criterion(label, value, bool(ok), bound))
+            judged.append(Criterion(label, _plain(value), bool(ok), bound))
     return judged
+
+
+def _plain(value):
+    """A number, a bool or an array of numbers as it is; any other value (a dict, an object) as its one-line text,
+    so that printing it, the report's table and meta.json each show the same text and none calls the object again."""
+    if isinstance(value, (int, float, complex, np.number, np.bool_, str)) or (
+            isinstance(value, np.ndarray) and value.dtype.kind in "biufc"):
+        return value
+    return one_line(value)
 
 
 def _stored_value(value):
     """A value as JSON keeps it: a number, text (a NotEvaluated as its sentence), or a list of numbers."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
     if isinstance(value, numbers.Real):
-        return float(value) if not isinstance(value, numbers.Integral) else int(value)
+        try:
+            return float(value)
+        except (TypeError, ValueError, OverflowError):  # a Real that no float holds: kept as its text
+            return one_line(value)
     if isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
         return value.tolist()
     return one_line(value)
