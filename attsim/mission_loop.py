@@ -379,6 +379,8 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
             if tm <= duration and tm < t_next:
                 t_next = tm
         for c in range(controllers.kind.shape[0]):
+            if controllers.active[c] == 0.0:  # stopped by its mode: its instants do not stop the plant (as on the
+                continue  # Python path, where its cycle returns before it reads the state); the catch-up is below
             tc = grid_time(controllers.phase_s[c], controllers.next_k[c], controllers.period_s[c])
             if tc <= duration and tc < t_next:
                 t_next = tc
@@ -412,6 +414,9 @@ def mission_loop(state, t_now, t_horizon, max_step, inputs, wheels, sensors, est
             if fault != 0:
                 return state, t_next, DIVERGED, t_now
             t_now = t_next
+        for c in range(controllers.kind.shape[0]):  # a stopped controller's instants passed while the plant ran on
+            while grid_time(controllers.phase_s[c], controllers.next_k[c], controllers.period_s[c]) < t_now:
+                controllers.next_k[c] += 1
         q, w = output_state(state, J, params)  # noqa: F821
         # what happens at t_now, in the engine's order; a sensor short of normals hands over before anything changes
         for s in range(sensors.kind.shape[0]):
