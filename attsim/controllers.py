@@ -195,6 +195,10 @@ class QuaternionPD(Controller):
             self._projector = null_space_projector(axes) if self._manages_null_space else np.zeros((n, n))
             self._speeds, self._null, self._motor = np.zeros(n), np.zeros(n), np.zeros(n)
             self._speed_target = np.broadcast_to(np.asarray(self.wheel_speed_target_rad_s, float), (n,)).copy()
+            beyond = [w.name for w, s in zip(self._wheels, self._speed_target) if abs(s) > w.max_speed_rad_s]
+            if beyond:  # never reached: the null space would push at the motors' limit for the whole run
+                raise InputError("wheel_speed_target_rad_s", "must be within each wheel's max_speed_rad_s",
+                                 f"beyond it for {', '.join(beyond)}")
         self._mtq = None if self._wheels else next(iter(self.actuators))
 
     def start(self, sc):

@@ -1,6 +1,7 @@
 """Momentum management in missions: saturation-aware wheel torques, null-space speed management, unloading."""
 
 import numpy as np
+import pytest
 
 import attsim
 from attsim.allocation import pyramid_axes
@@ -110,3 +111,12 @@ def test_a_speed_target_of_the_wrong_length_is_refused():
         assert str(exc).startswith("wheel_speed_target_rad_s: must be one number or one per wheel")
     else:
         raise AssertionError("three targets for four wheels were accepted")
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
+def test_a_speed_target_beyond_a_wheels_speed_limit_is_refused_naming_it(tmp_path, compiled):
+    # before: 1e300 rad/s (or 900 on wheels of 800) was accepted, and the null space pushed at the motors' limit
+    mission = _biased(tmp_path, target=(60.0, -900.0, 60.0, -60.0))
+    with pytest.raises(attsim.InputError, match=r"^wheel_speed_target_rad_s: must be within each wheel's "
+                                                r"max_speed_rad_s \(beyond it for rw1\)"):
+        mission.run(compiled=compiled)
