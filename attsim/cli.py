@@ -209,13 +209,14 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
 
 
 def _keep_criteria(runs, results) -> None:
-    """Each run's judged criteria into its meta.json (several runs: the rows naming each, as its page shows)."""
+    """Each run's judged criteria into its meta.json (several runs: the rows naming each, as its page shows, and
+    the rows naming none, the comparison's, in every run, so 'attsim report A B' shows them again)."""
     from .reporting.comparison import share_criteria
 
-    shares = share_criteria(runs, results)[0] if len(runs) > 1 else [results]
+    shares, common = share_criteria(runs, results) if len(runs) > 1 else ([results], [])
     for run, own in zip(runs, shares):
-        if own and run.path is not None:
-            record_criteria(run.path, own)
+        if (own or common) and run.path is not None:
+            record_criteria(run.path, own, common)
 
 
 def run_script(build: Callable, criteria: Callable, argv: list[str] | None = None,

@@ -124,8 +124,12 @@ def _stored_value(value):
     return one_line(value)
 
 
-def record_criteria(run_dir, criteria) -> None:
+def record_criteria(run_dir, criteria, shared=()) -> None:
     """Keep the judged ``criteria`` in the run's ``meta.json`` (``[[label, value, ok, bound], ...]``).
+
+    ``shared``: the rows of a mission of several runs that name none of them
+    (``"criteria_shared"``, the same in each of its runs), which a comparison
+    of those runs shows.
 
     Written atomically (a temporary file renamed over it): a kill leaves the
     old or the new file, never half of one. A directory without a
@@ -136,6 +140,8 @@ def record_criteria(run_dir, criteria) -> None:
         return
     meta = json.loads(path.read_text(encoding="utf-8"))
     meta["criteria"] = [[c.label, _stored_value(c.value), bool(c.ok), c.bound] for c in criteria]
+    if shared:
+        meta["criteria_shared"] = [[c.label, _stored_value(c.value), bool(c.ok), c.bound] for c in shared]
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
     os.replace(tmp, path)

@@ -67,3 +67,33 @@ def test_a_value_is_judged_and_shown_without_calling_the_object_again():
     (row,) = judge([("c", Counted(), True, "")])
     assert row.value == "counted" and shown(row.value) == "counted" and Counted.calls == 1
     assert shown(10 ** 400).startswith("1" + "0" * 20)
+
+
+TWO_RUNS = textwrap.dedent("""
+    import attsim
+
+    def build(out_dir=None):
+        return [attsim.Mission(name, [1.0, 2.0, 2.5], (0.01, 0.2, 0.01), duration=2.0,
+                               out_dir=None if out_dir is None else f"{out_dir}/{name}") for name in ("alpha", "beta")]
+
+    def criteria(runs):
+        return [("alpha: rate [rad/s]", 0.1, True, "< 1"), ("beta: rate [rad/s]", 0.2, True, "< 1"),
+                ("runs agree on energy [-]", 1e-9, True, "< 1e-6")]
+""")
+
+
+def test_a_criterion_naming_no_run_of_several_is_kept_for_their_comparison(tmp_path, capsys):
+    # before: only the rows naming one run were kept, so 'attsim report A B' lost the mission's own rows
+    script = tmp_path / "two.py"
+    script.write_text(TWO_RUNS)
+    assert cli.main(["run", str(script), "--out", str(tmp_path / "out"), "--no-report"]) == 0
+    alpha = json.loads((tmp_path / "out" / "alpha" / "meta.json").read_text())
+    assert alpha["criteria"] == [["alpha: rate [rad/s]", 0.1, True, "< 1"]]
+    assert alpha["criteria_shared"] == [["runs agree on energy [-]", 1e-9, True, "< 1e-6"]]
+    page = tmp_path / "cmp.html"
+    assert cli.main(["report", str(tmp_path / "out" / "alpha"), str(tmp_path / "out" / "beta"),
+                     "--out", str(page)]) == 0
+    text = page.read_text()
+    assert "runs agree on energy" in text and "alpha: rate" in text and "beta: rate" in text
+    assert cli.main(["report", str(tmp_path / "out" / "alpha")]) == 0  # a run alone shows its own rows only
+    assert "runs agree on energy" not in (tmp_path / "out" / "alpha" / "report.html").read_text()

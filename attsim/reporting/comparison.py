@@ -76,10 +76,14 @@ def _is_per_run(criteria, runs) -> bool:
 def share_criteria(runs, criteria) -> tuple[list[list], list]:
     """Each run's own criteria and the rows of none (the mission's), from one list for all or one per run.
 
-    Without ``criteria``, each run's own ``meta["criteria"]``.
+    Without ``criteria``, each run's own ``meta["criteria"]``, and the rows of
+    ``meta["criteria_shared"]`` that every run keeps (``attsim run`` of a
+    mission of several runs writes those in each).
     """
     if criteria is None:
-        return [list(run.meta.get("criteria") or []) for run in runs], []
+        kept = [[tuple(row) for row in run.meta.get("criteria_shared") or []] for run in runs]
+        common = [list(row) for row in (kept[0] if kept else []) if all(row in other for other in kept[1:])]
+        return [list(run.meta.get("criteria") or []) for run in runs], common
     if _is_per_run(criteria, runs):
         return [list(c) for c in criteria], []
     own, common = [[] for _ in runs], []
