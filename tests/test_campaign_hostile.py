@@ -195,3 +195,11 @@ def test_resuming_another_mission_names_what_differs_in_one_readable_line():
         "parameters['inertia_scale']: Normal(mean=1, std=0.05) != Normal(mean=1, std=0.033)",
         "parameters['gyro_bias']: absent != Normal(mean=0, std=1e-05)"]
     assert differences(stored, {**stored, "seed": 2}) == ["seed: 0 != 2"]
+
+
+def test_a_propagation_study_is_refused_as_a_campaign_before_any_run(tmp_path, capsys):
+    # constant_torque builds an attsim.Propagation: every run was an ERROR "unexpected keyword argument 'in_memory'"
+    err = _refused(capsys, ["campaign", str(ROOT / "missions" / "constant_torque.py"), "--runs", "2",
+                            "--out", str(tmp_path / "mc")])
+    assert err == "attsim: build: must return an attsim.Mission in a campaign (got Propagation (run it with " \
+                  "'attsim run'))" and not (tmp_path / "mc").exists()

@@ -133,6 +133,7 @@ class Campaign:
                  required_rate: float = 0.99, confidence: float = 0.95, duration=None, method=None,
                  envelope_points: int = 500, run_timeout_s: float | None = None):
         from ..cli import build_missions
+        from ..engine import Mission
 
         self.script = _resolve_mission(mission)
         self.runs = positive_int(runs, "runs", maximum=10**9)
@@ -158,6 +159,9 @@ class Campaign:
         nominal, single = build_missions(module.build, duration=self.duration_s, method=method)
         if not single:
             raise InputError("build", "must return one Mission in a campaign", f"got {len(nominal)} missions")
+        if not isinstance(nominal[0], Mission):  # an attsim.Propagation: an integrator study, no closed loop to judge
+            raise InputError("build", "must return an attsim.Mission in a campaign",
+                             f"got {type(nominal[0]).__name__} (run it with 'attsim run')")
         self.duration_grid_s = float(nominal[0].duration_s)
         self._held = None  # the directory's lock while held() holds it
         check_applied(lambda params: build_missions(module.build, params=params)[0], self.dispersions, self.seed)
