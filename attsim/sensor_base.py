@@ -98,6 +98,7 @@ class Sensor(Component):
     misalignment_rad = (0.0, 0.0, 0.0)
     faults: tuple = ()
     _fault_table = None
+    _simple = True  # a user's subclass: no faults, every sample is its measurement (start() decides for a run)
     plain = True  # every realism setting at its default: the bare models run (the same numbers, at less cost)
     valid = True  # whether the latest sample gave an output
     # per-run caches, set by start(); these defaults let measure() and normals() work before a run too
@@ -207,14 +208,25 @@ class Sensor(Component):
         ``truth(sc)`` and ``measure(truth)`` work on tuples (the compiled
         models' arguments); the measurement is kept as an array, what readers
         get; the truth only goes to telemetry, so it stays a tuple. Several
-        readers at one instant share its sample.
+        readers at one instant share its sample. A built-in with faults or
+        without output at times measures with the faults' extra bias
+        (``measure(truth, extra_bias)``) and keeps its output by
+        :meth:`output`.
         """
         if self.shares_sample(sc):
             return self.latest
         truth = self.truth(sc)
         self._latest_truth = truth
-        self.latest = np.array(self.measure(truth))
-        return self.latest
+        if self._simple:  # a user's sensor, or a built-in without faults: the sample is the measurement
+            self.latest = np.array(self.measure(truth))
+            return self.latest
+        dropout, stuck, extra = self.faults_now(sc.env._now)
+        measured = self.measure(truth, (extra[0], extra[1], extra[2]))
+        return self.output(measured, dropout, stuck, self.blinded(sc, truth))
+
+    def blinded(self, sc, truth) -> bool:
+        """True when the sensor cannot measure now (the star tracker's exclusion cones); none by default."""
+        return False
 
     def add_reader(self, reader) -> None:
         """``reader`` (a controller or an estimator) samples this sensor in its cycles, so it stops running alone.

@@ -155,17 +155,6 @@ class Magnetometer(Sensor):
             self._measure_entry = entry_point(magnetometer_measure if self.plain else magnetometer_sample, *args)
         return self._measure_entry(*args)
 
-    def sample(self, sc) -> np.ndarray:
-        if self.shares_sample(sc):
-            return self.latest
-        truth = self.truth(sc)
-        self._latest_truth = truth
-        if self._simple:
-            self.latest = np.array(self.measure(truth))
-            return self.latest
-        dropout, stuck, extra = self.faults_now(sc.env._now)
-        return self.output(self.measure(truth, (extra[0], extra[1], extra[2])), dropout, stuck)
-
 
 def _detector_normals(value) -> tuple:
     """Six unit detector normals (sensor axes) in three opposite pairs whose axes span three dimensions."""
@@ -421,18 +410,6 @@ class StarTracker(Sensor):
         k, f = table_cell(sc.env_t, sc.env._now)
         return star_tracker_blinded(q_IB, self.q_BS_true, lerp3(sc.env_v, k, f, SUN),
                                     lerp1(sc.env_v, k, f, P_SRP) > 0.0, lerp3(sc.env_v, k, f, R), *self.exclusion_rad)
-
-    def sample(self, sc) -> np.ndarray:
-        if self.shares_sample(sc):
-            return self.latest
-        truth = self.truth(sc)
-        self._latest_truth = truth
-        if self._simple:
-            self.latest = np.array(self.measure(truth))
-            return self.latest
-        dropout, stuck, extra = self.faults_now(sc.env._now)
-        measured = self.measure(truth, (extra[0], extra[1], extra[2]))
-        return self.output(measured, dropout, stuck, self.blinded(sc, truth))
 
 
 def _half_angle(value, field: str):
