@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import numbers
-import os
 import warnings
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
+from .telemetry import META_FILE, _write_json_atomic
 from .testing import NotEvaluated
 
 __all__ = ["Criterion", "judge", "record_criteria", "shown", "one_line"]
@@ -135,13 +135,15 @@ def record_criteria(run_dir, criteria, shared=()) -> None:
     old or the new file, never half of one. A directory without a
     ``meta.json`` (an in-memory run) is left alone.
     """
-    path = Path(run_dir) / "meta.json"
+    path = Path(run_dir) / META_FILE
     if not path.is_file():
         return
     meta = json.loads(path.read_text(encoding="utf-8"))
-    meta["criteria"] = [[c.label, _stored_value(c.value), bool(c.ok), c.bound] for c in criteria]
+    meta["criteria"] = _stored_rows(criteria)
     if shared:
-        meta["criteria_shared"] = [[c.label, _stored_value(c.value), bool(c.ok), c.bound] for c in shared]
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
-    os.replace(tmp, path)
+        meta["criteria_shared"] = _stored_rows(shared)
+    _write_json_atomic(path, meta)
+
+
+def _stored_rows(criteria) -> list:
+    return [[c.label, _stored_value(c.value), bool(c.ok), c.bound] for c in criteria]
