@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import InputError
 from .schema import TIME_INDEX
-from .telemetry import Telemetry, _json_default
+from .telemetry import Recorder, Telemetry, _json_default
 
 __all__ = ["MemoryRecorder", "MemoryTelemetry"]
 
@@ -115,13 +115,9 @@ class MemoryRecorder:
     def flush(self) -> None:
         """Nothing to write."""
 
-    def close(self, **meta_updates) -> None:
-        if not self.closed:
-            self._finish(**meta_updates, partial=False)
-
-    def abort(self, reason: str, **meta_updates) -> None:
-        if not self.closed:
-            self._finish(**meta_updates, partial=True, stopped=reason)
+    # the file recorder's ending, over this recorder's _finish
+    close = Recorder.close
+    abort = Recorder.abort
 
     def _finish(self, **meta_updates) -> None:
         self.meta.update(meta_updates, rows=self._rows, running=False)
