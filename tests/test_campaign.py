@@ -159,7 +159,9 @@ def test_a_run_that_raises_is_an_error_record_and_the_campaign_goes_on(client, t
     assert result.rate.runs == 8 and result.rate.passed == int((records["status"] == "OK").sum())
 
 
-def test_a_run_that_kills_its_worker_is_an_error_record_and_the_campaign_goes_on(tmp_path):
+def _killing_script(tmp_path, threshold: float):
+    """The campaign slew, whose build kills its own worker process for a 'crash' draw above ``threshold`` (as a
+    segfault in compiled code would)."""
     script = tmp_path / "crashing.py"
     script.write_text(
         "import os, signal, sys\n"
@@ -170,11 +172,16 @@ def test_a_run_that_kills_its_worker_is_an_error_record_and_the_campaign_goes_on
         "def dispersions():\n"
         "    return {'crash': Uniform(0.0, 1.0)}\n"
         "def build(out_dir=None, crash=0.0):\n"
-        "    if crash > 0.8:\n"
-        "        os.kill(os.getpid(), signal.SIGKILL)  # as a segfault in compiled code would\n"
+        f"    if crash > {threshold!r}:\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
         "    mission = base.build(out_dir)\n"
         "    mission.description = f'crash draw {crash}'  # the draw reaches the mission (the campaign checks it)\n"
         "    return mission\n")
+    return script
+
+
+def test_a_run_that_kills_its_worker_is_an_error_record_and_the_campaign_goes_on(tmp_path):
+    script = _killing_script(tmp_path, 0.8)
     crashes = [k for k in range(6) if draw_parameters({"crash": Uniform(0.0, 1.0)}, 2, k)["crash"] > 0.8]
     assert crashes == [5]
     import dask
@@ -220,21 +227,7 @@ def test_a_task_of_several_runs_that_kills_its_worker_is_split_so_only_the_crash
                 if 34 <= int(np.argmax([draw_parameters(draw, s, k)["crash"] for k in range(runs)])) < 50)
     draws = [draw_parameters(draw, seed, k)["crash"] for k in range(runs)]
     culprit, threshold = int(np.argmax(draws)), sorted(draws)[-2]
-    script = tmp_path / "crashing.py"
-    script.write_text(
-        "import os, signal, sys\n"
-        f"sys.path.insert(0, {str(SLEW.parent)!r})\n"
-        "import campaign_slew as base\n"
-        "from attsim.dispersions import Uniform\n"
-        "criteria = base.criteria\n"
-        "def dispersions():\n"
-        "    return {'crash': Uniform(0.0, 1.0)}\n"
-        "def build(out_dir=None, crash=0.0):\n"
-        f"    if crash > {threshold!r}:\n"
-        "        os.kill(os.getpid(), signal.SIGKILL)\n"
-        "    mission = base.build(out_dir)\n"
-        "    mission.description = f'crash draw {crash}'  # the draw reaches the mission (the campaign checks it)\n"
-        "    return mission\n")
+    script = _killing_script(tmp_path, threshold)
     import dask
 
     keys = []
