@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 
 from . import rotations
-from ._validate import unit_quaternion, vector3
+from ._core.validate import unit_quaternion, vector3
 from .errors import InputError
 from .inertia import check_inertia, principal_axes
-from .schema import QUATERNION_COLUMNS, RATE_COLUMNS, STATE_COLUMNS, TIME_INDEX
+from .telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS, STATE_COLUMNS, TIME_INDEX
 
 __all__ = [
     "angular_momentum_body",

@@ -49,7 +49,7 @@ from pathlib import Path
 
 
 from . import __version__
-from ._validate import safe_name
+from ._core.validate import safe_name
 from .errors import AttsimError, InputError
 from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts as _mission_scripts
 from .scripts import resolve_script as _resolve_script
@@ -93,7 +93,7 @@ def _execute_args(build: Callable, criteria: Callable, args, figures: Callable |
 
 
 def _check_runs(missions) -> list:
-    from .engine import Mission
+    from .engine.mission import Mission
     from .studies import Propagation
 
     runs = list(missions) if isinstance(missions, (list, tuple)) else [missions]
@@ -132,7 +132,7 @@ def _where_partial(out_dir: Path, since: float) -> str | None:
 
 def build_missions(build: Callable, out=None, duration=None, seed=None, method=None, params=None):
     """``(missions, single)``: ``build(out_dir=out, **params)`` with the overrides applied (also a campaign's runs)."""
-    from .engine import ENGINE_METHODS
+    from .engine.mission import ENGINE_METHODS
 
     built = build(out_dir=out, **(params or {})) if out is not None or params else build()
     single = not isinstance(built, (list, tuple))
@@ -141,7 +141,7 @@ def build_missions(build: Callable, out=None, duration=None, seed=None, method=N
         if out is not None and not single:
             mission.out_dir = Path(out) / mission.name
         if duration is not None:
-            from ._validate import positive_scalar
+            from ._core.validate import positive_scalar
 
             mission.duration_s = positive_scalar(duration, "duration")
         if seed is not None:
@@ -370,7 +370,7 @@ def _cmd_run(args) -> int:
 
 def _cmd_report(args) -> int:
     from .reporting import report
-    from .telemetry import load
+    from .telemetry.recorder import load
 
     target = _report_path(args.out) if args.out else None
     runs = [load(d) for d in args.dirs]

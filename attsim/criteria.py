@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .telemetry import META_FILE, _write_json_atomic
+from .telemetry.recorder import META_FILE, _write_json_atomic
 from .testing import NotEvaluated
 
 __all__ = ["Criterion", "judge", "record_criteria", "shown", "one_line"]

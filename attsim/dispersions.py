@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import rotations
-from ._validate import finite_array
+from ._core.validate import finite_array
 from .errors import InputError
 
 __all__ = [

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from ._jit import njit
+from ._core.jit import njit
 
 __all__ = [
     "quat_rates",

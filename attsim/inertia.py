@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import rotations
-from ._validate import (boolean, finite_array, finite_number, non_negative_scalar, positive_scalar, sequence,
+from ._core.validate import (boolean, finite_array, finite_number, non_negative_scalar, positive_scalar, sequence,
                         unit_quaternion)
 from .errors import InputError, NonPhysicalInertiaError
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import pandas as pd
 
 from . import integrators
-from ._validate import positive_int, positive_scalar, unit_quaternion, vector3
+from ._core.validate import positive_int, positive_scalar, unit_quaternion, vector3
 from .errors import GimbalLockError, InputError
 from .inertia import check_inertia, check_rate
 from .integrators.base import Problem
-from .schema import STATE_COLUMNS, TIME_INDEX
+from .telemetry.schema import STATE_COLUMNS, TIME_INDEX
 from .torque import TorqueModel
 
 __all__ = ["propagate", "methods"]

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validate import (boolean, int_in, one_of, path_like, positive_int, positive_scalar, safe_name, unit_quaternion,
-                        vector3)
+from ._core.validate import (boolean, int_in, one_of, path_like, positive_int, positive_scalar, safe_name,
+                             unit_quaternion, vector3)
 from .errors import GimbalLockError
 from .inertia import check_inertia
-from .schema import STATE_COLUMNS
+from .telemetry.schema import STATE_COLUMNS
 from .torque import TorqueModel
 
 __all__ = ["Propagation"]
@@ -69,7 +69,7 @@ class Propagation:
     def run(self, progress: bool = False):
         from . import __version__
         from .propagation import propagate
-        from .telemetry import Recorder, load
+        from .telemetry.recorder import Recorder, load
 
         start = time.perf_counter()
         stopped = None

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import vector3
+from ._core.validate import vector3
 from .errors import TorqueError
 
 __all__ = ["TorqueModel"]

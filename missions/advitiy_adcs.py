@@ -54,7 +54,7 @@ import numpy as np  # noqa: E402
 import attsim  # noqa: E402
 from attsim import modes, rotations  # noqa: E402
 from attsim.dispersions import Normal, Uniform, UniformRotation  # noqa: E402
-from attsim.guidance import SunPointing  # noqa: E402
+from attsim.guidance.targets import SunPointing  # noqa: E402
 from attsim.testing import NotEvaluated, ended_before  # noqa: E402
 
 ORBITS = 4

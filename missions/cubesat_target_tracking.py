@@ -37,11 +37,11 @@ import numpy as np
 
 import attsim
 from attsim import inertia
-from attsim.allocation import pyramid_axes
+from attsim.control.allocation import pyramid_axes
 from attsim.environment import Environment, Face, KeplerOrbit
 from attsim.dispersions import Normal, Scaled, Uniform
 from attsim.environment.frames import Epoch, geodetic_to_ecef, gmst_rad
-from attsim.guidance import GroundTarget
+from attsim.guidance.targets import GroundTarget
 from attsim.testing import NotEvaluated
 
 STATION_DEG = (19.13, 72.92)  # IIT Bombay, Powai

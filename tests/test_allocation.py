@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from attsim.allocation import (allocate, allocation_matrix, array_momentum_envelope_Nms, null_space_projector,
+from attsim.control.allocation import (allocate, allocation_matrix, array_momentum_envelope_Nms, null_space_projector,
                                null_space_torque, pyramid_axes, unloading_dipole)
 from attsim.errors import InputError
 

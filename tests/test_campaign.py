@@ -26,7 +26,7 @@ from attsim.campaign import records as store
 from attsim.campaign.envelope import Envelope
 from attsim.campaign.worker import DECIMATED_ROWS, RunSpec, judge, mission_module, run_one
 from attsim.dispersions import Uniform, draw_parameters, run_seed
-from attsim.run_lock import RunLock
+from attsim.telemetry.lock import RunLock
 
 ROOT = Path(__file__).resolve().parents[1]
 SLEW = ROOT / "tests" / "data" / "campaign_slew.py"

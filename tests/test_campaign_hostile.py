@@ -161,7 +161,7 @@ def test_a_failed_write_says_what_is_kept_and_how_to_resume(tmp_path):
 
 
 def test_a_second_campaign_into_a_busy_directory_says_nothing_of_its_runs(tmp_path, capsys):
-    from attsim.run_lock import RunLock
+    from attsim.telemetry.lock import RunLock
 
     from attsim.campaign import records as store
 

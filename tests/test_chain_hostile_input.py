@@ -9,7 +9,7 @@ import pytest
 
 import attsim
 from attsim import modes
-from attsim.guidance import GroundTarget
+from attsim.guidance.targets import GroundTarget
 
 
 def _gyro(**kw):

@@ -169,7 +169,7 @@ def test_debug_before_or_after_the_subcommand_shows_the_script_error(tmp_path):
 
 def test_an_exception_from_a_user_component_mid_run_is_one_line_and_the_run_is_kept(tmp_path, capsys):
     script = _script(tmp_path, QUICK.replace("duration=2.0", "duration=50.0") + textwrap.dedent("""
-        from attsim.component import Component
+        from attsim.engine.component import Component
 
         class Faulty(Component):
             name = "faulty"

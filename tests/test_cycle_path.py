@@ -8,9 +8,9 @@ import simpy
 import simpy.rt
 
 import attsim
-from attsim.component import At, Component, periodic
-from attsim.engine import END_PRIORITY, RECORD_PRIORITY
-from attsim.timegrid import grid_time
+from attsim.engine.component import At, Component, periodic
+from attsim.engine.mission import END_PRIORITY, RECORD_PRIORITY
+from attsim._core.timegrid import grid_time
 
 J = np.diag([2.0, 3.0, 4.0])
 

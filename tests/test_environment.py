@@ -14,7 +14,7 @@ import attsim
 from attsim import rotations
 from attsim.dynamics import matrix_to_tuple
 from attsim.environment.table import WIDTH as ENV_WIDTH
-from attsim.plant import PlantInputs, plant_torque
+from attsim.engine.plant import PlantInputs, plant_torque
 from attsim.environment import Environment, Face, KeplerOrbit, TLEOrbit, make_tle
 from attsim.environment.atmosphere import ExponentialAtmosphere
 from attsim.environment.frames import R_EARTH_M, Epoch, ecef_to_eci, ecef_to_geodetic, lvlh_quaternion

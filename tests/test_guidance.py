@@ -12,7 +12,8 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
-from attsim import guidance, guidance_kernels, rotations
+from attsim import guidance, rotations
+from attsim.guidance import kernels as guidance_kernels
 from attsim.constants import MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S, R_EARTH_M, WGS84_E2
 from attsim.environment import frames, sun
 from attsim.errors import InputError

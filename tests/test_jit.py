@@ -6,7 +6,7 @@ import pkgutil
 from numba.core.dispatcher import Dispatcher
 
 import attsim
-from attsim import _jit
+from attsim._core import jit as _jit
 
 
 def _dispatchers():

@@ -10,18 +10,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "attsim"
 
 # module (dotted, relative to attsim) or package prefix -> layer; the longest matching prefix wins
 LAYERS = {
-    "errors": 0, "constants": 0, "_validate": 0, "schema": 0, "_fastcall": 0, "timegrid": 0, "_jit": 0,
+    "errors": 0, "constants": 0, "_core": 0, "telemetry.schema": 0,
     "rotations": 1,
     "inertia": 2, "dispersions": 2,
     "dynamics": 3, "torque": 3, "integrators": 3, "propagation": 3,
     "environment": 4,
-    "telemetry": 5, "memory_telemetry": 5, "run_lock": 5, "component": 5, "actuators": 5, "sensors": 5,
-    "sensor_base": 5, "sensor_faults": 5, "control": 5, "controllers": 5,
-    "actuator_models": 5, "sensor_models": 5, "control_laws": 5, "numba_controller": 5, "mekf": 5, "allocation": 5,
-    "estimators": 5, "estimation": 5, "guidance": 5, "guidance_kernels": 5, "pointing": 5, "modes": 5,
-    "wheel_dynamics": 5,
-    "plant": 6, "plant_checks": 6, "engine": 6, "mission_banks": 6, "mission_loop": 6, "mission_steps": 6,
-    "compiled_mission": 6, "compiled_sensors": 6,
+    "telemetry": 5, "engine.component": 5, "actuators": 5, "sensors": 5, "control": 5, "estimation": 5,
+    "guidance": 5, "modes": 5, "allocation": 5,
+    "engine": 6, "sensors.loop": 6,
     "analysis": 7, "reporting": 7,
     "cli": 8, "criteria": 8, "studies": 8, "testing": 8, "validation": 8, "campaign": 8, "scripts": 8,
 }

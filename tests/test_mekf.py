@@ -11,8 +11,8 @@ import pytest
 from scipy.spatial.transform import Rotation
 from scipy.stats import chi2
 
-from attsim.mekf import (NIS_GATE_3DOF, attitude_error_rad, mekf_cycle, mekf_propagate, mekf_update_quaternion,
-                         mekf_update_vector, new_memory, new_state)
+from attsim.estimation.kernels import (NIS_GATE_3DOF, attitude_error_rad, mekf_cycle, mekf_propagate,
+                                       mekf_update_quaternion, mekf_update_vector, new_memory, new_state)
 
 ARCSEC = np.pi / 180 / 3600
 W_TRUE = np.array([0.01, -0.02, 0.015])  # rad/s, constant: the truth attitude is exact, q0 ⊗ exp(ω t)

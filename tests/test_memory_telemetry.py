@@ -64,7 +64,7 @@ def test_in_memory_must_be_a_bool():
 
 
 def test_the_recorder_grows_past_its_first_guess_of_rows():
-    from attsim.memory_telemetry import MemoryRecorder
+    from attsim.telemetry.memory import MemoryRecorder
 
     recorder = MemoryRecorder(meta={"name": "grow"}, rows=2)
     recorder.start(["a", "b"])

@@ -5,7 +5,7 @@ import pytest
 
 import attsim
 from attsim import rotations
-from attsim.guidance import GroundTarget, NadirPointing, Slew, SunPointing
+from attsim.guidance.targets import GroundTarget, NadirPointing, Slew, SunPointing
 
 from .test_mission_loop import J, _orbit_environment, _wheels, assert_same_run, both_ways
 
@@ -96,7 +96,7 @@ def test_a_target_that_needs_an_orbit_is_refused_without_one(tmp_path):
 
 
 def pyramid_with_null_space_and_unloading(out):
-    from attsim.allocation import pyramid_axes
+    from attsim.control.allocation import pyramid_axes
 
     env = _orbit_environment()
     m = attsim.Mission("pyramid", J, (0.002, -0.001, 0.001), duration=200.0, telemetry_dt=1.0, environment=env,

@@ -9,7 +9,7 @@ from scipy.spatial.transform import Rotation
 
 import attsim
 from attsim.environment import Environment, Face, KeplerOrbit
-from attsim.guidance import Inertial
+from attsim.guidance.targets import Inertial
 
 from .test_mission_loop import J, _wheels, assert_same_run, both_ways
 

@@ -5,7 +5,7 @@ import pytest
 
 import attsim
 from attsim import modes
-from attsim.guidance import NadirPointing, SunPointing
+from attsim.guidance.targets import NadirPointing, SunPointing
 
 from .test_mission_loop import J, _orbit_environment, _wheels, assert_same_run, both_ways
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import attsim
-from attsim.allocation import pyramid_axes
+from attsim.control.allocation import pyramid_axes
 from attsim.environment import Environment, KeplerOrbit
-from attsim.guidance import Inertial
+from attsim.guidance.targets import Inertial
 
 J = np.diag([0.05, 0.06, 0.04])
 

@@ -109,7 +109,7 @@ def test_report_refuses_what_is_not_telemetry(tmp_path):
 def _telemetry(tmp_path, columns: dict, components=(), environment=None, events=(), n=400, dt=0.5, **meta):
     import pandas as pd
 
-    from attsim.telemetry import Telemetry
+    from attsim.telemetry.recorder import Telemetry
 
     t = np.arange(n) * dt
     df = pd.DataFrame({"qw": np.cos(0.001 * t), "qx": np.sin(0.001 * t), "qy": 0.0 * t, "qz": 0.0 * t,
@@ -232,7 +232,7 @@ def test_pointing_error_from_the_controller_target_with_the_requirement_line(tmp
 
 
 def test_the_engine_records_a_controllers_target_and_a_wheels_inertia():
-    from attsim.engine import _describe_component
+    from attsim.engine.mission import _describe_component
 
     wheel = attsim.ReactionWheel("rw", (1, 0, 0), inertia_kg_m2=2e-5, max_torque_Nm=1e-3, max_speed_rad_s=500.0)
     law = attsim.QuaternionPD(TARGET, kp=1e-3, kd=1e-2, period_s=1.0, wheels=[wheel])
@@ -257,7 +257,7 @@ def test_sensors_are_errors_in_natural_units(tmp_path):
 
 
 def test_estimation_and_modes_sections_come_with_their_columns(tmp_path):
-    from attsim.schema import ESTIMATOR_SUFFIXES
+    from attsim.telemetry.schema import ESTIMATOR_SUFFIXES
 
     columns = {f"ekf_{suffix}": 1e-6 for suffix in ESTIMATOR_SUFFIXES}  # the columns attsim.MEKF writes
     columns.update({"ekf_qw": 1.0, "ekf_qx": 1e-5, "ekf_qy": 0.0, "ekf_qz": 0.0, "ekf_nis_st": 3.0,
@@ -385,7 +385,7 @@ def _bdata(values):
 
 
 def test_an_estimator_started_with_a_large_covariance_is_shown_converged(tmp_path):
-    from attsim.schema import ESTIMATOR_SUFFIXES
+    from attsim.telemetry.schema import ESTIMATOR_SUFFIXES
 
     n = 400
     decay = lambda t: 1e-5 * (1.0 + 1e3 * np.exp(-t / 5.0))  # noqa: E731  3σ from 1e-2 rad down to 1e-5
@@ -456,8 +456,8 @@ def test_the_ground_track_has_coastlines_and_the_ground_target(tmp_path):
 
 
 def test_the_engine_records_a_ground_target():
-    from attsim.engine import _describe_component
-    from attsim.guidance import GroundTarget
+    from attsim.engine.mission import _describe_component
+    from attsim.guidance.targets import GroundTarget
 
     wheels = [attsim.ReactionWheel(f"rw{k}", axis, 2e-5, 1e-3, 600.0) for k, axis in enumerate(np.eye(3))]
     law = attsim.QuaternionPD(kp=1e-3, kd=1e-2, period_s=1.0, wheels=wheels, target=GroundTarget(19.13, 72.92, 50.0))

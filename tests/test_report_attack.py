@@ -203,7 +203,7 @@ def test_each_kind_of_update_has_the_nis_band_of_its_degrees_of_freedom(tmp_path
     """A Sun-direction update is a unit vector: its NIS has two degrees of freedom, not the three of a star tracker."""
     from scipy.stats import chi2
 
-    from attsim.schema import ESTIMATOR_SUFFIXES
+    from attsim.telemetry.schema import ESTIMATOR_SUFFIXES
 
     # independently: the innovation of a noisy unit vector against the truth, with the filter's R = sigma^2 I
     rng = np.random.default_rng(3)
@@ -265,7 +265,7 @@ def test_sun_sensors_are_a_direction_error_in_degrees(tmp_path, mounted):
 
 
 def test_a_run_records_its_sun_sensors_detector_normals_as_mounted():
-    from attsim.engine import _describe_component
+    from attsim.engine.mission import _describe_component
 
     q_BS = (np.cos(0.2), 0.0, 0.0, np.sin(0.2))  # 0.4 rad about z
     described = _describe_component(attsim.SunSensor(1.0, sun_inertial=(1.0, 0.0, 0.0), q_BS=q_BS))

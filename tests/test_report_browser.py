@@ -88,7 +88,7 @@ def test_hostile_text_stays_text_in_the_browser(browser, tmp_path):
     """HTML and script in every piece of user text (description, components, modes, events, criteria)."""
     import pandas as pd
 
-    from attsim.telemetry import Telemetry
+    from attsim.telemetry.recorder import Telemetry
 
     evil = "<script>alert('x')</script> ü 😀 </script><img src=x onerror=alert(1)><!--"
     n = 120

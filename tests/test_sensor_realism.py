@@ -13,7 +13,7 @@ from scipy.spatial.transform import Rotation
 
 import attsim
 from attsim.environment import Environment, KeplerOrbit
-from attsim.sensor_models import gyro_measure, gyro_sample, star_tracker_measure, star_tracker_sample
+from attsim.sensors.kernels import gyro_measure, gyro_sample, star_tracker_measure, star_tracker_sample
 
 ARCSEC = math.pi / 180 / 3600
 R_EARTH_M = 6378137.0

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from attsim.errors import AttsimError, InputError
-from attsim.telemetry import Recorder, load
-from attsim.timegrid import grid_time
+from attsim.telemetry.recorder import Recorder, load
+from attsim._core.timegrid import grid_time
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -144,7 +144,7 @@ def test_loading_a_live_run_reads_it_without_touching_it(tmp_path):
             tel = load(tmp_path)
             assert tel.running and tel.partial
             df = tel.df
-            expected = [grid_time(0.0, k, 0.1) for k in range(len(df))]  # the rows' grid (attsim.timegrid)
+            expected = [grid_time(0.0, k, 0.1) for k in range(len(df))]  # the rows' grid (attsim._core.timegrid)
             assert len(df) >= 200 and np.array_equal(df.index.to_numpy(), expected)
             assert np.all(np.isfinite(df.to_numpy()))
         assert sorted(p.name for p in tmp_path.iterdir()) == before and not (tmp_path / "telemetry.parquet").exists()
@@ -157,7 +157,7 @@ def test_loading_a_live_run_reads_it_without_touching_it(tmp_path):
 
 
 def test_a_second_run_into_a_live_directory_is_refused_and_the_first_is_intact(tmp_path):
-    from attsim.run_lock import RunDirectoryLockedError
+    from attsim.telemetry.lock import RunDirectoryLockedError
 
     paced = LONG_MISSION.replace("m.run(compiled=False)", "m.run(realtime_factor=10.0)")  # 60 s simulated in 6 s
     proc = _start(paced, str(tmp_path), "60", "0.1")
@@ -297,8 +297,8 @@ def test_a_writer_killed_after_converting_its_rows_keeps_them(tmp_path):
 
 
 def test_a_lock_held_by_an_unknown_process_is_never_recovered_through(tmp_path, monkeypatch):
-    import attsim.telemetry as telemetry
-    from attsim.run_lock import RunLock
+    import attsim.telemetry.recorder as telemetry
+    from attsim.telemetry.lock import RunLock
 
     proc = _start(LONG_MISSION, str(tmp_path), "1e6", "0.1")
     try:

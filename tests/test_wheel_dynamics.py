@@ -8,7 +8,7 @@ from scipy.integrate import solve_ivp
 
 import attsim
 from attsim import rotations
-from attsim.engine import ENGINE_METHODS
+from attsim.engine.mission import ENGINE_METHODS
 
 J_DIAG = np.diag([0.05, 0.06, 0.04])
 I_W = 2e-5

@@ -43,7 +43,7 @@ def add_arguments(parser) -> None:
 
 
 def run_command(args) -> int:
-    from .._validate import positive_int
+    from .._core.validate import positive_int
     from .runner import Campaign
 
     if args.workers is not None:

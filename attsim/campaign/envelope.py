@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import finite_array, positive_int, real_number
+from .._core.validate import finite_array, positive_int, real_number
 from ..errors import InputError
 
 __all__ = ["Envelope", "save_envelopes", "load_envelopes", "DEFAULT_PERCENTILES"]

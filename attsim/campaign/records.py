@@ -3,7 +3,7 @@
 ::
 
     <campaign_dir>/
-      .attsim.lock           held by the running campaign (attsim.run_lock: an OS lock that dies with the process)
+      .attsim.lock           held by the running campaign (attsim.telemetry.lock: an OS lock that dies with the process)
       campaign.json          mission, runs, seed, telemetry, requirement, criteria, parameters, ...
       records/part-*.parquet the run records, each part written atomically (tmp file + rename)
       envelopes.npz          the envelope state and the runs it covers
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import AttsimError, InputError
-from ..run_lock import RunLock
+from ..telemetry.lock import RunLock
 
 __all__ = ["CAMPAIGN_FILE", "RECORDS_DIR", "ENVELOPES_FILE", "RUNS_DIR", "STATUSES", "CampaignLockedError",
            "CampaignWriteError",

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import __version__
-from .._validate import positive_int, positive_scalar, real_number
+from .._core.validate import positive_int, positive_scalar, real_number
 from ..dispersions import draw_parameters, flatten, run_seed
 from ..errors import InputError
 from . import records as store
@@ -133,7 +133,7 @@ class Campaign:
                  required_rate: float = 0.99, confidence: float = 0.95, duration=None, method=None,
                  envelope_points: int = 500, run_timeout_s: float | None = None):
         from ..cli import build_missions
-        from ..engine import Mission
+        from ..engine.mission import Mission
 
         self.script = _resolve_mission(mission)
         self.runs = positive_int(runs, "runs", maximum=10**9)

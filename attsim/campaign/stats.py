@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._validate import real_number
+from .._core.validate import real_number
 from ..errors import InputError
 
 __all__ = ["Rate", "Requirement", "pass_rate", "requirement_met", "requirement", "lower_bound", "percentiles",

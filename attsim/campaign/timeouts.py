@@ -43,7 +43,7 @@ import threading
 import time
 from typing import NamedTuple
 
-from .._validate import real_number
+from .._core.validate import real_number
 from ..errors import AttsimError, InputError
 
 __all__ = ["START_TOPIC", "DEFAULT_FLOOR_S", "DEFAULT_FACTOR", "DEFAULT_MIN_RUNS", "WALLS_KEPT", "COLD_ALLOWANCE_S",

@@ -178,7 +178,7 @@ def _decimate(run_dir: Path) -> None:
 
     import pyarrow.parquet as pq
 
-    from ..telemetry import META_FILE, TELEMETRY_FILE
+    from ..telemetry.recorder import META_FILE, TELEMETRY_FILE
 
     table = pq.read_table(run_dir / TELEMETRY_FILE)
     rows = table.num_rows

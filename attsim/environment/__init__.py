@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import boolean, number_in, one_of, positive_scalar, sequence, unit_vector, vector3
+from .._core.validate import boolean, number_in, one_of, positive_scalar, sequence, unit_vector, vector3
 from ..errors import InputError
 from .atmosphere import ExponentialAtmosphere, MSISAtmosphere
 from .frames import Epoch, gmst_rad, lvlh_axes, lvlh_quaternion

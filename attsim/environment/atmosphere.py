@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import non_negative_scalar
+from .._core.validate import non_negative_scalar
 from ..errors import InputError
 from .frames import Epoch, Geodetic, ecef_to_geodetic, eci_to_ecef
 

@@ -22,7 +22,7 @@ import datetime as _dt
 
 import numpy as np
 
-from .._validate import finite_number
+from .._core.validate import finite_number
 from ..errors import InputError
 from .frames import Epoch, ecef_to_eci, eci_to_ecef
 

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from .._validate import boolean, finite_number, int_in, number_in, positive_scalar
+from .._core.validate import boolean, finite_number, int_in, number_in, positive_scalar
 from ..errors import AttsimError, InputError
 from .frames import J2_EARTH, MU_EARTH_M3_S2, R_EARTH_M, Epoch
 

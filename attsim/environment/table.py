@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import LOOP_INLINED, njit
-from .._validate import callable_output, vector3
+from .._core.jit import LOOP_INLINED, njit
+from .._core.validate import callable_output, vector3
 
 __all__ = ["COLUMNS", "WIDTH", "B_I", "R", "V", "RHO", "SUN", "P_SRP", "GMST", "EnvironmentTable", "field_table",
            "table_cell", "lerp3", "lerp1", "interpolate_vector", "EMPTY"]
@@ -36,7 +36,7 @@ B_I, R, V, RHO, SUN, P_SRP, GMST, WIDTH = 0, 3, 6, 9, 10, 13, 14, 15
 COLUMNS = ("B_I_x", "B_I_y", "B_I_z", "r_x", "r_y", "r_z", "v_x", "v_y", "v_z", "rho", "sun_x", "sun_y", "sun_z",
            "p_srp", "gmst")
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._jit: inlined, no refcounts
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._core.jit: inlined, no refcounts
 
 
 class EnvironmentTable(NamedTuple):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from .._jit import LOOP_INLINED, njit
+from .._core.jit import LOOP_INLINED, njit
 from ..constants import MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S
 from ..dynamics import normalized4, qconj, qrotate
 from .table import P_SRP, RHO, SUN, B_I, R, V, lerp1, lerp3, table_cell
@@ -19,7 +19,7 @@ from .table import P_SRP, RHO, SUN, B_I, R, V, lerp1, lerp3, table_cell
 __all__ = ["Disturbances", "DISTURBANCE_NAMES", "FACE_COLUMNS", "gravity_gradient_torque", "face_torques",
            "relative_wind_velocity", "disturbance_torques"]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._jit: inlined, no refcounts
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._core.jit: inlined, no refcounts
 
 # the short names used in telemetry columns tau_<name>_x/y/z, in the order of Disturbances
 DISTURBANCE_NAMES = ("gg", "aero", "srp", "res")

@@ -20,7 +20,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._jit import LOOP_INLINED, njit, package_digest
+from .._core.jit import LOOP_INLINED, njit, package_digest
 from ..dynamics import TUPLE_ARITHMETIC, matrix_to_tuple
 from ..errors import InputError
 from ..torque import TorqueModel

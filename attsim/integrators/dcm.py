@@ -17,7 +17,7 @@ the matrix (Shepperd), with the sign kept continuous.
 
 from __future__ import annotations
 
-from .._jit import njit
+from .._core.jit import njit
 from ..dynamics import axpy3, dcm_to_quat_tuple, euler_rates, normalized4, rk4_combine3
 from .base import FixedStepIntegrator, stage_torque
 

@@ -54,7 +54,7 @@ import numbers
 
 import numpy as np
 
-from .._jit import njit
+from .._core.jit import njit
 from ..dynamics import qmul
 from ..errors import InputError
 from .base import FixedStepIntegrator

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ..dynamics import matrix_to_tuple, rigid_body_derivs
-from .._validate import real_number
+from .._core.validate import real_number
 from ..errors import AttsimError, InputError
 from .base import Integrator, Problem, Trajectory, fixed_step_grid
 

@@ -45,7 +45,7 @@ import numpy as np
 from numba import types
 from numba.extending import get_cython_function_address
 
-from .._jit import njit
+from .._core.jit import njit
 
 __all__ = ["jacobi", "legendre_integrals", "elliprf", "elliprj", "MIN_KC2", "SERIES_BELOW"]
 

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from .._jit import njit
+from .._core.jit import njit
 from ..errors import GimbalLockError, InputError
 from .base import FixedStepIntegrator, stage_torque
 from ..dynamics import axpy3, euler_rates, rk4_combine3

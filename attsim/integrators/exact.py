@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import njit
+from .._core.jit import njit
 from .base import Integrator, PrincipalFrame, Problem, Trajectory, fixed_step_grid
 from .free_body import free_body_at, free_body_setup
 

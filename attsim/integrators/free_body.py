@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 
-from .._jit import njit
+from .._core.jit import njit
 from ..dynamics import dcm_to_quat_tuple, qconj, qmul
 from .elliptic import MIN_KC2, SERIES_BELOW, elliprf, elliprj, jacobi, legendre_integrals
 

@@ -8,7 +8,7 @@ local error O(h^5), global O(h^4); energy and |H| drift linearly in time.
 
 from __future__ import annotations
 
-from .._jit import njit
+from .._core.jit import njit
 from ..dynamics import axpy3, axpy4, normalized4, rigid_body_derivs, rk4_combine3, rk4_combine4
 from .base import FixedStepIntegrator, stage_torque
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from .._jit import njit
+from .._core.jit import njit
 from ..dynamics import axpy3, euler_rates, qexp, qmul, rk4_combine3
 from .base import FixedStepIntegrator, stage_torque
 

@@ -21,7 +21,7 @@ every step costs little and keeps the output on the unit sphere).
 
 from __future__ import annotations
 
-from .._jit import njit
+from .._core.jit import njit
 from ..dynamics import axpy4, euler_rates, normalized4, qconj, qmul, rk4_combine4
 from .base import FixedStepIntegrator, stage_torque
 

@@ -26,8 +26,8 @@ method keeps its order but loses its symplectic advantage.
 
 from __future__ import annotations
 
-from .._jit import njit
-from .._validate import one_of
+from .._core.jit import njit
+from .._core.validate import one_of
 from .base import FixedStepIntegrator, stage_torque
 from .free_body import free_body_at, free_body_setup
 from .splitting import STRANG, SUZUKI4, axis_order, momentum_output, momentum_state, strang

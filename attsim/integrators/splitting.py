@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from .._jit import njit
+from .._core.jit import njit
 from ..dynamics import qmul
 from .base import FixedStepIntegrator, bind_globals
 

@@ -35,9 +35,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import analysis
-from .._validate import path_like, sequence
+from .._core.validate import path_like, sequence
 from ..errors import InputError
-from . import actuators, comparison, environment, estimation, freebody, pointing, sensors
+from . import actuators
+from . import comparison
+from . import environment
+from . import estimation
+from . import freebody
+from . import pointing
+from . import sensors
 from .page import Section, as_plot, plotly_js_path, write_page
 from .runinfo import applied_torque, is_controlled, longest_interval, torque_free_mask
 from .style import MAX_POINTS, Plot, decimate

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import rotations
-from ..schema import QUATERNION_COLUMNS, RATE_COLUMNS
+from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .page import Section
 from .runinfo import method_label, status
 from .style import Panel, fmt, line, stacked

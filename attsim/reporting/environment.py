@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import rotations
-from ..schema import QUATERNION_COLUMNS
+from ..telemetry.schema import QUATERNION_COLUMNS
 from .page import Section
 from .runinfo import DISTURBANCE_PREFIXES
 from .style import AXIS_COLOURS, Panel, Plot, base_layout, fmt, intervals_where, line, shade, stacked

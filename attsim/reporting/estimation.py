@@ -1,7 +1,7 @@
 """Estimation, modes and events.
 
 An estimator ``<est>`` is recognised by its columns
-(:data:`attsim.schema.ESTIMATOR_SUFFIXES`): ``<est>_qw..qz`` (its q_IB
+(:data:`attsim.telemetry.schema.ESTIMATOR_SUFFIXES`): ``<est>_qw..qz`` (its q_IB
 estimate), ``<est>_bias_x/y/z`` (gyro bias, rad/s), ``<est>_sigma3_att_x/y/z``
 (3σ of the attitude error, rad), ``<est>_sigma3_bias_x/y/z`` (3σ of the bias,
 rad/s), ``<est>_nis_st/mag/sun`` (the normalised innovation squared of each
@@ -16,7 +16,7 @@ import html
 import numpy as np
 
 from .. import rotations
-from ..schema import ESTIMATOR_SUFFIXES, QUATERNION_COLUMNS
+from ..telemetry.schema import ESTIMATOR_SUFFIXES, QUATERNION_COLUMNS
 from .page import Section
 from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, shade, short, stacked, style
 

@@ -12,8 +12,9 @@ import math
 
 import numpy as np
 
-from .. import analysis, rotations
-from ..schema import QUATERNION_COLUMNS, RATE_COLUMNS
+from .. import analysis
+from .. import rotations
+from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .page import Section
 from .style import AXIS_COLOURS, PALETTE, Panel, Plot, base_layout, fmt, line, stacked
 

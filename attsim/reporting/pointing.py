@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import rotations
-from ..schema import QUATERNION_COLUMNS, RATE_COLUMNS
+from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .page import Section
 from .runinfo import ANGLE_TO_DEG, RATE_TO_DEG_S, requirement
 from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, stacked

@@ -1,0 +1,176 @@
+"""Compiled models of the built-in actuators (layer 5): state in plain arrays, steps in numba.
+
+The reaction wheels of a mission live in one :class:`WheelBank` (the plant
+integrates with it; :class:`~attsim.actuators.ReactionWheel` is the user's
+configuration and reads its wheel's row). The kernels here are the one
+source of the actuators' arithmetic for both the Python components and the
+compiled mission loop.
+
+Wheel model (Markley & Crassidis 2014, sec. 3.3.5): the state of wheel ``j``
+is its absolute axial angular momentum ``h_j`` (N m s); the motor torque
+``τ_j`` changes it, ``dh_j/dt = τ_j``, and the body feels ``-τ_j a_j`` and
+the gyroscopic ``-ω × h_j a_j``. The speed relative to the body is
+``Ω_j = h_j / I_j - a_j·ω``. The motor cannot push past ``|Ω_j| = Ω_max``:
+the plant checks every wheel after every integration step and stops a
+motor that reached its limit while pushing outward, so the limit holds to
+within one step's change of ``Ω``. Friction and imbalance jitter, when a
+wheel has them, are :mod:`attsim.actuators.wheel_dynamics`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from .._core.jit import LOOP_INLINED, njit
+
+__all__ = ["WheelBank", "WORK_COLUMNS", "empty_wheel_bank", "wheel_speed",
+           "wheel_command", "wheel_commands", "wheels_total", "magnetorquer_saturate", "SATURATION_NONE",
+           "SATURATION_START", "SATURATION_END"]
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._core.jit: inlined, no refcounts
+
+# what a command did to a saturation state: nothing, entered it, left it
+SATURATION_NONE, SATURATION_START, SATURATION_END = 0, 1, 2
+
+
+class WheelBank(NamedTuple):
+    """Every reaction wheel of a mission, one row each (SI). Arrays are updated in place.
+
+    ``h_Nms`` is each wheel's axial momentum at the plant's current time;
+    ``torque_Nm`` the motor torque it holds; ``torque_saturated`` and
+    ``speed_saturated`` are 1.0 while the command is clipped at the torque
+    limit or the motor is stopped at the speed limit; ``requested_Nm`` the
+    torque last commanded, before any limit (logged beside the motor torque).
+
+    ``work`` is the wheels' friction and imbalance and their integration
+    (:mod:`attsim.actuators.wheel_dynamics`): row 0 the bank's record (``W_*`` of
+    the record below), row ``j + 1`` wheel ``j`` (the ``W_*`` columns). One
+    array, so the plant's inputs carry it at the cost of one reference.
+    """
+
+    axis: np.ndarray
+    inertia_kg_m2: np.ndarray
+    max_torque_Nm: np.ndarray
+    max_speed_rad_s: np.ndarray
+    h_Nms: np.ndarray
+    torque_Nm: np.ndarray
+    torque_saturated: np.ndarray
+    speed_saturated: np.ndarray
+    requested_Nm: np.ndarray
+    work: np.ndarray
+
+
+# the work array's record (row 0): the integrator stage under way, the step's length (s), and 1.0 when the wheels'
+# states are integrated (any friction or imbalance) rather than held linear in time
+W_STAGE, W_STEP_S, W_INTEGRATED = 0, 1, 2
+# a wheel's row (j + 1): its axis and axial inertia; its momentum at the step's start and the motor torque it holds;
+# the rotor angle (rad, at the plant's time); Coulomb, breakaway (0: no Stribeck curve), Stribeck speed, viscous
+# coefficient and band speed of its friction; static and dynamic imbalance, its position (body axes, from the
+# centre of mass) and the rotor's reference directions at angle 0 and a quarter turn on; then (dh/dt, Omega) of each
+# of the four stages of the step under way
+W_AXIS, W_INERTIA, W_H0, W_TORQUE, W_ANGLE = 0, 3, 4, 5, 6
+W_COULOMB, W_STATIC, W_STRIBECK, W_VISCOUS, W_BAND = 7, 8, 9, 10, 11
+W_STATIC_IMBALANCE, W_DYNAMIC_IMBALANCE, W_POSITION, W_X0, W_Y0 = 12, 13, 14, 17, 20
+W_RATES = 23
+WORK_COLUMNS = W_RATES + 8
+
+
+def empty_wheel_bank(count: int = 0) -> WheelBank:
+    """A bank of ``count`` rows of zeros, to be filled by the wheels at the start of a run."""
+    return WheelBank(np.zeros((count, 3)), np.ones(count), np.ones(count), np.ones(count), np.zeros(count),
+                     np.zeros(count), np.zeros(count), np.zeros(count), np.zeros(count),
+                     np.zeros((count + 1, WORK_COLUMNS)))
+
+
+@njit(**_JIT)
+def wheel_speed(bank, j, h_Nms, w):
+    """``Ω_j = h_j / I_j - a_j·ω``: wheel ``j``'s speed relative to the body (rad/s) at momentum ``h_Nms``."""
+    a = bank.axis[j]
+    return h_Nms / bank.inertia_kg_m2[j] - (a[0] * w[0] + a[1] * w[1] + a[2] * w[2])
+
+
+@njit(**_JIT)
+def pushes_past_limit(bank, j, speed, torque):
+    """True when ``torque`` would drive wheel ``j`` further beyond its speed limit."""
+    limit = bank.max_speed_rad_s[j]
+    return (torque > 0.0 and speed >= limit) or (torque < 0.0 and speed <= -limit)
+
+
+@njit(**_JIT)
+def wheel_command(bank, j, requested_Nm, w):
+    """Apply a motor torque command to wheel ``j`` at the plant's current time.
+
+    Clips the request to ``±max_torque``, and holds zero instead when the
+    wheel is at its speed limit and the torque would push it further.
+    Returns ``(torque applied, torque-saturation change, speed-saturation
+    change, speed)`` with the changes as ``SATURATION_*`` codes.
+    """
+    bank.requested_Nm[j] = requested_Nm
+    limit = bank.max_torque_Nm[j]
+    torque = min(limit, max(-limit, requested_Nm))
+    clipped = 1.0 if torque != requested_Nm else 0.0
+    torque_change = SATURATION_NONE
+    if clipped != bank.torque_saturated[j]:
+        torque_change = SATURATION_START if clipped == 1.0 else SATURATION_END
+        bank.torque_saturated[j] = clipped
+    speed = wheel_speed(bank, j, bank.h_Nms[j], w)
+    stopped = 1.0 if pushes_past_limit(bank, j, speed, torque) else 0.0
+    speed_change = SATURATION_NONE
+    if stopped != bank.speed_saturated[j]:
+        speed_change = SATURATION_START if stopped == 1.0 else SATURATION_END
+        bank.speed_saturated[j] = stopped
+    applied = 0.0 if stopped == 1.0 else torque
+    bank.torque_Nm[j] = applied
+    return applied, torque_change, speed_change, speed
+
+
+@njit(**_JIT)
+def wheel_commands(bank, rows, requested_Nm, w, changes):
+    """:func:`wheel_command` for wheels ``rows`` with ``requested_Nm`` (tuples of one length), in that order.
+
+    Row ``i`` of ``changes`` gets that command's ``(torque-saturation change,
+    speed-saturation change, speed)``. Returns how many commands changed a
+    saturation state (0: nothing to log).
+    """
+    changed = 0
+    for i in range(len(rows)):
+        _, torque_change, speed_change, speed = wheel_command(bank, rows[i], requested_Nm[i], w)
+        changes[i, 0], changes[i, 1], changes[i, 2] = torque_change, speed_change, speed
+        if torque_change != SATURATION_NONE or speed_change != SATURATION_NONE:
+            changed += 1
+    return changed
+
+
+@njit(**_JIT)
+def wheels_total(bank):
+    """``(Σ τ_j a_j, Σ h_j a_j)``: the wheels' motor torque and momentum in body axes."""
+    tx = ty = tz = hx = hy = hz = 0.0
+    for j in range(bank.axis.shape[0]):
+        a = bank.axis[j]
+        t, h = bank.torque_Nm[j], bank.h_Nms[j]
+        tx += t * a[0]
+        ty += t * a[1]
+        tz += t * a[2]
+        hx += h * a[0]
+        hy += h * a[1]
+        hz += h * a[2]
+    return (tx, ty, tz), (hx, hy, hz)
+
+
+@njit(**_JIT)
+def magnetorquer_saturate(m, limit, scale):
+    """The dipole three orthogonal magnetorquers apply for the request ``m`` (A m²).
+
+    Each axis is limited to ``±limit``: by clipping each axis on its own
+    (``scale`` false: the direction may change) or by shrinking the whole
+    vector until every axis fits (``scale`` true: the direction is kept).
+    Returns ``(applied, saturated)``.
+    """
+    ratio = max(abs(m[0]) / limit[0], abs(m[1]) / limit[1], abs(m[2]) / limit[2])
+    if ratio <= 1.0:
+        return (m[0], m[1], m[2]), False
+    if scale:
+        return (m[0] / ratio, m[1] / ratio, m[2] / ratio), True
+    return ((min(limit[0], max(-limit[0], m[0])), min(limit[1], max(-limit[1], m[1])),
+             min(limit[2], max(-limit[2], m[2]))), True)

@@ -1,0 +1,200 @@
+"""Controllers (layer 5): sense → decide → command, once per control period.
+
+A controller is a :class:`Controller` subclass that implements
+:meth:`Controller.decide`, or any callable wrapped by
+:class:`FunctionController` (the built-in laws are in
+:mod:`attsim.control.laws`). Each cycle, in one SimPy process, the engine
+
+1. samples the controller's sensors at the cycle time,
+2. calls ``decide(t_s, readings)`` with ``readings = {sensor name: array}``,
+3. applies the returned ``{actuator name: command}`` to the controller's
+   actuators (each command is held until the next one).
+
+A cycle in which a sensor gave no output (:mod:`attsim.sensors.base`: a
+blinded star tracker, a dropout) decides nothing: the actuators hold their
+previous commands, and :meth:`Controller.without_output` lets a law forget
+what the gap makes stale (B-dot's previous field sample).
+
+A command for an actuator the controller does not own, a command the
+actuator refuses, or an exception inside ``decide`` stops the run with a
+:class:`~attsim.engine.mission.ControllerError` naming the controller and the time;
+the telemetry recorded so far is kept on disk.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .._core.validate import function as callable_argument
+from .._core.validate import non_negative_scalar, positive_scalar, sequence
+from ..actuators.devices import ReactionWheel
+from ..engine.component import Component, periodic
+from ..errors import AttsimError, ControllerError, InputError
+
+__all__ = ["Controller", "FunctionController", "check_drivers"]
+
+
+class Controller(Component):
+    """Base class: period, phase, the sensors it samples and the actuators it drives.
+
+    Parameters
+    ----------
+    name : str
+    period_s : float
+        Control period, s.
+    sensors, actuators : sequence of components or their names
+    phase_s : float
+        Time of the first cycle, s.
+    """
+
+    def __init__(self, name: str, period_s: float, sensors: Sequence = (), actuators: Sequence = (),
+                 phase_s: float = 0.0):
+        self.name = name
+        self.period_s = positive_scalar(period_s, "period_s")
+        self.phase_s = non_negative_scalar(phase_s, "phase_s")
+        self._sensor_refs = sequence(sensors, "sensors")
+        self._actuator_refs = sequence(actuators, "actuators")
+        self.cycles = 0
+        self.active = True  # a ModeManager's mode may stop and restart it
+        self.mode_manager = None
+
+    def decide(self, t_s: float, readings: dict) -> dict:  # pragma: no cover - abstract
+        """Return ``{actuator name: command}`` for this cycle (empty: hold)."""
+        raise NotImplementedError
+
+    def prepare(self, mission):
+        def resolve(ref, kind):
+            component = mission.component(ref) if isinstance(ref, str) else ref
+            if component not in mission.components:
+                what = getattr(component, "name", component)
+                raise InputError(kind, f"controller {self.name!r} uses {what!r}, which is not in the mission")
+            return component
+
+        self.sensors = [resolve(s, "sensors") for s in self._sensor_refs]
+        self.actuators = {a.name: a for a in (resolve(a, "actuators") for a in self._actuator_refs)}
+        for sensor in self.sensors:
+            sensor.add_reader(self)
+
+    def start(self, sc):
+        self.cycles = 0
+        self._wheel_rows = None
+
+    def stop_commands(self, sc) -> None:
+        """Zero every actuator this controller drives (its mode stopped it)."""
+        from ..actuators.devices import Magnetorquer, ReactionWheel
+
+        for actuator in self.actuators.values():
+            if isinstance(actuator, ReactionWheel):
+                actuator.command(sc, 0.0)
+            elif isinstance(actuator, Magnetorquer):
+                actuator.command(sc, (0.0, 0.0, 0.0))
+
+    def restart(self) -> None:
+        """Forget what earlier cycles left (its mode started it again)."""
+
+    def without_output(self) -> None:
+        """A cycle in which a sensor gave no output: nothing is decided, the actuators hold (override to forget
+        state the gap makes stale)."""
+
+    def cycle(self, sc) -> None:
+        if self.mode_manager is not None:  # the mode at this instant first, whichever process SimPy serves first
+            self.mode_manager.bring_up_to_date(sc)
+            if not self.active:
+                return
+        self._sc = sc  # decide() of the attitude laws reads the true state when no sensor is given
+        t = sc.env._now
+        readings = {}
+        complete = True
+        for sensor in self.sensors:
+            readings[sensor.name] = sensor.sample(sc)
+            complete = complete and sensor.valid
+        if not complete:  # a sensor without output this cycle: hold the actuators
+            self.without_output()
+            return
+        try:
+            commands = self.decide(t, readings)
+        except AttsimError:
+            raise
+        except Exception as exc:
+            raise ControllerError(f"controller {self.name!r} raised at t = {t:.6g} s: {exc!r}") from exc
+        if not isinstance(commands, dict):  # before asking its truth: an array has none
+            if commands is None:
+                return
+            raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s returned {type(commands).__name__}; "
+                                  "expected a dict {actuator name: command} (or None to hold)")
+        if not commands:
+            return
+        wheel_rows = getattr(self, "_wheel_rows", None)
+        if wheel_rows is None:
+            wheel_rows = self._find_wheel_rows()
+        rows, torques = [], []  # wheel torques (finite floats) reach the plant together, in the commands' order
+        for name, value in commands.items():
+            actuator = self.actuators.get(name)
+            if actuator is None:
+                raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s returned a command for {name!r}, "
+                                      f"which is not one of its actuators {sorted(self.actuators)}")
+            row = wheel_rows.get(name)
+            if row is not None and (type(value) is float or type(value) is np.float64) and math.isfinite(value):
+                rows.append(row)
+                torques.append(value)
+                continue
+            if rows:  # the wheel commands before this one act before it
+                sc.command_wheels(tuple(rows), tuple(torques))
+                rows, torques = [], []
+            try:
+                actuator.command(sc, value)
+            except InputError as exc:
+                raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s: bad command for {name!r}: "
+                                      f"{exc}") from exc
+        if rows:
+            sc.command_wheels(tuple(rows), tuple(torques))
+        self.cycles += 1
+
+    def _find_wheel_rows(self) -> dict:
+        """``{name: plant row}`` of this controller's reaction wheels (known once the run has started them)."""
+        self._wheel_rows = {name: a.index for name, a in self.actuators.items() if type(a) is ReactionWheel}
+        return self._wheel_rows
+
+    def processes(self, env, sc):
+        return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.cycle(sc))]
+
+
+class FunctionController(Controller):
+    """A controller from a callable ``f(t_s, readings) -> {actuator name: command}``."""
+
+    def __init__(self, function: Callable, period_s: float, sensors: Sequence = (), actuators: Sequence = (),
+                 phase_s: float = 0.0, name: str = "controller"):
+        callable_argument(function, "function")
+        super().__init__(name, period_s, sensors, actuators, phase_s)
+        self.function = function
+
+    def decide(self, t_s, readings):
+        return self.function(t_s, readings)
+
+
+def check_drivers(controllers, manager) -> None:
+    """Refuse an actuator that two controllers could command at once: one law drives an actuator at a time.
+
+    Two laws commanding one actuator at a shared instant would race (which
+    command holds would depend on the order they ran in). Controllers that a
+    :class:`~attsim.modes.ModeManager` (``manager``, or None) never runs
+    together may share actuators: a B-dot law, a Sun-pointing law and a nadir
+    law taking turns on the magnetorquers.
+    """
+    drivers: dict = {}
+    for controller in controllers:
+        for actuator in controller.actuators.values():
+            drivers.setdefault(id(actuator), (actuator, []))[1].append(controller)
+    managed = set() if manager is None else {id(c) for c in manager.managed}
+    for actuator, laws in drivers.values():
+        for i, a in enumerate(laws):
+            for b in laws[i + 1:]:
+                apart = id(a) in managed and id(b) in managed and not any(
+                    a in mode.controllers and b in mode.controllers for mode in manager.modes)
+                if not apart:
+                    raise InputError("actuators", f"actuator {actuator.name!r} is commanded by controllers {a.name!r} "
+                                     f"and {b.name!r}, which can run at the same time; one controller drives an "
+                                     "actuator at a time (put them in different modes of a ModeManager)")

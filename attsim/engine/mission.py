@@ -1,0 +1,437 @@
+"""The mission engine (layer 6): a SimPy loop around the attitude plant.
+
+Discrete things happen at discrete times: sensors sample, controllers
+decide, schedules switch torques, the recorder writes telemetry. Each is a
+SimPy process (a generator taking ``env`` first). The continuous plant
+(:class:`~attsim.engine.plant.Spacecraft`) is advanced lazily to each event with
+the commands held since the last one.
+
+Order at one instant, defined once: every sample, decision and command due
+at time ``t`` happens first (SimPy's normal priority; a control cycle runs
+sense → decide → command in one process), then the telemetry row at ``t``
+is recorded (:data:`RECORD_PRIORITY`), then the run may end
+(:data:`END_PRIORITY`). So a row shows the measurement taken at its own
+time, the command decided from it, and the state ``q``, ``omega`` there.
+
+Usage::
+
+    mission = attsim.Mission(name="demo", inertia=J, omega0=(0.1, 0, 0), duration=600.0)
+    mission.add(attsim.TorqueSchedule([(10.0, 12.0, (0.0, 0.0, 1e-3))]))
+    tel = mission.run()          # -> attsim.Telemetry (.df, .events, .meta)
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+from simpy.core import NORMAL
+
+from .. import __version__
+from .._core.validate import boolean, int_in, one_of, path_like, positive_scalar, safe_name, unit_quaternion, vector3
+from .component import At, Component, periodic
+from ..environment.table import EnvironmentTable, field_table
+from ..environment.torques import DISTURBANCE_NAMES
+from ..errors import AttsimError, ControllerError, DivergenceError, EstimatorDivergenceError, InputError
+from ..inertia import check_inertia, check_rate
+from .plant import Spacecraft
+from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
+from ..telemetry.memory import MemoryRecorder
+from ..telemetry.recorder import Recorder, Telemetry, load
+from .._core.timegrid import grid_time
+
+# ENGINE_METHODS is provided by the module's __getattr__ (the registry imports the compiled integrators on use)
+__all__ = ["Mission", "Spacecraft", "Component", "ControllerError", "periodic", "ENGINE_METHODS",  # noqa: F822
+           "RECORD_PRIORITY"]
+
+# SimPy serves events at one time by priority (lower first); samples, decisions
+# and commands run at NORMAL (1), so a row recorded after them sees them all.
+RECORD_PRIORITY = NORMAL + 1
+# the most integration sub-steps and periodic cycles (each ~1 us compiled: hours) and telemetry rows (tens of GB) a
+# mission may ask for
+MAX_STEPS, MAX_ROWS = 1e10, 1e9
+END_PRIORITY = NORMAL + 2
+ENVIRONMENT_COLUMNS = ["B_I_x", "B_I_y", "B_I_z", "lit"] + [f"tau_{d}_{a}" for d in DISTURBANCE_NAMES for a in "xyz"]
+
+
+def __getattr__(name: str):
+    if name == "ENGINE_METHODS":  # computed on use: the registry imports the compiled integrators
+        from ..integrators import REGISTRY
+
+        return tuple(key for key, cls in REGISTRY.items() if getattr(cls, "mission_ready", False))
+    raise AttributeError(f"module 'attsim.engine' has no attribute {name!r}")
+
+
+def _describe_component(component) -> dict:
+    description = {"name": component.name, "type": type(component).__name__}
+    # the report draws limits, a wheel's momentum capacity (its inertia) and a controller's fixed target (pointing);
+    # a sun sensor's detector normals as mounted give the Sun direction it measures
+    for attribute in ("axis", "dipole_max_Am2", "max_torque_Nm", "max_speed_rad_s", "inertia_kg_m2", "max_force_N",
+                      "rate_hz", "period_s", "gain_used", "target_q", "normals_nominal"):
+        value = getattr(component, attribute, None)
+        if value is not None:
+            description[attribute] = np.asarray(value).tolist()
+    station = getattr(component, "target", None)
+    if hasattr(station, "lat_deg") and hasattr(station, "lon_deg"):  # a ground station: marked on the ground track
+        description["ground_target"] = {"lat_deg": float(station.lat_deg), "lon_deg": float(station.lon_deg),
+                                        "min_elevation_deg": float(getattr(station, "min_elevation_deg", 0.0))}
+    return description
+
+
+def _describe_environment(environment) -> dict:
+    orbit = environment.orbit
+    return {
+        "orbit": type(orbit).__name__, "epoch": orbit.epoch.datetime.isoformat(), "period_s": orbit.period_s,
+        "inclination_deg": math.degrees(orbit.inclination_rad),
+        "tle": [getattr(orbit, "line1", None), getattr(orbit, "line2", None)],
+        "field": None if environment.field is None else environment.field.name,
+        "atmosphere": None if environment.atmosphere is None else getattr(environment.atmosphere, "name",
+                                                                          type(environment.atmosphere).__name__),
+        "shadow": environment.shadow, "gravity_gradient": environment.gravity_gradient,
+        "aerodynamic": environment.aerodynamic, "solar_pressure": environment.solar_pressure,
+        "residual_dipole_Am2": environment.residual_dipole_Am2.tolist(), "faces": len(environment.faces),
+        "kepler": _kepler_elements(orbit),
+    }
+
+
+def _kepler_elements(orbit) -> dict | None:
+    """A Kepler orbit's elements at its epoch (the report rebuilds the orbit from them); None for other orbits."""
+    if not hasattr(orbit, "raan0"):
+        return None
+    return {"semi_major_axis_m": orbit.a, "eccentricity": orbit.e,
+            "inclination_deg": math.degrees(orbit.inclination_rad), "raan_deg": math.degrees(orbit.raan0),
+            "arg_perigee_deg": math.degrees(orbit.argp0),
+            "mean_anomaly_deg": math.degrees(orbit.M0), "j2": bool(orbit.raan_rate or orbit.argp_rate)}
+
+
+def _original_error(exc: BaseException) -> BaseException:
+    """The exception a component raised, not SimPy's copy of it.
+
+    SimPy re-raises a failed process's exception as ``type(exc)(*exc.args)``
+    with the original as ``__cause__``; the original carries the traceback
+    into the component and any attributes set after construction.
+    """
+    cause = exc.__cause__
+    if isinstance(cause, AttsimError) and type(cause) is type(exc):
+        return cause
+    return exc
+
+
+class Mission:
+    """A scenario: spacecraft, environment, components, integrator, telemetry.
+
+    ``telemetry_chunk_s`` (class attribute, 10 s) bounds the simulated time a
+    killed run can lose (the recorder's ``chunk_s``); a campaign's scratch
+    runs, whose files nobody recovers, set it to infinity and hand their rows
+    over in fewer, larger blocks.
+
+    Parameters
+    ----------
+    name : str
+        Scenario name; also the default output directory ``reports/<name>``,
+        so a safe file name (``attsim._core.validate.NAME_RULE``: letters, digits,
+        ``_ - .``, not starting with ``.``, at most 100 characters); write
+        elsewhere with ``out_dir``.
+    inertia : array_like or CompositeBody
+        Inertia about the centre of mass, body axes (kg m^2). With reaction
+        wheels, exclude their axial inertia about their spin axes (it is
+        carried by the wheels' momentum).
+    omega0 : array_like
+        Initial body rate, rad/s.
+    q0 : array_like
+        Initial ``q_IB``, scalar first.
+    duration : float
+        Simulated time, s.
+    method : str
+        Integrator, one of ``ENGINE_METHODS``.
+    max_step : float
+        Largest integration sub-step, s.
+    telemetry_dt : float
+        Telemetry period, s.
+    seed : int
+        Seed of every random process of the run.
+    out_dir : path, optional
+        Run directory (default ``reports/<name>``).
+    field : None, array_like (3,), or callable
+        Inertial magnetic field, T: constant, or ``f(t) -> (3,)`` (also
+        called once with an array of times when it accepts one). Tabulated
+        every ``field_dt`` seconds before the run and interpolated linearly.
+    field_dt : float
+        Spacing of that table (default: ``max_step``).
+    environment : attsim.environment.Environment, optional
+        Orbit, geomagnetic field, Sun, atmosphere and disturbance torques
+        (instead of ``field``); t = 0 is the orbit's epoch. Its state is
+        logged (``B_I_*``, ``lit``, ``tau_gg_*``, ``tau_aero_*``,
+        ``tau_srp_*``, ``tau_res_*``).
+    description : str
+        Free text for the report.
+    allow_nonphysical : bool
+        Accept inertia that breaks the triangle inequality.
+    """
+
+    telemetry_chunk_s = 10.0
+
+    def __init__(
+        self,
+        name: str,
+        inertia,
+        omega0,
+        q0=(1.0, 0.0, 0.0, 0.0),
+        duration: float = 600.0,
+        method: str = "rk4",
+        max_step: float = 0.1,
+        telemetry_dt: float = 1.0,
+        seed: int = 0,
+        out_dir=None,
+        field=None,
+        field_dt: float | None = None,
+        environment=None,
+        description: str = "",
+        allow_nonphysical: bool = False,
+    ):
+        self.name = safe_name(name, "name")
+        self.description = str(description)
+        checked = check_inertia(inertia, allow_nonphysical=allow_nonphysical)
+        self.inertia_kg_m2 = checked.matrix_kg_m2
+        self.nonphysical_inertia = checked.nonphysical
+        self.omega0_rad_s = vector3(omega0, "omega0")
+        check_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")
+        self.q0 = unit_quaternion(q0, "q0")
+        self.duration_s = positive_scalar(duration, "duration")
+        self.method = one_of(method, "method", __getattr__("ENGINE_METHODS"))
+        self.max_step_s = positive_scalar(max_step, "max_step")
+        self.telemetry_dt_s = positive_scalar(telemetry_dt, "telemetry_dt")
+        for step, name_, most in ((self.max_step_s, "max_step", MAX_STEPS),
+                                  (self.telemetry_dt_s, "telemetry_dt", MAX_ROWS)):
+            if self.duration_s / step > most:  # bound the work and the disk, not only the memory
+                raise InputError(name_, f"gives more than {most:.0e} steps over the duration",
+                                 f"duration {self.duration_s:g} s / {name_} {step:g} s")
+        self.seed = int_in(seed, "seed", 0, 2**63 - 1)
+        if out_dir is not None:
+            path_like(out_dir, "out_dir")
+        self.out_dir = Path(out_dir) if out_dir is not None else Path("reports") / name
+        if field is not None and not callable(field):
+            field = vector3(field, "field")  # a callable is checked where its values enter (the field table)
+        self.field_spec = field
+        self.field_dt_s = positive_scalar(field_dt, "field_dt") if field_dt is not None else self.max_step_s
+        if environment is not None:
+            from ..environment import Environment
+
+            if not isinstance(environment, Environment):
+                raise InputError("environment", "must be an attsim.environment.Environment",
+                                 f"got {type(environment).__name__}")
+            if field is not None:
+                raise InputError("field", "give either field or environment (the environment has its own field model)")
+        self.environment = environment
+        self.components: list[Component] = []
+
+    def add(self, component: Component) -> Component:
+        """Add an actuator, sensor, controller or schedule; returns it."""
+        if not isinstance(component, Component):
+            raise InputError("component", "must be an attsim Component (actuator, sensor, controller, schedule)",
+                             f"got {type(component).__name__}")
+        if any(c.name == component.name for c in self.components):
+            raise InputError("component", f"names must be unique in a mission: {component.name!r} is taken")
+        self.components.append(component)
+        return component
+
+    def component(self, name: str) -> Component:
+        for c in self.components:
+            if c.name == name:
+                return c
+        raise InputError("name", f"no component {name!r} in mission {self.name!r}",
+                         f"have {[c.name for c in self.components]}")
+
+    def meta(self) -> dict:
+        import numba
+        import pandas
+        import scipy
+        import simpy
+
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inertia_kg_m2": self.inertia_kg_m2.tolist(),
+            "nonphysical_inertia": self.nonphysical_inertia,
+            "omega0_rad_s": self.omega0_rad_s.tolist(),
+            "q0": self.q0.tolist(),
+            "duration_s": self.duration_s,
+            "method": self.method,
+            "max_step_s": self.max_step_s,
+            "telemetry_dt_s": self.telemetry_dt_s,
+            "seed": self.seed,
+            "environment": None if self.environment is None else _describe_environment(self.environment),
+            "components": [_describe_component(c) for c in self.components],
+            "modes": next((c.mode_names for c in self.components if hasattr(c, "mode_names")), None),
+            "versions": {
+                "attsim": __version__, "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__,
+                "pandas": pandas.__version__, "simpy": simpy.__version__, "python": platform.python_version(),
+            },
+        }
+
+    def run(self, realtime_factor: float | None = None, progress: bool = False,
+            compiled: bool | None = None, in_memory: bool = False) -> Telemetry:
+        """Run the mission; write and return its telemetry.
+
+        Parameters
+        ----------
+        compiled : bool, optional
+            Run the periodic work (sensors, controllers, actuators,
+            schedules, telemetry rows) and the plant in one compiled loop
+            (:mod:`attsim.engine.loop`). By default (None) this happens when
+            every component has a compiled form and no real-time pacing is
+            asked for; False forces the Python path (same results to
+            round-off); True refuses a mission that cannot run compiled.
+        progress : bool
+            Show a progress bar (simulated time, real-time factor) on stderr
+            once the run has lasted two seconds.
+        realtime_factor : float, optional
+            Pace the loop against the wall clock at this many simulated
+            seconds per wall second (``simpy.rt.RealtimeEnvironment``). When
+            the loop cannot keep up it runs as fast as it can and records
+            how far it lagged (``meta["realtime_max_lag_s"]``).
+        in_memory : bool
+            Keep the telemetry in memory and write no file: ``out_dir`` is
+            not touched and the result's ``path`` is None
+            (:mod:`attsim.telemetry.memory`; a campaign's "summary" runs).
+
+        Raises
+        ------
+        AttsimError
+            The error that stopped the run (a component's, a controller's,
+            the plant's :class:`~attsim.errors.DivergenceError`), as it was
+            raised; the telemetry up to then is on disk, marked partial.
+        """
+        import simpy
+        import simpy.rt
+
+        progress = boolean(progress, "progress")
+        in_memory = boolean(in_memory, "in_memory")
+        if compiled is not None:
+            compiled = boolean(compiled, "compiled")
+        for component in self.components:
+            component.prepare(self)
+            period = getattr(component, "period_s", None)
+            if period is not None and self.duration_s / period > MAX_STEPS:
+                raise InputError(f"{component.name}.rate", f"gives more than {MAX_STEPS:.0e} cycles over the duration",
+                                 f"duration {self.duration_s:g} s / period {period:g} s")
+        from ..control.base import Controller, check_drivers
+        from ..control.modes import ModeManager
+
+        check_drivers([c for c in self.components if isinstance(c, Controller)],
+                      next((c for c in self.components if isinstance(c, ModeManager)), None))
+        from .compiled import compiled_form, run_compiled
+
+        can_compile = compiled_form(self) and realtime_factor is None
+        if compiled and not can_compile:
+            raise InputError("compiled",
+                             "needs every component to be a built-in with a compiled form and no realtime_factor",
+                             f"components: {[type(c).__name__ for c in self.components]}")
+        use_compiled = can_compile if compiled is None else bool(compiled)
+        if realtime_factor is None:
+            env = simpy.Environment()
+        else:
+            factor = positive_scalar(realtime_factor, "realtime_factor")
+            env = simpy.rt.RealtimeEnvironment(factor=1.0 / factor, strict=False)
+        columns = list(QUATERNION_COLUMNS + RATE_COLUMNS)
+        if self.environment is not None:
+            columns += ENVIRONMENT_COLUMNS
+        for component in self.components:
+            columns += component.columns()
+        # the run directory, its lock and meta.json exist before the long set-up, so a kill there leaves a run
+        if in_memory:
+            recorder = MemoryRecorder(meta=self.meta(), rows=int(self.duration_s / self.telemetry_dt_s) + 2)
+        else:
+            recorder = Recorder(self.out_dir, meta=self.meta(), row_dt_s=self.telemetry_dt_s,
+                                chunk_s=self.telemetry_chunk_s)
+        wall_start = time.perf_counter()
+        lag = {"max_s": 0.0}
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=self.duration_s, delay=2.0, unit="s", unit_scale=True, desc=self.name, leave=False,
+                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s simulated, "
+                                  "x{rate_fmt} real time")
+        sc = None
+        self._last_row_t_s = None
+        try:
+            if self.environment is not None:
+                table = EnvironmentTable(*self.environment.table(self.duration_s))
+            else:
+                table = field_table(self.field_spec, self.duration_s, self.field_dt_s)
+            recorder.start(columns)
+            sc = Spacecraft(self, env, recorder, table)
+            for component in self.components:
+                component.start(sc)
+            if use_compiled:
+                self._last_row_t_s = float("inf")  # the loop writes every row; none to add on an error
+                env.process(run_compiled(env, self, sc, recorder,
+                                         None if bar is None else lambda t: bar.update(t - bar.n)))
+            else:
+                env.process(self._recorder_process(env, sc, recorder, realtime_factor, wall_start, lag, bar))
+                for component in self.components:
+                    for process in component.processes(env, sc):
+                        env.process(process)
+            env.run(until=At(env, self.duration_s, END_PRIORITY))
+        except BaseException as exc:
+            original = _original_error(exc)
+            if sc is not None and not isinstance(original, (DivergenceError, EstimatorDivergenceError)):
+                self._record_last_row(sc, recorder, env.now)
+            recorder.abort(f"{type(original).__name__}: {original}", wall_s=time.perf_counter() - wall_start,
+                           t_stop_s=env.now)
+            if original is not exc:
+                raise original.with_traceback(original.__traceback__) from None
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+        wall_s = time.perf_counter() - wall_start
+        meta_end = {"wall_s": wall_s, "realtime_factor_achieved": self.duration_s / wall_s if wall_s > 0 else None}
+        if realtime_factor is not None:
+            meta_end["realtime_max_lag_s"] = lag["max_s"]
+        recorder.close(**meta_end)
+        return recorder.telemetry() if in_memory else load(self.out_dir)
+
+    def _record(self, sc: Spacecraft, recorder: Recorder, t_s: float) -> None:
+        sc.advance_to(t_s)
+        q, w = sc._q_w
+        row = [q[0], q[1], q[2], q[3], w[0], w[1], w[2]]
+        if self.environment is not None:
+            e = sc.environment_now()
+            row += [*e["B_I"], 1.0 if e["srp_pressure"] > 0 else 0.0]
+            for torque in sc.disturbance_torques():
+                row += list(torque)
+        for component in self.components:
+            row += component.values(sc)
+        recorder.append(t_s, row)
+        self._last_row_t_s = t_s
+
+    def _record_last_row(self, sc: Spacecraft, recorder: Recorder, t_s: float) -> None:
+        """On an error, the row at the time the run stopped, when the state there is sound and not yet recorded."""
+        if self._last_row_t_s is not None and self._last_row_t_s >= t_s:
+            return
+        try:
+            self._record(sc, recorder, t_s)
+        except Exception:  # noqa: BLE001 - the original error is what the caller must see
+            pass
+
+    def _recorder_process(self, env, sc, recorder, realtime_factor, wall_start, lag, bar=None):
+        """Rows at ``k telemetry_dt`` and at ``duration``, each after everything else due at its time."""
+        k = 0
+        while True:
+            t_next = min(grid_time(0.0, k, self.telemetry_dt_s), self.duration_s)
+            yield At(env, t_next, RECORD_PRIORITY)
+            self._record(sc, recorder, env.now)
+            if bar is not None:
+                bar.update(env.now - bar.n)
+            if realtime_factor is not None:
+                behind = (time.perf_counter() - wall_start) - env.now / realtime_factor
+                if behind > lag["max_s"]:
+                    lag["max_s"] = behind
+            if t_next >= self.duration_s:
+                return
+            k += 1

@@ -1,0 +1,382 @@
+"""Multiplicative extended Kalman filter: compiled propagation and updates (layer 5).
+
+The filter estimates the attitude ``q̂ = q̂_IB`` and the gyro bias ``β̂``
+(rad/s) from a rate gyro and attitude measurements. Its error state is six
+long: the small rotation ``δθ`` (rad, body axes) with
+``q_IB = q̂_IB ⊗ (1, δθ/2)``, and the bias error ``Δβ = β − β̂``. The
+attitude itself is never part of the linearisation; after each update the
+error is folded into ``q̂`` and reset to zero (the "multiplicative" step).
+
+Models (Markley & Crassidis, *Fundamentals of Spacecraft Attitude
+Determination and Control*, 2014, secs. 6.2.3-6.2.4; Crassidis & Junkins,
+*Optimal Estimation of Dynamic Systems*, 2nd ed., 2012, sec. 7.2):
+
+* gyro ``ω_m = ω + β + η_v``, ``β̇ = η_u`` with spectral densities ``σ_v²``
+  (angle random walk, rad²/s) and ``σ_u²`` (rate random walk, rad²/s³);
+* error dynamics ``δθ̇ = −[ω̂×] δθ − Δβ − η_v``, ``Δβ̇ = η_u`` with
+  ``ω̂ = ω_m − β̂``, discretised exactly for ``ω̂`` held over ``Δt``:
+  ``Φ₁₁ = I − sin(ωΔt)/ω [ω̂×] + (1 − cos ωΔt)/ω² [ω̂×]²`` and
+  ``Φ₁₂ = (1 − cos ωΔt)/ω² [ω̂×] − IΔt − (ωΔt − sin ωΔt)/ω³ [ω̂×]²``;
+  process noise ``Q₁₁ = (σ_v²Δt + σ_u²Δt³/3) I``, ``Q₁₂ = −σ_u²Δt²/2 I``,
+  ``Q₂₂ = σ_u²Δt I``;
+* a body-axis vector ``b = R_BI r + ν`` (magnetometer, Sun vector) with
+  ``H = [[b̂×] 0]``, since ``R_BI(q) ≈ (I − [δθ×]) R_BI(q̂)``;
+* a star-tracker quaternion ``q_m = q ⊗ exp(ν)`` with the residual
+  ``2 vec(q̂* ⊗ q_m)`` and ``H = [I 0]``.
+
+Each update first forms the innovation ``y`` and its covariance
+``S = H P Hᵀ + R``; a measurement whose normalised innovation squared
+``yᵀ S⁻¹ y`` exceeds the gate is rejected (outlier), otherwise the Joseph
+form ``P⁺ = (I − KH) P (I − KH)ᵀ + K R Kᵀ`` keeps ``P`` symmetric and
+positive definite in floating point.
+
+State lives in plain arrays (``q`` (4,), ``bias`` (3,), ``P`` (6, 6)),
+updated in place, so the same kernels serve the Python component and the
+compiled mission loop.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .._core.jit import njit
+from ..dynamics import qconj, qexp, qmul, qrotate
+from .determination import triad_kernel
+
+__all__ = ["MEKFState", "mekf_propagate", "mekf_update_vector", "mekf_update_quaternion", "attitude_error_rad",
+           "NIS_GATE_3DOF", "UpdateResult", "DIVERGED"]
+
+# _nrt=True: the MEKF allocates (its matrix products), and the compiled loop that calls it compiles without
+# reference counting (attsim._core.jit), an option numba hands down to the functions compiled for it
+_JIT = dict(cache=True, nogil=True, error_model="numpy", _nrt=True)
+
+# chi-square with 3 degrees of freedom: P(NIS > 16.27) = 0.001 for a consistent filter
+NIS_GATE_3DOF = 16.27
+# what mekf_cycle returns instead of a count of rejections when its state stopped being finite (a gyro reading or
+# noise setting beyond what floating point carries): both paths then stop the run naming the estimator
+DIVERGED = -1
+
+
+class MEKFState(NamedTuple):
+    """The filter's state: ``q`` = ``q̂_IB`` (4,), ``bias_rad_s`` = ``β̂`` (3,), ``P`` (6, 6) of ``(δθ, Δβ)``."""
+
+    q: np.ndarray
+    bias_rad_s: np.ndarray
+    P: np.ndarray
+
+
+class UpdateResult(NamedTuple):
+    """What one measurement did: its normalised innovation squared and whether it was used."""
+
+    nis: float
+    accepted: bool
+
+
+def new_state(q0, bias0_rad_s, sigma_attitude_rad: float, sigma_bias_rad_s: float) -> MEKFState:
+    """A state at ``q0``, ``bias0`` with diagonal initial covariance (1σ per axis)."""
+    P = np.zeros((6, 6))
+    P[:3, :3] = np.eye(3) * sigma_attitude_rad**2
+    P[3:, 3:] = np.eye(3) * sigma_bias_rad_s**2
+    return MEKFState(np.array(q0, dtype=float), np.array(bias0_rad_s, dtype=float), P)
+
+
+@njit(**_JIT)
+def _skew(v):
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+@njit(**_JIT)
+def mekf_propagate(q, bias, P, w_meas, dt_s, sigma_v, sigma_u):
+    """Propagate ``q̂``, ``P`` over ``dt_s`` with the gyro reading ``w_meas`` (rad/s), in place.
+
+    ``q̂ ← q̂ ⊗ exp((ω_m − β̂) Δt)`` (the body rate held over the interval),
+    ``P ← Φ P Φᵀ + Q`` with ``Φ`` and ``Q`` of the module docstring.
+    """
+    w = np.array([w_meas[0] - bias[0], w_meas[1] - bias[1], w_meas[2] - bias[2]])
+    qn = qmul((q[0], q[1], q[2], q[3]), qexp((w[0] * dt_s, w[1] * dt_s, w[2] * dt_s)))
+    norm = math.sqrt(qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3])
+    for i in range(4):
+        q[i] = qn[i] / norm
+    n = math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+    W = _skew(w)
+    W2 = W @ W
+    eye = np.eye(3)
+    a = n * dt_s
+    if a < 1e-4:  # series of the coefficients below: the closed forms lose their digits as ω → 0
+        c1 = dt_s * (1.0 - a * a / 6.0)
+        c2 = dt_s * dt_s * (0.5 - a * a / 24.0)
+        c3 = dt_s**3 * (1.0 / 6.0 - a * a / 120.0)
+    else:
+        c1, c2, c3 = math.sin(a) / n, (1.0 - math.cos(a)) / (n * n), (a - math.sin(a)) / (n * n * n)
+    Phi = np.eye(6)
+    Phi[:3, :3] = eye - c1 * W + c2 * W2
+    Phi[:3, 3:] = c2 * W - dt_s * eye - c3 * W2
+    Q = np.zeros((6, 6))
+    su2 = sigma_u * sigma_u
+    for i in range(3):
+        Q[i, i] = sigma_v * sigma_v * dt_s + su2 * dt_s**3 / 3.0
+        Q[i, 3 + i] = Q[3 + i, i] = -0.5 * su2 * dt_s * dt_s
+        Q[3 + i, 3 + i] = su2 * dt_s
+    Pn = Phi @ P @ Phi.T + Q
+    P[:, :] = 0.5 * (Pn + Pn.T)
+
+
+@njit(**_JIT)
+def _update(q, bias, P, y, H, R, gate):
+    """The common update of the error state with innovation ``y`` (3,), ``H`` (3, 6), ``R`` (3, 3)."""
+    S = H @ P @ H.T + R
+    S_inv = np.linalg.inv(S)
+    nis = y @ S_inv @ y
+    if not (nis <= gate):  # also refuses a NaN innovation
+        return nis, False
+    K = P @ H.T @ S_inv
+    dx = K @ y
+    qn = qmul((q[0], q[1], q[2], q[3]), (1.0, 0.5 * dx[0], 0.5 * dx[1], 0.5 * dx[2]))
+    norm = math.sqrt(qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3])
+    for i in range(4):
+        q[i] = qn[i] / norm
+    for i in range(3):
+        bias[i] += dx[3 + i]
+    A = np.eye(6) - K @ H
+    Pn = A @ P @ A.T + K @ R @ K.T
+    P[:, :] = 0.5 * (Pn + Pn.T)
+    return nis, True
+
+
+@njit(**_JIT)
+def mekf_update_vector(q, bias, P, b_meas, r_ref, sigma, gate):
+    """Update with a body-axis measurement ``b_meas`` of the inertial vector ``r_ref`` (same units, noise ``σ``).
+
+    Returns ``(nis, accepted)``; a rejected measurement changes nothing.
+    """
+    b_hat = qrotate(qconj((q[0], q[1], q[2], q[3])), (r_ref[0], r_ref[1], r_ref[2]))
+    y = np.array([b_meas[0] - b_hat[0], b_meas[1] - b_hat[1], b_meas[2] - b_hat[2]])
+    H = np.zeros((3, 6))
+    H[:3, :3] = _skew(np.array([b_hat[0], b_hat[1], b_hat[2]]))
+    R = np.eye(3) * (sigma * sigma)
+    return _update(q, bias, P, y, H, R, gate)
+
+
+@njit(**_JIT)
+def attitude_error_rad(q_hat, q):
+    """The small rotation ``δθ`` (rad, body axes) with ``q = q̂ ⊗ exp(δθ)``: ``2 vec(q̂* ⊗ q)``, scalar part >= 0."""
+    d = qmul(qconj((q_hat[0], q_hat[1], q_hat[2], q_hat[3])), (q[0], q[1], q[2], q[3]))
+    s = 2.0 if d[0] >= 0.0 else -2.0
+    return (s * d[1], s * d[2], s * d[3])
+
+
+@njit(**_JIT)
+def mekf_update_quaternion(q, bias, P, q_meas, sigma_rad, gate):
+    """Update with a star-tracker quaternion ``q_meas`` (noise ``σ_i`` rad about body axis i).
+
+    Returns ``(nis, accepted)``; a rejected measurement changes nothing.
+    """
+    e = attitude_error_rad(q, q_meas)
+    y = np.array([e[0], e[1], e[2]])
+    H = np.zeros((3, 6))
+    for i in range(3):
+        H[i, i] = 1.0
+    R = np.zeros((3, 3))
+    for i in range(3):
+        R[i, i] = sigma_rad[i] * sigma_rad[i]
+    return _update(q, bias, P, y, H, R, gate)
+
+
+# what a cycle's measurements are, in the order of ``mekf_cycle``'s NIS output
+MEASUREMENTS = ("star_tracker", "magnetometer", "sun")
+# MEKF parameters, in the order of ``mekf_cycle``'s ``params``
+PARAMETERS = ("sigma_v", "sigma_u", "sigma_st_x", "sigma_st_y", "sigma_st_z", "sigma_mag", "sigma_sun", "gate",
+              "sigma_attitude0")
+# smallest coarse-sun-sensor difference vector (fraction of full scale) that still gives a direction
+SUN_VECTOR_MIN = 0.1
+
+
+@njit(**_JIT)
+def _row(E, i, css):
+    k = 6 * i
+    return E[k] * css[0] + E[k + 1] * css[1] + E[k + 2] * css[2] + E[k + 3] * css[3] + E[k + 4] * css[4] \
+        + E[k + 5] * css[5]
+
+
+@njit(**_JIT)
+def sun_vector(css, sun_matrix):
+    """``E I`` of the six cosine detectors' outputs ``I``, normalised; zeros when too dim or without output.
+
+    ``E`` (3 x 6, row by row: 18 values) is the sun sensor's
+    :attr:`~attsim.sensors.SunSensor.sun_matrix` (its nominal normals, body
+    axes); with the default normals ``E I`` is ``(I+x − I−x, I+y − I−y,
+    I+z − I−z)``, and with ideal detectors ``s`` itself.
+    """
+    sx, sy, sz = _row(sun_matrix, 0, css), _row(sun_matrix, 1, css), _row(sun_matrix, 2, css)
+    norm = math.sqrt(sx * sx + sy * sy + sz * sz)
+    if not (norm >= SUN_VECTOR_MIN):
+        return (0.0, 0.0, 0.0)
+    return (sx / norm, sy / norm, sz / norm)
+
+
+# TRIAD from the field and the Sun needs them this far from parallel (sine of the angle between them, 5 deg): nearer,
+# the roll about the anchor vector is lost in the noise
+TRIAD_MIN_SINE = math.sin(math.radians(5.0))
+
+
+@njit(**_JIT)
+def triad_start(q, P, b_mag, r_mag, css, sun_matrix, r_sun, params):
+    """Start ``q̂`` from TRIAD on the field and the Sun direction; False (nothing changed) when it cannot.
+
+    The anchor (the vector TRIAD matches exactly) is the one with the
+    smaller angular noise: the field's ``σ_mag / |b|`` or the Sun
+    direction's ``σ_sun`` (Markley & Crassidis 2014, sec. 5.2.1: TRIAD
+    trusts its first vector). The attitude block of ``P`` restarts at the
+    filter's initial ``σ²`` with no correlation to the bias, since the
+    attitude no longer comes from the propagation that built the rest.
+    """
+    s = sun_vector(css, sun_matrix)
+    nb = math.sqrt(b_mag[0] * b_mag[0] + b_mag[1] * b_mag[1] + b_mag[2] * b_mag[2])
+    nr = math.sqrt(r_mag[0] * r_mag[0] + r_mag[1] * r_mag[1] + r_mag[2] * r_mag[2])
+    if (s[0] == 0.0 and s[1] == 0.0 and s[2] == 0.0) or not (nb > 0.0 and nr > 0.0):
+        return False
+    b = (b_mag[0] / nb, b_mag[1] / nb, b_mag[2] / nb)
+    cx, cy, cz = b[1] * s[2] - b[2] * s[1], b[2] * s[0] - b[0] * s[2], b[0] * s[1] - b[1] * s[0]
+    if math.sqrt(cx * cx + cy * cy + cz * cz) < TRIAD_MIN_SINE:
+        return False
+    r = (r_mag[0] / nr, r_mag[1] / nr, r_mag[2] / nr)
+    sun_ref = (r_sun[0], r_sun[1], r_sun[2])
+    if params[5] / nb <= params[6]:
+        qn = triad_kernel(b, s, r, sun_ref)
+    else:
+        qn = triad_kernel(s, b, sun_ref, r)
+    for i in range(4):
+        q[i] = qn[i]
+    for i in range(3):
+        for j in range(3):
+            P[i, j] = params[8] * params[8] if i == j else 0.0
+            P[i, 3 + j] = P[3 + j, i] = 0.0
+    return True
+
+
+# after this many rejections in a row a measurement kind is taken whatever its innovation: an estimate that drifted
+# away from the measurements would otherwise shut them all out for good (filter lock-out)
+LOCKOUT_REJECTIONS = 5
+# ``mekf_cycle``'s memory: t of the last propagation, initialised flag, last good gyro reading (3), rejections in a
+# row of each measurement kind (3)
+MEMORY_SIZE = 8
+
+
+def new_memory(initialised: bool):
+    """A cycle memory before the first cycle (see :data:`MEMORY_SIZE`)."""
+    memory = np.zeros(MEMORY_SIZE)
+    memory[0] = memory[2] = memory[3] = memory[4] = np.nan
+    memory[1] = 1.0 if initialised else 0.0
+    return memory
+
+
+@njit(**_JIT)
+def _gated(memory, i, gate):
+    """The gate for measurement kind ``i``: infinite once it was rejected :data:`LOCKOUT_REJECTIONS` times in a row."""
+    return np.inf if memory[5 + i] >= LOCKOUT_REJECTIONS else gate
+
+
+@njit(**_JIT)
+def _count(memory, i, accepted):
+    memory[5 + i] = 0.0 if accepted else memory[5 + i] + 1.0
+    return 0 if accepted else 1
+
+
+@njit(**_JIT)
+def _finite(v, n):
+    for i in range(n):
+        if not math.isfinite(v[i]):
+            return False
+    return True
+
+
+@njit(**_JIT)
+def _finite_filter(q, bias, P, started):
+    """Whether the filter's state is finite (``q̂`` only once started: it is NaN until then)."""
+    if not (_finite(bias, 3) and (started == 0.0 or _finite(q, 4))):
+        return False
+    for i in range(6):
+        for j in range(6):
+            if not math.isfinite(P[i, j]):
+                return False
+    return True
+
+
+@njit(**_JIT)
+def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_mag, use_sun, css, sun_matrix, r_sun,
+               params, nis_out):
+    """One estimator cycle at ``t_s``: propagate with the gyro, then update with this cycle's measurements.
+
+    The rate over the interval since the last cycle is the mean of the gyro
+    readings at its two ends (the readings are instantaneous rates: the
+    trapezoid keeps the attitude propagation second-order accurate while the
+    body accelerates). ``memory`` is :func:`new_memory`'s; its entries 2-4
+    keep the last good gyro reading, which stands in for a reading without
+    output (NaN: a gyro dropout) — the filter keeps propagating and its
+    covariance keeps growing — and is the rate the estimator reports. An
+    estimator without an initial attitude takes its first star-tracker
+    quaternion as it or, without a star tracker, starts from TRIAD on the
+    first cycle that measures both the field and the Sun
+    (:func:`triad_start`); until then ``q̂`` stays as it was (NaN) and
+    nothing is updated. ``nis_out`` (3,) gets the NIS of the star-tracker,
+    magnetometer and Sun updates of this cycle (NaN where none was made: a
+    measurement without output is skipped, neither used nor rejected). A
+    measurement kind rejected :data:`LOCKOUT_REJECTIONS` times in a row is
+    accepted the next time. Returns how many measurements were rejected.
+    The sun sensor's six detector outputs ``css`` give a direction by
+    :func:`sun_vector` with its ``sun_matrix`` (no update when it is too
+    dim, in eclipse). Returns :data:`DIVERGED` instead, at once, when the
+    propagation or an update left the state non-finite: the next update
+    would invert an infinite innovation covariance.
+    """
+    if _finite(w_meas, 3):
+        wx, wy, wz = w_meas[0], w_meas[1], w_meas[2]
+    elif math.isnan(memory[2]):  # no good reading yet: the body taken at rest until one comes
+        wx = wy = wz = 0.0
+    else:
+        wx, wy, wz = memory[2], memory[3], memory[4]
+    if not math.isnan(memory[0]):
+        dt = t_s - memory[0]
+        if dt > 0.0:
+            w_mid = (0.5 * (memory[2] + wx), 0.5 * (memory[3] + wy), 0.5 * (memory[4] + wz))
+            mekf_propagate(q, bias, P, w_mid, dt, params[0], params[1])
+            if not _finite_filter(q, bias, P, memory[1]):
+                return DIVERGED
+    memory[0] = t_s
+    memory[2], memory[3], memory[4] = wx, wy, wz
+    nis_out[0] = nis_out[1] = nis_out[2] = np.nan
+    rejected = 0
+    use_st = use_st and _finite(q_st, 4)
+    use_mag = use_mag and _finite(b_mag, 3)
+    if use_st:
+        if memory[1] == 0.0:
+            for i in range(4):
+                q[i] = q_st[i]
+            memory[1] = 1.0
+        else:
+            nis, ok = mekf_update_quaternion(q, bias, P, q_st, (params[2], params[3], params[4]), _gated(memory, 0,
+                                                                                                          params[7]))
+            nis_out[0] = nis
+            rejected += _count(memory, 0, ok)
+    if memory[1] == 0.0 and use_mag and use_sun:  # no star tracker: the first usable field and Sun pair
+        if triad_start(q, P, b_mag, r_mag, css, sun_matrix, r_sun, params):
+            memory[1] = 1.0
+            return rejected  # they made the attitude: updating with them again would count them twice
+    if memory[1] == 0.0:  # no attitude yet: nothing to linearise about
+        return rejected
+    if use_mag:
+        nis, ok = mekf_update_vector(q, bias, P, b_mag, r_mag, params[5], _gated(memory, 1, params[7]))
+        nis_out[1] = nis
+        rejected += _count(memory, 1, ok)
+    if use_sun:
+        s = sun_vector(css, sun_matrix)
+        if s[0] != 0.0 or s[1] != 0.0 or s[2] != 0.0:
+            nis, ok = mekf_update_vector(q, bias, P, s, r_sun, params[6], _gated(memory, 2, params[7]))
+            nis_out[2] = nis
+            rejected += _count(memory, 2, ok)
+    if not _finite_filter(q, bias, P, memory[1]):
+        return DIVERGED
+    return rejected

@@ -1,0 +1,58 @@
+"""Telemetry columns and their units, documented once (DESIGN.md).
+
+Column names carry the physical thing and the axis; the frame is named when
+it is not body axes (``H_I_x``). Units are SI and listed here, not in the
+column names.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TIME_INDEX", "QUATERNION_COLUMNS", "RATE_COLUMNS", "STATE_COLUMNS", "POINTING_COLUMNS",
+           "ESTIMATOR_SUFFIXES", "WHEEL_SUFFIXES", "WHEEL_FRICTION_SUFFIXES", "WHEEL_JITTER_SUFFIXES", "UNITS"]
+
+TIME_INDEX = "t"
+QUATERNION_COLUMNS = ("qw", "qx", "qy", "qz")
+RATE_COLUMNS = ("wx", "wy", "wz")
+STATE_COLUMNS = QUATERNION_COLUMNS + RATE_COLUMNS
+# written by the mission's first pointing controller (attsim.guidance.pointing)
+# an estimator's columns, each after its name and an underscore (attsim.estimation.mekf): the estimate q_IB, the bias
+# (rad/s), the 3-sigma bounds of attitude (rad) and bias (rad/s), the NIS of the last cycle's star-tracker,
+# magnetometer and Sun updates (NaN where none), and the gyro's true bias (rad/s, body axes through its nominal
+# mounting)
+ESTIMATOR_SUFFIXES = (("qw", "qx", "qy", "qz") + tuple(f"bias_{a}" for a in "xyz")
+                      + tuple(f"sigma3_att_{a}" for a in "xyz") + tuple(f"sigma3_bias_{a}" for a in "xyz")
+                      + ("nis_st", "nis_mag", "nis_sun") + tuple(f"bias_true_{a}" for a in "xyz"))
+# a reaction wheel's columns, each after its name and an underscore (attsim.actuators): its
+# speed relative to the body, axial momentum, motor torque and the torque commanded (before the limits); the friction
+# torque on it when it has friction; the rotor angle, the imbalance force on the body and the imbalance torque about
+# the centre of mass when it has imbalance
+WHEEL_SUFFIXES = ("speed", "h", "torque", "torque_cmd")
+WHEEL_FRICTION_SUFFIXES = ("friction",)
+WHEEL_JITTER_SUFFIXES = ("angle",) + tuple(f"jitter_F_{a}" for a in "xyz") + tuple(f"jitter_tau_{a}" for a in "xyz")
+POINTING_COLUMNS = ("q_ref_w", "q_ref_x", "q_ref_y", "q_ref_z", "att_err_deg", "att_err_x", "att_err_y", "att_err_z")
+
+UNITS = {
+    "t": "s, simulation time from the start of the run",
+    "qw qx qy qz": "1, q_IB scalar first (rotates body vectors into the inertial frame)",
+    "wx wy wz": "rad/s, body rate relative to inertial space, body axes",
+    "H_x H_y H_z": "N m s, angular momentum about the centre of mass, body axes",
+    "H_I_x H_I_y H_I_z": "N m s, angular momentum about the centre of mass, inertial axes",
+    "H_norm": "N m s, |H| (the same in every frame)",
+    "T_rot": "J, rotational kinetic energy 1/2 w.J w",
+    "nutation": "rad, angle between the chosen body axis and H",
+    "tau_x tau_y tau_z": "N m, applied torque, body axes",
+    "q_ref_w q_ref_x q_ref_y q_ref_z": "1, q_IR: the reference attitude of the mission's first pointing controller",
+    "att_err_deg": "deg, angle of the rotation from the reference to the true attitude",
+    "att_err_x att_err_y att_err_z": "rad, 2 vec(q_RB): the pointing error per body axis (small-angle)",
+    "<wheel>_speed": "rad/s, the wheel's speed relative to the body",
+    "<wheel>_h": "N m s, the wheel's absolute angular momentum about its axis",
+    "<wheel>_torque": "N m, the motor torque on the wheel (after its torque and speed limits)",
+    "<wheel>_torque_cmd": "N m, the motor torque last commanded, before any limit",
+    "<wheel>_friction": "N m, the friction torque on the wheel about its axis (opposes its speed; the body feels "
+                        "minus motor plus friction)",
+    "<wheel>_angle": "rad, the rotor angle in [0, 2 pi) from its reference direction",
+    "<wheel>_jitter_F_x <wheel>_jitter_F_y <wheel>_jitter_F_z": "N, the static imbalance force on the body, body axes "
+                                                               "(no translation is simulated: its torque acts)",
+    "<wheel>_jitter_tau_x <wheel>_jitter_tau_y <wheel>_jitter_tau_z": "N m, the imbalance torque about the centre of "
+                                                                     "mass, body axes",
+}
