@@ -261,9 +261,13 @@ def test_the_campaign_command_on_an_existing_scheduler_prints_and_exits_by_the_r
     assert cli.main(argv) == 1  # 3 runs can never show 99 % with 95 % confidence
     out = capsys.readouterr().out
     assert f"dask: 2 workers, dashboard {client.dashboard_link}" in out
-    assert "runs: 3" in out and "FAIL  requirement: at least 0.99 of runs pass with 95% confidence" in out
     records = store.read_records(tmp_path / "mc")
     passed = int((records["status"] == "OK").sum())
+    # what the requirement needs, said before the runs (a warning: 3 runs cannot meet it) and after them
+    impossible = ("requirement: at least 0.99 of runs pass with 95% confidence; cannot be met by 3 runs, even with "
+                  "none failing: it needs at least 299 runs")
+    assert f"\nwarning: {impossible}\n" in out and f"\nFAIL  {impossible}, {passed} passed\n" in out
+    assert out.index("warning: requirement") < out.index("dask: ") and "runs: 3" in out
     assert cli.main(argv[:-1] + ["--require", "0.01", "--no-report"]) == (0 if passed else 1)  # resumed: 0 to run
     assert "resuming: 3 runs on disk, 0 to run" in capsys.readouterr().out
 
@@ -323,7 +327,9 @@ def test_a_campaign_of_criteria_sharing_a_label_records_errors_and_the_run_alone
         "import math, sys\n"
         f"sys.path.insert(0, {str(SLEW.parent)!r})\n"
         "import campaign_slew as base\n"
-        "build, dispersions = base.build, base.dispersions\n"
+        "dispersions = base.dispersions\n"
+        "def build(out_dir=None, **params):\n"
+        "    return base.build(out_dir, **params)\n"
         "def criteria(tel):\n"
         "    label, value, ok, bound = base.criteria(tel)[1]  # the pointing error: < 30 deg, it passes\n"
         "    return [(label, math.nan, True, bound), (label, value, ok, bound)]\n")
@@ -339,6 +345,23 @@ def test_a_campaign_of_criteria_sharing_a_label_records_errors_and_the_run_alone
     assert cli.main(["run", str(script), "--campaign", str(out), "--index", "1", "--no-report"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"attsim: {message}; the telemetry is kept in {out / 'runs' / '1'}"
+
+
+def test_a_campaign_too_short_to_meet_its_requirement_warns_once_naming_the_runs_it_needs(tmp_path):
+    with pytest.warns(attsim.AttsimWarning) as caught:
+        attsim.Campaign(SLEW, runs=298, out_dir=tmp_path / "mc")
+    assert [str(w.message) for w in caught] == [
+        "requirement: at least 0.99 of runs pass with 95% confidence; cannot be met by 298 runs, even with none "
+        "failing: it needs at least 299 runs"]
+    assert caught[0].filename == __file__  # points at the caller's line
+    with pytest.warns(attsim.AttsimWarning, match="cannot be met by 1000 runs.*at least 2995 runs"):
+        attsim.Campaign(SLEW, runs=1000, out_dir=tmp_path / "mc", required_rate=0.999)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", attsim.AttsimWarning)
+        campaign = attsim.Campaign(SLEW, runs=299, out_dir=tmp_path / "mc")  # all 299 passing would meet it
+    assert campaign.needs() == "299 of 299 runs must pass (at most 0 may fail)"
 
 
 def test_a_second_campaign_into_a_locked_directory_is_refused(client, tmp_path):
