@@ -19,8 +19,8 @@ A script that runs a campaign locally from Python needs the usual
 
 The directory (:mod:`attsim.campaign.records`) is resumable: a campaign
 started again runs only the runs that have no record, and refuses to mix
-two experiments (another mission script, seed, dispersions, duration or
-integrator). It is held locked while a campaign runs: a second one into it
+two experiments (another mission script, seed, dispersions, duration,
+integrator or envelope grid). It is held locked while a campaign runs: a second one into it
 is refused. Records stream into Parquet parts at most
 :data:`FLUSH_WALL_S` after they arrive, the envelopes' state at most
 :data:`ENVELOPES_WALL_S` (runs recorded but not yet in the saved envelopes
