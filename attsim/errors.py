@@ -17,6 +17,7 @@ __all__ = [
     "DivergenceError",
     "EstimatorDivergenceError",
     "GimbalLockError",
+    "IdealKnowledgeWarning",
     "InputError",
     "NonPhysicalInertiaError",
     "TorqueError",
@@ -151,4 +152,8 @@ class ControllerError(AttsimError):
 
 
 class AttsimWarning(UserWarning):
-    """attsim corrected an input (e.g. normalised a quaternion) and says so."""
+    """attsim corrected an input (e.g. normalised a quaternion) or doubts one, and says so."""
+
+
+class IdealKnowledgeWarning(AttsimWarning):
+    """A law acts on the simulator's true state without having asked for it (:mod:`attsim.knowledge`)."""
