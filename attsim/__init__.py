@@ -75,7 +75,7 @@ _LAZY = {
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry",
                "reporting", "actuators", "sensors", "control", "controllers", "environment", "testing", "validation",
                "cli", "studies", "estimators", "mekf", "allocation", "dispersions", "modes", "guidance", "estimation",
-               "knowledge"}
+               "knowledge", "plausibility"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

@@ -38,6 +38,7 @@ from .environment.torques import DISTURBANCE_NAMES
 from .errors import AttsimError, ControllerError, DivergenceError, EstimatorDivergenceError, InputError
 from .inertia import check_inertia, check_rate
 from .plant import Spacecraft
+from .plausibility import check_body_rate
 from .schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .memory_telemetry import MemoryRecorder
 from .telemetry import Recorder, Telemetry, load
@@ -199,6 +200,7 @@ class Mission:
         self.nonphysical_inertia = checked.nonphysical
         self.omega0_rad_s = vector3(omega0, "omega0")
         check_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")
+        check_body_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")  # warns of deg/s given as rad/s
         self.q0 = unit_quaternion(q0, "q0")
         self.duration_s = positive_scalar(duration, "duration")
         self.method = one_of(method, "method", __getattr__("ENGINE_METHODS"))

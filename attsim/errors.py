@@ -18,6 +18,7 @@ __all__ = [
     "EstimatorDivergenceError",
     "GimbalLockError",
     "IdealKnowledgeWarning",
+    "ImplausibleValueWarning",
     "InputError",
     "NonPhysicalInertiaError",
     "TorqueError",
@@ -157,3 +158,7 @@ class AttsimWarning(UserWarning):
 
 class IdealKnowledgeWarning(AttsimWarning):
     """A law acts on the simulator's true state without having asked for it (:mod:`attsim.knowledge`)."""
+
+
+class ImplausibleValueWarning(AttsimWarning):
+    """A value far outside any spacecraft's range, most likely a unit slip (:mod:`attsim.plausibility`)."""

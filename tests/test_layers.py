@@ -11,6 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "attsim"
 # module (dotted, relative to attsim) or package prefix -> layer; the longest matching prefix wins
 LAYERS = {
     "errors": 0, "constants": 0, "_validate": 0, "schema": 0, "_fastcall": 0, "timegrid": 0, "_jit": 0,
+    "plausibility": 0,
     "rotations": 1,
     "inertia": 2, "dispersions": 2,
     "dynamics": 3, "torque": 3, "integrators": 3, "propagation": 3,

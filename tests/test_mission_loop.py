@@ -331,7 +331,7 @@ def test_laws_that_differ_only_in_frozen_values_each_run_their_own(tmp_path):
     torques = []
     for k, gain in enumerate((1e-3, 1e-1)):
         m = attsim.Mission("factory", J, (0.01, -0.02, 0.03), duration=2.0, out_dir=tmp_path / str(k))
-        wheels = _wheels(m, max_torque_Nm=1.0)
+        wheels = _wheels(m, max_torque_Nm=0.05)  # far from saturating the laws' 1e-5 and 1e-3 N m
         gyro = m.add(attsim.Gyro(10.0))
         m.add(attsim.NumbaController(_factory(gain), period_s=0.5, sensors=[gyro], wheels=wheels))
         torques.append(m.run(compiled=True).df.loc[0.0, "rw_x_torque"])
