@@ -63,6 +63,7 @@ _LAZY = {
     "NumbaController": "attsim.numba_controller",
     "MEKF": "attsim.estimators",
     "ModeManager": "attsim.modes",
+    "TRUTH": "attsim.knowledge",
     "report": "attsim.reporting",
     "Propagation": "attsim.studies",
     "Environment": "attsim.environment",
@@ -73,7 +74,8 @@ _LAZY = {
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry",
                "reporting", "actuators", "sensors", "control", "controllers", "environment", "testing", "validation",
-               "cli", "studies", "estimators", "mekf", "allocation", "dispersions", "modes", "guidance", "estimation"}
+               "cli", "studies", "estimators", "mekf", "allocation", "dispersions", "modes", "guidance", "estimation",
+               "knowledge", "plausibility"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

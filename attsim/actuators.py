@@ -19,6 +19,7 @@ from ._validate import (finite_array, finite_number, non_negative_scalar, one_of
 from .actuator_models import magnetorquer_saturate
 from .component import At, Component
 from .errors import InputError
+from .plausibility import check_wheel
 from .schema import WHEEL_FRICTION_SUFFIXES, WHEEL_JITTER_SUFFIXES, WHEEL_SUFFIXES
 
 __all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel"]
@@ -376,6 +377,7 @@ class ReactionWheel(Component):
         self.inertia_kg_m2 = positive_scalar(inertia_kg_m2, "inertia_kg_m2")
         self.max_torque_Nm = positive_scalar(max_torque_Nm, "max_torque_Nm")
         self.max_speed_rad_s = positive_scalar(max_speed_rad_s, "max_speed_rad_s")
+        check_wheel(name, self.inertia_kg_m2, self.max_torque_Nm, self.max_speed_rad_s)  # warns of mN m as N m, rpm
         self.speed0_rad_s = finite_number(speed0_rad_s, "speed0_rad_s")
         if abs(self.speed0_rad_s) > self.max_speed_rad_s:
             raise InputError("speed0_rad_s", "must not exceed max_speed_rad_s",

@@ -26,6 +26,7 @@ from .estimators import MEKF
 from .modes import POINTING_BELOW, ModeManager
 from .errors import ControllerError, DivergenceError, GimbalLockError
 from .guidance_kernels import PARAMETER_LENGTH
+from .knowledge import reads_truth
 from .mekf import MEASUREMENTS, MEMORY_SIZE, PARAMETERS
 from .numba_controller import MAX_READING_WIDTH, NumbaController
 from .plant import advance_template
@@ -132,7 +133,7 @@ def _condition_source(condition, controllers, estimators) -> int:
     """The bank row a condition reads: the law of a pointing condition, the estimator of a rate one (-1: truth)."""
     if condition.kind == POINTING_BELOW:
         return controllers.index(condition.source)
-    return -1 if condition.source is None else estimators.index(condition.source)
+    return -1 if reads_truth(condition.source) else estimators.index(condition.source)
 
 
 def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, estimators) -> ml.ControllerBank:

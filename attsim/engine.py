@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from simpy.core import NORMAL
 
-from . import __version__
+from . import __version__, knowledge
 from ._validate import boolean, int_in, one_of, path_like, positive_scalar, safe_name, unit_quaternion, vector3
 from .component import At, Component, periodic
 from .environment.table import EnvironmentTable, field_table
@@ -38,6 +38,7 @@ from .environment.torques import DISTURBANCE_NAMES
 from .errors import AttsimError, ControllerError, DivergenceError, EstimatorDivergenceError, InputError
 from .inertia import check_inertia, check_rate
 from .plant import Spacecraft
+from .plausibility import check_body_rate
 from .schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .memory_telemetry import MemoryRecorder
 from .telemetry import Recorder, Telemetry, load
@@ -199,6 +200,7 @@ class Mission:
         self.nonphysical_inertia = checked.nonphysical
         self.omega0_rad_s = vector3(omega0, "omega0")
         check_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")
+        check_body_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")  # warns of deg/s given as rad/s
         self.q0 = unit_quaternion(q0, "q0")
         self.duration_s = positive_scalar(duration, "duration")
         self.method = one_of(method, "method", __getattr__("ENGINE_METHODS"))
@@ -227,6 +229,14 @@ class Mission:
                 raise InputError("field", "give either field or environment (the environment has its own field model)")
         self.environment = environment
         self.components: list[Component] = []
+
+    @property
+    def has_field(self) -> bool:
+        """Whether the mission has a magnetic field: ``field=`` (a constant one not zero) or an environment's model."""
+        if self.environment is not None:
+            return self.environment.field is not None
+        spec = self.field_spec
+        return spec is not None and (callable(spec) or bool(np.any(spec != 0.0)))
 
     def add(self, component: Component) -> Component:
         """Add an actuator, sensor, controller or schedule; returns it."""
@@ -266,6 +276,7 @@ class Mission:
             "environment": None if self.environment is None else _describe_environment(self.environment),
             "components": [_describe_component(c) for c in self.components],
             "modes": next((c.mode_names for c in self.components if hasattr(c, "mode_names")), None),
+            "knowledge": knowledge.record(self.components),
             "versions": {
                 "attsim": __version__, "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__,
                 "pandas": pandas.__version__, "simpy": simpy.__version__, "python": platform.python_version(),
@@ -323,6 +334,7 @@ class Mission:
 
         check_drivers([c for c in self.components if isinstance(c, Controller)],
                       next((c for c in self.components if isinstance(c, ModeManager)), None))
+        knowledge.warn_ideal(self.components)
         from .compiled_mission import compiled_form, run_compiled
 
         can_compile = compiled_form(self) and realtime_factor is None

@@ -11,6 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "attsim"
 # module (dotted, relative to attsim) or package prefix -> layer; the longest matching prefix wins
 LAYERS = {
     "errors": 0, "constants": 0, "_validate": 0, "schema": 0, "_fastcall": 0, "timegrid": 0, "_jit": 0,
+    "plausibility": 0,
     "rotations": 1,
     "inertia": 2, "dispersions": 2,
     "dynamics": 3, "torque": 3, "integrators": 3, "propagation": 3,
@@ -19,7 +20,7 @@ LAYERS = {
     "sensor_base": 5, "sensor_faults": 5, "control": 5, "controllers": 5,
     "actuator_models": 5, "sensor_models": 5, "control_laws": 5, "numba_controller": 5, "mekf": 5, "allocation": 5,
     "estimators": 5, "estimation": 5, "guidance": 5, "guidance_kernels": 5, "pointing": 5, "modes": 5,
-    "wheel_dynamics": 5,
+    "wheel_dynamics": 5, "knowledge": 5,
     "plant": 6, "plant_checks": 6, "engine": 6, "mission_banks": 6, "mission_loop": 6, "mission_steps": 6,
     "compiled_mission": 6, "compiled_sensors": 6,
     "analysis": 7, "reporting": 7,
