@@ -63,6 +63,7 @@ _LAZY = {
     "NumbaController": "attsim.control.numba_law",
     "MEKF": "attsim.estimation.mekf",
     "ModeManager": "attsim.control.modes",
+    "TRUTH": "attsim.control.knowledge",
     "report": "attsim.reporting",
     "Propagation": "attsim.studies",
     "Environment": "attsim.environment",
@@ -73,7 +74,8 @@ _LAZY = {
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "torque", "engine", "telemetry",
                "reporting", "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies",
-               "allocation", "dispersions", "modes", "guidance", "estimation", "campaign", "criteria", "scripts"}
+               "allocation", "dispersions", "modes", "guidance", "estimation", "campaign", "criteria", "scripts",
+               "plausibility"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

@@ -53,7 +53,8 @@ from ._core.validate import safe_name
 from .errors import AttsimError, InputError
 from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts as _mission_scripts
 from .scripts import resolve_script as _resolve_script
-from .criteria import Criterion, judge, one_line as _one_line, record_criteria, shown as _shown
+from .criteria import Criterion, SharedLabelError, judge, passed, record_criteria
+from .criteria import one_line as _one_line, shown as _shown
 from .testing import NotEvaluated
 
 __all__ = ["main", "run_script", "execute", "judge", "Criterion", "NotEvaluated",
@@ -189,6 +190,9 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
             raise
     try:
         results = judge(criteria(runs[0] if single else runs))
+    except SharedLabelError as exc:  # the script's criteria break their contract: refused by name, as a campaign does
+        _note(exc, "the telemetry is kept in " + ", ".join(str(run.path) for run in runs))
+        raise
     except Exception as exc:  # the criteria's own error: every criterion is unjudged, the runs stay
         if debug:
             raise
@@ -205,7 +209,7 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
             print(f"report: {page}")
         if len(runs) > 1:
             print(f"comparison: {pages[-1]}")
-    return EXIT_OK if all(c.ok for c in results) else EXIT_FAILED
+    return EXIT_OK if passed(results) else EXIT_FAILED
 
 
 def _keep_criteria(runs, results) -> None:

@@ -3,7 +3,9 @@
 ``criteria(telemetry)`` of a mission script returns
 ``[(label, value, ok, bound), ...]``. :func:`judge` makes each row a
 :class:`Criterion` whose PASS needs ``ok`` a True bool and a value that is
-not NaN; :func:`record_criteria` writes the judged list into the run's
+not NaN, and refuses two criteria of one label (:class:`SharedLabelError`:
+a campaign records and counts each criterion under its label);
+:func:`passed` is the run's verdict; :func:`record_criteria` writes the judged list into the run's
 ``meta.json`` (``"criteria"``), so ``attsim report DIR`` later draws the
 same criteria table and requirement lines as the report written with the
 run.
@@ -19,10 +21,20 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .errors import InputError
 from .telemetry.recorder import META_FILE, _write_json_atomic
 from .testing import NotEvaluated
 
-__all__ = ["Criterion", "judge", "record_criteria", "shown", "one_line"]
+__all__ = ["Criterion", "SharedLabelError", "judge", "passed", "record_criteria", "shown", "one_line"]
+
+
+class SharedLabelError(InputError):
+    """Two criteria a mission script returned share a label: the script breaks the criteria's contract.
+
+    Refused rather than judged: a campaign keeps each criterion's value and
+    verdict under its label, so a second row of one label would silently
+    replace the first (a failed row hidden by a passing one).
+    """
 
 
 class Criterion(NamedTuple):
@@ -73,6 +85,12 @@ def judge(results) -> list[Criterion]:
     A :class:`~attsim.testing.NotEvaluated` value, a NaN value (anywhere in
     an array), an ``ok`` that is not a bool and a row that is not
     ``(label, value, ok, bound)`` are each a FAIL whose value says why.
+
+    Raises
+    ------
+    SharedLabelError
+        Two rows have the same label (after folding whitespace, as shown),
+        naming it and the rows' positions.
     """
     if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
         returned = NotEvaluated(f"criteria must return a list of (label, value, ok, bound), got {one_line(results)}")
@@ -96,7 +114,24 @@ def judge(results) -> list[Criterion]:
             judged.append(Criterion(label, NotEvaluated(why), False, bound))
         else:
             judged.append(Criterion(label, _plain(value), bool(ok), bound))
+    _refuse_shared_labels(judged)
     return judged
+
+
+def passed(judged) -> bool:
+    """The verdict of a run on its judged criteria: every one passed (``attsim run``'s exit code, a campaign record's
+    status)."""
+    return all(criterion.ok for criterion in judged)
+
+
+def _refuse_shared_labels(judged) -> None:
+    first: dict[str, int] = {}
+    for number, criterion in enumerate(judged, start=1):
+        earlier = first.setdefault(criterion.label, number)
+        if earlier != number:
+            raise SharedLabelError("criteria", "each criterion must have a label of its own (a campaign records and "
+                                   "counts each criterion under its label)",
+                                   f"{criterion.label!r} labels criteria {earlier} and {number}")
 
 
 def _plain(value):

@@ -17,6 +17,8 @@ __all__ = [
     "DivergenceError",
     "EstimatorDivergenceError",
     "GimbalLockError",
+    "IdealKnowledgeWarning",
+    "ImplausibleValueWarning",
     "InputError",
     "NonPhysicalInertiaError",
     "TorqueError",
@@ -151,4 +153,12 @@ class ControllerError(AttsimError):
 
 
 class AttsimWarning(UserWarning):
-    """attsim corrected an input (e.g. normalised a quaternion) and says so."""
+    """attsim corrected an input (e.g. normalised a quaternion) or doubts one, and says so."""
+
+
+class IdealKnowledgeWarning(AttsimWarning):
+    """A law acts on the simulator's true state without having asked for it (:mod:`attsim.control.knowledge`)."""
+
+
+class ImplausibleValueWarning(AttsimWarning):
+    """A value far outside any spacecraft's range, most likely a unit slip (:mod:`attsim.plausibility`)."""

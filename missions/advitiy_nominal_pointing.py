@@ -8,7 +8,10 @@ magnetorquers through m = B x tau / |B|^2, every 2 s, with the residual
 dipole compensated as calibrated to 90 %. Reports the pointing error over
 the second orbit. Magnetic control acts only across the field, so the error
 is tens of degrees, not arc-seconds; uncontrolled, the residual dipole
-alone turns Advitiy away by more than 90 deg within an orbit.
+alone turns Advitiy away by more than 90 deg within an orbit. An
+ideal-knowledge study: the law reads the true attitude and rate
+(attsim.TRUTH), so the error is the control law's alone; advitiy_adcs runs
+a magnetic PD on its MEKF.
 
 Success: the error over the second orbit stays below 30 deg, mean below 20 deg.
 """
@@ -39,7 +42,8 @@ def build(out_dir=None) -> attsim.Mission:
                              out_dir=out_dir, environment=env, description=__doc__.splitlines()[0])
     mag, mtq = advitiy.add_magnetic_hardware(mission)
     mission.add(attsim.MagneticPD(mag, mtq, kp=1e-8, kd=1e-4, period_s=advitiy.CONTROL_PERIOD_S,
-                                  dipole_compensation_Am2=0.9 * env.residual_dipole_Am2))
+                                  dipole_compensation_Am2=0.9 * env.residual_dipole_Am2,
+                                  attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     return mission
 
 

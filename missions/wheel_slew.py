@@ -9,7 +9,11 @@ and the total inertial angular momentum (body + wheels) stays constant.
 Run: ``python missions/wheel_slew.py`` or ``attsim run wheel_slew``; writes
 ``reports/wheel_slew/`` (telemetry, events, metadata). Monte Carlo:
 ``attsim campaign wheel_slew --runs 1000`` draws the parameters of
-:func:`dispersions` for each run.
+:func:`dispersions` for each run, and ends FAIL requirement (992 of 1000
+pass, 996 needed): the law takes its rate from the biased gyro, so a bias
+holds the bus 36 s x bias off target on top of the slew's tail; the 8 runs
+whose z bias is 1.1 to 3.2 sigma high end past 0.1 deg at 240 s (the
+README's Campaigns section says what that teaches).
 """
 
 from __future__ import annotations

@@ -261,9 +261,13 @@ def test_the_campaign_command_on_an_existing_scheduler_prints_and_exits_by_the_r
     assert cli.main(argv) == 1  # 3 runs can never show 99 % with 95 % confidence
     out = capsys.readouterr().out
     assert f"dask: 2 workers, dashboard {client.dashboard_link}" in out
-    assert "runs: 3" in out and "FAIL  requirement: at least 0.99 of runs pass with 95% confidence" in out
     records = store.read_records(tmp_path / "mc")
     passed = int((records["status"] == "OK").sum())
+    # what the requirement needs, said before the runs (a warning: 3 runs cannot meet it) and after them
+    impossible = ("requirement: at least 0.99 of runs pass with 95% confidence; cannot be met by 3 runs, even with "
+                  "none failing: it needs at least 299 runs")
+    assert f"\nwarning: {impossible}\n" in out and f"\nFAIL  {impossible}, {passed} passed\n" in out
+    assert out.index("warning: requirement") < out.index("dask: ") and "runs: 3" in out
     assert cli.main(argv[:-1] + ["--require", "0.01", "--no-report"]) == (0 if passed else 1)  # resumed: 0 to run
     assert "resuming: 3 runs on disk, 0 to run" in capsys.readouterr().out
 
@@ -302,6 +306,64 @@ def test_a_criterion_that_is_not_a_number_keeps_the_verdict_attsim_run_prints():
     assert judge(rows[:2])[1] == "OK"
 
 
+@pytest.mark.parametrize("rows", [
+    [("error [deg]", float("nan"), True, "< 30"), ("error [deg]", 0.5, True, "< 30")],  # a NaN row, then a passing one
+    [("error [deg]", 45.0, False, "< 30"), ("rate", 0.1, True, "< 1"), ("error  [deg]", 0.5, True, "< 30")],
+])
+def test_two_criteria_of_one_label_are_refused_naming_it_not_merged_into_a_pass(rows):
+    # the record kept one column a label: the later passing row replaced the failed one, and the run counted as OK
+    with pytest.raises(attsim.InputError) as info:
+        judge(rows)
+    assert info.value.field == "criteria" and "label of its own" in info.value.rule
+    assert info.value.detail == f"'error [deg]' labels criteria 1 and {len(rows)}"
+    with pytest.raises(attsim.InputError, match="'error \\[deg\\]' labels criteria 1 and"):
+        cli.judge(rows)
+
+
+def test_a_campaign_of_criteria_sharing_a_label_records_errors_and_the_run_alone_refuses_it_too(client, tmp_path,
+                                                                                                 capsys):
+    script = tmp_path / "shared_label.py"
+    script.write_text(
+        "import math, sys\n"
+        f"sys.path.insert(0, {str(SLEW.parent)!r})\n"
+        "import campaign_slew as base\n"
+        "dispersions = base.dispersions\n"
+        "def build(out_dir=None, **params):\n"
+        "    return base.build(out_dir, **params)\n"
+        "def criteria(tel):\n"
+        "    label, value, ok, bound = base.criteria(tel)[1]  # the pointing error: < 30 deg, it passes\n"
+        "    return [(label, math.nan, True, bound), (label, value, ok, bound)]\n")
+    out = tmp_path / "mc"
+    result = attsim.Campaign(script, runs=2, seed=3, out_dir=out).run(client=client)
+    message = ("criteria: each criterion must have a label of its own (a campaign records and counts each criterion "
+               "under its label) ('final pointing error [deg]' labels criteria 1 and 2)")
+    assert list(result.records["status"]) == ["ERROR", "ERROR"] and result.rate.passed == 0
+    assert set(result.records["error"]) == {f"SharedLabelError: {message}"}
+    assert "labels criteria 1 and 2" in (out / "report.html").read_text(encoding="utf-8")
+    # attsim run --campaign DIR --index K refuses it the same way: no verdict, the label named, the telemetry kept
+    capsys.readouterr()
+    assert cli.main(["run", str(script), "--campaign", str(out), "--index", "1", "--no-report"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"attsim: {message}; the telemetry is kept in {out / 'runs' / '1'}"
+
+
+def test_a_campaign_too_short_to_meet_its_requirement_warns_once_naming_the_runs_it_needs(tmp_path):
+    with pytest.warns(attsim.AttsimWarning) as caught:
+        attsim.Campaign(SLEW, runs=298, out_dir=tmp_path / "mc")
+    assert [str(w.message) for w in caught] == [
+        "requirement: at least 0.99 of runs pass with 95% confidence; cannot be met by 298 runs, even with none "
+        "failing: it needs at least 299 runs"]
+    assert caught[0].filename == __file__  # points at the caller's line
+    with pytest.warns(attsim.AttsimWarning, match="cannot be met by 1000 runs.*at least 2995 runs"):
+        attsim.Campaign(SLEW, runs=1000, out_dir=tmp_path / "mc", required_rate=0.999)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", attsim.AttsimWarning)
+        campaign = attsim.Campaign(SLEW, runs=299, out_dir=tmp_path / "mc")  # all 299 passing would meet it
+    assert campaign.needs() == "299 of 299 runs must pass (at most 0 may fail)"
+
+
 def test_a_second_campaign_into_a_locked_directory_is_refused(client, tmp_path):
     holder = RunLock(tmp_path / "mc")
     (tmp_path / "mc").mkdir()
@@ -322,6 +384,22 @@ def test_resuming_another_experiment_is_refused_naming_what_differs(client, tmp_
         attsim.Campaign(SLEW, runs=2, seed=1, out_dir=tmp_path / "mc", duration=5.0).missing()
     with pytest.raises(attsim.InputError, match=r"runs: must be at least the 2 runs"):
         attsim.Campaign(SLEW, runs=1, seed=1, out_dir=tmp_path / "mc").missing()
+
+
+def test_resuming_with_other_envelope_points_is_refused_up_front_naming_them(client, tmp_path):
+    # the envelopes' state sums the runs on its grid: a resume on another grid recorded one run, then failed on every
+    # retry ('values: must have one row per run ...')
+    out = tmp_path / "mc"
+    first = attsim.Campaign(SLEW, runs=2, seed=1, out_dir=out, envelope_points=50).run(client=client, report=False)
+    with pytest.raises(attsim.InputError, match=r"must match the campaign already in .*\(envelope_points: 50 != 80\)"):
+        attsim.Campaign(SLEW, runs=4, seed=1, out_dir=out, envelope_points=80).run(client=client, report=False)
+    with pytest.raises(attsim.InputError, match=r"envelope_points: 50 != 80"):
+        attsim.Campaign(SLEW, runs=4, seed=1, out_dir=out, envelope_points=80).missing()
+    pd.testing.assert_frame_equal(store.read_records(out), first.records)  # nothing run, nothing written
+    assert store.read_campaign(out)["envelope_grid"]["points"] == 50
+    # the same grid resumes
+    again = attsim.Campaign(SLEW, runs=3, seed=1, out_dir=out, envelope_points=50).run(client=client, report=False)
+    assert again.ran == 1 and store.load_envelopes(out, Envelope)[1] == {0, 1, 2}
 
 
 def test_full_telemetry_keeps_each_runs_directory(client, tmp_path):

@@ -65,6 +65,34 @@ def test_requirement_at_the_edges():
     assert stats.lower_bound(0, 5) == 0.0
 
 
+@pytest.mark.parametrize("runs", [1, 298, 299, 300, 1000, 5000, 123_457])
+def test_the_passes_a_requirement_needs_are_the_fewest_an_exact_binomial_test_accepts(runs):
+    # met when a true rate of 0.99 would make x or more passes no likelier than 5 % (scipy's exact one-sided test)
+    from scipy.stats import binom
+
+    def accepted(x: int) -> bool:
+        return x > 0 and binom.sf(x - 1, runs, 0.99) <= 0.05
+
+    needed = stats.passes_needed(runs)
+    if runs < 299:
+        assert needed is None and not accepted(runs)
+    else:
+        assert accepted(needed) and not accepted(needed - 1)
+        assert stats.requirement_met(needed, runs) and not stats.requirement_met(needed - 1, runs)
+    assert stats.passes_needed(1000) == 996 and stats.passes_needed(299) == 299
+
+
+def test_the_fewest_runs_that_can_meet_a_requirement():
+    assert stats.runs_needed() == 299  # ln(0.05) / ln(0.99) = 298.07
+    assert stats.runs_needed(0.9, 0.9) == 22 and stats.runs_needed(1.0, 0.95) is None
+    for rate, confidence in ((0.99, 0.95), (0.999, 0.99), (0.5, 0.5)):
+        n = stats.runs_needed(rate, confidence)
+        assert stats.requirement_met(n, n, rate, confidence)
+        assert n == 1 or not stats.requirement_met(n - 1, n - 1, rate, confidence)
+    assert stats.needs(1000) == "996 of 1000 runs must pass (at most 4 may fail)"
+    assert stats.needs(100) == "cannot be met by 100 runs, even with none failing: it needs at least 299 runs"
+
+
 def test_percentiles_by_hand():
     values = np.concatenate([np.arange(1.0, 102.0), [np.nan]])  # 1..101: rank k/100 * 100 lands on a value
     out = stats.percentiles(values)

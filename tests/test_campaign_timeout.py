@@ -237,3 +237,44 @@ def test_a_stuck_worker_without_a_nanny_gets_no_more_runs_and_says_so_once(tmp_p
     assert err.count("could not be restarted") == 1 and f"worker {address} is stuck" in err
     done = records[records["status"] != "ERROR"]
     assert set(done["status"]) <= {"OK", "FAIL"} and address not in set(done["worker"])
+
+
+def test_a_stuck_worker_whose_restart_times_out_gets_no_more_runs_and_the_campaign_completes(tmp_path, monkeypatch,
+                                                                                              capsys):
+    # a real LocalCluster of two workers with nannies. Once the test arms it, a worker process that starts never joins
+    # the scheduler (a preload that blocks, as a machine out of memory or a hung file system leaves a restart): the
+    # hung worker's restart times out, the scheduler removes it, and the campaign must go on on the other worker,
+    # say so once and record every run (it ended in 'internal error, a bug in attsim': a KeyError asking the
+    # scheduler about the removed worker). The restart is waited for RESTART_TIMEOUT_S (60 s), lowered here.
+    monkeypatch.setattr(timeouts, "RESTART_TIMEOUT_S", 5.0)
+    monkeypatch.setattr(timeouts, "COLD_ALLOWANCE_S", 0.0)  # the workers load the loop compiled here from the cache
+    runs, threshold = 6, 0.8
+    seed = next(s for s in range(1000)  # runs 0 and 1 are built in this process first (the dispersions' check)
+                if [k for k, h in enumerate(_draws(s, runs)) if h > threshold] in ([3], [4]))
+    hung = next(k for k, h in enumerate(_draws(seed, runs)) if h > threshold)
+    script, out = _hanging_script(tmp_path, threshold), tmp_path / "mc"
+    campaign = attsim.Campaign(script, runs=runs, seed=seed, out_dir=out)
+    assert run_one(RunSpec(campaign.spec(), 0, campaign.parameters(0))).record["status"] in ("OK", "FAIL")
+    armed = tmp_path / "armed"
+    preload = tmp_path / "never_back.py"
+    preload.write_text(
+        "import os, time\n"
+        "def dask_setup(worker):\n"
+        "    deadline = time.monotonic() + 300.0  # bounded: no process the test leaves behind outlives it long\n"
+        f"    while os.path.exists({str(armed)!r}) and time.monotonic() < deadline:\n"
+        "        time.sleep(0.5)\n")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  preload=[str(preload)]) as cluster, distributed.Client(cluster) as client:
+        client.wait_for_workers(2, timeout=120)
+        armed.touch()  # from now on a worker process that starts does not come back
+        code = cli.main(["campaign", str(script), "--runs", str(runs), "--seed", str(seed), "--out", str(out),
+                         "--scheduler", cluster.scheduler_address, "--run-timeout", "20", "--no-report"])
+        armed.unlink()  # the cluster closes normally
+    captured = capsys.readouterr()
+    assert code == 1, captured.err  # 5 of 6 runs cannot show 99 % with 95 % confidence; not 3, 'a bug in attsim'
+    assert f"ERROR run {hung}: timeout: the run took longer than 20 s" in captured.out
+    records = store.read_records(out)
+    _check_records(campaign, records, hung, 20.0)
+    address = records.set_index("run").loc[hung, "worker"]
+    assert captured.err.count("could not be restarted") == 1
+    assert f"worker {address} is stuck in a run that timed out and could not be restarted (timed out)" in captured.err

@@ -229,7 +229,8 @@ def test_quaternion_pd_with_wheels_slews_90_degrees(tmp_path):
     target = rotations.axis_angle_to_quat([0.3, -0.5, 0.8], np.pi / 2)
     mission = attsim.Mission("slew", FULL_J * 0.01, (0, 0, 0), duration=300.0, max_step=0.1, out_dir=tmp_path)
     wheels = [mission.add(w) for w in wheel_triad()]
-    mission.add(attsim.QuaternionPD(target, kp=0.002, kd=0.02, period_s=0.5, wheels=wheels))
+    mission.add(attsim.QuaternionPD(target, kp=0.002, kd=0.02, period_s=0.5, wheels=wheels,
+                                    attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     tel = mission.run()
     error_deg = np.degrees(rotations.quat_angle_between(tel.df[["qw", "qx", "qy", "qz"]].to_numpy(), target))
     assert error_deg[0] == pytest.approx(90.0)
@@ -365,7 +366,8 @@ def test_quaternion_pd_with_magnetorquers_commands_b_cross_tau(tmp_path):
     mission = attsim.Mission("qpd_mtq", FULL_J * 0.01, (0.01, 0.0, 0.0), duration=3.0, field=B, out_dir=tmp_path)
     mag = mission.add(attsim.Magnetometer(rate_hz=1.0))
     mtq = mission.add(attsim.Magnetorquer(dipole_max_Am2=10.0))
-    law = mission.add(attsim.QuaternionPD(target, kp=1e-4, kd=1e-3, period_s=1.0, magnetorquer=mtq, magnetometer=mag))
+    law = mission.add(attsim.QuaternionPD(target, kp=1e-4, kd=1e-3, period_s=1.0, magnetorquer=mtq, magnetometer=mag,
+                                          attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     original = mtq.command
     mtq.command = lambda sc, m: (commands.append((np.array(sc.state()[0]), np.array(sc.state()[1]), np.asarray(m))),
                                  original(sc, m))

@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "attsim"
 
 # module (dotted, relative to attsim) or package prefix -> layer; the longest matching prefix wins
 LAYERS = {
-    "errors": 0, "constants": 0, "_core": 0, "telemetry.schema": 0,
+    "errors": 0, "constants": 0, "_core": 0, "telemetry.schema": 0, "plausibility": 0,
     "rotations": 1,
     "inertia": 2, "dispersions": 2,
     "dynamics": 3, "torque": 3, "integrators": 3, "propagation": 3,

@@ -93,7 +93,7 @@ def orbit_frame_hold(out):
     mtq = m.add(attsim.Magnetorquer(dipole_max_Am2=0.05, saturation="scale"))
     tracker = m.add(attsim.StarTracker(rate_hz=0.5, noise_arcsec=20.0))
     m.add(attsim.MagneticPD(mag, mtq, kp=1e-6, kd=1e-4, period_s=2.0, attitude_sensor=tracker,
-                            dipole_compensation_Am2=(5e-4, 0.0, 0.0)))
+                            dipole_compensation_Am2=(5e-4, 0.0, 0.0), rate_source=attsim.TRUTH))
     m.add(attsim.SunSensor(rate_hz=1.0, noise=0.01, quantization=1e-3))
     return m
 
@@ -104,7 +104,8 @@ def magnetic_pd_torque_to_dipole(out):
     mag = m.add(attsim.Magnetometer(rate_hz=1.0, noise_T=1e-8))
     mtq = m.add(attsim.Magnetorquer(dipole_max_Am2=0.05))
     m.add(attsim.QuaternionPD(rotations.axis_angle_to_quat([0, 0, 1], 0.3), kp=1e-4, kd=1e-3, period_s=1.0,
-                              magnetorquer=mtq, magnetometer=mag))
+                              magnetorquer=mtq, magnetometer=mag,
+                              attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     return m
 
 
@@ -330,7 +331,7 @@ def test_laws_that_differ_only_in_frozen_values_each_run_their_own(tmp_path):
     torques = []
     for k, gain in enumerate((1e-3, 1e-1)):
         m = attsim.Mission("factory", J, (0.01, -0.02, 0.03), duration=2.0, out_dir=tmp_path / str(k))
-        wheels = _wheels(m, max_torque_Nm=1.0)
+        wheels = _wheels(m, max_torque_Nm=0.05)  # far from saturating the laws' 1e-5 and 1e-3 N m
         gyro = m.add(attsim.Gyro(10.0))
         m.add(attsim.NumbaController(_factory(gain), period_s=0.5, sensors=[gyro], wheels=wheels))
         torques.append(m.run(compiled=True).df.loc[0.0, "rw_x_torque"])

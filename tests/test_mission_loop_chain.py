@@ -76,7 +76,8 @@ def test_moving_targets_run_alike_and_fill_the_pointing_columns(tmp_path, target
         m = attsim.Mission("moving", J, (0.0, 0.0, 0.0), duration=60.0, telemetry_dt=1.0,
                            environment=_orbit_environment(), out_dir=out)
         wheels = _wheels(m, max_torque_Nm=5e-3)
-        m.add(attsim.QuaternionPD(kp=5e-4, kd=9e-3, period_s=0.5, wheels=wheels, target=target))
+        m.add(attsim.QuaternionPD(kp=5e-4, kd=9e-3, period_s=0.5, wheels=wheels, target=target,
+                                  attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
         return m
 
     python, compiled = both_ways(tmp_path, build)
@@ -90,7 +91,8 @@ def test_moving_targets_run_alike_and_fill_the_pointing_columns(tmp_path, target
 def test_a_target_that_needs_an_orbit_is_refused_without_one(tmp_path):
     m = attsim.Mission("no_orbit", J, (0.0, 0.0, 0.0), duration=5.0, out_dir=tmp_path)
     wheels = _wheels(m)
-    m.add(attsim.QuaternionPD(kp=1e-3, kd=1e-2, period_s=1.0, wheels=wheels, target=NadirPointing()))
+    m.add(attsim.QuaternionPD(kp=1e-3, kd=1e-2, period_s=1.0, wheels=wheels, target=NadirPointing(),
+                              attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     with pytest.raises(attsim.InputError, match="^target: controller 'qpd''s NadirPointing target needs an orbit"):
         m.run()
 
@@ -123,7 +125,7 @@ def wheels_listed_out_of_mission_order(out):
     m = attsim.Mission("reversed", J, (0.05, -0.04, 0.03), duration=30.0, telemetry_dt=0.5, out_dir=out)
     wheels = _wheels(m, max_torque_Nm=1e-4, max_speed_rad_s=50.0)
     m.add(attsim.QuaternionPD(rotations.axis_angle_to_quat([0.3, -0.5, 0.8], 2.0), kp=5e-2, kd=2e-1, period_s=0.5,
-                              wheels=wheels[::-1]))
+                              wheels=wheels[::-1], attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     return m
 
 

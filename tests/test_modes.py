@@ -26,7 +26,7 @@ def detumble_then_point(out):
         modes=[("detumble", [bdot]), ("point", [point]), ("safe", [bdot])],
         transitions=[("detumble", "point", modes.rate_below(0.01, dwell_s=5.0, source=mekf)),
                      ("*", "safe", modes.at_time(800.0)),
-                     ("point", "detumble", modes.rate_above(0.2))],
+                     ("point", "detumble", modes.rate_above(0.2, source=attsim.TRUTH))],
         initial="detumble", period_s=1.0))
     return m
 
@@ -81,7 +81,8 @@ def test_eclipse_and_wheel_speed_conditions(tmp_path):
         m = attsim.Mission("eclipse", J, (0.0, 0.0, 0.0), duration=3000.0, telemetry_dt=10.0,
                            environment=_orbit_environment(), out_dir=out)
         wheels = _wheels(m, max_torque_Nm=1e-4, max_speed_rad_s=300.0)
-        hold = m.add(attsim.QuaternionPD(kp=1e-4, kd=2e-3, period_s=1.0, wheels=wheels, target=NadirPointing()))
+        hold = m.add(attsim.QuaternionPD(kp=1e-4, kd=2e-3, period_s=1.0, wheels=wheels, target=NadirPointing(),
+                                         attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
         m.add(attsim.ModeManager(modes=[("sun", [hold]), ("dark", []), ("saturated", [])],
                                  transitions=[("sun", "dark", modes.in_eclipse(dwell_s=20.0)),
                                               ("*", "saturated", modes.wheel_speed_above(0.5))],

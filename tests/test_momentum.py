@@ -22,7 +22,8 @@ def test_saturated_commands_keep_the_torque_direction(tmp_path):
     m = attsim.Mission("scaled", J, (0.0, 0.0, 0.0), duration=5.0, telemetry_dt=0.5, out_dir=tmp_path)
     wheels = _pyramid(m, max_torque_Nm=1e-4)
     target = attsim.rotations.axis_angle_to_quat([0.3, -0.7, 0.5], np.radians(60.0))
-    qpd = m.add(attsim.QuaternionPD(target, kp=0.05, kd=0.5, period_s=0.5, wheels=wheels))
+    qpd = m.add(attsim.QuaternionPD(target, kp=0.05, kd=0.5, period_s=0.5, wheels=wheels,
+                                    attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     df = m.run().df
     u = df[[f"rw{k}_torque" for k in range(4)]].to_numpy()[0]
     assert np.isclose(np.abs(u).max(), 1e-4)  # the binding motor at its limit
@@ -37,7 +38,8 @@ def test_null_space_gain_moves_wheel_speeds_and_leaves_the_attitude(tmp_path):
         m = attsim.Mission("null", J, (0.0, 0.0, 0.0), duration=300.0, telemetry_dt=1.0, out_dir=tmp_path / str(gain))
         wheels = _pyramid(m, speeds=(100.0, -50.0, 20.0, 0.0))
         m.add(attsim.QuaternionPD(kp=5e-4, kd=9e-3, period_s=0.5, wheels=wheels, target=Inertial((1.0, 0, 0, 0)),
-                                  null_space_gain_Nm_s=gain, wheel_speed_target_rad_s=40.0))
+                                  null_space_gain_Nm_s=gain, wheel_speed_target_rad_s=40.0,
+                                  attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
         runs.append(m.run().df)
     still, managed = runs
     speeds = managed[[f"rw{k}_speed" for k in range(4)]].to_numpy()
@@ -85,7 +87,8 @@ def _biased(out, target=(60.0, -60.0, 60.0, -60.0)):
     m = attsim.Mission("bias", J, (0.0, 0.0, 0.0), duration=400.0, telemetry_dt=2.0, out_dir=out)
     wheels = _pyramid(m)
     m.add(attsim.QuaternionPD(kp=5e-4, kd=9e-3, period_s=0.5, wheels=wheels, target=Inertial((1.0, 0, 0, 0)),
-                              null_space_gain_Nm_s=5e-6, wheel_speed_target_rad_s=target))
+                              null_space_gain_Nm_s=5e-6, wheel_speed_target_rad_s=target,
+                              attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     return m
 
 

@@ -47,7 +47,8 @@ def disturbed(out, duration_s=600.0, **integral):
     # heavy wheels: they absorb the disturbance's momentum (6e-3 N m s over the run) far from their speed limit
     wheels = [m.add(attsim.ReactionWheel(f"rw_{a}", d, 1e-3, 5e-3, 600.0)) for a, d in zip("xyz", np.eye(3))]
     m.add(attsim.TorqueSchedule([(0.0, duration_s + 1.0, tuple(TAU_D))]))
-    m.add(attsim.QuaternionPD((1.0, 0.0, 0.0, 0.0), kp=KP, kd=KD, period_s=PERIOD_S, wheels=wheels, **integral))
+    m.add(attsim.QuaternionPD((1.0, 0.0, 0.0, 0.0), kp=KP, kd=KD, period_s=PERIOD_S, wheels=wheels, **integral,
+                              attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     return m
 
 
@@ -88,7 +89,7 @@ def taking_turns(out):
     wheels = [m.add(attsim.ReactionWheel(f"rw_{a}", d, 1e-3, 5e-3, 600.0)) for a, d in zip("xyz", np.eye(3))]
     m.add(attsim.TorqueSchedule([(0.0, 200.0, tuple(5 * TAU_D))]))
     law = m.add(attsim.QuaternionPD((1.0, 0.0, 0.0, 0.0), kp=KP, kd=KD, period_s=PERIOD_S, wheels=wheels, ki=KI,
-                                    integral_limit_rad_s=5.0))
+                                    integral_limit_rad_s=5.0, attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     m.add(attsim.ModeManager([("point", [law]), ("coast", [])],
                              [("point", "coast", modes.timeout(100.0)), ("coast", "point", modes.timeout(20.0))],
                              initial="point", period_s=1.0))
@@ -153,7 +154,8 @@ def magnetorquer_pid(out):
     mtq = m.add(attsim.Magnetorquer(dipole_max_Am2=0.05))
     m.add(attsim.TorqueSchedule([(0.0, 300.0, (2e-7, 0.0, -1e-7))]))
     m.add(attsim.QuaternionPD(attsim.rotations.axis_angle_to_quat([0, 0, 1], 0.3), kp=1e-4, kd=1e-3, period_s=1.0,
-                              magnetorquer=mtq, magnetometer=mag, ki=2e-6, integral_limit_rad_s=0.5))
+                              magnetorquer=mtq, magnetometer=mag, ki=2e-6, integral_limit_rad_s=0.5,
+                              attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     return m
 
 
@@ -201,9 +203,11 @@ def alternating(out):
     wheels = [m.add(attsim.ReactionWheel(f"rw_{a}", d, 1e-3, 5e-3, 600.0)) for a, d in zip("xyz", np.eye(3))]
     m.add(attsim.TorqueSchedule([(0.0, 300.0, tuple(5 * TAU_D))]))
     pid = m.add(attsim.QuaternionPD((1.0, 0.0, 0.0, 0.0), kp=KP, kd=KD, period_s=PERIOD_S, wheels=wheels, ki=KI,
-                                    integral_limit_rad_s=5.0, name="pid"))
+                                    integral_limit_rad_s=5.0, name="pid",
+                                    attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     pd = m.add(attsim.QuaternionPD(attsim.rotations.axis_angle_to_quat([0, 0, 1], 0.2), kp=2e-3, kd=1e-2,
-                                   period_s=0.25, wheels=wheels, name="pd"))
+                                   period_s=0.25, wheels=wheels, name="pd",
+                                   attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     m.add(attsim.ModeManager([("pid", [pid]), ("pd", [pd])],
                              [("pid", "pd", modes.timeout(23.0)), ("pd", "pid", modes.timeout(17.3))],
                              initial="pid", period_s=0.5))

@@ -46,7 +46,7 @@ def build(out, limit_rad_s):
                        duration=DURATION_S, max_step=PERIOD_S, telemetry_dt=PERIOD_S, out_dir=out)
     wheels = [m.add(attsim.ReactionWheel(f"rw_{a}", d, 1e-3, MAX_TORQUE_NM, 600.0)) for a, d in zip("xyz", np.eye(3))]
     m.add(attsim.QuaternionPD((1.0, 0.0, 0.0, 0.0), kp=KP, kd=KD, period_s=PERIOD_S, wheels=wheels, ki=KI,
-                              integral_limit_rad_s=limit_rad_s))
+                              integral_limit_rad_s=limit_rad_s, attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     return m
 
 

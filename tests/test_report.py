@@ -235,7 +235,8 @@ def test_the_engine_records_a_controllers_target_and_a_wheels_inertia():
     from attsim.engine.mission import _describe_component
 
     wheel = attsim.ReactionWheel("rw", (1, 0, 0), inertia_kg_m2=2e-5, max_torque_Nm=1e-3, max_speed_rad_s=500.0)
-    law = attsim.QuaternionPD(TARGET, kp=1e-3, kd=1e-2, period_s=1.0, wheels=[wheel])
+    law = attsim.QuaternionPD(TARGET, kp=1e-3, kd=1e-2, period_s=1.0, wheels=[wheel],
+                              attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH)
     assert _describe_component(law)["target_q"] == pytest.approx(TARGET)
     assert _describe_component(wheel)["inertia_kg_m2"] == 2e-5
 
@@ -460,7 +461,8 @@ def test_the_engine_records_a_ground_target():
     from attsim.guidance.targets import GroundTarget
 
     wheels = [attsim.ReactionWheel(f"rw{k}", axis, 2e-5, 1e-3, 600.0) for k, axis in enumerate(np.eye(3))]
-    law = attsim.QuaternionPD(kp=1e-3, kd=1e-2, period_s=1.0, wheels=wheels, target=GroundTarget(19.13, 72.92, 50.0))
+    law = attsim.QuaternionPD(kp=1e-3, kd=1e-2, period_s=1.0, wheels=wheels, target=GroundTarget(19.13, 72.92, 50.0),
+                              attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH)
     assert _describe_component(law)["ground_target"] == {"lat_deg": 19.13, "lon_deg": 72.92, "min_elevation_deg": 10.0}
 
 

@@ -14,7 +14,8 @@ def slew(tmp_path_factory):
     mission = attsim.Mission("slew", 0.05 * np.eye(3), (0.0, 0.0, 0.0), duration=300.0, max_step=0.1,
                              out_dir=tmp_path_factory.mktemp("slew"))
     wheels = [mission.add(attsim.ReactionWheel(f"rw{k}", axis, 1e-4, 2e-3, 300.0)) for k, axis in enumerate(np.eye(3))]
-    mission.add(attsim.QuaternionPD(target, kp=5e-4, kd=1e-2, period_s=0.5, wheels=wheels))
+    mission.add(attsim.QuaternionPD(target, kp=5e-4, kd=1e-2, period_s=0.5, wheels=wheels,
+                                    attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     return mission.run(), target
 
 

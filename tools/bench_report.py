@@ -91,7 +91,8 @@ def _controlled(rows: int, out: Path):
     mission.add(attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5))
     mission.add(attsim.StarTracker(10.0, noise_arcsec=5.0))
     target = attsim.rotations.axis_angle_to_quat([0.3, 0.5, 0.8], 1.5)
-    mission.add(attsim.QuaternionPD(target, kp=5e-4, kd=9e-3, period_s=0.1, wheels=wheels))
+    mission.add(attsim.QuaternionPD(target, kp=5e-4, kd=9e-3, period_s=0.1, wheels=wheels,
+                                    attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     return mission.run()
 
 

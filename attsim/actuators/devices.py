@@ -2,7 +2,7 @@
 
 Every actuator holds its last command (zero-order hold) and hands the
 resulting body torque, dipole or wheel torque to the running
-:class:`~attsim.engine.mission.Spacecraft`. Commands are limited the way the
+:class:`~attsim.engine.Spacecraft`. Commands are limited the way the
 hardware limits them, and every saturation is logged as an event when it
 begins and when it ends.
 """
@@ -19,6 +19,7 @@ from .._core.validate import (finite_array, finite_number, non_negative_scalar, 
 from .kernels import magnetorquer_saturate
 from ..engine.component import At, Component
 from ..errors import InputError
+from ..plausibility import check_wheel
 from ..telemetry.schema import WHEEL_FRICTION_SUFFIXES, WHEEL_JITTER_SUFFIXES, WHEEL_SUFFIXES
 
 __all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel"]
@@ -44,7 +45,7 @@ def _finite_triple(value):
     """``value`` as three floats when it is a tuple, list or float array of three finite floats, else None.
 
     The fast check of a command vector: what it accepts, the generic check
-    (:func:`~attsim._core.validate.finite_array`) accepts alike.
+    (:func:`~attsim._validate.finite_array`) accepts alike.
     """
     kind = type(value)
     if kind is np.ndarray:
@@ -333,13 +334,13 @@ class ReactionWheel(Component):
     body is ``Ω = h / I_w - a·ω``. Torque commands are limited to
     ``max_torque_Nm``; at ``max_speed_rad_s`` the motor stops pushing
     further (speed saturation), checked by the plant after every
-    integration step (:mod:`attsim.actuators.kernels`). Both are logged as
+    integration step (:mod:`attsim.actuator_models`). Both are logged as
     events.
 
     The mission's inertia must then exclude the wheel's axial inertia.
 
     Friction and imbalance (keywords; all zero by default: none;
-    :mod:`attsim.actuators.wheel_dynamics` has the equations and their sources):
+    :mod:`attsim.wheel_dynamics` has the equations and their sources):
 
     ``coulomb_friction_Nm``, ``viscous_friction_Nm_s_rad``
         Coulomb and viscous friction opposing ``Ω``:
@@ -363,7 +364,7 @@ class ReactionWheel(Component):
     alias); the response's amplitude is 0.2% off at 4 steps a revolution,
     5e-5 at 10 (``tools/study_jitter_resolution.py``). Extra
     columns: ``<name>_friction`` with friction, ``<name>_angle`` and the
-    jitter force and torque with imbalance (:mod:`attsim.telemetry.schema`).
+    jitter force and torque with imbalance (:mod:`attsim.schema`).
     """
 
     def __init__(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float,
@@ -376,6 +377,7 @@ class ReactionWheel(Component):
         self.inertia_kg_m2 = positive_scalar(inertia_kg_m2, "inertia_kg_m2")
         self.max_torque_Nm = positive_scalar(max_torque_Nm, "max_torque_Nm")
         self.max_speed_rad_s = positive_scalar(max_speed_rad_s, "max_speed_rad_s")
+        check_wheel(name, self.inertia_kg_m2, self.max_torque_Nm, self.max_speed_rad_s)  # warns of mN m as N m, rpm
         self.speed0_rad_s = finite_number(speed0_rad_s, "speed0_rad_s")
         if abs(self.speed0_rad_s) > self.max_speed_rad_s:
             raise InputError("speed0_rad_s", "must not exceed max_speed_rad_s",

@@ -13,9 +13,10 @@ does not, 2 for bad usage or input.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import AttsimWarning, InputError
 
 __all__ = ["add_arguments", "run_command", "execute_campaign_run"]
 
@@ -45,13 +46,18 @@ def add_arguments(parser) -> None:
 def run_command(args) -> int:
     from .._core.validate import positive_int
     from .runner import Campaign
+    from .stats import passes_needed
 
     if args.workers is not None:
         positive_int(args.workers, "workers", maximum=4096)
-    campaign = Campaign(args.mission, args.runs, seed=args.seed, out_dir=args.out, telemetry=args.telemetry,
-                        required_rate=args.require, confidence=args.confidence, duration=args.duration,
-                        method=args.method, run_timeout_s=_seconds(args.run_timeout, "run_timeout_s"))
+    with warnings.catch_warnings():  # the requirement's warning is said below, in the campaign's own words
+        warnings.filterwarnings("ignore", message="requirement: ", category=AttsimWarning)
+        campaign = Campaign(args.mission, args.runs, seed=args.seed, out_dir=args.out, telemetry=args.telemetry,
+                            required_rate=args.require, confidence=args.confidence, duration=args.duration,
+                            method=args.method, run_timeout_s=_seconds(args.run_timeout, "run_timeout_s"))
     print(f"campaign: {campaign.runs} runs of {campaign.script.name} (seed {campaign.seed}) -> {campaign.out_dir}")
+    impossible = passes_needed(campaign.runs, campaign.required_rate, campaign.confidence) is None
+    print(f"{'warning: ' if impossible else ''}requirement: {campaign.requirement()}; {campaign.needs()}", flush=True)
 
     def started(client) -> None:
         print(f"dask: {len(client.nthreads())} workers, dashboard {client.dashboard_link}", flush=True)
@@ -74,7 +80,7 @@ def run_command(args) -> int:
     print(f"pass rate: {rate.rate:.4f} ({rate.passed}/{rate.runs}), {rate.confidence:.0%} interval "
           f"[{rate.low:.4f}, {rate.high:.4f}]")
     verdict = "PASS" if result.requirement_met else "FAIL"
-    print(f"{verdict}  requirement: at least {args.require:.4g} of runs pass with {args.confidence:.0%} confidence")
+    print(f"{verdict}  requirement: {campaign.requirement()}; {campaign.needs(rate.runs)}, {rate.passed} passed")
     if result.report is not None:
         print(f"report: {result.report}")
     return 0 if result.requirement_met else 1

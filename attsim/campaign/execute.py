@@ -155,8 +155,7 @@ class _Execution:
     def time_out(self, overdue: Overdue) -> None:
         """Record the overdue run as a timeout, cancel its task, send its other runs again, get its worker back."""
         key, worker = overdue.key, overdue.worker
-        processing = {str(k) for k in self.client.processing([worker]).get(worker, ())}
-        if key not in processing:  # its worker died and the task went elsewhere: it has not started there yet
+        if key not in self.on_worker(worker):  # its worker died, the task went elsewhere: it has not started there
             self.clock.unstart(key)
             return
         batch = self.by_key.pop(key, None)
@@ -177,11 +176,17 @@ class _Execution:
             self.avoid(worker)
         self.submit_following()
 
+    def on_worker(self, worker: str) -> set[str]:
+        """The keys of the tasks the scheduler has on ``worker`` (running or queued there); none when the scheduler no
+        longer knows it (its restart timed out and it was removed, it died): asked of every worker, since the
+        scheduler answers a question about one it removed with a KeyError."""
+        return {str(k) for k in self.client.processing().get(worker, ())}
+
     def avoid(self, worker: str) -> None:
         """Send no more runs to ``worker``: the tasks queued on it go again, to the other workers only."""
         self.healthy_asked = -math.inf
         self.healthy_workers()
-        queued = {str(k) for k in self.client.processing([worker]).get(worker, ())}
+        queued = self.on_worker(worker)
         for key in [k for k in self.by_key if k in queued]:
             batch = self.by_key.pop(key)
             self.futures.pop(key).cancel(reason="attsim: its worker is stuck")

@@ -42,7 +42,9 @@ ENVELOPES_FILE = "envelopes.npz"
 RUNS_DIR = "runs"
 STATUSES = ("OK", "FAIL", "ERROR")
 # campaign.json fields that make two campaigns different experiments: a resume with another value is refused
-SAME_EXPERIMENT = ("mission", "mission_sha256", "seed", "parameters", "duration_s", "method")
+# (the envelope grid too: the envelopes' state sums the runs on it, and no record keeps a run's values to re-sample)
+SAME_EXPERIMENT = ("mission", "mission_sha256", "seed", "parameters", "duration_s", "method", "envelope_grid")
+_GRID_FIELDS = {"points": "envelope_points", "t_end_s": "envelope_t_end_s"}  # envelope_grid's keys as Campaign names
 
 
 class CampaignLockedError(AttsimError):
@@ -112,7 +114,8 @@ def write_campaign(directory: Path, description: dict) -> None:
 
 def differences(stored: dict, new: dict) -> list[str]:
     """The fields of :data:`SAME_EXPERIMENT` in which two campaign descriptions differ, each as 'name: a != b'
-    (the script's content as 'changed', the dispersions as each parameter that differs)."""
+    (the script's content as 'changed', the dispersions as each parameter that differs, the envelope grid as
+    ``envelope_points`` or ``envelope_t_end_s``)."""
     found = []
     for key in SAME_EXPERIMENT:
         a, b = stored.get(key), new.get(key)
@@ -121,11 +124,18 @@ def differences(stored: dict, new: dict) -> list[str]:
         if key == "mission_sha256":
             found.append(f"{key}: the script's content changed")
         elif key == "parameters" and isinstance(a, dict) and isinstance(b, dict):
-            found += [f"parameters[{name!r}]: {a.get(name, 'absent')} != {b.get(name, 'absent')}"
-                      for name in list(a) + [n for n in b if n not in a] if a.get(name) != b.get(name)]
+            found += _each_differing(a, b, lambda name: f"parameters[{name!r}]")
+        elif key == "envelope_grid" and isinstance(a, dict) and isinstance(b, dict):
+            found += _each_differing(a, b, lambda name: _GRID_FIELDS.get(name, name))
         else:
             found.append(f"{key}: {a!r} != {b!r}")
     return found
+
+
+def _each_differing(a: dict, b: dict, named) -> list[str]:
+    """'name: a != b' for each key of two dicts whose values differ (``named`` says the key as the user knows it)."""
+    return [f"{named(key)}: {a.get(key, 'absent')} != {b.get(key, 'absent')}"
+            for key in list(a) + [k for k in b if k not in a] if a.get(key) != b.get(key)]
 
 
 def _parts(directory: Path) -> list[Path]:

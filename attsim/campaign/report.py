@@ -130,9 +130,10 @@ def _summary(meta: dict, records: pd.DataFrame, summary: pd.DataFrame, bounds: d
     decision = stats.requirement(records, rate, confidence)
     if decision.runs:
         verdict = "met" if decision.met else "NOT met"
+        needed = stats.needs(decision.runs, rate, confidence)
         text = (f"Requirement {verdict}: at least {rate:.4g} of runs pass with {confidence:.4g} confidence — "
-                f"{decision.passed} of {decision.runs} runs passed every criterion; one-sided lower bound of the "
-                f"pass rate {decision.lower_bound:.5g}.")
+                f"{decision.passed} of {decision.runs} runs passed every criterion ({needed}); "
+                f"one-sided lower bound of the pass rate {decision.lower_bound:.5g}.")
     else:
         verdict, text = "NOT met", "Requirement NOT met: no run recorded yet."
     parts = [f"<div class='banner {'good' if verdict == 'met' else 'bad'}'>{_e(text)}</div>"]

@@ -19,8 +19,8 @@ A script that runs a campaign locally from Python needs the usual
 
 The directory (:mod:`attsim.campaign.records`) is resumable: a campaign
 started again runs only the runs that have no record, and refuses to mix
-two experiments (another mission script, seed, dispersions, duration or
-integrator). It is held locked while a campaign runs: a second one into it
+two experiments (another mission script, seed, dispersions, duration,
+integrator or envelope grid). It is held locked while a campaign runs: a second one into it
 is refused. Records stream into Parquet parts at most
 :data:`FLUSH_WALL_S` after they arrive, the envelopes' state at most
 :data:`ENVELOPES_WALL_S` (runs recorded but not yet in the saved envelopes
@@ -41,16 +41,18 @@ import inspect
 import math
 import os
 import time
+import warnings
 from pathlib import Path
 from typing import NamedTuple
 
 from .. import __version__
 from .._core.validate import positive_int, positive_scalar, real_number
 from ..dispersions import draw_parameters, flatten, run_seed
-from ..errors import InputError
+from ..errors import AttsimWarning, InputError
 from . import records as store
 from .applied import check_applied
 from .execute import execute
+from .stats import needs, passes_needed
 from .timeouts import checked_run_timeout
 from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_dispersions, mission_module
 
@@ -114,12 +116,16 @@ class Campaign:
         most 2,000 rows, or all of it (``runs/<k>/``).
     required_rate, confidence : float
         The campaign's requirement: at least ``required_rate`` of the runs
-        pass, with ``confidence`` (one-sided Clopper-Pearson).
+        pass, with ``confidence`` (one-sided Clopper-Pearson). What it needs
+        of ``runs`` is :meth:`needs` (e.g. 996 of 1000 passing for 0.99 at
+        0.95); too few runs to meet it even with none failing (fewer than 299
+        for the defaults) is said by an :class:`~attsim.AttsimWarning`.
     duration, method : optional
         Overrides of the mission's duration (s) and integrator, as on
         ``attsim run``.
     envelope_points : int
-        Times of the envelope grid over [0, duration].
+        Times of the envelope grid over [0, duration]. Part of the
+        experiment: a campaign resumed with another is refused.
     run_timeout_s : float, optional
         The longest a run may take, wall seconds; a run past it is an ERROR
         record "timeout: the run took longer than X s" and its worker is
@@ -147,6 +153,8 @@ class Campaign:
             if not 0.0 < real_number(value, field) < 1.0:
                 raise InputError(field, "must be in (0, 1)", f"got {value!r}")
         self.required_rate, self.confidence = float(required_rate), float(confidence)
+        if passes_needed(self.runs, self.required_rate, self.confidence) is None:
+            warnings.warn(f"requirement: {self.requirement()}; {self.needs()}", AttsimWarning, stacklevel=2)
         self.duration_s = None if duration is None else positive_scalar(duration, "duration")
         self.method = method
         self.envelope_points = positive_int(envelope_points, "envelope_points", maximum=100_000)
@@ -165,6 +173,15 @@ class Campaign:
         self.duration_grid_s = float(nominal[0].duration_s)
         self._held = None  # the directory's lock while held() holds it
         check_applied(lambda params: build_missions(module.build, params=params)[0], self.dispersions, self.seed)
+
+    def requirement(self) -> str:
+        """The requirement in words: 'at least 0.99 of runs pass with 95% confidence'."""
+        return f"at least {self.required_rate:.4g} of runs pass with {100.0 * self.confidence:.4g}% confidence"
+
+    def needs(self, runs: int | None = None) -> str:
+        """What the requirement needs of ``runs`` runs (default: this campaign's), from the statistics that judge it
+        (:func:`attsim.campaign.stats.needs`)."""
+        return needs(self.runs if runs is None else runs, self.required_rate, self.confidence)
 
     def parameters(self, index: int) -> dict:
         """Run ``index``'s drawn parameters."""

@@ -21,7 +21,10 @@ A requirement "at least ``r`` of runs pass with confidence ``c``" is met
 when the one-sided Clopper-Pearson lower bound ``B(1 - c; x, n - x + 1)`` is
 at least ``r`` — equivalently, when a true pass rate of ``r`` would make
 ``x`` or more passes in ``n`` runs no likelier than ``1 - c``. With no
-failure this needs ``n >= ln(1 - c) / ln(r)`` runs: 299 for 99 % at 95 %.
+failure this needs ``n >= ln(1 - c) / ln(r)`` runs: 299 for 99 % at 95 %
+(:func:`runs_needed`); :func:`passes_needed` is the fewest passing runs of
+``n`` that meet it (996 of 1000 for 99 % at 95 %), both found with
+:func:`requirement_met` itself, so what a campaign announces is what it judges.
 
 Records follow the campaign's contract: columns ``status`` ("OK", "FAIL",
 "ERROR"), ``v:<label>`` (float, NaN when not evaluated) and ``ok:<label>``
@@ -39,8 +42,8 @@ import pandas as pd
 from .._core.validate import real_number
 from ..errors import InputError
 
-__all__ = ["Rate", "Requirement", "pass_rate", "requirement_met", "requirement", "lower_bound", "percentiles",
-           "criterion_summary", "criterion_labels", "METHODS", "PERCENTILES"]
+__all__ = ["Rate", "Requirement", "pass_rate", "requirement_met", "requirement", "lower_bound", "passes_needed",
+           "runs_needed", "needs", "percentiles", "criterion_summary", "criterion_labels", "METHODS", "PERCENTILES"]
 
 METHODS = ("clopper-pearson", "wilson")
 PERCENTILES = (1, 5, 50, 95, 99)
@@ -141,6 +144,52 @@ def requirement_met(passed: int, runs: int, required_rate: float = 0.99, confide
     """
     required_rate = _probability(required_rate, "required_rate", closed_high=True)
     return lower_bound(passed, runs, confidence) >= required_rate
+
+
+def passes_needed(runs: int, required_rate: float = 0.99, confidence: float = 0.95) -> int | None:
+    """The fewest passing runs of ``runs`` that meet the requirement (:func:`requirement_met`); None when not even
+    ``runs`` of ``runs`` do (too few runs: see :func:`runs_needed`).
+
+    The lower bound grows with the passes, so the first count that meets it is
+    found by bisection (at most ~30 Beta quantiles, for any ``runs``).
+    """
+    _, runs = _counts(0, runs)
+    if not requirement_met(runs, runs, required_rate, confidence):
+        return None
+    low, high = 0, runs  # the count that meets it lies in (low, high]: 0 passes never meet a rate > 0
+    while high - low > 1:
+        middle = (low + high) // 2
+        if requirement_met(middle, runs, required_rate, confidence):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def runs_needed(required_rate: float = 0.99, confidence: float = 0.95) -> int | None:
+    """The fewest runs that can meet the requirement, all of them passing (``ceil(ln(1 - c) / ln(r))``, checked
+    with :func:`requirement_met` around it); None for a required rate of 1, which no campaign can show."""
+    required_rate = _probability(required_rate, "required_rate", closed_high=True)
+    confidence = _probability(confidence, "confidence")
+    if required_rate == 1.0:
+        return None
+    runs = max(1, math.ceil(math.log(1.0 - confidence) / math.log(required_rate)))
+    while runs > 1 and requirement_met(runs - 1, runs - 1, required_rate, confidence):  # round-off at the boundary
+        runs -= 1
+    while not requirement_met(runs, runs, required_rate, confidence):
+        runs += 1
+    return runs
+
+
+def needs(runs: int, required_rate: float = 0.99, confidence: float = 0.95) -> str:
+    """What the requirement needs of ``runs`` runs, in words (the campaign says it before and after its runs, and
+    warns when it cannot be met): "996 of 1000 runs must pass (at most 4 may fail)", or why no count can."""
+    passes = passes_needed(runs, required_rate, confidence)
+    if passes is not None:
+        return f"{passes} of {runs} runs must pass (at most {runs - passes} may fail)"
+    fewest = runs_needed(required_rate, confidence)
+    least = f"it needs at least {fewest} runs" if fewest is not None else "no number of runs can show a rate of 1"
+    return f"cannot be met by {runs} runs, even with none failing: {least}"
 
 
 def requirement(records: pd.DataFrame, required_rate: float = 0.99, confidence: float = 0.95) -> Requirement:

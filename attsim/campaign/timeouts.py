@@ -32,7 +32,10 @@ restarting its process.
   :func:`recover_worker`: the worker is restarted through its nanny (a
   ``LocalCluster``, ``dask worker`` with its default nanny); a worker that
   cannot be restarted (no nanny, the restart timed out) gets no more runs of
-  the campaign, said once on stderr.
+  the campaign, said once on stderr (the scheduler has removed it: the
+  campaign goes on on the others). The restart is waited for
+  :data:`RESTART_TIMEOUT_S`, read at each restart (a test lowers it rather
+  than wait a minute for a worker that does not come back).
 """
 
 from __future__ import annotations

@@ -122,26 +122,28 @@ def _worker_name() -> str:
 def judge(results) -> tuple[dict, str, tuple]:
     """``(columns, status, ((label, bound), ...))`` of a script's ``criteria`` list.
 
-    Judged as ``attsim run`` judges it (:func:`attsim.cli.judge`), so the
-    record's verdict is the one ``attsim run --campaign DIR --index K``
-    prints: a NaN value or one the run could not evaluate (e.g. it ended
-    before the time it is taken at) never passes. The ``v:`` column holds the
-    value as a float, NaN for one that is not a number (a mode's name, a
-    vector: its verdict stands).
+    Judged by the function ``attsim run`` judges with
+    (:func:`attsim.criteria.judge`, verdict :func:`attsim.criteria.passed`),
+    so the record's status is the verdict ``attsim run --campaign DIR --index
+    K`` prints: a NaN value or one the run could not evaluate (e.g. it ended
+    before the time it is taken at) never passes, and two criteria of one
+    label are refused (:class:`attsim.criteria.SharedLabelError`, an ERROR
+    record) rather than kept in one column. The ``v:`` column holds the value
+    as a float, NaN for one that is not a number (a mode's name, a vector:
+    its verdict stands).
     """
-    from ..cli import judge as judge_criteria
+    from ..criteria import judge as judge_criteria, passed
 
-    columns, labels = {}, []
-    for label, value, ok, bound in judge_criteria(results):
+    judged = judge_criteria(results)
+    columns = {}
+    for label, value, ok, _ in judged:
         try:
             number = float(value)
         except (TypeError, ValueError):  # also a NotEvaluated
             number = float("nan")
         columns[f"v:{label}"] = number
         columns[f"ok:{label}"] = bool(ok)
-        labels.append((str(label), str(bound)))
-    passed = all(v for k, v in columns.items() if k.startswith("ok:"))
-    return columns, "OK" if passed else "FAIL", tuple(labels)
+    return columns, "OK" if passed(judged) else "FAIL", tuple((str(c.label), str(c.bound)) for c in judged)
 
 
 def quantity_unit(name: str) -> str:

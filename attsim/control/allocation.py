@@ -39,7 +39,7 @@ from ..errors import InputError
 __all__ = ["pyramid_axes", "allocation_matrix", "null_space_projector", "allocate", "null_space_torque",
            "unloading_dipole", "array_momentum_envelope_Nms"]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._core.jit: inlined, no refcounts
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._jit: inlined, no refcounts
 
 # smallest singular value of A (relative to the largest) for which an array still counts as spanning three axes
 SPAN_TOLERANCE = 1e-6

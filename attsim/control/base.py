@@ -3,21 +3,21 @@
 A controller is a :class:`Controller` subclass that implements
 :meth:`Controller.decide`, or any callable wrapped by
 :class:`FunctionController` (the built-in laws are in
-:mod:`attsim.control.laws`). Each cycle, in one SimPy process, the engine
+:mod:`attsim.controllers`). Each cycle, in one SimPy process, the engine
 
 1. samples the controller's sensors at the cycle time,
 2. calls ``decide(t_s, readings)`` with ``readings = {sensor name: array}``,
 3. applies the returned ``{actuator name: command}`` to the controller's
    actuators (each command is held until the next one).
 
-A cycle in which a sensor gave no output (:mod:`attsim.sensors.base`: a
+A cycle in which a sensor gave no output (:mod:`attsim.sensor_base`: a
 blinded star tracker, a dropout) decides nothing: the actuators hold their
 previous commands, and :meth:`Controller.without_output` lets a law forget
 what the gap makes stale (B-dot's previous field sample).
 
 A command for an actuator the controller does not own, a command the
 actuator refuses, or an exception inside ``decide`` stops the run with a
-:class:`~attsim.engine.mission.ControllerError` naming the controller and the time;
+:class:`~attsim.engine.ControllerError` naming the controller and the time;
 the telemetry recorded so far is kept on disk.
 """
 
@@ -31,10 +31,11 @@ import numpy as np
 from .._core.validate import function as callable_argument
 from .._core.validate import non_negative_scalar, positive_scalar, sequence
 from ..actuators.devices import ReactionWheel
-from ..engine.component import Component, periodic
+from ..engine.component import Component, LazyCycle, periodic
 from ..errors import AttsimError, ControllerError, InputError
+from ..sensors.base import Sensor
 
-__all__ = ["Controller", "FunctionController", "check_drivers"]
+__all__ = ["Controller", "FunctionController", "check_drivers", "check_kind", "distinct"]
 
 
 class Controller(Component):
@@ -66,17 +67,68 @@ class Controller(Component):
         raise NotImplementedError
 
     def prepare(self, mission):
-        def resolve(ref, kind):
-            component = mission.component(ref) if isinstance(ref, str) else ref
-            if component not in mission.components:
-                what = getattr(component, "name", component)
-                raise InputError(kind, f"controller {self.name!r} uses {what!r}, which is not in the mission")
-            return component
-
-        self.sensors = [resolve(s, "sensors") for s in self._sensor_refs]
-        self.actuators = {a.name: a for a in (resolve(a, "actuators") for a in self._actuator_refs)}
+        self.sensors = [self.resolve(mission, s, "sensors", Sensor, "a sensor (attsim.Gyro, Magnetometer, SunSensor, "
+                                     "StarTracker) to sample") for s in self._sensor_refs]
+        actuators = [self.resolve(mission, a, "actuators") for a in self._actuator_refs]
+        for actuator in actuators:
+            if not callable(getattr(actuator, "command", None)):
+                raise InputError("actuators", f"controller {self.name!r} needs actuators it can command (a "
+                                 "ReactionWheel, Magnetorquer, Thruster)",
+                                 f"got {type(actuator).__name__} {actuator.name!r}")
+        self.actuators = {a.name: a for a in actuators}
         for sensor in self.sensors:
             sensor.add_reader(self)
+
+    def resolve(self, mission, ref, field: str, kinds=None, needs: str = ""):
+        """The component of ``mission`` that ``ref`` (the object or its name) is.
+
+        Refused, naming this controller and its argument ``field``, when it is
+        not in the mission (an object never ``mission.add``-ed) or, with
+        ``kinds`` (a type or a tuple of them), when it is not what the
+        argument ``needs`` (e.g. a magnetometer where a field is read).
+        """
+        if isinstance(ref, str):
+            component = next((c for c in mission.components if c.name == ref), None)
+        else:
+            component = ref if any(c is ref for c in mission.components) else None
+        if component is None:
+            what = ref if isinstance(ref, str) else getattr(ref, "name", ref)
+            raise InputError(field, f"controller {self.name!r} uses {what!r}, which is not in the mission (add it "
+                             "with mission.add)")
+        if kinds is not None:
+            check_kind(component, field, kinds, f"controller {self.name!r} needs {needs}")
+        return component
+
+    def check_arguments(self, arguments, mission=None) -> list:
+        """Each argument that names a component, ``(field, given, (types, needs))``, checked for what the law needs.
+
+        Without ``mission`` (at construction) only the components given as
+        objects are checked; with it (at prepare), every one is resolved in
+        the mission too — refused when it is not there, e.g. an estimator
+        never ``mission.add``-ed — and the resolved components are returned
+        (None where nothing was given).
+        """
+        resolved = []
+        for field, given, (kinds, needs) in arguments:
+            if given is None:
+                resolved.append(None)
+            elif mission is None:
+                if not isinstance(given, str):
+                    check_kind(given, field, kinds, f"{type(self).__name__} {self.name!r} needs {needs}")
+            else:
+                component = self.resolve(mission, given, field, kinds, needs)
+                if isinstance(given, str) and isinstance(component, LazyCycle):  # read through the object's cycle
+                    raise InputError(field, f"controller {self.name!r} reads estimator {given!r} by name: give the "
+                                     "estimator itself (what mission.add returned)")
+                resolved.append(component)
+        return resolved
+
+    def require_field(self, mission) -> None:
+        """Refuse a magnetic law in a mission without a magnetic field: its dipole would make no torque at all."""
+        if not mission.has_field:
+            raise InputError("field", f"controller {self.name!r} ({type(self).__name__}) needs a magnetic field: give "
+                             "the mission field= or an environment= with a field model (without one, its "
+                             "magnetorquers make no torque and the rate stays exactly as it was)")
 
     def start(self, sc):
         self.cycles = 0
@@ -173,6 +225,28 @@ class FunctionController(Controller):
 
     def decide(self, t_s, readings):
         return self.function(t_s, readings)
+
+
+def check_kind(component, field: str, kinds, rule: str) -> None:
+    """Refuse ``component`` (given as ``field``) unless it is one of ``kinds``; ``rule`` says what is needed."""
+    if not isinstance(component, kinds):
+        raise InputError(field, rule, f"got {type(component).__name__} {getattr(component, 'name', component)!r}")
+
+
+def distinct(refs, field: str, owner: str) -> None:
+    """Refuse a component listed twice in one argument (a wheel twice in a law's ``wheels``), naming it.
+
+    ``refs`` are components or their names: the same object twice, or the
+    same name twice, is one component twice.
+    """
+    seen = set()
+    for ref in refs:
+        key = ref if isinstance(ref, str) else id(ref)
+        if key in seen:
+            name = ref if isinstance(ref, str) else getattr(ref, "name", ref)
+            raise InputError(field, f"{owner} lists {name!r} more than once; each entry must be a different one "
+                             "(listed twice, it would get two commands each cycle)")
+        seen.add(key)
 
 
 def check_drivers(controllers, manager) -> None:

@@ -1,7 +1,7 @@
 """The built-in controllers (layer 5): B-dot, quaternion PD, magnetic PD, momentum unloading.
 
 Each is a :class:`~attsim.control.Controller` whose arithmetic is a compiled
-kernel of :mod:`attsim.control.kernels` (shared with the compiled mission loop).
+kernel of :mod:`attsim.control_laws` (shared with the compiled mission loop).
 The attitude laws read their attitude and rate from a sensor, an estimator
 or the truth, and follow a :mod:`attsim.guidance` target; the mission's
 first attitude law writes the pointing columns of whichever law runs.
@@ -15,17 +15,31 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._core.validate import finite_array, non_negative_scalar, one_of, positive_scalar, sequence, vector3
+from ..actuators.devices import Magnetorquer, ReactionWheel
 from .allocation import allocate, allocation_matrix, null_space_projector, null_space_torque, unloading_dipole
-from .base import Controller
+from ..engine.component import Component
+from .base import Controller, distinct
 from .kernels import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
                            lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque, pid_torque)
 from ..errors import InputError
+from ..estimation.mekf import MEKF
 from ..guidance.targets import NadirPointing
 from ..guidance.kernels import rate_error
+from .knowledge import TRUTH
 from ..guidance.pointing import Pointing, pointing_values, target_of
 from ..telemetry.schema import POINTING_COLUMNS
+from ..sensors.devices import Gyro, Magnetometer, StarTracker
 
 __all__ = ["BDot", "QuaternionPD", "MagneticPD", "MomentumUnloading"]
+
+# what each argument that names a component must be: (types, what the law needs, said in its refusal)
+MAGNETOMETER = (Magnetometer, "a magnetometer (attsim.Magnetometer): it reads the magnetic field")
+MAGNETORQUER = (Magnetorquer, "magnetorquers (attsim.Magnetorquer): it commands a dipole")
+ATTITUDE_SOURCE = ((StarTracker, MEKF), "an attitude source: a star tracker (attsim.StarTracker) or an estimator "
+                   "(attsim.MEKF), or attsim.TRUTH for the true attitude")
+RATE_SOURCE = ((Gyro, MEKF), "a rate source: a gyro (attsim.Gyro) or an estimator (attsim.MEKF), or attsim.TRUTH for "
+               "the true rate")
+WHEEL = (ReactionWheel, "reaction wheels (attsim.ReactionWheel): it commands motor torques")
 
 
 class BDot(Controller):
@@ -44,6 +58,8 @@ class BDot(Controller):
     def __init__(self, magnetometer, magnetorquer, gain: float | None, period_s: float, form: str = "rate",
                  name: str = "bdot"):
         super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
+        self._arguments = [("magnetometer", magnetometer, MAGNETOMETER), ("magnetorquer", magnetorquer, MAGNETORQUER)]
+        self.check_arguments(self._arguments)
         one_of(form, "form", ("rate", "direction"))
         if gain is None and form != "direction":
             raise InputError("gain", "can be chosen automatically only for form='direction' (Avanzini-Giulietti)")
@@ -58,6 +74,8 @@ class BDot(Controller):
         return 2.0 * mean_motion_rad_s * (1.0 + math.sin(geomagnetic_inclination_rad)) * J_min_kg_m2
 
     def prepare(self, mission):
+        self.check_arguments(self._arguments, mission)
+        self.require_field(mission)
         super().prepare(mission)
         if self.gain is None:
             if mission.environment is None:
@@ -97,9 +115,10 @@ class QuaternionPD(Controller):
     target: nadir, Sun, ground station, slew; its rate fed forward through
     the rate error). Attitude and rate come from ``attitude_source`` and
     ``rate_source`` when given — a sensor (a star tracker, a gyro) or an
-    estimator (:class:`~attsim.estimation.mekf.MEKF`) — otherwise from the true
-    state. ``attitude_sensor`` and ``rate_sensor`` are the same arguments
-    under their earlier names.
+    estimator (:class:`~attsim.estimators.MEKF`) — otherwise from the true
+    state: ideal knowledge, warned of at the run unless asked for with
+    ``attsim.TRUTH`` (:mod:`attsim.control.knowledge`). ``attitude_sensor`` and
+    ``rate_sensor`` are the same arguments under their earlier names.
 
     The torque goes to ``wheels`` or to a ``magnetorquer`` through
     ``m = B × τ / |B|²`` (needs ``magnetometer``; only the part of ``τ``
@@ -125,7 +144,7 @@ class QuaternionPD(Controller):
     ``z = ∫ sign(δq_w) δq_v dt`` (rad s; the rectangle rule over
     ``period_s``), each component clamped to ``±integral_limit_rad_s``
     (anti-windup; needed when ``ki > 0``), and subtracts ``k_i z``
-    (:func:`~attsim.control.kernels.pid_torque`: Schaub's integral feedback,
+    (:func:`~attsim.control_laws.pid_torque`: Schaub's integral feedback,
     as in Basilisk's ``mrpFeedback``). The integral starts at zero, stays
     where it is in cycles that decide nothing (the attitude not known yet,
     a sensor without output), and starts again at zero when a
@@ -148,9 +167,16 @@ class QuaternionPD(Controller):
             raise InputError("actuators", "give either wheels or a magnetorquer to QuaternionPD")
         if magnetorquer is not None and magnetometer is None:
             raise InputError("magnetometer", "is needed to map torque onto magnetorquers (m = B x tau / |B|^2)")
+        distinct(wheels, "wheels", f"QuaternionPD {name!r}")
+        self._knowledge = {"attitude": attitude_source, "rate": rate_source}  # as given: None, TRUTH or a source
+        attitude_source, rate_source = _unless_truth(attitude_source), _unless_truth(rate_source)
         sensors = [s for s in (attitude_source, rate_source, magnetometer) if s is not None and not _is_estimator(s)]
         actuators = list(wheels) + ([magnetorquer] if magnetorquer is not None else [])
         super().__init__(name, period_s, sensors=sensors, actuators=actuators)
+        self._arguments = [("attitude_source", attitude_source, ATTITUDE_SOURCE),
+                           ("rate_source", rate_source, RATE_SOURCE), ("magnetometer", magnetometer, MAGNETOMETER),
+                           ("magnetorquer", magnetorquer, MAGNETORQUER)] + [("wheels", w, WHEEL) for w in wheels]
+        self.check_arguments(self._arguments)
         self.target = target_of(target_q, target, f"QuaternionPD {name!r}")
         self.target_q = getattr(self.target, "q_IR", None)  # a fixed target's attitude (None for a moving one)
         self.pointing = Pointing(self.target)
@@ -176,6 +202,10 @@ class QuaternionPD(Controller):
             raise InputError("dipole_compensation_Am2", "applies to a magnetorquer law only (this one drives wheels)")
 
     def prepare(self, mission):
+        resolved = self.check_arguments(self._arguments, mission)
+        distinct(resolved[4:], "wheels", f"controller {self.name!r}")  # a wheel given once by name, once as itself
+        if not self._wheel_refs:
+            self.require_field(mission)
         super().prepare(mission)
         self.pointing.check(mission, f"controller {self.name!r}")
         self._attitude_laws = _attitude_laws(mission)
@@ -231,12 +261,16 @@ class QuaternionPD(Controller):
     def values(self, sc):
         return pointing_values(self._attitude_laws, sc) if self.writes_pointing else []
 
+    def knowledge_sources(self) -> dict:
+        """``{"attitude": [source], "rate": [source]}`` as given (None: the truth, unasked; ``control.knowledge``)."""
+        return {quantity: [source] for quantity, source in self._knowledge.items()}
+
     def decide(self, t_s, readings):
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
         if not known(q, w):
             return {}
         q_ref, w_ref, _ = self.pointing.reference(self._sc, t_s)
-        if self.ki > 0.0:  # the compiled loop's QPD cycle (attsim.engine.loop) runs the same kernels
+        if self.ki > 0.0:  # the compiled loop's QPD cycle (attsim.mission_loop) runs the same kernels
             tau, self._integral = pid_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd, self.ki,
                                              self._integral, self.period_s, self.integral_limit_rad_s)
         else:
@@ -274,8 +308,14 @@ class MagneticPD(Controller):
                  rate_source=None):
         attitude_sensor = _source(attitude_source, attitude_sensor, "attitude_source")
         rate_sensor = _source(rate_source, rate_sensor, "rate_source")
+        self._knowledge = {"attitude": attitude_sensor, "rate": rate_sensor}  # as given: None, TRUTH or a source
+        attitude_sensor, rate_sensor = _unless_truth(attitude_sensor), _unless_truth(rate_sensor)
         sensors = [s for s in (magnetometer, attitude_sensor, rate_sensor) if s is not None and not _is_estimator(s)]
         super().__init__(name, period_s, sensors=sensors, actuators=[magnetorquer])
+        self._arguments = [("magnetometer", magnetometer, MAGNETOMETER), ("magnetorquer", magnetorquer, MAGNETORQUER),
+                           ("attitude_source", attitude_sensor, ATTITUDE_SOURCE),
+                           ("rate_source", rate_sensor, RATE_SOURCE)]
+        self.check_arguments(self._arguments)
         self.kp = positive_scalar(kp, "kp")
         self.kd = positive_scalar(kd, "kd")
         self.compensation = vector3(dipole_compensation_Am2, "dipole_compensation_Am2")
@@ -283,10 +323,12 @@ class MagneticPD(Controller):
         self.pointing = Pointing(NadirPointing())  # the orbit (LVLH) frame, for the pointing columns
 
     def prepare(self, mission):
-        super().prepare(mission)
+        self.check_arguments(self._arguments, mission)
         if mission.environment is None:
             raise InputError("environment",
                              f"controller {self.name!r} holds the orbit frame: the mission needs an environment")
+        self.require_field(mission)
+        super().prepare(mission)
         self._attitude_laws = _attitude_laws(mission)
         self.writes_pointing = self._attitude_laws[0] is self
         self._mag, self._attitude, self._rate = (_name_of(r) for r in self._roles)
@@ -301,6 +343,10 @@ class MagneticPD(Controller):
     def attitude_seen(self, sc) -> tuple:
         """The attitude this law acts on now (its estimator's, its attitude sensor's latest sample, or the truth)."""
         return _attitude_seen(self, sc)
+
+    def knowledge_sources(self) -> dict:
+        """``{"attitude": [source], "rate": [source]}`` as given (None: the truth, unasked; ``control.knowledge``)."""
+        return {quantity: [source] for quantity, source in self._knowledge.items()}
 
     def decide(self, t_s, readings):
         q, w = _attitude_and_rate(self._sc, readings, self._attitude, self._rate)
@@ -323,15 +369,26 @@ class MomentumUnloading(Controller):
     ``m × B = -k (h - (h·B̂) B̂)`` removes the momentum normal to the field at
     the rate ``k`` (1/s) while the attitude controller holds the attitude
     with the wheels (Camillo & Markley, AIAA 80-1733; :mod:`attsim.allocation`).
+
+    ``gain_per_s`` is at most ``1 / period_s``: the dipole is held for a
+    period, so a larger gain removes more than the whole momentum normal to
+    the field within one period and reverses it (at twice the limit the
+    held law diverges wherever the magnetorquers do not saturate).
     """
 
     def __init__(self, magnetometer, magnetorquer, gain_per_s: float, period_s: float, name: str = "unload"):
         super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
+        self._arguments = [("magnetometer", magnetometer, MAGNETOMETER), ("magnetorquer", magnetorquer, MAGNETORQUER)]
+        self.check_arguments(self._arguments)
         self.gain_per_s = positive_scalar(gain_per_s, "gain_per_s")
+        if self.gain_per_s * self.period_s > 1.0:
+            raise InputError("gain_per_s", f"must be at most 1 / period_s = {1.0 / self.period_s:g} 1/s (a larger "
+                             "gain removes more than the whole momentum normal to the field within one held period)",
+                             f"got {gain_per_s!r}")
 
     def prepare(self, mission):
-        from ..actuators.devices import ReactionWheel
-
+        self.check_arguments(self._arguments, mission)
+        self.require_field(mission)
         super().prepare(mission)
         if not any(isinstance(c, ReactionWheel) for c in mission.components):
             raise InputError("wheels", f"controller {self.name!r} unloads reaction wheels: the mission has none")
@@ -348,8 +405,6 @@ def _attitude_laws(mission) -> list:
 
 
 def _is_estimator(ref) -> bool:
-    from ..estimation.mekf import MEKF
-
     return isinstance(ref, MEKF)
 
 
@@ -357,7 +412,16 @@ def _source(source, sensor, field: str):
     """The attitude or rate source given under its name or its earlier ``*_sensor`` name (not both)."""
     if source is not None and sensor is not None:
         raise InputError(field, f"give it once (as {field}; {field.replace('source', 'sensor')} is its earlier name)")
-    return source if source is not None else sensor
+    given = source if source is not None else sensor
+    if given is not None and given is not TRUTH and not isinstance(given, (str, Component)):
+        raise InputError(field, "must be a sensor, an estimator, its name, or attsim.TRUTH (the true state)",
+                         f"got {type(given).__name__}")
+    return given
+
+
+def _unless_truth(source):
+    """A source as the law runs it: the truth asked for (TRUTH) is the truth (None)."""
+    return None if source is TRUTH else source
 
 
 def _name_of(ref):

@@ -16,7 +16,9 @@ them in arrays):
 
 * :func:`rate_below` / :func:`rate_above` — ``|ω|`` below/above a bound for
   a dwell time, from a rate ``source``: an estimator (its latest cycle, which
-  runs before the manager at one instant) or, with None, the true rate;
+  runs before the manager at one instant) or the true rate
+  (:data:`attsim.TRUTH`; None is the truth too, with a warning at the run:
+  :mod:`attsim.control.knowledge`);
 * :func:`in_eclipse` / :func:`in_sunlight` — the environment's shadow;
 * :func:`wheel_speed_above` — any wheel beyond a fraction of its limit;
 * :func:`timeout` — the time spent in the current mode;
@@ -38,6 +40,7 @@ from .._core.validate import non_negative_scalar, positive_scalar, sequence
 from ..engine.component import LazyCycle
 from ..errors import InputError
 from ..guidance.kernels import error_angle_deg
+from .knowledge import reads_truth
 
 __all__ = ["Mode", "Transition", "Condition", "ModeManager", "rate_below", "rate_above", "in_eclipse", "in_sunlight",
            "wheel_speed_above", "timeout", "at_time", "RATE_BELOW", "RATE_ABOVE", "IN_ECLIPSE", "IN_SUNLIGHT",
@@ -67,14 +70,14 @@ class Condition(NamedTuple):
 def _rate_source(source):
     from ..estimation.mekf import MEKF
 
-    if source is not None and not isinstance(source, MEKF):
-        raise InputError("source", "must be an estimator (attsim.MEKF) or None (the true rate)",
+    if not reads_truth(source) and not isinstance(source, MEKF):
+        raise InputError("source", "must be an estimator (attsim.MEKF) or attsim.TRUTH (the true rate)",
                          f"got {type(source).__name__}")
     return source
 
 
 def rate_below(threshold_rad_s: float, dwell_s: float = 0.0, source=None) -> Condition:
-    """``|ω| < threshold`` for ``dwell_s``, ω from ``source`` (an MEKF; None: the true rate)."""
+    """``|ω| < threshold`` for ``dwell_s``, ω from ``source`` (an MEKF; attsim.TRUTH, or None, the true rate)."""
     source = _rate_source(source)
     return Condition(RATE_BELOW, positive_scalar(threshold_rad_s, "threshold_rad_s"),
                      non_negative_scalar(dwell_s, "dwell_s"), source)
@@ -212,10 +215,14 @@ class ModeManager(LazyCycle):
                     raise InputError("modes", f"mode {mode.name!r} lists {getattr(controller, 'name', controller)!r}, "
                                      "which is not a controller of the mission")
         for k, transition in enumerate(self.transitions):
-            law = transition.condition.source
-            if transition.condition.kind == POINTING_BELOW and law not in mission.components:
-                raise InputError(f"transitions[{k}]", f"its pointing condition watches {law.name!r}, which is not a "
-                                 "controller of the mission")
+            source = transition.condition.source
+            if transition.condition.kind == POINTING_BELOW and source not in mission.components:
+                raise InputError(f"transitions[{k}]", f"its pointing condition watches {source.name!r}, which is not "
+                                 "a controller of the mission")
+            if transition.condition.kind in (RATE_BELOW, RATE_ABOVE) and not reads_truth(source) \
+                    and not any(c is source for c in mission.components):
+                raise InputError(f"transitions[{k}]", f"its rate condition reads estimator {source.name!r}, which is "
+                                 "not in the mission (add it with mission.add)")
         needs_orbit = any(t.condition.kind in (IN_ECLIPSE, IN_SUNLIGHT) for t in self.transitions)
         if needs_orbit and mission.environment is None:
             raise InputError("transitions", "eclipse conditions need a mission environment (an orbit and the Sun)")
@@ -286,6 +293,11 @@ class ModeManager(LazyCycle):
         self.current, self.entered_s = mode, t
         self.since = [math.nan] * len(self.transitions)
 
+    def knowledge_sources(self) -> dict:
+        """``{"rate": [source of each rate condition]}`` (None: the truth, unasked; :mod:`attsim.control.knowledge`)."""
+        rates = [t.condition.source for t in self.transitions if t.condition.kind in (RATE_BELOW, RATE_ABOVE)]
+        return {"rate": rates} if rates else {}
+
     def columns(self):
         return ["mode"]
 
@@ -295,7 +307,7 @@ class ModeManager(LazyCycle):
 
 def _rate(source, sc) -> tuple:
     """``ω`` from a rate source: an estimator (its cycle at this instant first) or the truth."""
-    if source is None:
+    if reads_truth(source):
         return sc.state()[1]
     source.bring_up_to_date(sc)
     return source.rate()

@@ -26,7 +26,7 @@ Write the law as a function with this signature, compiled with
     stops the run with a :class:`~attsim.errors.ControllerError`.
 
 A cycle in which one of the sensors gave no output (a blinded star
-tracker, a dropout: :mod:`attsim.sensors.base`) does not call the law: its
+tracker, a dropout: :mod:`attsim.sensor_base`) does not call the law: its
 actuators hold their commands, and ``readings`` never holds NaN.
 
 Give the :class:`NumbaController` to a mission like any controller. When
@@ -46,12 +46,15 @@ import numpy as np
 
 from .._core.jit import njit
 from .._core.validate import finite_array, positive_int, sequence
-from .base import Controller
+from ..actuators.devices import Magnetorquer, ReactionWheel
+from .base import Controller, check_kind, distinct
 from ..errors import ControllerError, InputError
 
 __all__ = ["NumbaController", "MAX_READING_WIDTH"]
 
 MAX_READING_WIDTH = 6  # the widest sensor output (six sun-sensor currents)
+_NEEDS = {ReactionWheel: "reaction wheels (attsim.ReactionWheel) for its wheel torques",
+          Magnetorquer: "magnetorquers (attsim.Magnetorquer) for its dipole"}
 
 
 class NumbaController(Controller):
@@ -85,12 +88,16 @@ class NumbaController(Controller):
         wheels = sequence(wheels, "wheels")
         if bool(wheels) == (magnetorquer is not None):
             raise InputError("actuators", "give either wheels or a magnetorquer to a NumbaController")
+        distinct(wheels, "wheels", f"NumbaController {name!r}")
         actuators = list(wheels) + ([magnetorquer] if magnetorquer is not None else [])
         super().__init__(name, period_s, sensors=sensors, actuators=actuators, phase_s=phase_s)
+        for field, given, kind in self._actuator_arguments(wheels, magnetorquer):
+            if not isinstance(given, str):
+                check_kind(given, field, kind, f"NumbaController {name!r} needs {_NEEDS[kind]}")
         self.decide_function = decide
         # the same law with bounds checks: an index past readings, memory or commands raises instead of
         # corrupting memory (numba does not check by default); _nrt=True: a law may allocate, though the compiled
-        # loop that calls it compiles without reference counting (attsim._core.jit), which numba would hand down to it
+        # loop that calls it compiles without reference counting (attsim._jit), which numba would hand down to it
         self.law = njit(boundscheck=True, nogil=True, _nrt=True)(decide.py_func)
         self.parameters = np.ascontiguousarray(finite_array(parameters, "parameters").reshape(-1))
         self.memory_size = positive_int(memory_size, "memory_size", maximum=1_000_000)
@@ -107,7 +114,16 @@ class NumbaController(Controller):
         """
         return _law_digest(self.decide_function.py_func)
 
+    @staticmethod
+    def _actuator_arguments(wheels, magnetorquer) -> list:
+        """``(field, given, type)`` of each actuator argument: the law writes wheel torques or a dipole."""
+        return [("wheels", w, ReactionWheel) for w in wheels] + (
+            [] if magnetorquer is None else [("magnetorquer", magnetorquer, Magnetorquer)])
+
     def prepare(self, mission):
+        resolved = [self.resolve(mission, given, field, kind, _NEEDS[kind])
+                    for field, given, kind in self._actuator_arguments(self._wheel_refs, self._mtq_ref)]
+        distinct(resolved, "wheels", f"controller {self.name!r}")  # a wheel given once by name, once as itself
         super().prepare(mission)
         names = [r if isinstance(r, str) else r.name for r in self._wheel_refs]
         self._outputs = names if names else [self._mtq_ref if isinstance(self._mtq_ref, str) else self._mtq_ref.name]

@@ -2,7 +2,7 @@
 
 :func:`compiled_form` decides whether a mission can run compiled — every
 component is a built-in whose compiled form exists — and fills the banks of
-:mod:`attsim.engine.loop` from the components once, at the start of the
+:mod:`attsim.mission_loop` from the components once, at the start of the
 run. :func:`run_compiled` is then the mission's only SimPy process: it calls
 the compiled loop, hands its rows and events to the recorder, refills the
 sensors' random draws from their own generators (the same draws, in the same
@@ -26,6 +26,7 @@ from ..estimation.mekf import MEKF
 from ..control.modes import POINTING_BELOW, ModeManager
 from ..errors import ControllerError, DivergenceError, GimbalLockError
 from ..guidance.kernels import PARAMETER_LENGTH
+from ..control.knowledge import reads_truth
 from ..estimation.kernels import MEASUREMENTS, MEMORY_SIZE, PARAMETERS
 from ..control.numba_law import MAX_READING_WIDTH, NumbaController
 from .plant import advance_template
@@ -79,7 +80,7 @@ def _compilable(component, mission) -> bool:
 def compiled_form(mission) -> bool:
     """True when every component of ``mission`` has a compiled form (built-in types, not subclasses).
 
-    A :class:`~attsim.control.numba_law.NumbaController` counts; the loop can
+    A :class:`~attsim.numba_controller.NumbaController` counts; the loop can
     hold one user law, so all of them must share one function.
     """
     laws = {c.decide_function for c in mission.components if type(c) is NumbaController}
@@ -132,7 +133,7 @@ def _condition_source(condition, controllers, estimators) -> int:
     """The bank row a condition reads: the law of a pointing condition, the estimator of a rate one (-1: truth)."""
     if condition.kind == POINTING_BELOW:
         return controllers.index(condition.source)
-    return -1 if condition.source is None else estimators.index(condition.source)
+    return -1 if reads_truth(condition.source) else estimators.index(condition.source)
 
 
 def _controller_bank(controllers, sensor_row, wheel_row, mtq_row, n_wheels, estimators) -> ml.ControllerBank:

@@ -3,7 +3,7 @@
 Discrete things happen at discrete times: sensors sample, controllers
 decide, schedules switch torques, the recorder writes telemetry. Each is a
 SimPy process (a generator taking ``env`` first). The continuous plant
-(:class:`~attsim.engine.plant.Spacecraft`) is advanced lazily to each event with
+(:class:`~attsim.plant.Spacecraft`) is advanced lazily to each event with
 the commands held since the last one.
 
 Order at one instant, defined once: every sample, decision and command due
@@ -31,6 +31,7 @@ import numpy as np
 from simpy.core import NORMAL
 
 from .. import __version__
+from ..control import knowledge
 from .._core.validate import boolean, int_in, one_of, path_like, positive_scalar, safe_name, unit_quaternion, vector3
 from .component import At, Component, periodic
 from ..environment.table import EnvironmentTable, field_table
@@ -38,6 +39,7 @@ from ..environment.torques import DISTURBANCE_NAMES
 from ..errors import AttsimError, ControllerError, DivergenceError, EstimatorDivergenceError, InputError
 from ..inertia import check_inertia, check_rate
 from .plant import Spacecraft
+from ..plausibility import check_body_rate
 from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from ..telemetry.memory import MemoryRecorder
 from ..telemetry.recorder import Recorder, Telemetry, load
@@ -132,7 +134,7 @@ class Mission:
     ----------
     name : str
         Scenario name; also the default output directory ``reports/<name>``,
-        so a safe file name (``attsim._core.validate.NAME_RULE``: letters, digits,
+        so a safe file name (``attsim._validate.NAME_RULE``: letters, digits,
         ``_ - .``, not starting with ``.``, at most 100 characters); write
         elsewhere with ``out_dir``.
     inertia : array_like or CompositeBody
@@ -199,6 +201,7 @@ class Mission:
         self.nonphysical_inertia = checked.nonphysical
         self.omega0_rad_s = vector3(omega0, "omega0")
         check_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")
+        check_body_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")  # warns of deg/s given as rad/s
         self.q0 = unit_quaternion(q0, "q0")
         self.duration_s = positive_scalar(duration, "duration")
         self.method = one_of(method, "method", __getattr__("ENGINE_METHODS"))
@@ -227,6 +230,14 @@ class Mission:
                 raise InputError("field", "give either field or environment (the environment has its own field model)")
         self.environment = environment
         self.components: list[Component] = []
+
+    @property
+    def has_field(self) -> bool:
+        """Whether the mission has a magnetic field: ``field=`` (a constant one not zero) or an environment's model."""
+        if self.environment is not None:
+            return self.environment.field is not None
+        spec = self.field_spec
+        return spec is not None and (callable(spec) or bool(np.any(spec != 0.0)))
 
     def add(self, component: Component) -> Component:
         """Add an actuator, sensor, controller or schedule; returns it."""
@@ -266,6 +277,7 @@ class Mission:
             "environment": None if self.environment is None else _describe_environment(self.environment),
             "components": [_describe_component(c) for c in self.components],
             "modes": next((c.mode_names for c in self.components if hasattr(c, "mode_names")), None),
+            "knowledge": knowledge.record(self.components),
             "versions": {
                 "attsim": __version__, "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__,
                 "pandas": pandas.__version__, "simpy": simpy.__version__, "python": platform.python_version(),
@@ -281,7 +293,7 @@ class Mission:
         compiled : bool, optional
             Run the periodic work (sensors, controllers, actuators,
             schedules, telemetry rows) and the plant in one compiled loop
-            (:mod:`attsim.engine.loop`). By default (None) this happens when
+            (:mod:`attsim.mission_loop`). By default (None) this happens when
             every component has a compiled form and no real-time pacing is
             asked for; False forces the Python path (same results to
             round-off); True refuses a mission that cannot run compiled.
@@ -296,7 +308,7 @@ class Mission:
         in_memory : bool
             Keep the telemetry in memory and write no file: ``out_dir`` is
             not touched and the result's ``path`` is None
-            (:mod:`attsim.telemetry.memory`; a campaign's "summary" runs).
+            (:mod:`attsim.memory_telemetry`; a campaign's "summary" runs).
 
         Raises
         ------
@@ -323,6 +335,7 @@ class Mission:
 
         check_drivers([c for c in self.components if isinstance(c, Controller)],
                       next((c for c in self.components if isinstance(c, ModeManager)), None))
+        knowledge.warn_ideal(self.components)
         from .compiled import compiled_form, run_compiled
 
         can_compile = compiled_form(self) and realtime_factor is None

@@ -200,6 +200,10 @@ class MEKF(LazyCycle):
                                  f"{self.sun_sensor.name!r} and {self.magnetometer.name!r} never sample together")
         if self.sun_sensor is not None and self.sun_sensor.sun_inertial is not None:
             raise InputError("sun_sensor", "an estimator's sun sensor must use the mission environment's Sun")
+        if self.magnetometer is not None and not mission.has_field:  # the reference would be zero: updates from noise
+            raise InputError("field", f"estimator {self.name!r} updates with magnetometer {self.magnetometer.name!r} "
+                             "against the mission's field: give the mission field= or an environment= with a field "
+                             "model")
         if self.sun_sensor is not None and mission.environment is None:
             raise InputError("environment", f"estimator {self.name!r} uses the Sun: the mission needs an environment")
 

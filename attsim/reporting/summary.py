@@ -49,6 +49,29 @@ def _environment_rows(env: dict) -> str:
     return f"<table class='environment'>{''.join(rows)}</table>"
 
 
+TRUE_STATE = "true state"  # attsim.control.knowledge.TRUE_STATE, as meta.json says it (the report reads only the file)
+
+
+def _knowledge(meta: dict) -> tuple[list, str | None]:
+    """The knowledge banner (a law on the true state) and the row of what each law reads (``meta["knowledge"]``)."""
+    knowledge = meta.get("knowledge") or {}
+    if not isinstance(knowledge, dict) or not knowledge:
+        return [], None
+    ideal = [f"{_esc(str(law))} ({_esc(', '.join(q for q, source in entry.items() if TRUE_STATE in str(source)))})"
+             for law, entry in knowledge.items()
+             if isinstance(entry, dict) and any(TRUE_STATE in str(source) for source in entry.values())]
+    banners = [
+        f"<div class='banner warn knowledge'>Ideal knowledge: {', '.join(ideal)} act{'s' if len(ideal) == 1 else ''} "
+        f"on the simulator's {TRUE_STATE}, not on a sensor or an estimator: no measurement noise, no estimation "
+        "error. This result is not flight-like.</div>"
+    ] if ideal else []
+    row = "<br>".join(
+        _esc(f"{law}: " + (", ".join(f"{q} from {source}" for q, source in entry.items()) if isinstance(entry, dict)
+                           else str(entry)))
+        for law, entry in knowledge.items())
+    return banners, row
+
+
 def summary(tel, criteria, kind_sentence: str) -> str:
     """Banners, parameters, criteria and what the report shows for this kind of run."""
     meta = tel.meta
@@ -69,6 +92,8 @@ def summary(tel, criteria, kind_sentence: str) -> str:
             "<div class='banner warn'>Non-physical inertia: the principal moments break the triangle inequality "
             "I<sub>a</sub> + I<sub>b</sub> &ge; I<sub>c</sub> (a textbook case, allowed explicitly).</div>"
         )
+    knowledge_banners, knowledge_row = _knowledge(meta)
+    banners += knowledge_banners
     J = np.asarray(meta.get("inertia_kg_m2", np.eye(3)), dtype=float)
     end = float(tel.df.index[-1]) if len(tel.df) else 0.0
     duration = meta.get("duration_s")
@@ -89,6 +114,8 @@ def summary(tel, criteria, kind_sentence: str) -> str:
         ("Environment", _environment_rows(meta.get("environment"))),
         ("Versions", _esc(", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items()))),
     ]
+    if knowledge_row is not None:
+        rows.insert(-2, ("Knowledge (attitude, rate)", knowledge_row))
     if applied_torque(meta) is not None:  # given to the propagation (torque=), in no component
         rows.insert(-2, ("Applied torque", _esc(applied_torque(meta))))
     return "".join(banners) + f"<p class='note'>{_esc(kind_sentence)}</p>" + _table(rows) + criteria_table(criteria)
