@@ -11,7 +11,7 @@ import pytest
 
 import attsim
 from attsim import rotations
-from attsim.engine.compiled import compiled_form
+from attsim.engine.build import compiled_form
 from attsim.environment import Environment, Face, KeplerOrbit
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,4 +19,6 @@ __all__ = ["entry_point"]
 
 def entry_point(dispatcher, *example) -> Callable:
     """The compiled ``dispatcher`` for the argument types of ``example`` (which is not run)."""
-    return dispatcher.compile(tuple(typeof(arg) for arg in example))
+    args = tuple(typeof(arg) for arg in example)
+    compiled = dispatcher.overloads.get(args)  # a unit compiled for its one signature takes no other
+    return compiled.entry_point if compiled is not None else dispatcher.compile(args)

@@ -1,45 +1,34 @@
-"""numba's ``njit`` for attsim, with a disk cache that treats the package's sources as one unit (layer 0).
+"""numba's ``njit`` for attsim, with a disk cache invalidated by what a function depends on (layer 0).
 
 numba's own cache checks only the source file a function is defined in, but
 a compiled function carries the code of everything it calls: after an edit
-of ``mekf.py`` alone, the cached mission loop (``mission_loop.py``) would go
-on running the old filter. attsim's compiled functions are stamped instead
-with :func:`package_digest`, a digest of every source file of the package,
-so any edit makes every cached attsim function stale and it compiles afresh
-(once). Functions outside the package (a user's ``NumbaController`` law,
-tools, tests) keep numba's own rule. A cache directory chosen with
-``NUMBA_CACHE_DIR`` is respected.
+of ``estimation/kernels.py`` alone, a cached unit that calls the filter would
+go on running the old filter. attsim's compiled functions are stamped instead
+with :func:`dependency_digest` of their module: a digest of that module's
+source and of every attsim module it imports, directly or through others
+(imports inside functions included). An edit recompiles the functions that
+can reach the edited code, and only those. Functions outside the package (a
+user's ``NumbaController`` law, tools, tests) keep numba's own rule. A cache
+directory chosen with ``NUMBA_CACHE_DIR`` is respected.
 
 Every compiled module imports ``njit`` from here, so the rule is in place
 before the first function is decorated.
 
-The kernels of the compiled mission loop add :data:`LOOP_INLINED` or
-:data:`LOOP_CALLED` to their options. A bank of the loop
-(:mod:`attsim.mission_banks`) is a named tuple of arrays, and numba handles
-an array as a struct of seven to nine machine words with a reference count.
-With numba's defaults the loop spent most of a cycle on two things that are
-not arithmetic: passing banks to the kernels it calls (hundreds of words
-copied per call) and counting references (an atomic increment and decrement
-for every array taken out of a bank or passed on).
-``python tools/bench_mission.py --only rw`` prints the time per cycle.
-
-* :data:`LOOP_INLINED`, for a kernel the loop runs every cycle (or every
-  instant): LLVM inlines it into its caller (``forceinline``), so no bank
-  is passed through a call, and it counts no references (``_nrt=False``).
-* :data:`LOOP_CALLED`, for one it runs more rarely (an event, an estimator
-  update, a mode check): a call, without reference counts. Inlining those
-  would only make the loop slower to compile.
-
-Without reference counting a kernel may only use arrays its caller keeps
-alive for the whole call (the banks, the plant's inputs), and must not
-allocate one: a kernel that would does not compile ("NRT required but not
-enabled"). numba hands both options down to the functions it compiles for
-such a kernel unless they set their own, so a function the loop calls that
-must allocate (the MEKF's, a user's law) sets ``_nrt=True`` itself.
+Kernels that run every cycle add :data:`LOOP_INLINED` to their options,
+those that run more rarely :data:`LOOP_CALLED`. The compiled mission runs in
+units (:mod:`attsim._core.units`), each compiled alone; inside a unit LLVM
+inlines the first kind (``forceinline``), so no bank of arrays is passed
+through a call, and neither kind counts references (``_nrt=False``: an
+atomic increment and decrement for every array taken out of a bank would
+cost more than the arithmetic). Without reference counting a kernel may only
+use arrays its caller keeps alive for the whole call and must not allocate
+one (it does not compile if it does); a function that must allocate (the
+MEKF's) sets ``_nrt=True`` itself.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 from pathlib import Path
@@ -47,35 +36,86 @@ from pathlib import Path
 from numba import config, njit
 from numba.core import caching
 
-__all__ = ["njit", "JIT", "LOOP_INLINED", "LOOP_CALLED", "package_digest"]
+__all__ = ["njit", "JIT", "LOOP_INLINED", "LOOP_CALLED", "dependency_digest"]
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
 # the options of attsim's kernels: cached on disk, no GIL (campaign workers run threads), numpy's float semantics
 # (a division by zero gives inf or NaN, which the callers check, rather than raising inside compiled code)
 JIT = dict(cache=True, nogil=True, error_model="numpy")
-# added to the options of the compiled mission loop's kernels (module docstring)
+# added to the options of the kernels the compiled units run (module docstring)
 LOOP_INLINED = {"forceinline": True, "_nrt": False}
 LOOP_CALLED = {"forceinline": False, "_nrt": False}
 
-_DIGEST: list = []
+_IMPORTS: dict[Path, tuple[Path, ...]] = {}
+_DIGESTS: dict[Path, str] = {}
 
 
-def package_digest() -> str:
-    """Short digest of attsim's Python sources (read once per process)."""
-    if not _DIGEST:
+def _module_file(dotted: list[str]) -> Path | None:
+    """The source file of the attsim module ``dotted`` (relative to the package), or None when there is none."""
+    base = PACKAGE_DIR.joinpath(*dotted)
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def _imports(path: Path) -> tuple[Path, ...]:
+    """The attsim modules ``path`` imports anywhere in its source, with the packages they sit in."""
+    if path not in _IMPORTS:
+        relative = path.relative_to(PACKAGE_DIR).with_suffix("").parts
+        package = list(relative[:-1])
+        found: set[Path] = set()
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            targets: list[list[str]] = []
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package[: len(package) - node.level + 1]
+                elif node.module and node.module.split(".")[0] == "attsim":
+                    base = []
+                else:
+                    continue
+                module = (node.module or "").split(".") if node.module else []
+                if not node.level:
+                    module = module[1:]
+                targets.append(base + module)
+                targets += [base + module + [alias.name] for alias in node.names]  # a name may be a module
+            elif isinstance(node, ast.Import):
+                targets += [a.name.split(".")[1:] for a in node.names if a.name.split(".")[0] == "attsim"]
+            for dotted in targets:
+                for k in range(len(dotted) + 1):  # importing a.b runs a's __init__ first
+                    file = _module_file(dotted[:k])
+                    if file is not None:
+                        found.add(file)
+        found.discard(path)
+        _IMPORTS[path] = tuple(sorted(found))
+    return _IMPORTS[path]
+
+
+def dependency_digest(py_file) -> str:
+    """Short digest of the attsim module ``py_file`` and of every attsim module it reaches through imports."""
+    path = Path(py_file).resolve()
+    if path not in _DIGESTS:
+        seen, stack = set(), [path]
+        while stack:
+            current = stack.pop()
+            if current not in seen:
+                seen.add(current)
+                stack.extend(_imports(current))
         digest = hashlib.sha256()
-        for path in sorted(PACKAGE_DIR.rglob("*.py")):
-            digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
-            digest.update(path.read_bytes())
-        _DIGEST.append(digest.hexdigest()[:12])
-    return _DIGEST[0]
+        for file in sorted(seen):
+            digest.update(file.relative_to(PACKAGE_DIR).as_posix().encode())
+            digest.update(file.read_bytes())
+        _DIGESTS[path] = digest.hexdigest()[:12]
+    return _DIGESTS[path]
 
 
 class _PackageLocator(caching.InTreeCacheLocator):
-    """Caches attsim's functions beside their sources (or under ``NUMBA_CACHE_DIR``), stamped with the package."""
+    """Caches attsim's functions beside their sources (or under ``NUMBA_CACHE_DIR``), stamped with their
+    module's dependencies."""
 
     def __init__(self, py_func, py_file):
         super().__init__(py_func, py_file)
+        self._py_file_path = py_file
         if config.CACHE_DIR:
             self._cache_path = os.path.join(config.CACHE_DIR, self.get_suitable_cache_subpath(py_file))
 
@@ -88,7 +128,7 @@ class _PackageLocator(caching.InTreeCacheLocator):
         return super().from_function(py_func, py_file) if inside else None
 
     def get_source_stamp(self):
-        return package_digest()
+        return dependency_digest(self._py_file_path)
 
 
 if _PackageLocator not in caching.CacheImpl._locator_classes:

@@ -20,6 +20,7 @@ from .kernels import magnetorquer_saturate
 from ..engine.component import At, Component
 from ..errors import InputError
 from ..plausibility import check_wheel
+from .loop import PART
 from ..telemetry.schema import WHEEL_FRICTION_SUFFIXES, WHEEL_JITTER_SUFFIXES, WHEEL_SUFFIXES
 
 __all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel"]
@@ -73,6 +74,11 @@ class TorqueSchedule(Component):
     name : str
         Component name; telemetry columns ``<name>_tau_x/y/z``.
     """
+
+    loop_part, loop_role = PART, "schedule"  # the compiled mission (attsim.actuators.loop)
+
+    def loop_ready(self, mission) -> bool:
+        return True
 
     def __init__(self, segments: Sequence, name: str = "schedule"):
         self.name = name
@@ -154,6 +160,13 @@ class CommandSchedule(Component):
     Each command is what the actuator's ``command`` accepts (a dipole
     vector, a wheel torque, a thruster on-time); it is held until the next.
     """
+
+    loop_part, loop_role = PART, "playback"  # the compiled mission (attsim.actuators.loop)
+
+    def loop_ready(self, mission) -> bool:
+        """Playback to a wheel or a set of magnetorquers runs compiled (to a thruster it does not)."""
+        target = next((c for c in mission.components if c.name == self.actuator_name), None)
+        return getattr(target, "loop_role", None) in ("wheel", "magnetorquer")
 
     def __init__(self, actuator: str, commands: Sequence, name: str | None = None):
         self.actuator_name = actuator
@@ -283,6 +296,11 @@ class Magnetorquer(Component):
     The torque ``m × B`` is evaluated inside the integration.
     """
 
+    loop_part, loop_role = PART, "magnetorquer"  # the compiled mission (attsim.actuators.loop)
+
+    def loop_ready(self, mission) -> bool:
+        return True
+
     def __init__(self, dipole_max_Am2=1.0, saturation: str = "clip", name: str = "mtq"):
         self.name = name
         self.dipole_max_Am2 = per_axis(dipole_max_Am2, "dipole_max_Am2")
@@ -366,6 +384,11 @@ class ReactionWheel(Component):
     columns: ``<name>_friction`` with friction, ``<name>_angle`` and the
     jitter force and torque with imbalance (:mod:`attsim.schema`).
     """
+
+    loop_part, loop_role = PART, "wheel"  # the compiled mission (attsim.actuators.loop)
+
+    def loop_ready(self, mission) -> bool:
+        return True
 
     def __init__(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float,
                  speed0_rad_s: float = 0.0, *, coulomb_friction_Nm: float = 0.0,

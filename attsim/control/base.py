@@ -34,6 +34,7 @@ from ..actuators.devices import ReactionWheel
 from ..engine.component import Component, LazyCycle, periodic
 from ..errors import AttsimError, ControllerError, InputError
 from ..sensors.base import Sensor
+from .loop import PART
 
 __all__ = ["Controller", "FunctionController", "check_drivers", "check_kind", "distinct"]
 
@@ -50,6 +51,10 @@ class Controller(Component):
     phase_s : float
         Time of the first cycle, s.
     """
+
+    # the compiled mission (attsim.control.loop): the controllers' part; a law with a compiled form names its unit
+    loop_part = PART
+    loop_unit = None
 
     def __init__(self, name: str, period_s: float, sensors: Sequence = (), actuators: Sequence = (),
                  phase_s: float = 0.0):
@@ -78,6 +83,30 @@ class Controller(Component):
         self.actuators = {a.name: a for a in actuators}
         for sensor in self.sensors:
             sensor.add_reader(self)
+
+    # --- the compiled mission (attsim.control.loop) ---------------------------------------------------------
+
+    def loop_inputs(self) -> tuple:
+        """The law's attitude, rate and field sources in the compiled mission: a sensor, an estimator, or None
+        (the true state, or not read)."""
+        return (None, None, None)
+
+    def _sensor_named(self, ref):
+        """A source as an object: a sensor given by name is the one this law samples; others stay as given."""
+        if isinstance(ref, str):
+            return next(s for s in self.sensors if s.name == ref)
+        return ref
+
+    def fill_loop_row(self, bank, c: int, build) -> None:
+        """Fill row ``c`` of the controller bank with what only this law knows (parameters, targets,
+        actuators)."""
+
+    def take_loop_row(self, bank, c: int) -> None:
+        """End as the Python path leaves the law (its state after the last cycle)."""
+
+    def loop_fault(self, bank, c: int, t_s: float) -> Exception:
+        """The error of a cycle whose unit faulted."""
+        return ControllerError(f"controller {self.name!r} faulted at t = {t_s:.6g} s")
 
     def resolve(self, mission, ref, field: str, kinds=None, needs: str = ""):
         """The component of ``mission`` that ``ref`` (the object or its name) is.

@@ -26,6 +26,7 @@ from ..estimation.mekf import MEKF
 from ..guidance.targets import NadirPointing
 from ..guidance.kernels import rate_error
 from .knowledge import TRUTH
+from .loop import BDOT, MAGNETIC_PD, QUATERNION_PD, UNLOADING
 from ..guidance.pointing import Pointing, pointing_values, target_of
 from ..telemetry.schema import POINTING_COLUMNS
 from ..sensors.devices import Gyro, Magnetometer, StarTracker
@@ -92,6 +93,16 @@ class BDot(Controller):
 
     def restart(self) -> None:
         self._previous = None  # a restarted B-dot's first cycle only samples again
+
+    loop_unit = BDOT
+
+    def loop_inputs(self) -> tuple:
+        return (None, None, self._sensor_named(self._mag))
+
+    def fill_loop_row(self, bank, c: int, build) -> None:
+        bank.parameters[c, 2] = 0.0 if self.form == "rate" else 1.0
+        bank.parameters[c, 6] = self.gain_used
+        bank.magnetorquer[c] = build.row(self.actuators[self._mtq])
 
     def without_output(self) -> None:
         self._previous = None  # the next good sample starts the difference afresh (a gap is not one period)
@@ -238,6 +249,32 @@ class QuaternionPD(Controller):
     def restart(self) -> None:
         self._integral = (0.0, 0.0, 0.0)  # a law re-entered by its mode must not carry a stale integral
 
+    loop_unit = QUATERNION_PD
+
+    def loop_inputs(self) -> tuple:
+        return tuple(self._sensor_named(r) for r in (self._attitude, self._rate, self._mag))
+
+    def fill_loop_row(self, bank, c: int, build) -> None:
+        p = bank.parameters[c]
+        p[0], p[1], p[4], p[5] = self.ki, self.integral_limit_rad_s or 0.0, self.kp, self.kd
+        bank.target_kind[c], bank.target[c] = self.pointing.kind, self.pointing.parameters
+        if self._wheels:
+            # the loop's null-space step runs only where the Python path's does (a redundant array, a gain)
+            p[6] = self.null_space_gain_Nm_s if self._manages_null_space else 0.0
+            rows = [build.row(wheel) for wheel in self._wheels]
+            bank.wheel_scratch[c, 3, rows] = self._speed_target  # the null space's speed targets, per wheel
+            for j, row in zip(rows, self._allocation):
+                bank.allocation[c, j] = row
+            bank.wheel_order[c, : len(rows)] = rows  # commanded (and logged) in the controller's order
+            bank.null_projector[c][np.ix_(rows, rows)] = self._projector
+        else:
+            bank.magnetorquer[c] = build.row(self.actuators[self._mtq])
+            p[7:10] = self.compensation
+
+    def take_loop_row(self, bank, c: int) -> None:
+        if self.ki > 0.0:
+            self._integral = tuple(float(v) for v in bank.memory[c, :3])
+
     @property
     def integral(self) -> np.ndarray:
         """The integrated attitude error ``z`` (rad s, body axes) after the last cycle (zeros with ``ki = 0``)."""
@@ -334,6 +371,17 @@ class MagneticPD(Controller):
         self._mag, self._attitude, self._rate = (_name_of(r) for r in self._roles)
         self._mtq = next(iter(self.actuators))
 
+    loop_unit = MAGNETIC_PD
+
+    def loop_inputs(self) -> tuple:
+        return tuple(self._sensor_named(r) for r in (self._attitude, self._rate, self._mag))
+
+    def fill_loop_row(self, bank, c: int, build) -> None:
+        bank.target_kind[c], bank.target[c] = self.pointing.kind, self.pointing.parameters
+        p = bank.parameters[c]
+        p[4], p[5], p[7:10] = self.kp, self.kd, self.compensation
+        bank.magnetorquer[c] = build.row(self.actuators[self._mtq])
+
     def columns(self):
         return list(POINTING_COLUMNS) if self.writes_pointing else []
 
@@ -394,6 +442,15 @@ class MomentumUnloading(Controller):
             raise InputError("wheels", f"controller {self.name!r} unloads reaction wheels: the mission has none")
         self._mag = self.sensors[0].name
         self._mtq = next(iter(self.actuators))
+
+    loop_unit = UNLOADING
+
+    def loop_inputs(self) -> tuple:
+        return (None, None, self._sensor_named(self._mag))
+
+    def fill_loop_row(self, bank, c: int, build) -> None:
+        bank.parameters[c, 6] = self.gain_per_s
+        bank.magnetorquer[c] = build.row(self.actuators[self._mtq])
 
     def decide(self, t_s, readings):
         return {self._mtq: unloading_dipole(tuple(readings[self._mag]), self._sc.h_wheels_Nms, self.gain_per_s)}

@@ -41,13 +41,14 @@ from ..engine.component import LazyCycle
 from ..errors import InputError
 from ..guidance.kernels import error_angle_deg
 from .knowledge import reads_truth
+from .modes_loop import (AT_TIME, IN_ECLIPSE, IN_SUNLIGHT, PART, POINTING_BELOW, RATE_ABOVE, RATE_BELOW, TIMEOUT,
+                         WHEEL_SPEED_ABOVE)
 
 __all__ = ["Mode", "Transition", "Condition", "ModeManager", "rate_below", "rate_above", "in_eclipse", "in_sunlight",
            "wheel_speed_above", "timeout", "at_time", "RATE_BELOW", "RATE_ABOVE", "IN_ECLIPSE", "IN_SUNLIGHT",
            "WHEEL_SPEED_ABOVE", "TIMEOUT", "AT_TIME", "POINTING_BELOW", "pointing_error_below", "SOURCE_TRUTH",
            "SOURCE_SENSOR", "SOURCE_ESTIMATOR"]
 
-RATE_BELOW, RATE_ABOVE, IN_ECLIPSE, IN_SUNLIGHT, WHEEL_SPEED_ABOVE, TIMEOUT, AT_TIME, POINTING_BELOW = range(8)
 SOURCE_TRUTH, SOURCE_SENSOR, SOURCE_ESTIMATOR = 0, 1, 2
 _NAMES = ("rate below", "rate above", "in eclipse", "in sunlight", "wheel speed above", "timeout", "at time",
           "pointing error below")
@@ -174,6 +175,8 @@ class ModeManager(LazyCycle):
         How often the transitions are checked.
     """
 
+    loop_part = PART  # the compiled mission (attsim.control.modes_loop)
+
     def __init__(self, modes, transitions, initial: str, period_s: float, name: str = "modes"):
         self.name = name
         self.period_s = positive_scalar(period_s, "period_s")
@@ -231,6 +234,13 @@ class ModeManager(LazyCycle):
         self.managed = [c for c in mission.components if id(c) in listed]
         for controller in self.managed:
             controller.mode_manager = self
+
+    def loop_source(self, condition, build) -> int:
+        """The bank row a condition reads in the compiled mission: the law of a pointing condition, the estimator
+        of a rate condition (-1: the truth)."""
+        if condition.kind == POINTING_BELOW:
+            return build.row(condition.source)
+        return -1 if reads_truth(condition.source) else build.row(condition.source)
 
     def start(self, sc):
         self._sc = sc

@@ -49,10 +49,10 @@ from .._core.validate import finite_array, positive_int, sequence
 from ..actuators.devices import Magnetorquer, ReactionWheel
 from .base import Controller, check_kind, distinct
 from ..errors import ControllerError, InputError
+from .loop import MAX_READING_WIDTH, user_law_unit
 
 __all__ = ["NumbaController", "MAX_READING_WIDTH"]
 
-MAX_READING_WIDTH = 6  # the widest sensor output (six sun-sensor currents)
 _NEEDS = {ReactionWheel: "reaction wheels (attsim.ReactionWheel) for its wheel torques",
           Magnetorquer: "magnetorquers (attsim.Magnetorquer) for its dipole"}
 
@@ -134,6 +134,36 @@ class NumbaController(Controller):
         self.memory = np.zeros(self.memory_size)
         self._readings = np.zeros((max(len(self.sensors), 1), MAX_READING_WIDTH))
         self._commands = np.empty(self._width)
+
+    @property
+    def loop_unit(self):
+        """This law's unit: :func:`~attsim.control.loop.user_law` bound to it (named by :attr:`digest`)."""
+        return user_law_unit(self.law, self.digest)
+
+    @property
+    def command_width(self) -> int:
+        """How many commands the law writes: one per wheel, or a dipole's three."""
+        return self._width
+
+    def fill_loop_row(self, bank, c: int, build) -> None:
+        bank.user_sizes[c] = self.parameters.size, self.memory_size, max(len(self.sensors), 1), self._width
+        bank.user_parameters[c, : self.parameters.size] = self.parameters
+        targets = [self.actuators[name] for name in self._outputs]
+        if self._width == 3 and getattr(targets[0], "loop_role", None) == "magnetorquer":
+            bank.magnetorquer[c] = build.row(targets[0])
+        else:
+            bank.wheel_order[c, : len(targets)] = [build.row(wheel) for wheel in targets]
+
+    def take_loop_row(self, bank, c: int) -> None:
+        self.memory[:] = bank.user_memory[c, : self.memory_size]
+
+    def loop_fault(self, bank, c: int, t_s: float) -> Exception:
+        """The law wrote an infinite command: the Python path's error for it."""
+        try:
+            self.apply_commands(t_s, bank.user_commands[c].copy())
+        except ControllerError as exc:
+            return exc
+        return ControllerError(f"controller {self.name!r} at t = {t_s:.6g} s wrote an invalid command")
 
     def decide(self, t_s, readings):
         block = self._readings

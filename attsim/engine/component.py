@@ -47,6 +47,7 @@ class Component:
     """
 
     name: str = "component"
+    loop_part = None  # the kind's part of the compiled mission; None: this component runs on the Python path only
 
     def columns(self) -> list[str]:
         return []

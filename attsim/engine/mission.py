@@ -38,7 +38,7 @@ from ..environment.table import EnvironmentTable, field_table
 from ..environment.torques import DISTURBANCE_NAMES
 from ..errors import AttsimError, ControllerError, DivergenceError, EstimatorDivergenceError, InputError
 from ..inertia import check_inertia, check_rate
-from .plant import Spacecraft
+from .spacecraft import Spacecraft
 from ..plausibility import check_body_rate
 from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from ..telemetry.memory import MemoryRecorder
@@ -336,7 +336,13 @@ class Mission:
         check_drivers([c for c in self.components if isinstance(c, Controller)],
                       next((c for c in self.components if isinstance(c, ModeManager)), None))
         knowledge.warn_ideal(self.components)
-        from .compiled import compiled_form, run_compiled
+        import os
+
+        from .backend import BACKENDS
+        from .build import compiled_form
+        from .compiled import run_compiled
+
+        backend = BACKENDS[os.environ.get("ATTSIM_BACKEND", "compiled")]()
 
         can_compile = compiled_form(self) and realtime_factor is None
         if compiled and not can_compile:
@@ -377,12 +383,12 @@ class Mission:
             else:
                 table = field_table(self.field_spec, self.duration_s, self.field_dt_s)
             recorder.start(columns)
-            sc = Spacecraft(self, env, recorder, table)
+            sc = Spacecraft(self, env, recorder, table, backend)
             for component in self.components:
                 component.start(sc)
             if use_compiled:
                 self._last_row_t_s = float("inf")  # the loop writes every row; none to add on an error
-                env.process(run_compiled(env, self, sc, recorder,
+                env.process(run_compiled(env, self, sc, recorder, backend,
                                          None if bar is None else lambda t: bar.update(t - bar.n)))
             else:
                 env.process(self._recorder_process(env, sc, recorder, realtime_factor, wall_start, lag, bar))
@@ -400,6 +406,7 @@ class Mission:
                 raise original.with_traceback(original.__traceback__) from None
             raise
         finally:
+            backend.close()
             if bar is not None:
                 bar.close()
         wall_s = time.perf_counter() - wall_start

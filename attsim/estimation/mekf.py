@@ -33,6 +33,7 @@ from .._core.validate import finite_array, per_axis, positive_scalar, unit_quate
 from ..engine.component import LazyCycle
 from ..errors import EstimatorDivergenceError, InputError
 from ..telemetry.schema import ESTIMATOR_SUFFIXES
+from .loop import PART
 from .kernels import DIVERGED, MEASUREMENTS, NIS_GATE_3DOF, PARAMETERS, mekf_cycle, new_memory
 from ..sensors.devices import Gyro, Magnetometer, StarTracker, SunSensor
 
@@ -104,6 +105,8 @@ class MEKF(LazyCycle):
         whatever its innovation, so a drifted estimate cannot lock the
         measurements out.
     """
+
+    loop_part = PART  # the compiled mission (attsim.estimation.loop)
 
     def __init__(self, gyro, star_tracker=None, magnetometer=None, sun_sensor=None, q0=None,
                  sigma_attitude0_deg: float = 5.0, sigma_bias0_rad_s: float = 1e-3, gyro_arw_rad_sqrt_s=None,

@@ -13,21 +13,22 @@ what each method must declare and guarantee.
 from __future__ import annotations
 
 import math
-import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
-from .._core.jit import LOOP_INLINED, njit, package_digest
+from .._core.bind import bind_globals
+from .._core.jit import LOOP_INLINED, njit, dependency_digest
 from ..dynamics import TUPLE_ARITHMETIC, matrix_to_tuple
 from ..errors import InputError
 from ..torque import TorqueModel
 from .principal_frame import PrincipalFrame
 
 __all__ = ["Problem", "Trajectory", "Integrator", "FixedStepIntegrator", "fixed_step_grid", "stage_torque",
-           "bind_globals", "bind_stage_torque", "fixed_step_loop", "advance_loop", "check_solution", "PrincipalFrame"]
+           "bind_globals", "bind_stage_torque", "code_digest", "fixed_step_loop", "advance_loop", "check_solution",
+           "PrincipalFrame"]
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,17 @@ def bind_stage_torque(kernel: Callable, torque: Callable, compile_suffix: str | 
     return njit(cache=True, nogil=True, **LOOP_INLINED)(bind_globals(py, name, **bindings))
 
 
+def code_digest(*functions) -> str:
+    """A digest of the modules that define ``functions`` (numba dispatchers or functions) and of everything
+    they import: what a template bound to them depends on beyond its own module."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for function in functions:
+        digest.update(dependency_digest(getattr(function, "py_func", function).__code__.co_filename).encode())
+    return digest.hexdigest()[:12]
+
+
 def fixed_step_grid(t_end_s: float, dt_s: float, record_every: int) -> tuple[int, float, np.ndarray]:
     """Steps of a fixed-step run and the times it records.
 
@@ -231,18 +243,6 @@ def stage_torque(t, q, w, torque_N_m):
     callable instead (:func:`bind_globals`), so both paths share one source.
     """
     return torque_N_m
-
-
-def bind_globals(function: Callable, name: str | None = None, **bindings) -> Callable:
-    """A copy of ``function`` whose global names in ``bindings`` are replaced.
-
-    With ``name``, the copy also gets that name and qualified name, which is
-    what numba's on-disk cache keys a function by.
-    """
-    copy = types.FunctionType(function.__code__, {**function.__globals__, **bindings}, name or function.__name__,
-                              function.__defaults__, function.__closure__)
-    copy.__qualname__ = name or function.__qualname__
-    return copy
 
 
 def fixed_step_loop(q0, w0, targs, J, Jinv, params, dt, n_steps, last_h, every, out):
@@ -324,6 +324,20 @@ def quaternion_rate_output(state, J, params):
 
 
 @njit(cache=True, nogil=True)
+def quaternion_rate_pack(state, out):
+    """A ``(q, w)`` state into the float array ``out`` (a mission keeps the method's state in one array)."""
+    q, w = state
+    out[0], out[1], out[2], out[3] = q
+    out[4], out[5], out[6] = w
+
+
+@njit(cache=True, nogil=True)
+def quaternion_rate_unpack(a):
+    """The ``(q, w)`` state :func:`quaternion_rate_pack` wrote."""
+    return (a[0], a[1], a[2], a[3]), (a[4], a[5], a[6])
+
+
+@njit(cache=True, nogil=True)
 def never_stop(state, params):
     return False
 
@@ -390,6 +404,8 @@ class FixedStepIntegrator(Integrator):
     initial_state: ClassVar[Callable] = quaternion_rate_state
     output_state: ClassVar[Callable] = quaternion_rate_output
     must_stop: ClassVar[Callable] = never_stop
+    pack_state: ClassVar[Callable] = quaternion_rate_pack
+    unpack_state: ClassVar[Callable] = quaternion_rate_unpack
     principal_frame: ClassVar[bool] = False
     _compiled_loop: ClassVar[Callable | None] = None
 
@@ -414,10 +430,9 @@ class FixedStepIntegrator(Integrator):
     @classmethod
     def compiled_loop(cls) -> Callable:
         if cls.__dict__.get("_compiled_loop") is None:
-            # numba keys its disk cache by the function's own file, not by the
-            # kernels it inlines; naming the loop after a digest of attsim's
-            # sources makes any edit to a kernel compile afresh.
-            name = f"{cls.name}_fixed_step_loop_{package_digest()}"
+            # numba stamps the disk cache of the loop with this file's dependencies; the method's kernels are in
+            # another module, so the loop's name carries their digest too (an edit there compiles afresh)
+            name = f"{cls.name}_fixed_step_loop_{code_digest(cls.step)}"
             loop = bind_globals(fixed_step_loop, name, **cls._bindings(cls.step))
             cls._compiled_loop = njit(cache=True, nogil=True)(loop)
         return cls._compiled_loop
@@ -439,8 +454,8 @@ class FixedStepIntegrator(Integrator):
         inner loop already compiled for this method). The compiled function
         is named after the method, the template, the torque, ``tag`` (which
         must tell apart different ``extra`` functions, e.g. a digest of a
-        user's code) and a digest of attsim's sources, which is what numba's
-        disk cache keys it by. Options: :data:`attsim._jit.LOOP_INLINED`.
+        user's code) and a digest of the method's and the torque's modules with
+        their dependencies, which is what numba's disk cache keys it by. Options: :data:`attsim._jit.LOOP_INLINED`.
         """
         key = (template.__module__, template.__name__, torque.__name__, tag, tuple(sorted(extra)))
         compiled = cls.__dict__.get("_compiled_templates")
@@ -448,7 +463,7 @@ class FixedStepIntegrator(Integrator):
             compiled = {}
             cls._compiled_templates = compiled
         if key not in compiled:
-            suffix = f"{torque.__name__}_{package_digest()}"
+            suffix = f"{torque.__name__}_{code_digest(cls.step, torque)}"
             step = bind_stage_torque(cls.step, torque, compile_suffix=suffix)
             name = f"{cls.name}_{template.__name__}_{tag + '_' if tag else ''}{suffix}"
             bindings = dict(cls._bindings(step), **extra)

@@ -53,6 +53,21 @@ def dcm_output(state, J, params):
 
 
 @njit(cache=True, nogil=True)
+def dcm_pack(state, out):
+    """The state into 13 floats of ``out``: r2, r3, ω, q."""
+    r2, r3, w, q = state
+    out[0], out[1], out[2] = r2
+    out[3], out[4], out[5] = r3
+    out[6], out[7], out[8] = w
+    out[9], out[10], out[11], out[12] = q
+
+
+@njit(cache=True, nogil=True)
+def dcm_unpack(a):
+    return (a[0], a[1], a[2]), (a[3], a[4], a[5]), (a[6], a[7], a[8]), (a[9], a[10], a[11], a[12])
+
+
+@njit(cache=True, nogil=True)
 def _derivs(targs, t, r2, r3, w, q_hint, J, Jinv):
     q = _quat_of_rows(r2, r3, q_hint)
     return _cross(r2, w), _cross(r3, w), euler_rates(w, stage_torque(t, q, w, targs), J, Jinv)
@@ -91,3 +106,5 @@ class DCM(FixedStepIntegrator):
     step = dcm_step
     initial_state = dcm_state
     output_state = dcm_output
+    pack_state = dcm_pack
+    unpack_state = dcm_unpack

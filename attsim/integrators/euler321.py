@@ -38,6 +38,19 @@ def angles_to_quat(yaw, pitch, roll):
 
 
 @njit(cache=True, nogil=True)
+def euler_pack(state, out):
+    """The state into 6 floats of ``out``: the angles, ω."""
+    angles, w = state
+    out[0], out[1], out[2] = angles
+    out[3], out[4], out[5] = w
+
+
+@njit(cache=True, nogil=True)
+def euler_unpack(a):
+    return (a[0], a[1], a[2]), (a[3], a[4], a[5])
+
+
+@njit(cache=True, nogil=True)
 def euler_state(q, w, J, params):
     qw, qx, qy, qz = q[0], q[1], q[2], q[3]
     a = math.hypot(qw + qy, qz - qx)
@@ -96,6 +109,8 @@ class Euler321(FixedStepIntegrator):
     step = euler321_step
     initial_state = euler_state
     output_state = euler_output
+    pack_state = euler_pack
+    unpack_state = euler_unpack
     must_stop = near_gimbal_lock
 
     def margin_deg(self, problem) -> float:

@@ -38,7 +38,9 @@ from .._core.validate import finite_array, non_negative_scalar, positive_scalar,
 from ..engine.component import At, Component, periodic
 from ..dynamics import qexp, qmul
 from ..errors import InputError
-from .faults import checked_faults, fault_schedule, fault_table, faults_at
+from .faults import checked_faults, fault_fields, fault_schedule, fault_table, faults_at
+from .loop import (HELD_COLUMN, PART, REAL_PLAIN, REAL_Q_NOMINAL, REAL_Q_TRUE, REAL_REPORTS_VALID, TRUTH_COLUMN,
+                   VALID_COLUMN)
 
 __all__ = ["Sensor", "IDENTITY", "MAX_MISALIGNMENT_RAD", "SAMPLES_PER_DRAW", "mounting", "scale_factor",
            "FAULT_PRIORITY"]
@@ -105,6 +107,9 @@ class Sensor(Component):
     _draws = None
     _drawn, _next_draw = (), 0
     _measure_entry = None
+    # the compiled mission: the sensors' part, and the unit that samples this class (None: Python path only)
+    loop_part = PART
+    sample_unit = None
 
     def __init__(self, name: str, rate_hz: float, phase_s: float = 0.0):
         self.name = name
@@ -269,11 +274,25 @@ class Sensor(Component):
         return [*(latest.tolist() if type(latest) is np.ndarray else latest),
                 *(truth.tolist() if type(truth) is np.ndarray else truth), *valid]
 
+    # --- the compiled mission (attsim.sensors.loop) ---------------------------------------------------------
 
-def fault_fields(sensor, index: int, fault) -> dict:
-    """The fields of a fault's events: the sensor, the kind, its index in the sensor's list (and a bias jump's
-    bias, as given)."""
-    fields = {"sensor": sensor.name, "fault": fault.kind, "index": index}
-    if fault.bias is not None:
-        fields["bias"] = fault.bias.tolist()
-    return fields
+    def loop_ready(self, mission) -> bool:
+        """True when the compiled unit can take this sensor's samples in ``mission`` (a subclass may need more)."""
+        return True
+
+    def fill_loop_row(self, parameters, bias, realism, faults) -> None:
+        """Fill this sensor's row of the bank: what every sensor shares (mounting, faults, validity); a
+        subclass adds its parameters, biases and scale factors."""
+        realism[REAL_PLAIN] = 1.0 if self.plain else 0.0
+        realism[REAL_Q_TRUE:REAL_Q_TRUE + 4], realism[REAL_Q_NOMINAL:REAL_Q_NOMINAL + 4] = self.q_BS_true, self.q_BS
+        realism[REAL_REPORTS_VALID] = 1.0 if self.reports_validity else 0.0
+        if self.faults:
+            faults[:len(self.faults)] = self._fault_table
+
+    def take_loop_row(self, output, bias) -> None:
+        """End as the Python path leaves the sensor: the latest sample, its truth, the held output, validity."""
+        axes = len(self.axes)
+        self.latest, self._latest_truth = output[:axes].copy(), output[TRUTH_COLUMN:TRUTH_COLUMN + axes].copy()
+        self._held = output[HELD_COLUMN:HELD_COLUMN + axes].copy()
+        self._valid_value = float(output[VALID_COLUMN])
+        self.valid = self._valid_value != 0.0

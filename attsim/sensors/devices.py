@@ -40,6 +40,9 @@ from ..environment.table import P_SRP, R, SUN, lerp1, lerp3, table_cell
 from ..errors import InputError
 from .base import IDENTITY, Sensor, scale_factor
 from .faults import SensorFault
+from .loop import (REAL_NORMALS_NOMINAL, REAL_NORMALS_TRUE, REAL_OFFSET, REAL_SCALE, REAL_SUN_MATRIX, sample_gyro,
+                   sample_magnetometer, sample_star_tracker, sample_sun_sensor)
+from .._core.units import Unit
 from .kernels import (SUN_SENSOR_NORMALS, field_body, gyro_measure, gyro_sample, magnetometer_measure,
                             magnetometer_sample, star_tracker_blinded, star_tracker_measure, star_tracker_sample,
                             sun_sensor_any_light, sun_sensor_detect, sun_sensor_measure, sun_sensor_signals,
@@ -116,6 +119,18 @@ class Gyro(Sensor):
         self._t_last_s = t
         return self.latest
 
+    sample_unit = Unit(sample_gyro, "sample_gyro", {})
+
+    def fill_loop_row(self, parameters, bias, realism, faults) -> None:
+        super().fill_loop_row(parameters, bias, realism, faults)
+        parameters[:3] = self.arw, self.bias_rw, self.quantization
+        bias[:] = self.bias0
+        realism[REAL_SCALE:REAL_SCALE + 3] = self.scale_factor_error
+
+    def take_loop_row(self, output, bias) -> None:
+        super().take_loop_row(output, bias)
+        self._bias = tuple(float(v) for v in bias)
+
     @property
     def bias(self) -> np.ndarray:
         """The gyro's bias now (rad/s) as propagated by its last sample, in body axes through the nominal
@@ -142,6 +157,13 @@ class Magnetometer(Sensor):
     @property
     def draws(self) -> int:
         return 3 if self.noise else 0
+
+    sample_unit = Unit(sample_magnetometer, "sample_magnetometer", {})
+
+    def fill_loop_row(self, parameters, bias, realism, faults) -> None:
+        super().fill_loop_row(parameters, bias, realism, faults)
+        parameters[:5] = self.noise, *self.bias, self.quantization
+        realism[REAL_SCALE:REAL_SCALE + 3] = self.scale_factor_error
 
     def truth(self, sc):
         return field_body(sc.state()[0], sc.env_t, sc.env_v, sc.env._now)
@@ -226,6 +248,21 @@ class SunSensor(Sensor):
     @property
     def draws(self) -> int:
         return 6 if self.noise else 0
+
+    sample_unit = Unit(sample_sun_sensor, "sample_sun_sensor", {})
+
+    def loop_ready(self, mission) -> bool:
+        """Only the environment's Sun and shadow are tabulated for the compiled mission."""
+        return self.sun_inertial is None and self.eclipse is None and mission.environment is not None
+
+    def fill_loop_row(self, parameters, bias, realism, faults) -> None:
+        super().fill_loop_row(parameters, bias, realism, faults)
+        parameters[:3] = self.noise, self.quantization, self._cos_fov
+        realism[REAL_SCALE:REAL_SCALE + 6], realism[REAL_OFFSET:REAL_OFFSET + 6] = self.scale_factor_error, \
+            self.detector_bias
+        realism[REAL_NORMALS_TRUE:REAL_NORMALS_TRUE + 18] = np.ravel(self.normals_true)
+        realism[REAL_NORMALS_NOMINAL:REAL_NORMALS_NOMINAL + 18] = np.ravel(self.normals_nominal)
+        realism[REAL_SUN_MATRIX:REAL_SUN_MATRIX + 18] = self.sun_matrix.ravel()
 
     def prepare(self, mission):
         if self.sun_inertial is None and mission.environment is None:  # checked once, not at every sample
@@ -389,6 +426,14 @@ class StarTracker(Sensor):
             field = "sun_exclusion_deg" if self.sun_exclusion_deg is not None else "earth_exclusion_deg"
             raise InputError(field, f"star tracker {self.name!r} needs a mission environment (the Sun and the orbit) "
                              "for its exclusion cones")
+
+    sample_unit = Unit(sample_star_tracker, "sample_star_tracker", {})
+
+    def fill_loop_row(self, parameters, bias, realism, faults) -> None:
+        super().fill_loop_row(parameters, bias, realism, faults)
+        parameters[:3] = self.sigma_rad
+        parameters[3:5] = self.exclusion_rad
+        realism[REAL_OFFSET:REAL_OFFSET + 3] = self.bias_rad
 
     def truth(self, sc):
         return sc.state()[0]

@@ -38,7 +38,7 @@ from ..errors import InputError
 
 __all__ = ["SensorFault", "FAULT_KINDS", "STUCK", "DROPOUT", "BIAS_JUMP", "fault_table", "faults_at", "fault_schedule",
            "FAULT_BIAS_WIDTH", "FAULT_START", "FAULT_END", "FAULT_KIND", "FAULT_BIAS", "FAULT_COLUMNS",
-           "checked_faults"]
+           "checked_faults", "fault_fields"]
 
 FAULT_KINDS = ("stuck", "dropout", "bias_jump")
 STUCK, DROPOUT, BIAS_JUMP = range(3)
@@ -151,3 +151,12 @@ def fault_schedule(sensors, duration_s: float) -> list[tuple[float, int, int, in
                 boundaries.append((fault.end_s, s, 1, k))
     boundaries.sort(key=lambda b: (b[0], b[1], -b[2], b[3]))
     return [(t, s, k, end) for t, s, end, k in boundaries]
+
+
+def fault_fields(sensor, index: int, fault) -> dict:
+    """The fields of a fault's events: the sensor, the kind, its index in the sensor's list (and a bias jump's
+    bias, as given)."""
+    fields = {"sensor": sensor.name, "fault": fault.kind, "index": index}
+    if fault.bias is not None:
+        fields["bias"] = fault.bias.tolist()
+    return fields

@@ -1,95 +1,389 @@
-"""The sensors of the compiled mission loop (layer 6): their bank filled from a mission's sensors, and back.
+"""The sensors' part of the compiled mission (layer 6): their bank, their units, their rows and events.
 
-:func:`sensor_bank` fills :class:`~attsim.engine.banks.SensorBank` from the
-built-in sensors once, at the start of a run (their mounting, scale
-factors, biases, exclusion cones, fields of view and faults, and the
-mission's fault boundaries in the order their events are logged);
-:func:`hand_back_sensors` leaves the objects as the Python path would, and
-:func:`fault_event` turns a fault row of the loop's event log into the
-Python path's event.
+One :class:`SensorBank` row per sensor, filled from the sensor objects at
+the start of a run (:func:`build`; each object fills its own row with
+:meth:`~attsim.sensors.base.Sensor.fill_loop_row`) and handed back at its
+end (:func:`hand_back`). A sensor class names its sampling unit in
+``sample_unit`` (a template here: :func:`sample_gyro`,
+:func:`sample_magnetometer`, :func:`sample_sun_sensor`,
+:func:`sample_star_tracker`); a new sensor adds its own and nothing else
+changes. The units take their measurements with the kernels the Python
+objects use (:mod:`attsim.sensors.kernels`), so both paths give the same
+numbers to the bit.
+
+A sensor read by controllers or an estimator is sampled inside their cycles
+(once per instant however many read it: ``t_last_s``); one that nobody reads
+samples at its own rate (:func:`sample_free`, on the engine's clock).
+Fault boundaries are logged by :func:`log_faults` on the engine's timeline.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+from typing import NamedTuple
+
 import numpy as np
 
-from ..engine import banks as ml
+from .._core.events import log_event
+from .._core.jit import LOOP_INLINED, njit
+from .._core.units import Unit, as_function, deref
+from ..dynamics import qconj, qrotate
+from ..environment.table import B_I, P_SRP, R, SUN, lerp1, lerp3, table_cell
 from .base import fault_fields
-from .faults import fault_schedule, fault_table
-from .devices import Gyro, Magnetometer, StarTracker, SunSensor
+from .faults import fault_schedule, fault_table, faults_at
+from .kernels import (gyro_measure, gyro_sample, magnetometer_measure, magnetometer_sample, star_tracker_blinded,
+                      star_tracker_measure, star_tracker_sample, sun_sensor_any_light, sun_sensor_detect,
+                      sun_sensor_measure, sun_sensor_signals, sun_sensor_truth)
 
-__all__ = ["SENSOR_KINDS", "NORMALS_BLOCK", "sensor_bank", "hand_back_sensors", "fault_event"]
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inlined in the units
 
-SENSOR_KINDS = {Gyro: ml.GYRO, Magnetometer: ml.MAGNETOMETER, SunSensor: ml.SUN_SENSOR, StarTracker: ml.STAR_TRACKER}
+__all__ = ["SensorBank", "PART", "TRUTH_COLUMN", "VALID_COLUMN", "HELD_COLUMN", "OUTPUT_WIDTH", "REAL_PLAIN",
+           "REAL_Q_TRUE", "REAL_Q_NOMINAL", "REAL_SCALE", "REAL_OFFSET", "REAL_REPORTS_VALID", "REAL_NORMALS_TRUE",
+           "REAL_NORMALS_NOMINAL", "REAL_SUN_MATRIX", "REALISM_WIDTH", "BOUNDARY_T", "BOUNDARY_SENSOR",
+           "BOUNDARY_FAULT", "BOUNDARY_END", "BOUNDARY_WIDTH", "EVENT_FAULT", "sample_gyro", "sample_magnetometer",
+           "sample_sun_sensor", "sample_star_tracker", "NORMALS_BLOCK", "sample"]
+
+# a sensor's output row: the measurement from column 0, the truth from TRUTH_COLUMN, 1/0 output or none, the last
+# good output (HELD_COLUMN, six)
+TRUTH_COLUMN, VALID_COLUMN, HELD_COLUMN, OUTPUT_WIDTH = 6, 12, 13, 19
+# a sensor's realism row (attsim.sensors.kernels): 1.0 when every setting is at its default (the bare models run),
+# q_BS_true and q_BS, scale factor errors, constant offsets (a star tracker's attitude bias, rad; a sun sensor's
+# detector biases), 1.0 when it writes <name>_valid, a sun sensor's detector normals in body axes (true and
+# nominal, 6 x 3 each, row by row) and its sun matrix (3 x 6, row by row)
+(REAL_PLAIN, REAL_Q_TRUE, REAL_Q_NOMINAL, REAL_SCALE, REAL_OFFSET, REAL_REPORTS_VALID, REAL_NORMALS_TRUE,
+ REAL_NORMALS_NOMINAL, REAL_SUN_MATRIX, REALISM_WIDTH) = 0, 1, 5, 9, 15, 21, 22, 40, 58, 76
+# a fault boundary row: its time, sensor row, fault index in that sensor's table, 1.0 at the end / 0.0 at the start
+BOUNDARY_T, BOUNDARY_SENSOR, BOUNDARY_FAULT, BOUNDARY_END, BOUNDARY_WIDTH = 0, 1, 2, 3, 4
+# the sensors' event: (t, EVENT_FAULT, fault index, sensor row, 1.0 at its end / 0.0 at its start, ...)
+EVENT_FAULT = 10
 NORMALS_BLOCK = 6 * 4096  # draws held per sensor between refills
 
 
-def sensor_bank(sensors, duration_s: float) -> ml.SensorBank:
-    n = len(sensors)
-    parameters = np.zeros((n, 8))
-    bias = np.zeros((n, 3))
-    realism = np.zeros((n, ml.REALISM_WIDTH))
-    faults = np.repeat(fault_table((), rows=max([len(x.faults) for x in sensors] + [1]))[None], n, axis=0)
-    for s, sensor in enumerate(sensors):
-        if sensor.faults:
-            faults[s, :len(sensor.faults)] = sensor._fault_table
-        r = realism[s]
-        r[ml.REAL_PLAIN] = 1.0 if sensor.plain else 0.0
-        r[ml.REAL_Q_TRUE:ml.REAL_Q_TRUE + 4], r[ml.REAL_Q_NOMINAL:ml.REAL_Q_NOMINAL + 4] = sensor.q_BS_true, sensor.q_BS
-        r[ml.REAL_REPORTS_VALID] = 1.0 if sensor.reports_validity else 0.0
-        if isinstance(sensor, Gyro):
-            parameters[s, :3] = sensor.arw, sensor.bias_rw, sensor.quantization
-            bias[s] = sensor.bias0
-            r[ml.REAL_SCALE:ml.REAL_SCALE + 3] = sensor.scale_factor_error
-        elif isinstance(sensor, Magnetometer):
-            parameters[s, :5] = sensor.noise, *sensor.bias, sensor.quantization
-            r[ml.REAL_SCALE:ml.REAL_SCALE + 3] = sensor.scale_factor_error
-        elif isinstance(sensor, SunSensor):
-            parameters[s, :3] = sensor.noise, sensor.quantization, sensor._cos_fov
-            r[ml.REAL_SCALE:ml.REAL_SCALE + 6], r[ml.REAL_OFFSET:ml.REAL_OFFSET + 6] = sensor.scale_factor_error, \
-                sensor.detector_bias
-            r[ml.REAL_NORMALS_TRUE:ml.REAL_NORMALS_TRUE + 18] = np.ravel(sensor.normals_true)
-            r[ml.REAL_NORMALS_NOMINAL:ml.REAL_NORMALS_NOMINAL + 18] = np.ravel(sensor.normals_nominal)
-            r[ml.REAL_SUN_MATRIX:ml.REAL_SUN_MATRIX + 18] = sensor.sun_matrix.ravel()
+class SensorBank(NamedTuple):
+    """One row per sensor. ``axes``: the output's width; ``period_s`` its sampling period; ``sampler``: its
+    sampling unit's slot; ``noise``: its row of the World's noise. ``parameters`` by kind: gyro (arw, bias_rw,
+    quantization); magnetometer (noise, bias x y z, quantization); sun sensor (noise, quantization, cos of the field
+    of view); star tracker (sigma x y z, rad; Sun and Earth exclusion half-angles, rad, NaN for none). ``output``
+    holds the latest measurement (first columns), truth (from ``TRUTH_COLUMN``), 1/0 for an output or none
+    (``VALID_COLUMN``) and the last good output, a stuck sensor's (from ``HELD_COLUMN``), NaN (and 0) before the
+    first sample; ``bias`` a gyro's bias (its axes); ``t_last_s`` the time of the last sample (NaN before the first:
+    readers at one instant share a sample, and the gyro's noise spans the time since it). ``realism``: mounting,
+    scale factors, offsets, detectors (the ``REAL_*`` columns); ``faults[s]`` the sensor's fault table
+    (:func:`~attsim.sensors.faults.fault_table`, padded); ``boundaries`` every fault boundary of the mission in
+    logging order (the ``BOUNDARY_*`` columns)."""
+
+    axes: np.ndarray
+    period_s: np.ndarray
+    sampler: np.ndarray
+    noise: np.ndarray
+    parameters: np.ndarray
+    output: np.ndarray
+    bias: np.ndarray
+    t_last_s: np.ndarray
+    realism: np.ndarray
+    faults: np.ndarray
+    boundaries: np.ndarray
+
+
+@njit(**_JIT)
+def _keep_output(out, m, width, dropout, stuck, blinded):
+    """The sample's output into the sensor's ``out`` row (:meth:`attsim.sensors.base.Sensor.output`): ``m``, the
+    held output of a stuck sensor, or NaN without output; dropout over stuck over blinding."""
+    if dropout or (blinded and not stuck):
+        for i in range(width):
+            out[i] = np.nan
+        out[VALID_COLUMN] = 0.0
+    elif stuck:
+        for i in range(width):
+            out[i] = out[HELD_COLUMN + i]
+        out[VALID_COLUMN] = 0.0 if math.isnan(out[HELD_COLUMN]) else 1.0
+    else:
+        for i in range(width):
+            out[i] = m[i]
+            out[HELD_COLUMN + i] = m[i]
+        out[VALID_COLUMN] = 1.0
+
+
+@njit(**_JIT)
+def _mounting(realism_row):
+    """``(q_BS_true, q_BS)`` of a realism row."""
+    r = realism_row
+    return ((r[REAL_Q_TRUE], r[REAL_Q_TRUE + 1], r[REAL_Q_TRUE + 2], r[REAL_Q_TRUE + 3]),
+            (r[REAL_Q_NOMINAL], r[REAL_Q_NOMINAL + 1], r[REAL_Q_NOMINAL + 2], r[REAL_Q_NOMINAL + 3]))
+
+
+@njit(**_JIT)
+def _faults_now(sensors, s, t):
+    """``(dropout, stuck, extra bias)`` of sensor ``s`` at ``t`` (none for a plain sensor)."""
+    if sensors.realism[s, REAL_PLAIN] != 0.0:
+        return False, False, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    return faults_at(sensors.faults[s], t)
+
+
+@njit(**_JIT)
+def _draws(pw, s, count):
+    """The next ``count`` normal draws of sensor ``s`` (as a tuple of 6; zeros for a noise-free sensor), used."""
+    world = deref(pw)
+    noise = world.noise
+    row = world.sensors.noise[s]
+    c = noise.cursor[row]
+    n = noise.normals[row]
+    if noise.draws[row] == 0:  # a noise-free sensor: its block holds zeros and is never used up
+        return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    noise.cursor[row] = c + noise.draws[row]
+    if count == 3:
+        return (n[c], n[c + 1], n[c + 2], 0.0, 0.0, 0.0)
+    return (n[c], n[c + 1], n[c + 2], n[c + 3], n[c + 4], n[c + 5])
+
+
+@njit(**_JIT)
+def _state(pw):
+    """``(q_IB, ω)`` of the plant now (the plant has reached the instant)."""
+    world = deref(pw)
+    v = world.plant.q_w
+    return (v[0], v[1], v[2], v[3]), (v[4], v[5], v[6])
+
+
+def sample_gyro(pw, t, s):
+    """Gyro ``s``'s sample at ``t`` (:meth:`attsim.sensors.devices.Gyro.sample`). The first sample has no
+    elapsed time: its noise spans one nominal period, and the bias has not walked."""
+    world = deref(pw)
+    sensors = world.sensors
+    if sensors.t_last_s[s] == t:  # several readers at one instant share its sample
+        return 0
+    p, r, out = sensors.parameters[s], sensors.realism[s], sensors.output[s]
+    _, w = _state(pw)
+    first = math.isnan(sensors.t_last_s[s])
+    dt = sensors.period_s[s] if first else t - sensors.t_last_s[s]
+    if dt > 0.0:
+        dropout, stuck, extra = _faults_now(sensors, s, t)
+        b = (sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2])
+        draws = _draws(pw, s, 6)
+        if r[REAL_PLAIN] != 0.0:
+            m, b_new = gyro_measure(w, b, dt, p[0], 0.0 if first else p[1], draws, p[2])
         else:
-            parameters[s, :3] = sensor.sigma_rad
-            parameters[s, 3:5] = sensor.exclusion_rad
-            r[ml.REAL_OFFSET:ml.REAL_OFFSET + 3] = sensor.bias_rad
-    normals = np.zeros((n, NORMALS_BLOCK))
-    for s, sensor in enumerate(sensors):
-        if sensor.draws:
-            normals[s] = sensor.rng.standard_normal(NORMALS_BLOCK)
-    boundaries = np.array(fault_schedule(sensors, duration_s), dtype=float).reshape(-1, ml.BOUNDARY_WIDTH)
-    return ml.SensorBank(
-        kind=np.array([SENSOR_KINDS[type(s)] for s in sensors], dtype=np.int64),
-        period_s=np.array([s.period_s for s in sensors], dtype=float),
-        phase_s=np.array([s.phase_s for s in sensors], dtype=float),
-        next_k=np.zeros(n, dtype=np.int64), free_running=np.array([0.0 if s.readers else 1.0 for s in sensors]),
-        parameters=parameters, output=_initial_output(n), bias=bias, t_last_s=np.full(n, np.nan),
-        normals=normals, cursor=np.zeros(n, dtype=np.int64), draws=np.array([s.draws for s in sensors], dtype=np.int64),
-        realism=realism, faults=faults, boundaries=boundaries)
+            q_true, q_nom = _mounting(r)
+            k_ = r[REAL_SCALE:REAL_SCALE + 3]
+            m, b_new = gyro_sample(w, b, dt, p[0], 0.0 if first else p[1], draws, p[2], q_true, q_nom,
+                                   (k_[0], k_[1], k_[2]), (extra[0], extra[1], extra[2]))
+        sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2] = b_new
+        out[TRUTH_COLUMN], out[TRUTH_COLUMN + 1], out[TRUTH_COLUMN + 2] = w
+        _keep_output(out, m, 3, dropout, stuck, False)
+    sensors.t_last_s[s] = t
+    return 0
+
+
+def sample_magnetometer(pw, t, s):
+    """Magnetometer ``s``'s sample at ``t``: the field of the environment table in body axes, measured."""
+    world = deref(pw)
+    sensors = world.sensors
+    if sensors.t_last_s[s] == t:
+        return 0
+    p, r, out = sensors.parameters[s], sensors.realism[s], sensors.output[s]
+    q, _ = _state(pw)
+    env = world.environment
+    dropout, stuck, extra = _faults_now(sensors, s, t)
+    k, f = table_cell(env.env_t, t)
+    b_B = qrotate(qconj(q), lerp3(env.env_v, k, f, B_I))
+    d = _draws(pw, s, 3)
+    if r[REAL_PLAIN] != 0.0:
+        m = magnetometer_measure(b_B, (p[1], p[2], p[3]), p[0], (d[0], d[1], d[2]), p[4])
+    else:
+        q_true, q_nom = _mounting(r)
+        k_ = r[REAL_SCALE:REAL_SCALE + 3]
+        m = magnetometer_sample(b_B, (p[1], p[2], p[3]), p[0], (d[0], d[1], d[2]), p[4], q_true, q_nom,
+                                (k_[0], k_[1], k_[2]), (extra[0], extra[1], extra[2]))
+    out[TRUTH_COLUMN], out[TRUTH_COLUMN + 1], out[TRUTH_COLUMN + 2] = b_B
+    _keep_output(out, m, 3, dropout, stuck, False)
+    sensors.t_last_s[s] = t
+    return 0
+
+
+def sample_sun_sensor(pw, t, s):
+    """Sun sensor ``s``'s sample at ``t``: six detectors' signals; dark in eclipse (no draws used then)."""
+    world = deref(pw)
+    sensors = world.sensors
+    if sensors.t_last_s[s] == t:
+        return 0
+    p, r, out = sensors.parameters[s], sensors.realism[s], sensors.output[s]
+    q, _ = _state(pw)
+    env = world.environment
+    plain = r[REAL_PLAIN] != 0.0
+    dropout, stuck, extra = _faults_now(sensors, s, t)
+    k, f = table_cell(env.env_t, t)
+    lit = lerp1(env.env_v, k, f, P_SRP) > 0.0
+    s_B = qrotate(qconj(q), lerp3(env.env_v, k, f, SUN))
+    if plain:
+        truth = signals = sun_sensor_truth(s_B, lit)
+    else:
+        truth = sun_sensor_signals(s_B, lit, r[REAL_NORMALS_NOMINAL:REAL_NORMALS_NOMINAL + 18], p[2])
+        signals = sun_sensor_signals(s_B, lit, r[REAL_NORMALS_TRUE:REAL_NORMALS_TRUE + 18], p[2])
+    if sun_sensor_any_light(signals):
+        draws = _draws(pw, s, 6)
+        if plain:
+            m = sun_sensor_measure(signals, p[0], draws, p[1])
+        else:
+            o, k_ = r[REAL_OFFSET:REAL_OFFSET + 6], r[REAL_SCALE:REAL_SCALE + 6]
+            bias = (o[0] + extra[0], o[1] + extra[1], o[2] + extra[2], o[3] + extra[3], o[4] + extra[4],
+                    o[5] + extra[5])
+            m = sun_sensor_measure(sun_sensor_detect(signals, k_, bias), p[0], draws, p[1])
+    else:
+        m = signals
+    for i in range(6):
+        out[TRUTH_COLUMN + i] = truth[i]
+    _keep_output(out, m, 6, dropout, stuck, False)
+    sensors.t_last_s[s] = t
+    return 0
+
+
+def sample_star_tracker(pw, t, s):
+    """Star tracker ``s``'s sample at ``t``: the attitude measured, blinded inside its exclusion cones."""
+    world = deref(pw)
+    sensors = world.sensors
+    if sensors.t_last_s[s] == t:
+        return 0
+    p, r, out = sensors.parameters[s], sensors.realism[s], sensors.output[s]
+    q, _ = _state(pw)
+    env = world.environment
+    dropout, stuck, extra = _faults_now(sensors, s, t)
+    d = _draws(pw, s, 3)
+    q_true, q_nom = _mounting(r)
+    if r[REAL_PLAIN] != 0.0:
+        m = star_tracker_measure(q, (p[0], p[1], p[2]), (d[0], d[1], d[2]))
+    else:
+        o = r[REAL_OFFSET:REAL_OFFSET + 6]
+        m = star_tracker_sample(q, (p[0], p[1], p[2]), (d[0], d[1], d[2]), q_true, q_nom,
+                                (o[0] + extra[0], o[1] + extra[1], o[2] + extra[2]))
+    blinded = False
+    if not (math.isnan(p[3]) and math.isnan(p[4])):  # an exclusion cone
+        k, f = table_cell(env.env_t, t)
+        blinded = star_tracker_blinded(q, q_true, lerp3(env.env_v, k, f, SUN), lerp1(env.env_v, k, f, P_SRP) > 0.0,
+                                       lerp3(env.env_v, k, f, R), p[3], p[4])
+    for i in range(4):
+        out[TRUTH_COLUMN + i] = q[i]
+    _keep_output(out, m, 4, dropout, stuck, blinded)
+    sensors.t_last_s[s] = t
+    return 0
+
+
+@njit(**_JIT)
+def sample(samplers, pw, t, s):
+    """Take sensor ``s``'s sample at ``t`` with its unit (``samplers``: the run's samplers' addresses)."""
+    world = deref(pw)
+    return as_function(samplers[world.sensors.sampler[s]], 0, pw, t, s)(pw, t, s)
+
+
+def sample_free(pw, samplers, t, s):
+    """A sensor nobody reads, on the engine's clock: its own sample."""
+    return sample(samplers, pw, t, s)
+
+
+def log_faults(pw, samplers, t, row):
+    """The timeline's fault boundaries at ``t``, logged in :func:`~attsim.sensors.faults.fault_schedule` order."""
+    world = deref(pw)
+    b = world.sensors.boundaries
+    for k in range(np.searchsorted(b[:, BOUNDARY_T], t, side="left"), b.shape[0]):
+        if b[k, BOUNDARY_T] != t:
+            break
+        log_event(world.buffers, t, EVENT_FAULT, int(b[k, BOUNDARY_FAULT]), int(b[k, BOUNDARY_SENSOR]),
+                  b[k, BOUNDARY_END], 0.0, 0.0)
+    return 0
+
+
+def write_sensor(pw, t, s, col):
+    """Sensor ``s``'s columns of the row being written from ``col``: measurement and truth (``axes`` each), and
+    its validity when it reports it; returns the next column."""
+    world = deref(pw)
+    sensors = world.sensors
+    row = world.buffers.rows[world.buffers.counts[0]]
+    axes = sensors.axes[s]
+    for a in range(axes):
+        row[col + a] = sensors.output[s, a]
+        row[col + axes + a] = sensors.output[s, TRUTH_COLUMN + a]
+    col += 2 * axes
+    if sensors.realism[s, REAL_REPORTS_VALID] != 0.0:
+        row[col] = sensors.output[s, VALID_COLUMN]
+        col += 1
+    return col
+
+
+SAMPLE_FREE = Unit(sample_free, "sample_free", {})
+LOG_FAULTS = Unit(log_faults, "log_faults", {})
+WRITE_SENSOR = Unit(write_sensor, "write_sensor", {})
 
 
 def _initial_output(n: int) -> np.ndarray:
     """Sensor outputs before the first sample: NaN measurement and truth, no output."""
-    output = np.full((n, ml.OUTPUT_WIDTH), np.nan)
-    output[:, ml.VALID_COLUMN] = 0.0
+    output = np.full((n, OUTPUT_WIDTH), np.nan)
+    output[:, VALID_COLUMN] = 0.0
     return output
 
 
-def hand_back_sensors(bank: ml.SensorBank, sensors) -> None:
-    """Leave the sensor objects as the Python path does at the end of a run (latest sample, validity, gyro bias)."""
-    for s, sensor in enumerate(sensors):
-        row, axes = bank.output[s], len(sensor.axes)
-        sensor.latest, sensor._latest_truth = row[:axes].copy(), row[ml.TRUTH_COLUMN:ml.TRUTH_COLUMN + axes].copy()
-        sensor._held = row[ml.HELD_COLUMN:ml.HELD_COLUMN + axes].copy()
-        sensor._valid_value = float(row[ml.VALID_COLUMN])
-        sensor.valid = sensor._valid_value != 0.0
-        if isinstance(sensor, Gyro):
-            sensor._bias = tuple(float(v) for v in bank.bias[s])
+class SensorPart:
+    """The sensors in the compiled mission (the protocol: :class:`attsim.engine.component.LoopPart`)."""
+
+    slot = "sensors"
+    bank_type = SensorBank
+
+    def compiles(self, sensor, mission) -> bool:
+        """True when ``sensor`` has a compiled form in ``mission`` (a built-in, or a subclass that names one)."""
+        return getattr(type(sensor), "sample_unit", None) is not None and sensor.loop_ready(mission)
+
+    def empty(self) -> SensorBank:
+        return self.build([], None)
+
+    def schedule(self, sensors, build):
+        """The clock's free-running samples and the timeline's fault boundaries."""
+        clock = [build.clock_entry("sample", sensor, SAMPLE_FREE, build.row(sensor), [sensor])
+                 for sensor in sensors if not sensor.readers]
+        boundaries = fault_schedule(sensors, build.duration_s) if sensors else []
+        times = sorted({t for t, _, _, _ in boundaries})
+        timeline = [build.timeline_entry("faults", times, LOG_FAULTS, 0, late=True)] if times else []
+        return clock, timeline
+
+    def build(self, sensors, build) -> SensorBank:
+        n = len(sensors)
+        parameters, bias = np.zeros((n, 8)), np.zeros((n, 3))
+        realism = np.zeros((n, REALISM_WIDTH))
+        faults = np.repeat(fault_table((), rows=max([len(x.faults) for x in sensors] + [1]))[None], n, axis=0)
+        for s, sensor in enumerate(sensors):
+            sensor.fill_loop_row(parameters[s], bias[s], realism[s], faults[s])
+        duration_s = build.duration_s if build is not None else 0.0
+        boundaries = np.array(fault_schedule(sensors, duration_s) if sensors else [],
+                              dtype=float).reshape(-1, BOUNDARY_WIDTH)
+        return SensorBank(
+            axes=np.array([len(s.axes) for s in sensors], dtype=np.int64),
+            period_s=np.array([s.period_s for s in sensors], dtype=float),
+            sampler=np.array([build.sampler_slot(type(s).sample_unit) for s in sensors], dtype=np.int64),
+            noise=np.array([build.noise_row(s, s.draws, s.rng) for s in sensors], dtype=np.int64),
+            parameters=parameters, output=_initial_output(n), bias=bias, t_last_s=np.full(n, np.nan),
+            realism=realism, faults=faults, boundaries=boundaries)
+
+    def writer(self, sensor, build):
+        return WRITE_SENSOR, build.row(sensor)
+
+    def events_per_instant(self, sensors, build) -> int:
+        """The fault boundaries that fall at one time."""
+        times = [t for t, _, _, _ in fault_schedule(sensors, build.duration_s)] if sensors else []
+        return max(Counter(times).values(), default=0)
+
+    def hand_back(self, bank: SensorBank, sensors, build) -> None:
+        """Leave the sensor objects as the Python path does at the end of a run (latest sample, validity, bias)."""
+        for s, sensor in enumerate(sensors):
+            sensor.take_loop_row(bank.output[s], bank.bias[s])
+
+    def event(self, recorder, t: float, kind: int, what: int, index: int, values, build) -> bool:
+        """Log a fault boundary of the loop's event rows as the Python path does; False for another kind's."""
+        if kind != EVENT_FAULT:
+            return False
+        sensor = build.components(self)[index]
+        fault = sensor.faults[what]
+        recorder.event(t, "fault_end" if values[0] else "fault", **fault_fields(sensor, what, fault))
+        return True
+
+    def fault(self, bank, sensors, row: int, t: float, build) -> Exception | None:
+        return None  # a sensor's unit never faults
 
 
-def fault_event(recorder, t: float, sensor, index: int, end: float) -> None:
-    """The event of fault ``index`` of ``sensor`` beginning (``end`` 0) or ending at ``t``, as the Python path logs
-    it."""
-    recorder.event(t, "fault_end" if end else "fault", **fault_fields(sensor, index, sensor.faults[index]))
+PART = SensorPart()

@@ -1,0 +1,418 @@
+"""The controllers' part of the compiled mission (layer 6): their bank, one unit per law, the pointing columns.
+
+One :class:`ControllerBank` row per controller. Each law class names its
+unit (``loop_unit``): :func:`quaternion_pd`, :func:`magnetic_pd`,
+:func:`unloading`, :func:`bdot`, or a user's :class:`NumbaController` law
+bound into :func:`user_law` (one unit per law, compiled once). A cycle runs
+as the Python objects' (:mod:`attsim.control.base`): sample the law's
+sensors, decide nothing when one of them has no output (its actuators
+hold), else decide with the kernels the objects use
+(:mod:`attsim.control.kernels`, :mod:`attsim.control.allocation`) and
+command the actuators (:mod:`attsim.actuators.loop`). The first attitude
+law that runs writes the pointing columns (:func:`write_pointing`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._core.jit import LOOP_INLINED, njit
+from .._core.units import Unit, deref
+from ..actuators.kernels import wheel_speed, wheels_total
+from ..actuators.loop import command_dipole, command_wheel
+from ..environment.table import R, V, lerp3, table_cell
+from ..guidance.kernels import PARAMETER_LENGTH, error_angle_deg, error_vector, rate_error
+from ..guidance.pointing import reference_now
+from ..sensors.loop import VALID_COLUMN, sample
+from .allocation import allocate, null_space_torque, unloading_dipole
+from .kernels import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known, lvlh_quaternion_tuple,
+                      orbit_rate_inertial, pd_torque, pid_torque)
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inlined in the units
+
+__all__ = ["ControllerBank", "PART", "quaternion_pd", "magnetic_pd", "unloading", "bdot", "user_law",
+           "law_attitude", "stop_law", "USER_FAULT", "MAX_READING_WIDTH"]
+
+# what a user's law unit returns when the law wrote an infinite command (the engine raises, naming it)
+USER_FAULT = 40
+MAX_READING_WIDTH = 6  # the widest sensor reading (a sun sensor's six detectors)
+
+
+class ControllerBank(NamedTuple):
+    """One row per controller. ``period_s``; ``clock_row`` its row of the engine's clock (whose ``active`` a mode
+    switches); ``attitude_law`` 1.0 for a law with a pointing target. ``parameters``: a QPD's ki (0) and integral
+    limit (1), a B-dot's form (2: 1.0 direction, 0.0 rate), kp (4), kd (5), gain (6: B-dot, unloading; QPD: null-space
+    gain), dipole compensation (7-9: magnetic PD, QPD on magnetorquers). ``memory``: a B-dot's previous field sample
+    (0-2) and whether there is one (3); a QPD's integrated attitude error (0-2, rad s); zeroed when a mode switch
+    starts the controller again. ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state /
+    none). ``sources``: estimator rows giving the attitude and the rate (-1: ``roles`` decide). ``samples``: the sensor
+    rows sampled each cycle, -1 padded. ``target_kind``, ``target``: an attitude law's guidance target
+    (:mod:`attsim.guidance.kernels` kind and parameters). ``allocation[c, j]``: the torque-to-motor row of wheel
+    ``j``; ``null_projector[c]`` a QPD's null-space projector over the mission's wheels (zero when it manages no null
+    space); ``wheel_scratch[c]`` its working rows (null-space torque, motor torque, speed) and each wheel's speed
+    target (row 3, filled once), so a cycle allocates nothing. ``magnetorquer``: its row or -1; ``wheel_order``: the
+    wheel rows a QPD or a user's law commands, in its order (-1 padded). A user's law: ``user_sizes`` (lengths of its
+    parameters, memory, readings rows and commands) and its arrays (:mod:`attsim.control.numba_law`)."""
+
+    period_s: np.ndarray
+    clock_row: np.ndarray
+    attitude_law: np.ndarray
+    parameters: np.ndarray
+    memory: np.ndarray
+    roles: np.ndarray
+    sources: np.ndarray
+    samples: np.ndarray
+    target_kind: np.ndarray
+    target: np.ndarray
+    allocation: np.ndarray
+    null_projector: np.ndarray
+    wheel_scratch: np.ndarray
+    magnetorquer: np.ndarray
+    wheel_order: np.ndarray
+    user_sizes: np.ndarray
+    user_parameters: np.ndarray
+    user_memory: np.ndarray
+    user_readings: np.ndarray
+    user_commands: np.ndarray
+
+
+@njit(**_JIT)
+def _sample(pw, samplers, t, c):
+    """Sample controller ``c``'s sensors at ``t``; False when one of them has no output (the law then holds)."""
+    world = deref(pw)
+    controllers, sensors = world.controllers, world.sensors
+    for i in range(controllers.samples.shape[1]):
+        s = controllers.samples[c, i]
+        if s >= 0:
+            sample(samplers, pw, t, s)
+    for i in range(controllers.samples.shape[1]):
+        s = controllers.samples[c, i]
+        if s >= 0 and sensors.output[s, VALID_COLUMN] == 0.0:
+            return False
+    return True
+
+
+@njit(**_JIT)
+def _reading3(sensors, s, offset):
+    o = sensors.output[s]
+    return (o[offset], o[offset + 1], o[offset + 2])
+
+
+@njit(**_JIT)
+def law_attitude(pw, c):
+    """The attitude controller ``c`` acts on: its estimator's (``sources``), its attitude sensor's latest sample
+    (``roles``; NaN before the first), or the true one (:meth:`attsim.QuaternionPD.attitude_seen`)."""
+    world = deref(pw)
+    controllers = world.controllers
+    e = controllers.sources[c, 0]
+    if e >= 0:
+        eq = world.estimators.q[e]
+        return (eq[0], eq[1], eq[2], eq[3])
+    s = controllers.roles[c, 0]
+    if s >= 0:
+        o = world.sensors.output[s]
+        return (o[0], o[1], o[2], o[3])
+    v = world.plant.q_w
+    return (v[0], v[1], v[2], v[3])
+
+
+@njit(**_JIT)
+def _law_rate(pw, c):
+    world = deref(pw)
+    controllers = world.controllers
+    e = controllers.sources[c, 1]
+    if e >= 0:
+        ew = world.estimators.w_est[e]
+        return (ew[0], ew[1], ew[2])
+    s = controllers.roles[c, 1]
+    if s >= 0:
+        return _reading3(world.sensors, s, 0)
+    v = world.plant.q_w
+    return (v[4], v[5], v[6])
+
+
+@njit(**_JIT)
+def _command_wheels(pw, c, tau, t):
+    """A QPD's wheel torques: null-space part, minimum-norm allocation scaled to the limits (attsim.allocation)."""
+    world = deref(pw)
+    controllers, wheels = world.controllers, world.actuators.wheels
+    n = wheels.axis.shape[0]
+    scratch = controllers.wheel_scratch[c]
+    null, motor, speeds, targets = scratch[0, :n], scratch[1, :n], scratch[2, :n], scratch[3, :n]
+    p = controllers.parameters[c]
+    w = (world.plant.q_w[4], world.plant.q_w[5], world.plant.q_w[6])
+    if p[6] > 0.0:
+        for j in range(n):  # targets: filled per wheel when the banks were built
+            speeds[j] = wheel_speed(wheels, j, wheels.h_Nms[j], w)
+        null_space_torque(controllers.null_projector[c], speeds, targets, p[6], null)
+    allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
+    for i in range(controllers.wheel_order.shape[1]):  # in the controller's order, as the Python path logs them
+        j = controllers.wheel_order[c, i]
+        if j >= 0:
+            command_wheel(pw, j, motor[j], t)
+
+
+@njit(**_JIT)
+def _compensated_dipole(pw, c, tau, t):
+    world = deref(pw)
+    controllers = world.controllers
+    p = controllers.parameters[c]
+    m = dipole_for_torque(_reading3(world.sensors, controllers.roles[c, 2], 0), tau)
+    command_dipole(pw, controllers.magnetorquer[c], (m[0] - p[7], m[1] - p[8], m[2] - p[9]), t)
+
+
+def quaternion_pd(pw, samplers, t, c):
+    """A :class:`~attsim.QuaternionPD`'s cycle: PD (or PID) on the error to its target, to wheels or
+    magnetorquers."""
+    world = deref(pw)
+    if not _sample(pw, samplers, t, c):
+        return 0
+    controllers = world.controllers
+    q_in, w_in = law_attitude(pw, c), _law_rate(pw, c)
+    if not known(q_in, w_in):
+        return 0  # no estimate yet: the law holds its commands
+    p = controllers.parameters[c]
+    env = world.environment
+    q_ref, w_ref, _ = reference_now(controllers.target_kind[c], controllers.target[c], t, env.env_t, env.env_v)
+    if p[0] > 0.0:  # integral feedback (ki, limit): memory 0-2 holds the integrated error
+        mem = controllers.memory[c]
+        tau, z = pid_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5], p[0],
+                            (mem[0], mem[1], mem[2]), controllers.period_s[c], p[1])
+        mem[0], mem[1], mem[2] = z
+    else:
+        tau = pd_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5])
+    if controllers.magnetorquer[c] < 0:
+        _command_wheels(pw, c, tau, t)
+    else:
+        _compensated_dipole(pw, c, tau, t)
+    return 0
+
+
+def magnetic_pd(pw, samplers, t, c):
+    """A :class:`~attsim.MagneticPD`'s cycle: PD toward the orbit frame, as a dipole through the field."""
+    world = deref(pw)
+    if not _sample(pw, samplers, t, c):
+        return 0
+    controllers = world.controllers
+    q_in, w_in = law_attitude(pw, c), _law_rate(pw, c)
+    if not known(q_in, w_in):
+        return 0
+    p = controllers.parameters[c]
+    env = world.environment
+    k, f = table_cell(env.env_t, t)
+    r, v = lerp3(env.env_v, k, f, R), lerp3(env.env_v, k, f, V)
+    tau = pd_torque(lvlh_quaternion_tuple(r, v), q_in, body_rate_relative(q_in, w_in, orbit_rate_inertial(r, v)),
+                    p[4], p[5])
+    _compensated_dipole(pw, c, tau, t)
+    return 0
+
+
+def unloading(pw, samplers, t, c):
+    """A :class:`~attsim.MomentumUnloading`'s cycle: ``m = k (h × B) / |B|²`` from the wheels' momentum."""
+    world = deref(pw)
+    if not _sample(pw, samplers, t, c):
+        return 0
+    controllers = world.controllers
+    b = _reading3(world.sensors, controllers.roles[c, 2], 0)
+    command_dipole(pw, controllers.magnetorquer[c],
+                   unloading_dipole(b, wheels_total(world.actuators.wheels)[1], controllers.parameters[c, 6]), t)
+    return 0
+
+
+def bdot(pw, samplers, t, c):
+    """A :class:`~attsim.BDot`'s cycle: the field's difference over one period (the first cycle only samples)."""
+    world = deref(pw)
+    controllers = world.controllers
+    if not _sample(pw, samplers, t, c):
+        controllers.memory[c, 3] = 0.0  # the next good sample starts the difference afresh
+        return 0
+    p = controllers.parameters[c]
+    b = _reading3(world.sensors, controllers.roles[c, 2], 0)
+    mem = controllers.memory[c]
+    if mem[3] != 0.0:
+        previous = (mem[0], mem[1], mem[2])
+        if p[2] == 0.0:
+            m = bdot_rate(b, previous, p[6], controllers.period_s[c])
+        else:
+            m = bdot_direction(b, previous, p[6], controllers.period_s[c])
+        command_dipole(pw, controllers.magnetorquer[c], m, t)
+    mem[0], mem[1], mem[2], mem[3] = b[0], b[1], b[2], 1.0
+    return 0
+
+
+def user_law(pw, samplers, t, c):
+    """A :class:`~attsim.NumbaController`'s cycle: call its law (bound as ``user_decide``), apply what it wrote.
+
+    NaN holds a command; an infinite one faults the unit (the engine raises, naming the controller).
+    """
+    world = deref(pw)
+    if not _sample(pw, samplers, t, c):
+        return 0
+    controllers, sensors = world.controllers, world.sensors
+    readings = controllers.user_readings[c]
+    for i in range(controllers.samples.shape[1]):
+        s = controllers.samples[c, i]
+        if s >= 0:
+            for a in range(MAX_READING_WIDTH):
+                readings[i, a] = sensors.output[s, a] if a < sensors.axes[s] else 0.0
+    commands = controllers.user_commands[c, : controllers.user_sizes[c, 3]]
+    commands[:] = np.nan
+    user_decide(t, readings[: controllers.user_sizes[c, 2]],  # noqa: F821 - bound per law
+                controllers.user_parameters[c, : controllers.user_sizes[c, 0]],
+                controllers.user_memory[c, : controllers.user_sizes[c, 1]], commands)
+    for i in range(commands.shape[0]):
+        if np.isinf(commands[i]):
+            return USER_FAULT
+    m = controllers.magnetorquer[c]
+    if m >= 0:
+        if not (np.isnan(commands[0]) or np.isnan(commands[1]) or np.isnan(commands[2])):
+            command_dipole(pw, m, (commands[0], commands[1], commands[2]), t)
+    else:
+        for i in range(controllers.wheel_order.shape[1]):
+            j = controllers.wheel_order[c, i]
+            if j >= 0 and not np.isnan(commands[i]):
+                command_wheel(pw, j, commands[i], t)
+    return 0
+
+
+@njit(**_JIT)
+def stop_law(pw, c, t):
+    """Controller ``c`` stops (its mode left): its actuators' commands go to zero."""
+    world = deref(pw)
+    controllers = world.controllers
+    for i in range(controllers.wheel_order.shape[1]):  # every wheel law's wheels, in its order
+        if controllers.wheel_order[c, i] >= 0:
+            command_wheel(pw, controllers.wheel_order[c, i], 0.0, t)
+    if controllers.magnetorquer[c] >= 0:
+        command_dipole(pw, controllers.magnetorquer[c], (0.0, 0.0, 0.0), t)
+
+
+@njit(**_JIT)
+def _pointing_now(pw):
+    """The first attitude law running now (mission order), or -1 when none runs."""
+    world = deref(pw)
+    controllers = world.controllers
+    for c in range(controllers.period_s.shape[0]):
+        if controllers.attitude_law[c] != 0.0 and world.clock.active[controllers.clock_row[c]] != 0.0:
+            return c
+    return -1
+
+
+def write_pointing(pw, t, c0, col):
+    """The pointing columns (:func:`attsim.guidance.pointing.pointing_values`) of the attitude law running now:
+    ``q_ref``, the error angle (deg) and the error vector (NaN while none runs)."""
+    world = deref(pw)
+    row = world.buffers.rows[world.buffers.counts[0]]
+    c = _pointing_now(pw)
+    if c < 0:
+        for i in range(8):
+            row[col + i] = np.nan
+        return col + 8
+    env = world.environment
+    v = world.plant.q_w
+    q = (v[0], v[1], v[2], v[3])
+    q_ref, _, _ = reference_now(world.controllers.target_kind[c], world.controllers.target[c], t, env.env_t,
+                                env.env_v)
+    e = error_vector(q, q_ref)
+    row[col], row[col + 1], row[col + 2], row[col + 3] = q_ref
+    row[col + 4] = error_angle_deg(q, q_ref)
+    row[col + 5], row[col + 6], row[col + 7] = e
+    return col + 8
+
+
+def no_user_decide(t_s, readings, parameters, memory, commands):
+    """The law bound into :func:`user_law` before a user's is (never called)."""
+    return None
+
+
+QUATERNION_PD = Unit(quaternion_pd, "quaternion_pd", {})
+MAGNETIC_PD = Unit(magnetic_pd, "magnetic_pd", {})
+UNLOADING = Unit(unloading, "unloading", {})
+BDOT = Unit(bdot, "bdot", {})
+WRITE_POINTING = Unit(write_pointing, "write_pointing", {})
+
+
+def user_law_unit(law_function, tag: str) -> Unit:
+    """The unit of a user's law: :func:`user_law` with ``user_decide`` bound to ``law_function`` (a compiled
+    function; ``tag``, a digest of the law's code, names it in the disk cache)."""
+    return Unit(user_law, "user_law", {"user_decide": law_function}, tag)
+
+
+class ControlPart:
+    """The controllers in the compiled mission (the protocol: :class:`attsim.engine.component.LoopPart`).
+
+    A law class gives its unit (``loop_unit``), its inputs (``loop_inputs()``: the attitude, rate and field
+    sources, each a sensor, an estimator or None for the true state / none), fills the rest of its row
+    (``fill_loop_row(bank, c, build)``) and takes back its state at the end (``take_loop_row(bank, c)``).
+    """
+
+    slot = "controllers"
+    bank_type = ControllerBank
+
+    def compiles(self, law, mission) -> bool:
+        return getattr(law, "loop_unit", None) is not None
+
+    def empty(self) -> ControllerBank:
+        return self.build([], None)
+
+    def schedule(self, laws, build):
+        """Each law's cycle on the clock (stopped by its mode when it does not run), drawing from its sensors."""
+        clock = [build.clock_entry("control", law, law.loop_unit, build.row(law), list(law.sensors), law.active)
+                 for law in laws]
+        return clock, []
+
+    def events_per_instant(self, laws, build) -> int:
+        """Every law's commands' saturation changes at one instant."""
+        return len(laws) * (2 * len(build.spacecraft.wheel_names) + 1)
+
+    def build(self, laws, build) -> ControllerBank:
+        n = len(laws)
+        n_wheels = max(len(build.spacecraft.wheel_names), 1) if build is not None else 1
+        width = max([len(c.sensors) for c in laws] + [1])
+        users = [c for c in laws if getattr(c, "memory_size", None) is not None]
+        bank = ControllerBank(
+            period_s=np.array([c.period_s for c in laws], dtype=float),
+            clock_row=np.array([build.clock_row(c) for c in laws], dtype=np.int64),
+            attitude_law=np.array([1.0 if getattr(c, "pointing", None) is not None else 0.0 for c in laws]),
+            parameters=np.zeros((n, 10)), memory=np.zeros((n, 4)), roles=np.full((n, 3), -1, dtype=np.int64),
+            sources=np.full((n, 2), -1, dtype=np.int64), samples=np.full((n, width), -1, dtype=np.int64),
+            target_kind=np.zeros(n, dtype=np.int64), target=np.zeros((n, PARAMETER_LENGTH)),
+            allocation=np.zeros((n, n_wheels, 3)), null_projector=np.zeros((n, n_wheels, n_wheels)),
+            wheel_scratch=np.zeros((n, 4, n_wheels)), magnetorquer=np.full(n, -1, dtype=np.int64),
+            wheel_order=np.full((n, n_wheels), -1, dtype=np.int64), user_sizes=np.zeros((n, 4), dtype=np.int64),
+            user_parameters=np.zeros((n, max([c.parameters.size for c in users] + [1]))),
+            user_memory=np.zeros((n, max([c.memory_size for c in users] + [1]))),
+            user_readings=np.zeros((n, width, MAX_READING_WIDTH)),
+            user_commands=np.zeros((n, max([c.command_width for c in users] + [1]))))
+        for c, law in enumerate(laws):
+            for i, sensor in enumerate(law.sensors):
+                bank.samples[c, i] = build.row(sensor)
+            for i, source in enumerate(law.loop_inputs()):
+                if source is None:
+                    continue
+                if source.loop_part.slot == "estimators":
+                    bank.sources[c, i] = build.row(source)
+                else:
+                    bank.roles[c, i] = build.row(source)
+            law.fill_loop_row(bank, c, build)
+        return bank
+
+    def writer(self, law, build):
+        return (WRITE_POINTING, build.row(law)) if getattr(law, "writes_pointing", False) else None
+
+    def hand_back(self, bank: ControllerBank, laws, build) -> None:
+        for c, law in enumerate(laws):
+            law.take_loop_row(bank, c)
+
+    def event(self, recorder, t: float, kind: int, what: int, index: int, values, build) -> bool:
+        return False  # the laws' commands log the actuators' events
+
+    def fault(self, bank, laws, row: int, t: float, build) -> Exception | None:
+        """A user's law wrote an infinite command: its own error, naming it."""
+        law = laws[row]
+        return law.loop_fault(bank, row, t)
+
+
+PART = ControlPart()

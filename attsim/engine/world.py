@@ -1,0 +1,230 @@
+"""The data of a compiled mission (layer 7): the World, the banks the engine owns, and the units' signatures.
+
+A compiled run keeps all of its state in one :class:`World`, a named tuple
+of banks (named tuples of plain arrays, one row per component of a kind).
+The kinds own their banks (:mod:`attsim.sensors.loop`,
+:mod:`attsim.estimation.loop`, :mod:`attsim.control.loop`,
+:mod:`attsim.control.modes_loop`, :mod:`attsim.actuators.loop`); the engine
+owns the plant, the environment table, the noise draws, the clock of
+periodic work, the timeline of time-tagged work, the telemetry row layout
+and the buffers handed to Python.
+
+Units (:mod:`attsim._core.units`) receive a pointer to the World. Their
+signatures are fixed here, and the World's type does not depend on the
+mission (only on the arrays' dimensions and kinds), so every unit is
+compiled once per machine.
+
+Order at one instant (the Python path's, :mod:`attsim.engine.mission`):
+timeline work (fault boundaries, schedule switches, command playback), then
+the clock's periodic work by role (free-running sensor samples, estimator
+cycles, the mode check, control cycles), then the actuators' held commands
+and the telemetry row. At ``t = 0`` fault boundaries come after the clock's
+work (after what the components do at their start).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import typeof, types
+
+from ..actuators.loop import PART as ACTUATORS
+from ..control.loop import PART as CONTROLLERS
+from ..control.modes_loop import PART as MODES
+from ..estimation.loop import PART as ESTIMATORS
+from ..sensors.loop import PART as SENSORS
+
+__all__ = ["World", "PlantBank", "EnvironmentBank", "Noise", "Clock", "Timeline", "Rows", "Buffers", "KIND_PARTS",
+           "STATE_WIDTH", "PLANT_T", "PLANT_MAX_STEP", "HELD_T0", "HELD_TAU_EXT", "HELD_DIPOLE", "HELD_TAU_W",
+           "HELD_H_W", "HELD_WIDTH", "ROLE_SAMPLE", "ROLE_ESTIMATE", "ROLE_MODES", "ROLE_CONTROL", "OK", "DONE",
+           "ROWS_FULL", "EVENTS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "UNIT_FAULT", "EVENT_WIDTH",
+           "world_signatures", "Signatures"]
+
+# the kinds whose banks the World holds (each a Part: its bank, its units, how its events read)
+KIND_PARTS = (SENSORS, ESTIMATORS, MODES, CONTROLLERS, ACTUATORS)
+
+# the plant's method state, packed (the widest: a direction-cosine state of 13 floats); PlantBank.time columns
+STATE_WIDTH = 16
+PLANT_T, PLANT_MAX_STEP = 0, 1
+# the held inputs (PlantBank.held): their start time, the external torque, the dipole, the wheels' motor torque and
+# momentum at the start time (body axes, SI)
+HELD_T0, HELD_TAU_EXT, HELD_DIPOLE, HELD_TAU_W, HELD_H_W, HELD_WIDTH = 0, 1, 4, 7, 10, 13
+# the roles of periodic work, in the order they run at one instant
+ROLE_SAMPLE, ROLE_ESTIMATE, ROLE_MODES, ROLE_CONTROL = 0, 1, 2, 3
+# what a unit or the loop returns: OK (go on), or why the loop hands over to Python
+OK, DONE, ROWS_FULL, EVENTS_FULL, REFILL, GIMBAL_LOCK, DIVERGED, UNIT_FAULT = 0, 1, 2, 3, 4, 5, 6, 7
+# an event row: (t, kind, what, index, v0, v1, v2, v3); the kinds are the parts' own codes
+EVENT_WIDTH = 8
+
+
+class PlantBank(NamedTuple):
+    """The plant: the method's state (packed, ``STATE_WIDTH``), ``q_w`` (q_IB and ω at the plant's time),
+    ``time`` (``PLANT_T`` the plant's time, ``PLANT_MAX_STEP`` the largest sub-step), the held inputs since
+    ``HELD_T0`` (``HELD_*``), the inertia and its inverse (row-major) and the method's engine parameters."""
+
+    state: np.ndarray
+    q_w: np.ndarray
+    time: np.ndarray
+    held: np.ndarray
+    J: np.ndarray
+    Jinv: np.ndarray
+    params: np.ndarray
+
+
+class EnvironmentBank(NamedTuple):
+    """The environment table (:mod:`attsim.environment.table`; no rows without one), the faces, the disturbance
+    switches and the residual dipole (:mod:`attsim.environment.torques`), and ``logged`` (1.0: the rows carry
+    the environment's columns)."""
+
+    env_t: np.ndarray
+    env_v: np.ndarray
+    faces: np.ndarray
+    switches: np.ndarray
+    residual_Am2: np.ndarray
+    logged: np.ndarray
+
+
+class Noise(NamedTuple):
+    """Normal draws of the components that need them (one row each: a sensor's row), consumed from ``cursor``,
+    ``draws`` a sample (0: none, the block holds zeros). Python refills a block before it runs out."""
+
+    normals: np.ndarray
+    cursor: np.ndarray
+    draws: np.ndarray
+
+
+class Clock(NamedTuple):
+    """Periodic work, one row per activity, sorted by role (``ROLE_*``) then mission order: it runs at
+    ``phase_s + k period_s`` (``next_k``), while ``active`` (a mode may stop a controller), calling
+    ``units.at_time[unit]`` with its kind's bank ``row``; ``noise[i]`` the noise rows it may draw from (-1 padded)."""
+
+    period_s: np.ndarray
+    phase_s: np.ndarray
+    next_k: np.ndarray
+    active: np.ndarray
+    unit: np.ndarray
+    row: np.ndarray
+    noise: np.ndarray
+
+
+class Timeline(NamedTuple):
+    """Time-tagged work, one row per schedule (fault boundaries, torque schedules, command playback, in that
+    order): its times (``inf`` padded), how many, the next one's index, the unit it calls with its ``row``, and
+    ``late`` (1.0: at ``t = 0`` it runs after the clock's work)."""
+
+    times_s: np.ndarray
+    count: np.ndarray
+    next_k: np.ndarray
+    unit: np.ndarray
+    row: np.ndarray
+    late: np.ndarray
+
+
+class Rows(NamedTuple):
+    """The telemetry rows: their period, the run's duration, the next row's index (``next_k[0]``, -1 once the
+    row at the end is written), and per component in mission order the writer unit and its bank row."""
+
+    dt_s: float
+    duration_s: float
+    next_k: np.ndarray
+    writer: np.ndarray
+    row: np.ndarray
+
+
+class Buffers(NamedTuple):
+    """Rows and events written by the loop (``counts[0]`` rows, ``counts[1]`` events), wheel stops, and the most
+    events one instant can log (the loop hands over before an instant that might not fit)."""
+
+    rows: np.ndarray
+    events: np.ndarray
+    counts: np.ndarray
+    stops: np.ndarray
+    events_per_instant: int
+
+
+class World(NamedTuple):
+    """Everything a compiled run holds: the engine's banks and the kinds' (``KIND_PARTS``)."""
+
+    plant: PlantBank
+    environment: EnvironmentBank
+    noise: Noise
+    clock: Clock
+    timeline: Timeline
+    rows: Rows
+    buffers: Buffers
+    sensors: SENSORS.bank_type
+    estimators: ESTIMATORS.bank_type
+    modes: MODES.bank_type
+    controllers: CONTROLLERS.bank_type
+    actuators: ACTUATORS.bank_type
+
+
+class Signatures(NamedTuple):
+    """The units' signatures over a pointer to the World (:func:`world_signatures`)."""
+
+    world: types.Type
+    sample: types.Signature
+    at_time: types.Signature
+    write: types.Signature
+    advance: types.Signature
+    hold: types.Signature
+
+
+def world_signatures(world: World) -> Signatures:
+    """The signatures of every unit of a run of ``world`` (the same for every mission: see the module; typing a
+    World costs tens of milliseconds, so a run does it once)."""
+    w = types.CPointer(typeof(world))
+    sample = types.int64(w, types.float64, types.int64)
+    samplers = types.Array(types.int64, 1, "C")
+    return Signatures(world=w.dtype, sample=sample,
+                      at_time=types.int64(w, samplers, types.float64, types.int64),
+                      write=types.int64(w, types.float64, types.int64, types.int64),
+                      advance=types.int64(w, types.float64, types.float64),
+                      hold=types.int64(w, types.float64))
+
+
+def environment_bank(mission, table) -> EnvironmentBank:
+    """The environment table and the disturbances' settings of ``mission`` (none without an environment)."""
+    environment = mission.environment
+    faces = environment.faces_array() if environment is not None else np.empty((0, 10))
+    switches = np.array(environment.flags if environment is not None else (0.0, 0.0, 0.0), dtype=float)
+    residual = environment.residual_dipole_Am2 if environment is not None else (0.0, 0.0, 0.0)
+    return EnvironmentBank(np.ascontiguousarray(table[0], dtype=float), np.ascontiguousarray(table[1], dtype=float),
+                           np.ascontiguousarray(faces, dtype=float), switches,
+                           np.array([float(x) for x in residual]),
+                           np.array([1.0 if environment is not None else 0.0]))
+
+
+def plant_world(mission, integrator, state, table, wheels, J, Jinv, params, t_s: float) -> World:
+    """A World holding only the plant: ``integrator``'s ``state`` at ``t_s``, the held commands (set before each
+    advance), the environment and the ``wheels``; the kinds' banks empty. The Python path advances it; a
+    compiled run adds its banks to it."""
+    packed = np.zeros(STATE_WIDTH)
+    integrator.pack_state.py_func(state, packed)  # set-up, once: plain Python
+    q, w = integrator.output_state.py_func(state, J, params)
+    plant = PlantBank(packed, np.array([*q, *w], dtype=float), np.array([t_s, mission.max_step_s]),
+                      np.zeros(HELD_WIDTH), np.array(J, dtype=float), np.array(Jinv, dtype=float),
+                      np.array(params, dtype=float))
+    n_wheels = max(wheels.axis.shape[0], 1)
+    buffers = Buffers(np.zeros((0, 1)), np.zeros((n_wheels, EVENT_WIDTH)), np.zeros(2, dtype=np.int64),
+                      np.zeros((n_wheels, 3)), 0)
+    return World(plant=plant, environment=environment_bank(mission, table), noise=empty_noise(), clock=empty_clock(),
+                 timeline=empty_timeline(), rows=Rows(1.0, 0.0, np.zeros(1, dtype=np.int64),
+                                                      np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)),
+                 buffers=buffers, sensors=SENSORS.empty(), estimators=ESTIMATORS.empty(), modes=MODES.empty(),
+                 controllers=CONTROLLERS.empty(), actuators=ACTUATORS.empty()._replace(wheels=wheels))
+
+
+def empty_noise() -> Noise:
+    return Noise(np.zeros((0, 1)), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+
+def empty_clock() -> Clock:
+    return Clock(np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64),
+                 np.zeros(0, dtype=np.int64), np.zeros((0, 1), dtype=np.int64))
+
+
+def empty_timeline() -> Timeline:
+    return Timeline(np.zeros((0, 1)), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                    np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
