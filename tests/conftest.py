@@ -1,5 +1,7 @@
 """Shared helpers for the test suite."""
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import strategies as st
@@ -19,3 +21,9 @@ def rng():
 def random_quaternions(rng, n):
     q = rng.normal(size=(n, 4))
     return q / np.linalg.norm(q, axis=1, keepdims=True)
+
+
+# The suite runs the compiled backend unless a test asks for another (the interpreted backend has tests of its own,
+# and both_ways runs it beside the compiled one); runs never start a compiler in the background (no stray processes).
+os.environ.setdefault("ATTSIM_BACKEND", "compiled")
+os.environ["ATTSIM_BACKGROUND_COMPILE"] = "0"

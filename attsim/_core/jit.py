@@ -36,7 +36,7 @@ from pathlib import Path
 from numba import config, njit
 from numba.core import caching
 
-__all__ = ["njit", "JIT", "LOOP_INLINED", "LOOP_CALLED", "dependency_digest"]
+__all__ = ["njit", "JIT", "LOOP_INLINED", "LOOP_CALLED", "dependency_digest", "cache_root"]
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 # the options of attsim's kernels: cached on disk, no GIL (campaign workers run threads), numpy's float semantics
@@ -107,6 +107,12 @@ def dependency_digest(py_file) -> str:
             digest.update(file.read_bytes())
         _DIGESTS[path] = digest.hexdigest()[:12]
     return _DIGESTS[path]
+
+
+def cache_root() -> Path:
+    """Where attsim's compiled code is cached on this machine: ``NUMBA_CACHE_DIR`` when set, else beside the
+    package's sources (numba's own default for a writable tree)."""
+    return Path(config.CACHE_DIR) if config.CACHE_DIR else PACKAGE_DIR / "__pycache__"
 
 
 class _PackageLocator(caching.InTreeCacheLocator):

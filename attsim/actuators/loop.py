@@ -294,6 +294,11 @@ class ActuatorPart:
             schedules=_schedule_bank(self._of(actuators, "schedule"), build.duration_s),
             playback=_playback_bank(self._of(actuators, "playback"), build, build.duration_s))
 
+    def units(self) -> list:
+        """The actuators' units, each with the kind of its signature and its options."""
+        return [(HOLD, "hold", {}), (SWITCH_SCHEDULE, "at_time", {}), (PLAY_COMMAND, "at_time", {})] + \
+            [(unit, "write", {}) for unit in WRITERS.values()]
+
     def writer(self, actuator, build):
         unit = WRITERS.get(actuator.loop_role)
         return None if unit is None else (unit, build.row(actuator))

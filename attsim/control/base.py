@@ -84,6 +84,14 @@ class Controller(Component):
         for sensor in self.sensors:
             sensor.add_reader(self)
 
+    @staticmethod
+    def check_mission(mission) -> None:
+        """What the controllers of ``mission`` must satisfy together: one law drives an actuator at a time
+        (:func:`check_drivers`; a mode manager, found by its ``mode_names``, may keep laws apart)."""
+        controllers = [c for c in mission.components if isinstance(c, Controller)]
+        manager = next((c for c in mission.components if getattr(c, "mode_names", None) is not None), None)
+        check_drivers(controllers, manager)
+
     # --- the compiled mission (attsim.control.loop) ---------------------------------------------------------
 
     def loop_inputs(self) -> tuple:

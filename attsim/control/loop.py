@@ -399,6 +399,15 @@ class ControlPart:
             law.fill_loop_row(bank, c, build)
         return bank
 
+    def units(self) -> list:
+        """The controllers' own unit (the pointing columns' writer), with the kind of its signature."""
+        return [(WRITE_POINTING, "write", {})]
+
+    def class_units(self, cls) -> list:
+        """The unit a law class cycles with (a user's law makes its own, per law)."""
+        unit = cls.__dict__.get("loop_unit")
+        return [(unit, "at_time")] if isinstance(unit, Unit) else []
+
     def writer(self, law, build):
         return (WRITE_POINTING, build.row(law)) if getattr(law, "writes_pointing", False) else None
 

@@ -187,6 +187,10 @@ class ModePart:
             tr_source=np.array([manager.loop_source(t.condition, build) for t in transitions], dtype=np.int64),
             since=np.full(len(transitions), np.nan))
 
+    def units(self) -> list:
+        """The manager's check and writer, each with the kind of its signature."""
+        return [(CHECK_MODES, "at_time", {}), (WRITE_MODE, "write", {})]
+
     def writer(self, manager, build):
         return WRITE_MODE, 0
 

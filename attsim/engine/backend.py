@@ -4,19 +4,20 @@ A :class:`Backend` turns the units a run needs (:mod:`attsim._core.units`)
 into callables and makes the loop over them (:mod:`attsim.engine.loop`):
 
 * :class:`Compiled` compiles each unit alone for its signature (or loads it
-  from numba's disk cache, in milliseconds) and the loop once;
+  from numba's disk cache, in milliseconds), the loop once;
 * :class:`Interpreted` runs the same units as plain Python
-  (:mod:`attsim._core.interpret`): the same telemetry to the bit, no
-  compile time, about a hundred times the cost per cycle.
+  (:mod:`attsim._core.interpret`): the same telemetry, no compile time,
+  about a hundred times the cost per cycle.
 
-:func:`choose` picks one for a run: compiled when every unit it needs is
-cached (or when asked), otherwise whichever finishes first by the estimates
-below, saying so where the user sees it.
+:mod:`attsim.engine.choice` picks one for a run. The loop and the Python
+path's advance take the World as the address of a pinned copy
+(:func:`~attsim._core.units.pin`), so a call from Python unboxes no bank (a
+World holds some eighty arrays; unboxing them costs more than a cycle).
 """
 
 from __future__ import annotations
 
-import time
+import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -30,7 +31,11 @@ from .loop import Units, run_loop
 from .plant import advance_held, advance_unit_for
 from .world import World, world_signatures
 
-__all__ = ["UnitCompileError", "Backend", "Compiled", "Interpreted", "RunUnits", "BACKENDS", "missing"]
+__all__ = ["UnitCompileError", "Backend", "Compiled", "Interpreted", "RunUnits", "Need", "BACKENDS", "missing",
+           "loop_needs", "advance_needs"]
+
+_THREE = types.UniTuple(types.float64, 3)
+
 
 def pin_world(world):
     """The World's pinned copy (:func:`~attsim._core.units.pin`): its address."""
@@ -61,10 +66,53 @@ class RunUnits(NamedTuple):
     hold: Unit
     options: dict
 
-    def all(self) -> list[tuple[Unit, str]]:
-        """Every unit with the kind of its signature."""
-        return ([(u, "sample") for u in self.samplers] + [(u, "at_time") for u in self.at_time]
-                + [(u, "write") for u in self.writers] + [(self.advance, "advance"), (self.hold, "hold")])
+
+class Need(NamedTuple):
+    """A unit, the signature it is compiled for, and its options."""
+
+    unit: Unit
+    signature: object
+    options: dict
+
+
+def _bound(template, name: str, world: World) -> Unit:
+    """``template`` with ``world_at`` bound for ``world``'s type (the pinned copy's address to the units'
+    pointer)."""
+    return Unit(template, name, {"world_at": from_address(types.CPointer(world_signatures(world).world))})
+
+
+def _pinning(world: World) -> list[Need]:
+    sig = world_signatures(world)
+    return [Need(Unit(pin_world, "pin_world", {}), types.intp(sig.world), {}),
+            Need(Unit(release_world, "release_world", {}), types.int64(types.intp), {})]
+
+
+def loop_needs(world: World, needed: RunUnits) -> list[Need]:
+    """Every unit a compiled loop run of ``world`` compiles: its kinds' units, the loop, pinning."""
+    sig = world_signatures(world)
+    needs = [Need(u, sig.sample, needed.options.get(u.name, {})) for u in needed.samplers]
+    needs += [Need(u, sig.at_time, needed.options.get(u.name, {})) for u in needed.at_time]
+    needs += [Need(u, sig.write, {}) for u in needed.writers]
+    needs += [Need(needed.advance, sig.advance, {}), Need(needed.hold, sig.hold, {})]
+    units = Units(*(np.zeros(1, dtype=np.int64) for _ in Units._fields))
+    needs.append(Need(_bound(run_loop, "run_loop", world),
+                      types.Tuple((types.int64, types.float64))(types.intp, typeof(units), types.float64), {}))
+    return needs + _pinning(world)
+
+
+def advance_needs(integrator, world: World) -> list[Need]:
+    """Every unit the Python path's advance of ``world`` compiles: the advance, its trampoline, pinning."""
+    sig = world_signatures(world)
+    integrated = bool(world.actuators.wheels.work[0, 2] != 0.0)  # W_INTEGRATED: friction or imbalance
+    return [Need(advance_unit_for(integrator, integrated), sig.advance, {}),
+            Need(_bound(advance_held, "advance_held", world),
+                 types.int64(types.int64, types.intp, types.float64, types.float64, _THREE, _THREE), {})
+            ] + _pinning(world)
+
+
+def missing(needs: list[Need]) -> list[str]:
+    """The names of the units in ``needs`` not compiled on this machine yet (nor in this process)."""
+    return [n.unit.name for n in needs if not unit_is_cached(n.unit, n.signature, **n.options)]
 
 
 class Backend:
@@ -72,104 +120,109 @@ class Backend:
 
     name = "backend"
 
-    def callable(self, unit: Unit, signature, **options):  # pragma: no cover - abstract
-        """``unit`` ready to call with ``signature``."""
+    def callable(self, need: Need):  # pragma: no cover - abstract
+        """The unit of ``need`` ready to call from Python."""
         raise NotImplementedError
 
-    def address(self, function, signature) -> int:  # pragma: no cover - abstract
-        """What :func:`~attsim._core.units.as_function` calls ``function`` by."""
+    def address(self, need: Need) -> int:  # pragma: no cover - abstract
+        """What :func:`~attsim._core.units.as_function` calls the unit of ``need`` by."""
         raise NotImplementedError
 
-    def loop(self, world: World, units: Units):  # pragma: no cover - abstract
-        """``f(t_horizon) -> (status, t_from)``: the loop over ``world`` with ``units``."""
+    def pinned(self, world: World):  # pragma: no cover - abstract
+        """What the loop and the advance take for ``world``."""
         raise NotImplementedError
 
-    def advance_call(self, unit: Unit, world: World):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def compile_s(self) -> float:
+        """Wall seconds this backend spent compiling (not loading) units."""
+        return 0.0
 
-    def close(self) -> None:  # pragma: no cover - abstract
+    def close(self) -> None:
         """Release what the run's Worlds held (the compiled backend's pinned copies)."""
-        raise NotImplementedError
-
-    def _made(self, unit: Unit, signature, options: dict) -> int:
-        try:
-            return self.address(self.callable(unit, signature, **options.get(unit.name, {})), signature)
-        except Exception as exc:  # noqa: BLE001 - the run names the component whose unit it is
-            raise UnitCompileError(unit) from exc
 
     def units(self, world: World, needed: RunUnits) -> Units:
         """The run's :class:`~attsim.engine.loop.Units`: each needed unit made ready, by address."""
-        sig = world_signatures(world)
+        needs = loop_needs(world, needed)
+        count = [len(needed.samplers), len(needed.at_time), len(needed.writers), 1, 1]
+        made, k = [], 0
+        for n in count:
+            made.append(np.array([self._address(need) for need in needs[k:k + n]], dtype=np.int64))
+            k += n
+        self._loop_need = needs[k]
+        return Units(*made)
 
-        def addresses(units, signature):
-            return np.array([self._made(u, signature, needed.options) for u in units], dtype=np.int64)
+    def _address(self, need: Need) -> int:
+        try:
+            return self.address(need)
+        except Exception as exc:  # noqa: BLE001 - the run names the component whose unit it is
+            raise UnitCompileError(need.unit) from exc
 
-        return Units(addresses(needed.samplers, sig.sample), addresses(needed.at_time, sig.at_time),
-                     addresses(needed.writers, sig.write), addresses([needed.advance], sig.advance),
-                     addresses([needed.hold], sig.hold))
+    def loop(self, world: World, units: Units):
+        """``f(t_horizon) -> (status, t_from)``: the loop over ``world`` with ``units``."""
+        address, loop = self.pinned(world), self.callable(self._loop_need)
+        return lambda t_horizon: loop(address, units, t_horizon)
 
     def plant_advance(self, integrator, world: World):
         """``f(t0, t1, tau_ext, dipole) -> status``: the Python path's advance of ``world``'s plant."""
-        wheels = world.actuators.wheels
-        integrated = wheels.work[0, 2] != 0.0  # W_INTEGRATED: friction or imbalance
-        return self.advance_call(advance_unit_for(integrator, bool(integrated)), world)
+        unit, trampoline = advance_needs(integrator, world)[:2]
+        advance, address, call = self._address(unit), self.pinned(world), self.callable(trampoline)
+        return lambda t0, t1, tau_ext, dipole: call(advance, address, t0, t1, tau_ext, dipole)
 
 
 class Compiled(Backend):
-    """Each unit compiled alone for its signature, or loaded from numba's disk cache (``attsim._core.units``).
-
-    The loop and the Python path's advance take the World as the address of a pinned copy
-    (:meth:`pinned`), so a call from Python unboxes no bank (a World holds some eighty arrays).
-    """
+    """Each unit compiled alone for its signature, or loaded from numba's disk cache (``attsim._core.units``);
+    with ``progress``, each one compiled is said on stderr."""
 
     name = "compiled"
 
-    def __init__(self):
+    def __init__(self, progress: bool = False):
         self._alive = []  # the dispatchers whose code the addresses point at
         self._pinned = {}  # id(world) -> (world, address): the World stays alive while its copy is used
+        self._first_record = len(compile_records())
+        self._progress = progress
 
-    def pinned(self, world: World) -> int:
-        """The address of ``world``'s pinned copy (made once per World)."""
-        if id(world) not in self._pinned:
-            sig = world_signatures(world)
-            pin_ = self.callable(Unit(pin_world, "pin_world", {}), types.intp(sig.world))
-            self._pinned[id(world)] = (world, pin_(world))
-        return self._pinned[id(world)][1]
-
-    def close(self) -> None:
-        """Free the pinned copies of this run's Worlds."""
-        for _, address in self._pinned.values():
-            self.callable(Unit(release_world, "release_world", {}), types.int64(types.intp))(address)
-        self._pinned.clear()
-
-    def _bound(self, template, name: str, world: World) -> Unit:
-        """``template`` with ``world_at`` bound for ``world``'s type."""
-        return Unit(template, name, {"world_at": from_address(types.CPointer(world_signatures(world).world))})
-
-    def callable(self, unit: Unit, signature, **options):
-        dispatcher = compile_unit(unit, signature, **options)
+    def _dispatcher(self, need: Need):
+        before = len(compile_records())
+        dispatcher = compile_unit(need.unit, need.signature, **need.options)
         self._alive.append(dispatcher)
+        records = compile_records()[before:]
+        if self._progress and records and records[-1].compiled:
+            print(f"attsim:   compiled {need.unit.name} ({records[-1].seconds:.1f} s)", file=sys.stderr, flush=True)
         return dispatcher
 
-    def address(self, function, signature) -> int:
-        return jit_address(function, signature)
+    def callable(self, need: Need):
+        # a call from Python without numba's type dispatch (a World is large to type)
+        return entry_point(self._dispatcher(need), *_examples(need.signature))
 
-    def loop(self, world: World, units: Units):
-        address = self.pinned(world)
-        loop = self.callable(self._bound(run_loop, "run_loop", world),
-                             types.Tuple((types.int64, types.float64))(types.intp, typeof(units), types.float64))
-        entry = entry_point(loop, address, units, 0.0)  # no type dispatch at each call
-        return lambda t_horizon: entry(address, units, t_horizon)
+    def address(self, need: Need) -> int:
+        return jit_address(self._dispatcher(need), need.signature)
 
-    def advance_call(self, unit: Unit, world: World):
-        sig = world_signatures(world)
-        advance = self.address(self.callable(unit, sig.advance), sig.advance)
-        address = self.pinned(world)
-        three = types.UniTuple(types.float64, 3)
-        trampoline = self.callable(self._bound(advance_held, "advance_held", world),
-                                   types.int64(types.int64, types.intp, types.float64, types.float64, three, three))
-        entry = entry_point(trampoline, advance, address, 0.0, 0.0, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
-        return lambda t0, t1, tau_ext, dipole: entry(advance, address, t0, t1, tau_ext, dipole)
+    def pinned(self, world: World) -> int:
+        if id(world) not in self._pinned:
+            self._pinned[id(world)] = (world, self.callable(_pinning(world)[0])(world))
+        return self._pinned[id(world)][1]
+
+    def compile_s(self) -> float:
+        return sum(r.seconds for r in compile_records()[self._first_record:] if r.compiled)
+
+    def close(self) -> None:
+        if self._pinned:
+            release = self.callable(_pinning(next(iter(self._pinned.values()))[0])[1])
+            for _, address in self._pinned.values():
+                release(address)
+            self._pinned.clear()
+
+
+def _examples(signature) -> tuple:
+    """Values of ``signature``'s argument types for :func:`~attsim._core.fastcall.entry_point` (which only
+    types them): the World itself is not needed, its pointer's and address's types are."""
+    return tuple(_Typed(t) for t in signature.args)
+
+
+class _Typed:
+    """A stand-in whose numba type is given (``typeof`` reads ``_numba_type_``)."""
+
+    def __init__(self, numba_type):
+        self._numba_type_ = numba_type
 
 
 class Interpreted(Backend):
@@ -177,23 +230,17 @@ class Interpreted(Backend):
 
     name = "interpreted"
 
-    def callable(self, unit: Unit, signature, **options):
-        return interpret_unit(unit)
+    def callable(self, need: Need):
+        if need.unit.name in ("run_loop", "advance_held"):
+            return interpret(need.unit.template, world_at=_same)  # the "address" of a World is the World itself
+        return interpret_unit(need.unit)
 
-    def address(self, function, signature) -> int:
-        FUNCTIONS.append(function)
+    def address(self, need: Need) -> int:
+        FUNCTIONS.append(self.callable(need))
         return len(FUNCTIONS) - 1
 
-    def loop(self, world: World, units: Units):
-        loop = interpret(run_loop, world_at=_same)  # the "address" of a World is the World itself
-        return lambda t_horizon: loop(world, units, t_horizon)
-
-    def advance_call(self, unit: Unit, world: World):
-        advance, trampoline = self.address(interpret_unit(unit), None), interpret(advance_held, world_at=_same)
-        return lambda t0, t1, tau_ext, dipole: trampoline(advance, world, t0, t1, tau_ext, dipole)
-
-    def close(self) -> None:
-        return None
+    def pinned(self, world: World):
+        return world
 
 
 def _same(value):
@@ -201,21 +248,3 @@ def _same(value):
 
 
 BACKENDS = {"compiled": Compiled, "interpreted": Interpreted}
-
-
-def missing(world: World, needed: RunUnits) -> list[str]:
-    """The names of the units ``needed`` that are not compiled on this machine yet (nor in this process)."""
-    sig = world_signatures(world)
-    signature = {"sample": sig.sample, "at_time": sig.at_time, "write": sig.write, "advance": sig.advance,
-                 "hold": sig.hold}
-    return [unit.name for unit, kind in needed.all()
-            if not unit_is_cached(unit, signature[kind], **needed.options.get(unit.name, {}))]
-
-
-def compile_seconds() -> float:
-    """Wall seconds this process has spent compiling units so far (not loading them)."""
-    return sum(r.seconds for r in compile_records() if r.compiled)
-
-
-def now() -> float:
-    return time.perf_counter()

@@ -24,39 +24,25 @@ from __future__ import annotations
 
 import math
 import platform
-import time
 from pathlib import Path
 
 import numpy as np
-from simpy.core import NORMAL
 
 from .. import __version__
 from ..control import knowledge
-from .._core.validate import boolean, int_in, one_of, path_like, positive_scalar, safe_name, unit_quaternion, vector3
-from .component import At, Component, periodic
-from ..environment.table import EnvironmentTable, field_table
-from ..environment.torques import DISTURBANCE_NAMES
-from ..errors import AttsimError, ControllerError, DivergenceError, EstimatorDivergenceError, InputError
+from .._core.validate import int_in, one_of, path_like, positive_scalar, safe_name, unit_quaternion, vector3
+from ..errors import ControllerError, InputError
 from ..inertia import check_inertia, check_rate
-from .spacecraft import Spacecraft
 from ..plausibility import check_body_rate
-from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
-from ..telemetry.memory import MemoryRecorder
-from ..telemetry.recorder import Recorder, Telemetry, load
-from .._core.timegrid import grid_time
+from ..telemetry.recorder import Telemetry
+from .component import Component, periodic
+from .run import MAX_ROWS, MAX_STEPS, RECORD_PRIORITY, MissionRun
+from .spacecraft import Spacecraft
 
 # ENGINE_METHODS is provided by the module's __getattr__ (the registry imports the compiled integrators on use)
 __all__ = ["Mission", "Spacecraft", "Component", "ControllerError", "periodic", "ENGINE_METHODS",  # noqa: F822
            "RECORD_PRIORITY"]
 
-# SimPy serves events at one time by priority (lower first); samples, decisions
-# and commands run at NORMAL (1), so a row recorded after them sees them all.
-RECORD_PRIORITY = NORMAL + 1
-# the most integration sub-steps and periodic cycles (each ~1 us compiled: hours) and telemetry rows (tens of GB) a
-# mission may ask for
-MAX_STEPS, MAX_ROWS = 1e10, 1e9
-END_PRIORITY = NORMAL + 2
-ENVIRONMENT_COLUMNS = ["B_I_x", "B_I_y", "B_I_z", "lit"] + [f"tau_{d}_{a}" for d in DISTURBANCE_NAMES for a in "xyz"]
 
 
 def __getattr__(name: str):
@@ -107,19 +93,6 @@ def _kepler_elements(orbit) -> dict | None:
             "inclination_deg": math.degrees(orbit.inclination_rad), "raan_deg": math.degrees(orbit.raan0),
             "arg_perigee_deg": math.degrees(orbit.argp0),
             "mean_anomaly_deg": math.degrees(orbit.M0), "j2": bool(orbit.raan_rate or orbit.argp_rate)}
-
-
-def _original_error(exc: BaseException) -> BaseException:
-    """The exception a component raised, not SimPy's copy of it.
-
-    SimPy re-raises a failed process's exception as ``type(exc)(*exc.args)``
-    with the original as ``__cause__``; the original carries the traceback
-    into the component and any attributes set after construction.
-    """
-    cause = exc.__cause__
-    if isinstance(cause, AttsimError) and type(cause) is type(exc):
-        return cause
-    return exc
 
 
 class Mission:
@@ -285,7 +258,7 @@ class Mission:
         }
 
     def run(self, realtime_factor: float | None = None, progress: bool = False,
-            compiled: bool | None = None, in_memory: bool = False) -> Telemetry:
+            compiled: bool | None = None, in_memory: bool = False, backend: str | None = None) -> Telemetry:
         """Run the mission; write and return its telemetry.
 
         Parameters
@@ -317,141 +290,13 @@ class Mission:
             the plant's :class:`~attsim.errors.DivergenceError`), as it was
             raised; the telemetry up to then is on disk, marked partial.
         """
-        import simpy
-        import simpy.rt
-
-        progress = boolean(progress, "progress")
-        in_memory = boolean(in_memory, "in_memory")
-        if compiled is not None:
-            compiled = boolean(compiled, "compiled")
-        for component in self.components:
-            component.prepare(self)
-            period = getattr(component, "period_s", None)
-            if period is not None and self.duration_s / period > MAX_STEPS:
-                raise InputError(f"{component.name}.rate", f"gives more than {MAX_STEPS:.0e} cycles over the duration",
-                                 f"duration {self.duration_s:g} s / period {period:g} s")
-        from ..control.base import Controller, check_drivers
-        from ..control.modes import ModeManager
-
-        check_drivers([c for c in self.components if isinstance(c, Controller)],
-                      next((c for c in self.components if isinstance(c, ModeManager)), None))
-        knowledge.warn_ideal(self.components)
-        import os
-
-        from .backend import BACKENDS
-        from .build import compiled_form
-        from .compiled import run_compiled
-
-        backend = BACKENDS[os.environ.get("ATTSIM_BACKEND", "compiled")]()
-
-        can_compile = compiled_form(self) and realtime_factor is None
-        if compiled and not can_compile:
-            raise InputError("compiled",
-                             "needs every component to be a built-in with a compiled form and no realtime_factor",
-                             f"components: {[type(c).__name__ for c in self.components]}")
-        use_compiled = can_compile if compiled is None else bool(compiled)
-        if realtime_factor is None:
-            env = simpy.Environment()
-        else:
-            factor = positive_scalar(realtime_factor, "realtime_factor")
-            env = simpy.rt.RealtimeEnvironment(factor=1.0 / factor, strict=False)
-        columns = list(QUATERNION_COLUMNS + RATE_COLUMNS)
-        if self.environment is not None:
-            columns += ENVIRONMENT_COLUMNS
-        for component in self.components:
-            columns += component.columns()
-        # the run directory, its lock and meta.json exist before the long set-up, so a kill there leaves a run
-        if in_memory:
-            recorder = MemoryRecorder(meta=self.meta(), rows=int(self.duration_s / self.telemetry_dt_s) + 2)
-        else:
-            recorder = Recorder(self.out_dir, meta=self.meta(), row_dt_s=self.telemetry_dt_s,
-                                chunk_s=self.telemetry_chunk_s)
-        wall_start = time.perf_counter()
-        lag = {"max_s": 0.0}
-        bar = None
-        if progress:
-            from tqdm import tqdm
-
-            bar = tqdm(total=self.duration_s, delay=2.0, unit="s", unit_scale=True, desc=self.name, leave=False,
-                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s simulated, "
-                                  "x{rate_fmt} real time")
-        sc = None
-        self._last_row_t_s = None
+        run = MissionRun(self, realtime_factor, progress, compiled, in_memory, backend)
         try:
-            if self.environment is not None:
-                table = EnvironmentTable(*self.environment.table(self.duration_s))
-            else:
-                table = field_table(self.field_spec, self.duration_s, self.field_dt_s)
-            recorder.start(columns)
-            sc = Spacecraft(self, env, recorder, table, backend)
-            for component in self.components:
-                component.start(sc)
-            if use_compiled:
-                self._last_row_t_s = float("inf")  # the loop writes every row; none to add on an error
-                env.process(run_compiled(env, self, sc, recorder, backend,
-                                         None if bar is None else lambda t: bar.update(t - bar.n)))
-            else:
-                env.process(self._recorder_process(env, sc, recorder, realtime_factor, wall_start, lag, bar))
-                for component in self.components:
-                    for process in component.processes(env, sc):
-                        env.process(process)
-            env.run(until=At(env, self.duration_s, END_PRIORITY))
+            run.start()
+            while run.step():
+                pass
         except BaseException as exc:
-            original = _original_error(exc)
-            if sc is not None and not isinstance(original, (DivergenceError, EstimatorDivergenceError)):
-                self._record_last_row(sc, recorder, env.now)
-            recorder.abort(f"{type(original).__name__}: {original}", wall_s=time.perf_counter() - wall_start,
-                           t_stop_s=env.now)
-            if original is not exc:
-                raise original.with_traceback(original.__traceback__) from None
-            raise
+            run.abort(exc)  # marks the run partial, keeps its telemetry, raises the error as it was raised
         finally:
-            backend.close()
-            if bar is not None:
-                bar.close()
-        wall_s = time.perf_counter() - wall_start
-        meta_end = {"wall_s": wall_s, "realtime_factor_achieved": self.duration_s / wall_s if wall_s > 0 else None}
-        if realtime_factor is not None:
-            meta_end["realtime_max_lag_s"] = lag["max_s"]
-        recorder.close(**meta_end)
-        return recorder.telemetry() if in_memory else load(self.out_dir)
-
-    def _record(self, sc: Spacecraft, recorder: Recorder, t_s: float) -> None:
-        sc.advance_to(t_s)
-        q, w = sc._q_w
-        row = [q[0], q[1], q[2], q[3], w[0], w[1], w[2]]
-        if self.environment is not None:
-            e = sc.environment_now()
-            row += [*e["B_I"], 1.0 if e["srp_pressure"] > 0 else 0.0]
-            for torque in sc.disturbance_torques():
-                row += list(torque)
-        for component in self.components:
-            row += component.values(sc)
-        recorder.append(t_s, row)
-        self._last_row_t_s = t_s
-
-    def _record_last_row(self, sc: Spacecraft, recorder: Recorder, t_s: float) -> None:
-        """On an error, the row at the time the run stopped, when the state there is sound and not yet recorded."""
-        if self._last_row_t_s is not None and self._last_row_t_s >= t_s:
-            return
-        try:
-            self._record(sc, recorder, t_s)
-        except Exception:  # noqa: BLE001 - the original error is what the caller must see
-            pass
-
-    def _recorder_process(self, env, sc, recorder, realtime_factor, wall_start, lag, bar=None):
-        """Rows at ``k telemetry_dt`` and at ``duration``, each after everything else due at its time."""
-        k = 0
-        while True:
-            t_next = min(grid_time(0.0, k, self.telemetry_dt_s), self.duration_s)
-            yield At(env, t_next, RECORD_PRIORITY)
-            self._record(sc, recorder, env.now)
-            if bar is not None:
-                bar.update(env.now - bar.n)
-            if realtime_factor is not None:
-                behind = (time.perf_counter() - wall_start) - env.now / realtime_factor
-                if behind > lag["max_s"]:
-                    lag["max_s"] = behind
-            if t_next >= self.duration_s:
-                return
-            k += 1
+            run.close()
+        return run.finish()

@@ -96,7 +96,7 @@ class Spacecraft:
         if self.world is None or self.world.actuators.wheels is not self.wheels:
             self.world = plant_world(self.mission, self._integrator, self._initial_state, self.table, self.wheels,
                                      self._J, self._Jinv, self._params, self.t_plant_s)
-            self._advance = self.backend.plant_advance(self._integrator, self.world)
+            self._advance = None  # the Python path's advance is made at its first use
         return self.world
 
     def advance_to(self, t_s: float) -> None:
@@ -109,6 +109,8 @@ class Spacecraft:
         if t_s <= self.t_plant_s:
             return
         world = self.plant_world()
+        if self._advance is None:
+            self._advance = self.backend.plant_advance(self._integrator, world)
         t_from = self.t_plant_s
         status = self._advance(t_from, float(t_s), self._tau_ext, self._commanded_dipole)
         self.take_plant(world)

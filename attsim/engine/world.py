@@ -39,7 +39,7 @@ __all__ = ["World", "PlantBank", "EnvironmentBank", "Noise", "Clock", "Timeline"
            "STATE_WIDTH", "PLANT_T", "PLANT_MAX_STEP", "HELD_T0", "HELD_TAU_EXT", "HELD_DIPOLE", "HELD_TAU_W",
            "HELD_H_W", "HELD_WIDTH", "ROLE_SAMPLE", "ROLE_ESTIMATE", "ROLE_MODES", "ROLE_CONTROL", "OK", "DONE",
            "ROWS_FULL", "EVENTS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "UNIT_FAULT", "EVENT_WIDTH",
-           "world_signatures", "Signatures"]
+           "world_signatures", "Signatures", "example_world", "plant_world", "environment_bank"]
 
 # the kinds whose banks the World holds (each a Part: its bank, its units, how its events read)
 KIND_PARTS = (SENSORS, ESTIMATORS, MODES, CONTROLLERS, ACTUATORS)
@@ -228,3 +228,19 @@ def empty_clock() -> Clock:
 def empty_timeline() -> Timeline:
     return Timeline(np.zeros((0, 1)), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
                     np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+
+
+def example_world() -> World:
+    """A World with every bank empty: of the type every mission's World has (what units are compiled for)."""
+    from ..actuators.kernels import empty_wheel_bank
+
+    plant = PlantBank(np.zeros(STATE_WIDTH), np.zeros(7), np.zeros(2), np.zeros(HELD_WIDTH), np.zeros(9), np.zeros(9),
+                      np.zeros(1))
+    environment = EnvironmentBank(np.zeros(0), np.zeros((0, 1)), np.zeros((0, 10)), np.zeros(3), np.zeros(3),
+                                  np.zeros(1))
+    buffers = Buffers(np.zeros((0, 1)), np.zeros((0, EVENT_WIDTH)), np.zeros(2, dtype=np.int64), np.zeros((0, 3)), 0)
+    return World(plant=plant, environment=environment, noise=empty_noise(), clock=empty_clock(),
+                 timeline=empty_timeline(), rows=Rows(1.0, 0.0, np.zeros(1, dtype=np.int64),
+                                                      np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)),
+                 buffers=buffers, sensors=SENSORS.empty(), estimators=ESTIMATORS.empty(), modes=MODES.empty(),
+                 controllers=CONTROLLERS.empty(), actuators=ACTUATORS.empty()._replace(wheels=empty_wheel_bank(0)))

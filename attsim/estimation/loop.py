@@ -173,6 +173,10 @@ class EstimatorPart:
             bank.P[e], bank.memory[e] = estimator.P, estimator.memory
         return bank
 
+    def units(self) -> list:
+        """The filter's cycle and writer, each with the kind of its signature and its options."""
+        return [(MEKF_CYCLE, "at_time", self.unit_options.get(MEKF_CYCLE.name, {})), (WRITE_ESTIMATOR, "write", {})]
+
     def writer(self, estimator, build):
         return WRITE_ESTIMATOR, build.row(estimator)
 

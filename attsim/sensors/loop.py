@@ -363,6 +363,15 @@ class SensorPart:
     def writer(self, sensor, build):
         return WRITE_SENSOR, build.row(sensor)
 
+    def units(self) -> list:
+        """The sensors' own units, each with the kind of its signature and its options."""
+        return [(SAMPLE_FREE, "at_time", {}), (LOG_FAULTS, "at_time", {}), (WRITE_SENSOR, "write", {})]
+
+    def class_units(self, cls) -> list:
+        """The unit a sensor class samples with (none for a class without a compiled form)."""
+        unit = getattr(cls, "sample_unit", None)
+        return [(unit, "sample")] if isinstance(unit, Unit) else []
+
     def events_per_instant(self, sensors, build) -> int:
         """The fault boundaries that fall at one time."""
         times = [t for t, _, _, _ in fault_schedule(sensors, build.duration_s)] if sensors else []

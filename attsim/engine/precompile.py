@@ -1,0 +1,181 @@
+"""Compiling every unit once per machine, ahead of need (layer 7): ``attsim compile``, and in the background.
+
+:func:`all_needs` lists every unit a mission can use on this machine: each
+kind's own (:attr:`LoopPart.units`), each component class's (a sensor's
+``sample_unit``, a law's ``loop_unit``), the engine's writer, the advance of
+every mission method with and without integrated wheels, the loop and the
+Python path's advance. :func:`compile_all` compiles those not yet on disk,
+holding a machine-wide lock (two processes never compile the same units at
+once; the second waits and then finds them on disk), and keeps how long each
+took (:func:`compile_estimate` reads it back). A user's
+:class:`~attsim.NumbaController` law is compiled by the run that uses it.
+
+``python -m attsim.engine.precompile`` (what ``attsim compile`` and
+:func:`background_compile` run) compiles them all; the environment variable
+``ATTSIM_BACKGROUND_COMPILE=0`` stops runs from starting it on their own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .._core.jit import cache_root
+from .._core.units import compile_records, compile_unit, unit_is_cached
+from ..telemetry.lock import RunLock
+from .world import KIND_PARTS, world_signatures
+
+__all__ = ["all_needs", "compile_all", "compile_estimate", "background_compile", "running", "LOCK_DIR_NAME",
+           "DEFAULT_COMPILE_S", "main"]
+
+LOCK_DIR_NAME = "attsim-compile"
+TIMES_FILE = "compile-times.json"
+LOG_FILE = "background.log"
+# a unit's compile time before this machine has compiled it once (s): an advance, a law, anything else
+DEFAULT_COMPILE_S = {"advance": 12.0, "law": 8.0, "other": 2.0}
+
+
+def _directory() -> Path:
+    path = cache_root() / LOCK_DIR_NAME
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _times() -> dict:
+    try:
+        return json.loads((_directory() / TIMES_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _remember(seconds: dict) -> None:
+    """Keep the compile seconds of units compiled here (a write beside, then a rename: readers see all or none)."""
+    if not seconds:
+        return
+    times = _times()
+    times.update(seconds)
+    path = _directory() / TIMES_FILE
+    partial = path.with_suffix(f".{os.getpid()}")
+    partial.write_text(json.dumps(times, indent=1, sort_keys=True))
+    partial.replace(path)
+
+
+def compile_estimate(names: list[str]) -> float:
+    """About how long compiling the units ``names`` takes here (s): this machine's last times, else defaults."""
+    times = _times()
+
+    def default(name: str) -> float:
+        kind = "advance" if name.startswith("advance_") else "law" if name in _LAW_UNITS else "other"
+        return DEFAULT_COMPILE_S[kind]
+
+    return sum(times.get(name, default(name)) for name in names)
+
+
+_LAW_UNITS = {"quaternion_pd", "magnetic_pd", "unloading", "bdot", "mekf_unit", "user_law", "check_modes"}
+
+
+def all_needs():
+    """Every unit this machine's missions can use (but a user's law): ``(Unit, signature, options)`` each."""
+    from ..engine.component import Component
+    from ..integrators import REGISTRY
+    from .backend import Need, advance_needs, loop_needs, RunUnits
+    from .plant import WRITE_HEAD, advance_unit_for
+    from .world import example_world
+
+    world = example_world()
+    sig = world_signatures(world)
+    kinds = {"sample": sig.sample, "at_time": sig.at_time, "write": sig.write, "hold": sig.hold}
+    needs = [Need(unit, kinds[kind], options) for part in KIND_PARTS for unit, kind, options in part.units()]
+    for cls in _subclasses(Component):
+        part = getattr(cls, "loop_part", None)
+        for unit, kind in (part.class_units(cls) if part is not None and hasattr(part, "class_units") else []):
+            needs.append(Need(unit, kinds[kind], {}))
+    needs.append(Need(WRITE_HEAD, sig.write, {}))
+    methods = [cls for cls in REGISTRY.values() if getattr(cls, "mission_ready", False)]
+    for integrator in methods:
+        for integrated in (False, True):
+            needs.append(Need(advance_unit_for(integrator, integrated), sig.advance, {}))
+    hold = next(part.hold_unit for part in KIND_PARTS if hasattr(part, "hold_unit"))
+    loop = loop_needs(world, RunUnits([], [], [], advance_unit_for(methods[0], False), hold, {}))
+    needs += loop[-3:] + advance_needs(methods[0], world)[1:2]
+    seen, unique = set(), []
+    for need in needs:
+        if need.unit.cache_name() not in seen:
+            seen.add(need.unit.cache_name())
+            unique.append(need)
+    return unique
+
+
+def _subclasses(cls) -> list:
+    found = []
+    for sub in cls.__subclasses__():
+        found += [sub] + _subclasses(sub)
+    return found
+
+
+def compile_all(needs=None, say=None) -> dict:
+    """Compile the units of ``needs`` (default: :func:`all_needs`) not yet on disk, under the machine-wide lock;
+    returns ``{unit: seconds}`` of those it compiled."""
+    import attsim  # noqa: F401 - every component class, so every unit, is known
+
+    needs = all_needs() if needs is None else needs
+    lock = RunLock(_directory())
+    lock.acquire(blocking=True)
+    try:
+        done = {}
+        for need in needs:
+            if unit_is_cached(need.unit, need.signature, **need.options):
+                continue
+            before = len(compile_records())
+            compile_unit(need.unit, need.signature, **need.options)
+            for record in compile_records()[before:]:
+                if record.compiled:
+                    done[need.unit.name] = record.seconds
+                    if say is not None:
+                        say(f"compiled {need.unit.name} ({record.seconds:.1f} s)")
+        _remember(done)
+        return done
+    finally:
+        lock.release()
+
+
+def running() -> bool:
+    """True when a process of this machine is compiling units now (it holds the lock)."""
+    lock = RunLock(_directory())
+    if lock.acquire(blocking=False):
+        lock.release()
+        return False
+    return True
+
+
+def background_compile() -> bool:
+    """Start compiling every unit in a process of its own, unless one runs already or runs must not
+    (``ATTSIM_BACKGROUND_COMPILE=0``); True when one is (now) compiling."""
+    if os.environ.get("ATTSIM_BACKGROUND_COMPILE", "1") == "0":
+        return False
+    if running():
+        return True
+    log = open(_directory() / LOG_FILE, "ab")  # noqa: SIM115 - the child's, for as long as it runs
+    subprocess.Popen([sys.executable, "-m", "attsim.engine.precompile"], stdout=log, stderr=log,
+                     stdin=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    log.close()
+    return True
+
+
+def main(argv=None) -> int:
+    """Compile every unit this machine lacks, saying each."""
+    start = time.perf_counter()
+    done = compile_all(say=lambda message: print(f"attsim: {message}", flush=True))
+    print(f"attsim: {len(done)} units compiled in {time.perf_counter() - start:.0f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    sys.exit(main())
