@@ -1,4 +1,5 @@
-"""The compiled functions' disk cache: stamped with the whole package, so an edit anywhere recompiles its callers."""
+"""The compiled functions' disk cache: stamped with what a function depends on, so an edit recompiles exactly the
+functions that can reach the edited code."""
 
 import importlib
 import pkgutil
@@ -20,7 +21,7 @@ def _dispatchers():
     return found
 
 
-def test_every_cached_attsim_function_is_stamped_with_the_package_digest():
+def test_every_cached_attsim_function_is_stamped_with_its_modules_dependencies():
     dispatchers = _dispatchers()
     assert len(dispatchers) > 100
     for dispatcher in dispatchers:
@@ -28,16 +29,56 @@ def test_every_cached_attsim_function_is_stamped_with_the_package_digest():
             dispatcher.py_func.__qualname__  # cache=True on every kernel
         locator = dispatcher._cache._impl.locator
         assert isinstance(locator, _jit._PackageLocator), dispatcher.py_func.__qualname__
-        assert locator.get_source_stamp() == _jit.package_digest()
+        assert locator.get_source_stamp() == _jit.dependency_digest(dispatcher.py_func.__code__.co_filename)
 
 
-def test_the_digest_covers_every_source_and_functions_outside_keep_numbas_rule(tmp_path):
-    digest = _jit.package_digest()
-    assert len(digest) == 12 and int(digest, 16) >= 0
+def test_functions_outside_the_package_keep_numbas_rule(tmp_path):
     outside = tmp_path / "law.py"
     outside.write_text("def law(x):\n    return x\n")
     namespace = {}
     exec(compile(outside.read_text(), str(outside), "exec"), namespace)
     assert _jit._PackageLocator.from_function(namespace["law"], str(outside)) is None
-    inside = _jit._PackageLocator.from_function(attsim.dynamics.qmul.py_func, attsim.dynamics.__file__)
-    assert inside is not None and inside.get_source_stamp() == digest
+
+
+def _tree(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_an_edit_changes_the_digest_of_the_modules_that_import_it_and_no_other(tmp_path, monkeypatch):
+    package = tmp_path / "pkg"
+    _tree(package, {"__init__.py": "", "low.py": "X = 1\n", "mid.py": "from .low import X\n",
+                    "top.py": "def f():\n    from . import mid\n    return mid\n", "apart.py": "Y = 2\n",
+                    "sub/__init__.py": "", "sub/deep.py": "from ..apart import Y\n"})
+    monkeypatch.setattr(_jit, "PACKAGE_DIR", package.resolve())
+    monkeypatch.setattr(_jit, "_IMPORTS", {})
+    monkeypatch.setattr(_jit, "_DIGESTS", {})
+
+    def digests():
+        _jit._IMPORTS.clear()
+        _jit._DIGESTS.clear()
+        return {name: _jit.dependency_digest(package / name) for name in ("low.py", "mid.py", "top.py", "apart.py",
+                                                                           "sub/deep.py")}
+
+    before = digests()
+    (package / "low.py").write_text("X = 3\n")
+    after = digests()
+    # low itself, mid (imports it) and top (imports mid inside a function) change; apart and deep do not
+    assert {name for name in before if before[name] != after[name]} == {"low.py", "mid.py", "top.py"}
+    (package / "apart.py").write_text("Y = 4\n")
+    again = digests()
+    assert {name for name in after if after[name] != again[name]} == {"apart.py", "sub/deep.py"}
+
+
+def test_the_reports_do_not_depend_on_the_filters_kernels():
+    closure = set()
+    stack = [_jit.PACKAGE_DIR / "sensors" / "kernels.py"]
+    while stack:
+        path = stack.pop()
+        if path not in closure:
+            closure.add(path)
+            stack.extend(_jit._imports(path))
+    names = {p.relative_to(_jit.PACKAGE_DIR).as_posix() for p in closure}
+    assert "dynamics.py" in names and "reporting/page.py" not in names and "estimation/kernels.py" not in names

@@ -24,7 +24,7 @@ from ..actuators.kernels import wheel_speed, wheels_total
 from ..actuators.loop import command_dipole, command_wheel
 from ..environment.table import R, V, lerp3, table_cell
 from ..guidance.kernels import PARAMETER_LENGTH, error_angle_deg, error_vector, rate_error
-from ..guidance.pointing import reference_now
+from ..guidance.kernels import reference_now
 from ..sensors.loop import VALID_COLUMN, sample
 from .allocation import allocate, null_space_torque, unloading_dipole
 from .kernels import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known, lvlh_quaternion_tuple,

@@ -23,7 +23,7 @@ from .._core.units import Unit, deref
 from ..actuators.kernels import wheel_speed
 from ..environment.table import P_SRP, lerp1, table_cell
 from ..guidance.kernels import error_angle_deg
-from ..guidance.pointing import reference_now
+from ..guidance.kernels import reference_now
 from .loop import law_attitude, stop_law
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inlined in the units

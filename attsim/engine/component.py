@@ -1,27 +1,103 @@
-"""The component contract (layer 5): what a mission's parts implement.
+"""The component contract (layer 6): what a mission's parts implement, and what they may use of the engine.
 
 Actuators, sensors, controllers and schedules are :class:`Component`
 subclasses added to a :class:`~attsim.engine.mission.Mission`. The engine asks each
 for its telemetry columns, starts its SimPy processes and reads its values
 at every telemetry row; :func:`periodic` is the process most of them run.
+What a component may use of the mission and of the running spacecraft is
+the protocols :class:`MissionView` and :class:`RunningSpacecraft`, which the
+engine's :class:`~attsim.engine.mission.Mission` and
+:class:`~attsim.engine.spacecraft.Spacecraft` satisfy: the contract names no
+engine module, so the kinds sit below the engine.
+
+A component with a compiled form names its kind's part of the compiled
+mission in ``loop_part`` (:class:`LoopPart`); the engine then builds its
+bank row, schedules its work and reads its events through that part.
 """
 
 from __future__ import annotations
 
-from heapq import heappush
-from typing import TYPE_CHECKING
 from collections.abc import Callable, Iterable
+from heapq import heappush
+from typing import Protocol
 
 from simpy.core import NORMAL, Environment
 from simpy.events import Event
 
 from .._core.timegrid import grid_time
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .mission import Mission
-    from .plant import Spacecraft
+__all__ = ["Component", "LazyCycle", "periodic", "At", "MissionView", "RunningSpacecraft", "LoopPart"]
 
-__all__ = ["Component", "LazyCycle", "periodic", "At"]
+
+class MissionView(Protocol):
+    """What a component may read of the mission it is added to (in ``prepare``)."""
+
+    name: str
+    components: list
+    duration_s: float
+    max_step_s: float
+    environment: object
+
+    def component(self, name: str) -> Component: ...
+
+
+class RunningSpacecraft(Protocol):
+    """What a component may use of the running spacecraft (``sc``) in ``start``, its processes and ``values``:
+    the state (reading it advances the plant to now), held commands, the wheels, the environment now, events and
+    random generators."""
+
+    env: object
+    mission: MissionViewView
+
+    def state(self) -> tuple: ...
+
+    def event(self, kind: str, **fields) -> None: ...
+
+    def rng(self): ...
+
+    def set_dipole(self, source: str, dipole_body_Am2) -> None: ...
+
+    def set_external_torque(self, source: str, torque_body_Nm) -> None: ...
+
+    def register_wheel(self, name: str, axis, inertia_kg_m2: float, max_torque_Nm: float, max_speed_rad_s: float,
+                       h0_Nms: float, model=None) -> int: ...
+
+    def command_wheel(self, index: int, requested_Nm: float) -> float: ...
+
+
+class LoopPart(Protocol):
+    """A component kind's part of the compiled mission (``sensors/loop.py``, ``control/loop.py``, ...).
+
+    ``slot`` names its bank in the World and ``bank_type`` is the bank's named tuple. For the components of its
+    kind in a mission it says whether one ``compiles``, gives their work on the engine's clock and timeline
+    (``schedule``), their bank (``build``), each one's row writer (``writer``), the most events they log at one
+    instant, and at the end leaves the objects as the Python path would (``hand_back``); it reads back the events
+    its units log (``event``) and the error of a unit that faulted (``fault``). ``units()`` lists the kind's own
+    units and ``class_units(cls)`` a component class's, for compiling ahead of need.
+    """
+
+    slot: str
+    bank_type: type
+
+    def compiles(self, component, mission) -> bool: ...
+
+    def empty(self): ...
+
+    def schedule(self, components: list, build) -> tuple[list, list]: ...
+
+    def build(self, components: list, build): ...
+
+    def writer(self, component, build): ...
+
+    def events_per_instant(self, components: list, build) -> int: ...
+
+    def hand_back(self, bank, components: list, build) -> None: ...
+
+    def event(self, recorder, t: float, kind: int, what: int, index: int, values, build) -> bool: ...
+
+    def fault(self, bank, components: list, row: int, t: float, build): ...
+
+    def units(self) -> list: ...
 
 
 class Component:
@@ -33,7 +109,7 @@ class Component:
         Names of the telemetry columns this component adds.
     ``values(sc)``
         Their values at the recorder's time (``sc`` is the running
-        :class:`~attsim.engine.plant.Spacecraft`; reading its state advances the
+        :class:`~attsim.engine.spacecraft.Spacecraft`; reading its state advances the
         plant). The recorder runs after every sample, decision and command
         due at the same instant, so the values belong to that instant.
     ``processes(env, sc)``
@@ -52,16 +128,16 @@ class Component:
     def columns(self) -> list[str]:
         return []
 
-    def values(self, sc: Spacecraft) -> list[float]:
+    def values(self, sc: RunningSpacecraft) -> list[float]:
         return []
 
-    def processes(self, env, sc: Spacecraft) -> Iterable:
+    def processes(self, env, sc: RunningSpacecraft) -> Iterable:
         return ()
 
-    def prepare(self, mission: Mission) -> None:
+    def prepare(self, mission: MissionView) -> None:
         pass
 
-    def start(self, sc: Spacecraft) -> None:
+    def start(self, sc: RunningSpacecraft) -> None:
         pass
 
 

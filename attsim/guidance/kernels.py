@@ -51,14 +51,16 @@ from __future__ import annotations
 
 import math
 
-from .._core.jit import LOOP_CALLED, njit
+from .._core.jit import LOOP_CALLED, LOOP_INLINED, njit
 from ..constants import MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S
 from ..dynamics import dcm_to_quat_tuple, qconj, qmul, qrotate
+from ..environment.table import GMST, R, V, lerp1, lerp3, table_cell
+from ..environment.table import SUN as SUN_COLUMN
 
 __all__ = ["INERTIAL", "NADIR", "SUN", "SLEW", "GROUND", "KIND_NAMES", "PARAMETER_LENGTH", "SUN_DELTA_S",
            "GROUND_DELTA_S", "reference", "reference_many", "frame_quaternion", "two_body_step", "ecef_to_eci_tuple",
            "station_elevation_sin", "attitude_error", "error_angle_deg", "axis_error_deg", "error_vector",
-           "rate_error"]
+           "rate_error", "reference_now"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_CALLED)  # attsim._core.jit: no refcounts
 
@@ -342,3 +344,18 @@ def rate_error(q_IB, q_IR, omega_B, omega_R):
     """``ω_B - R_BR ω_R`` (rad/s, body axes): the body rate relative to the reference frame."""
     w = qrotate(qconj(attitude_error(q_IB, q_IR)), omega_R)
     return (omega_B[0] - w[0], omega_B[1] - w[1], omega_B[2] - w[2])
+
+
+@njit(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
+def reference_now(kind, params, t_s, env_t, env_v):
+    """``(q_IR, ω_R, ω̇_R)`` of the target ``(kind, params)`` at ``t_s``, its inputs from the environment table.
+
+    Without a table (no environment) the target gets zeros: only targets
+    that need no orbit, Sun or Earth rotation are allowed there.
+    """
+    if env_t.shape[0] == 0:
+        zero = (0.0, 0.0, 0.0)
+        return reference(kind, params, t_s, zero, zero, zero, 0.0)
+    k, f = table_cell(env_t, t_s)
+    return reference(kind, params, t_s, lerp3(env_v, k, f, R), lerp3(env_v, k, f, V), lerp3(env_v, k, f, SUN_COLUMN),
+                     lerp1(env_v, k, f, GMST))

@@ -18,31 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.jit import LOOP_INLINED, njit
-from ..environment.table import GMST, R, SUN, V, lerp1, lerp3, table_cell
 from .._core.validate import unit_quaternion
 from ..errors import InputError
 from .targets import Inertial, Target
-from .kernels import error_angle_deg, error_vector, reference
+from .kernels import error_angle_deg, error_vector, reference_now
 
 __all__ = ["Pointing", "target_of", "reference_now", "pointing_values"]
 
 _NO_TABLE_T, _NO_TABLE_V = np.empty(0), np.empty((0, 1))
-
-
-@njit(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
-def reference_now(kind, params, t_s, env_t, env_v):
-    """``(q_IR, ω_R, ω̇_R)`` of the target ``(kind, params)`` at ``t_s``, its inputs from the environment table.
-
-    Without a table (no environment) the target gets zeros: only targets
-    that need no orbit, Sun or Earth rotation are allowed there.
-    """
-    if env_t.shape[0] == 0:
-        zero = (0.0, 0.0, 0.0)
-        return reference(kind, params, t_s, zero, zero, zero, 0.0)
-    k, f = table_cell(env_t, t_s)
-    return reference(kind, params, t_s, lerp3(env_v, k, f, R), lerp3(env_v, k, f, V), lerp3(env_v, k, f, SUN),
-                     lerp1(env_v, k, f, GMST))
 
 
 def target_of(target_q, target, owner: str) -> Target:

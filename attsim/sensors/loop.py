@@ -30,8 +30,7 @@ from .._core.jit import LOOP_INLINED, njit
 from .._core.units import Unit, as_function, deref
 from ..dynamics import qconj, qrotate
 from ..environment.table import B_I, P_SRP, R, SUN, lerp1, lerp3, table_cell
-from .base import fault_fields
-from .faults import fault_schedule, fault_table, faults_at
+from .faults import fault_fields, fault_schedule, fault_table, faults_at
 from .kernels import (gyro_measure, gyro_sample, magnetometer_measure, magnetometer_sample, star_tracker_blinded,
                       star_tracker_measure, star_tracker_sample, sun_sensor_any_light, sun_sensor_detect,
                       sun_sensor_measure, sun_sensor_signals, sun_sensor_truth)
