@@ -159,6 +159,11 @@ def build_missions(build: Callable, out=None, duration=None, seed=None, method=N
             if isinstance(mission, Propagation) and method != mission.method:
                 mission.options = {}  # the script's method options (e.g. dmv's order) belong to the method replaced
             mission.method = method
+    places = [os.path.realpath(mission.out_dir) for mission in missions]
+    if len(set(places)) < len(places):  # each later run would replace an earlier one's files before its report
+        shared = sorted({place for place in places if places.count(place) > 1})
+        raise InputError("build", "must give each run it returns its own directory (a name or out_dir of its own)",
+                         f"several runs write {', '.join(shared)}")
     return missions, single
 
 

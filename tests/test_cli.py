@@ -407,3 +407,25 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"attsim {attsim.__version__}"
     result = subprocess.run([str(EXE), "--version"], capture_output=True, text=True, env=os.environ)
     assert result.returncode == 0 and result.stdout.strip() == f"attsim {attsim.__version__}"
+
+
+# --- issue 20: a run's own directory, the build() contract, figures that end the process -----------------------
+
+def test_a_script_whose_runs_share_a_directory_is_refused_before_any_run(tmp_path, monkeypatch, capsys):
+    # the second run would replace the first's files: the first's page and criteria would land beside its rows
+    monkeypatch.chdir(tmp_path)
+    script = _script(tmp_path, """
+        import attsim
+
+        def build(out_dir=None):
+            return [attsim.Mission("twin", [1.0, 2.0, 2.5], (0.01, 0.2, 0.01), duration=2.0, method=method)
+                    for method in ("rk4", "rkmk4")]
+
+        def criteria(tel):
+            return []
+    """)
+    assert cli.main(["run", str(script)]) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert "build: must give each run it returns its own directory" in err
+    assert f"several runs write {tmp_path / 'reports' / 'twin'}" in err
+    assert not (tmp_path / "reports").exists()

@@ -240,6 +240,8 @@ def _write(runs, path, criteria, extra: list, plotlyjs) -> Path:
     if path is None:
         if first.path is None:
             raise InputError("path", "must be given for telemetry that has no run directory")
+        if hasattr(first, "check_directory"):  # a later run into its directory: the page would sit beside its rows
+            first.check_directory()
         path = Path(first.path) / "report.html"
     path = Path(path_like(path, "path", "file"))
     if criteria is not None:
