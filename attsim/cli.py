@@ -38,6 +38,7 @@ every criterion when ``criteria`` raises.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import sys
@@ -50,7 +51,7 @@ from pathlib import Path
 
 from . import __version__
 from ._validate import safe_name
-from .errors import AttsimError, InputError
+from .errors import AttsimError, InputError, add_note
 from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts as _mission_scripts
 from .scripts import resolve_script as _resolve_script
 from .criteria import Criterion, SharedLabelError, judge, passed, record_criteria
@@ -106,18 +107,6 @@ def _check_runs(missions) -> list:
     return runs
 
 
-def _note(exc: BaseException, text: str) -> None:
-    """Attach ``text`` to an exception: shown in its traceback (--debug) and in the one line the CLI prints."""
-    notes = getattr(exc, "__notes__", None)
-    if not isinstance(notes, list):
-        notes = []
-        try:
-            exc.__notes__ = notes
-        except AttributeError:  # an exception type without a __dict__: the note is lost, not the error
-            return
-    notes.append(text)
-
-
 def _where_partial(out_dir: Path, since: float) -> str | None:
     """Where a run that stopped after ``since`` (wall clock) left its partial telemetry; None if it left none."""
     meta_path = Path(out_dir) / "meta.json"
@@ -131,11 +120,36 @@ def _where_partial(out_dir: Path, since: float) -> str | None:
     return None
 
 
+def _call_build(build: Callable, keywords: dict):
+    """``build(**keywords)``, or an InputError naming the script's ``file:line`` and what ``build`` must accept.
+
+    Checked before the call: a TypeError from calling it would point into attsim (exit 3, "a bug in attsim") when
+    the script's ``build`` does not take what the command passes it (``out_dir`` for ``--out``, a campaign's
+    parameters).
+    """
+    try:
+        signature = inspect.signature(build)
+    except (TypeError, ValueError):  # no signature to check (a builtin): calling it says what is wrong
+        return build(**keywords)
+    try:
+        signature.bind(**keywords)
+    except TypeError as exc:
+        code = getattr(build, "__code__", None)
+        where = f"{code.co_filename}:{code.co_firstlineno}: " if code is not None else ""
+        needs = ["out_dir=None (the run directory: --out gives it)"] if "out_dir" in keywords else []
+        params = [name for name in keywords if name != "out_dir"]
+        needs += [f"the campaign's parameters {', '.join(params)} as keywords"] if params else []
+        rule = (f"must accept {' and '.join(needs)}" if needs
+                else "must be callable as build(): give its parameters defaults")
+        raise InputError("build", rule, f"{where}def build{signature}: {exc}") from None
+    return build(**keywords)
+
+
 def build_missions(build: Callable, out=None, duration=None, seed=None, method=None, params=None):
     """``(missions, single)``: ``build(out_dir=out, **params)`` with the overrides applied (also a campaign's runs)."""
     from .engine import ENGINE_METHODS
 
-    built = build(out_dir=out, **(params or {})) if out is not None or params else build()
+    built = _call_build(build, {"out_dir": out, **(params or {})} if out is not None or params else {})
     single = not isinstance(built, (list, tuple))
     missions = _check_runs(built)
     for mission in missions:
@@ -159,6 +173,11 @@ def build_missions(build: Callable, out=None, duration=None, seed=None, method=N
             if isinstance(mission, Propagation) and method != mission.method:
                 mission.options = {}  # the script's method options (e.g. dmv's order) belong to the method replaced
             mission.method = method
+    places = [os.path.realpath(mission.out_dir) for mission in missions]
+    if len(set(places)) < len(places):  # each later run would replace an earlier one's files before its report
+        shared = sorted({place for place in places if places.count(place) > 1})
+        raise InputError("build", "must give each run it returns its own directory (a name or out_dir of its own)",
+                         f"several runs write {', '.join(shared)}")
     return missions, single
 
 
@@ -186,12 +205,12 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
             if where is None and isinstance(exc, KeyboardInterrupt):
                 where = f"no telemetry was written to {mission.out_dir} (stopped during set-up)"
             if where is not None:
-                _note(exc, where)
+                add_note(exc, where)
             raise
     try:
         results = judge(criteria(runs[0] if single else runs))
     except SharedLabelError as exc:  # the script's criteria break their contract: refused by name, as a campaign does
-        _note(exc, "the telemetry is kept in " + ", ".join(str(run.path) for run in runs))
+        add_note(exc, "the telemetry is kept in " + ", ".join(str(run.path) for run in runs))
         raise
     except Exception as exc:  # the criteria's own error: every criterion is unjudged, the runs stay
         if debug:
@@ -279,6 +298,16 @@ def _describe(exc: BaseException) -> tuple[str, str]:
     return "attsim", text
 
 
+def _user_line(exc: BaseException) -> str | None:
+    """``file:line`` of the innermost frame of a user's script (not attsim's, not a library's) ``exc`` went through."""
+    while exc.__cause__ is not None and type(exc.__cause__) is type(exc):  # SimPy's copy: the original's frames
+        exc = exc.__cause__
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if _frame_origin(frame.filename) == "user":
+            return f"{frame.filename}:{frame.lineno}"
+    return None
+
+
 def _guard(action: Callable[[], int], debug: bool) -> int:
     """Run a command; turn what escapes into one line on stderr and an exit code (or, with ``debug``, the traceback)."""
     try:
@@ -291,7 +320,9 @@ def _guard(action: Callable[[], int], debug: bool) -> int:
     except AttsimError as exc:
         if debug:
             raise
-        _say(_one_line(exc), exc)
+        # bad input attsim was given from a script's line (a constructor in build()): that line
+        where = _user_line(exc) if isinstance(exc, InputError) else None
+        _say(f"{where}: {type(exc).__name__}: {_one_line(exc)}" if where else _one_line(exc), exc)
         return EXIT_USAGE
     except Exception as exc:
         if debug:

@@ -23,7 +23,9 @@ Usage::
 from __future__ import annotations
 
 import math
+import os
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -35,7 +37,7 @@ from ._validate import boolean, int_in, one_of, path_like, positive_scalar, safe
 from .component import At, Component, periodic
 from .environment.table import EnvironmentTable, field_table
 from .environment.torques import DISTURBANCE_NAMES
-from .errors import AttsimError, ControllerError, DivergenceError, EstimatorDivergenceError, InputError
+from .errors import AttsimError, ControllerError, DivergenceError, EstimatorDivergenceError, InputError, add_note
 from .inertia import check_inertia, check_rate
 from .plant import Spacecraft
 from .plausibility import check_body_rate
@@ -106,6 +108,17 @@ def _kepler_elements(orbit) -> dict | None:
             "inclination_deg": math.degrees(orbit.inclination_rad), "raan_deg": math.degrees(orbit.raan0),
             "arg_perigee_deg": math.degrees(orbit.argp0),
             "mean_anomaly_deg": math.degrees(orbit.M0), "j2": bool(orbit.raan_rate or orbit.argp_rate)}
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _caller_outside_attsim() -> str | None:
+    """``file:line`` of the innermost caller outside attsim (the line of a user's script that added a component)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    return None if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 def _original_error(exc: BaseException) -> BaseException:
@@ -229,6 +242,7 @@ class Mission:
                 raise InputError("field", "give either field or environment (the environment has its own field model)")
         self.environment = environment
         self.components: list[Component] = []
+        self._added_at: dict[str, str | None] = {}  # component name -> where it was added, for its errors
 
     @property
     def has_field(self) -> bool:
@@ -246,6 +260,7 @@ class Mission:
         if any(c.name == component.name for c in self.components):
             raise InputError("component", f"names must be unique in a mission: {component.name!r} is taken")
         self.components.append(component)
+        self._added_at[component.name] = _caller_outside_attsim()
         return component
 
     def component(self, name: str) -> Component:
@@ -324,7 +339,12 @@ class Mission:
         if compiled is not None:
             compiled = boolean(compiled, "compiled")
         for component in self.components:
-            component.prepare(self)
+            try:
+                component.prepare(self)
+            except AttsimError as exc:  # raised here, far from the script: say where the component was added
+                if self._added_at.get(component.name):
+                    add_note(exc, f"{component.name!r} was added at {self._added_at[component.name]}")
+                raise
             period = getattr(component, "period_s", None)
             if period is not None and self.duration_s / period > MAX_STEPS:
                 raise InputError(f"{component.name}.rate", f"gives more than {MAX_STEPS:.0e} cycles over the duration",
