@@ -1,4 +1,4 @@
-"""The ``attsim`` command line (layer 8).
+"""The ``attsim`` command line (layer 10).
 
     attsim run SCRIPT_OR_NAME [--out DIR] [--duration S] [--seed N] [--method M] [--no-report]
     attsim report DIR [DIR ...] [--out FILE]  one run's report, or a comparison of several
@@ -38,35 +38,31 @@ every criterion when ``criteria`` raises.
 from __future__ import annotations
 
 import argparse
-import json
+import ast
 import os
 import sys
-import sysconfig
-import time
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 
 
 from . import __version__
-from ._core.validate import safe_name
+from .criteria import Criterion, judge
+from .criteria import one_line as _one_line
 from .errors import AttsimError, InputError
+from .script_runs import EXIT_FAILED, EXIT_OK, execute, write_report
 from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts as _mission_scripts
 from .scripts import resolve_script as _resolve_script
-from .criteria import Criterion, SharedLabelError, judge, passed, record_criteria
-from .criteria import one_line as _one_line, shown as _shown
 from .testing import NotEvaluated
+from .tracebacks import describe, user_line
 
 __all__ = ["main", "run_script", "execute", "judge", "Criterion", "NotEvaluated",
            "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_INTERRUPTED"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_USAGE, EXIT_INTERNAL = 2, 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 
 def _first_doc_line(path: Path) -> str:
-    import ast
-
     try:
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
     except (SyntaxError, ValueError, OSError) as exc:  # one broken script must not hide the others
@@ -93,134 +89,16 @@ def _execute_args(build: Callable, criteria: Callable, args, figures: Callable |
                    debug=args.debug, figures=figures)
 
 
-def _check_runs(missions) -> list:
-    from .engine.mission import Mission
-    from .studies import Propagation
-
-    runs = list(missions) if isinstance(missions, (list, tuple)) else [missions]
-    if not runs or not all(isinstance(m, (Mission, Propagation)) for m in runs):
-        raise InputError("build", "must return an attsim.Mission or attsim.Propagation, or a non-empty list of them",
-                         f"got {_one_line(missions)}")
-    for run in runs:
-        safe_name(run.name, "name")  # it names a directory below (--out) and in reports
-    return runs
 
 
-def _note(exc: BaseException, text: str) -> None:
-    """Attach ``text`` to an exception: shown in its traceback (--debug) and in the one line the CLI prints."""
-    notes = getattr(exc, "__notes__", None)
-    if not isinstance(notes, list):
-        notes = []
-        try:
-            exc.__notes__ = notes
-        except AttributeError:  # an exception type without a __dict__: the note is lost, not the error
-            return
-    notes.append(text)
 
 
-def _where_partial(out_dir: Path, since: float) -> str | None:
-    """Where a run that stopped after ``since`` (wall clock) left its partial telemetry; None if it left none."""
-    meta_path = Path(out_dir) / "meta.json"
-    try:
-        fresh = meta_path.stat().st_mtime >= since  # not an earlier run's in the same directory
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if fresh and isinstance(meta, dict) and meta.get("partial"):
-        return f"the partial telemetry is in {out_dir} (attsim.load reads it; attsim report {out_dir} shows it)"
-    return None
 
 
-def build_missions(build: Callable, out=None, duration=None, seed=None, method=None, params=None):
-    """``(missions, single)``: ``build(out_dir=out, **params)`` with the overrides applied (also a campaign's runs)."""
-    from .engine.mission import ENGINE_METHODS
-
-    built = build(out_dir=out, **(params or {})) if out is not None or params else build()
-    single = not isinstance(built, (list, tuple))
-    missions = _check_runs(built)
-    for mission in missions:
-        if out is not None and not single:
-            mission.out_dir = Path(out) / mission.name
-        if duration is not None:
-            from ._core.validate import positive_scalar
-
-            mission.duration_s = positive_scalar(duration, "duration")
-        if seed is not None:
-            if seed < 0:
-                raise InputError("seed", "must be an integer >= 0", f"got {seed}")
-            mission.seed = seed
-        if method is not None:
-            from .integrators import REGISTRY
-            from .studies import Propagation
-
-            allowed = list(REGISTRY) if isinstance(mission, Propagation) else list(ENGINE_METHODS)
-            if method not in allowed:
-                raise InputError("method", f"must be one of {allowed} for this run", f"got {method!r}")
-            if isinstance(mission, Propagation) and method != mission.method:
-                mission.options = {}  # the script's method options (e.g. dmv's order) belong to the method replaced
-            mission.method = method
-    return missions, single
 
 
-def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=None, method=None, write_report=True,
-            debug: bool = False, figures: Callable | None = None, params=None) -> int:
-    """Build, override, run, judge and report a mission; returns the exit code (0, or 1 when a criterion fails).
-
-    Raises what stops a run (an AttsimError, a user script's exception, a
-    KeyboardInterrupt), with a note saying where its partial telemetry is;
-    :func:`main` and :func:`run_script` turn that into one line. An
-    exception raised by ``criteria`` is a failed criterion, not an error
-    (with ``debug``, it is raised). ``figures(telemetry)``, when given (a mission
-    script's own), returns plotly figures for the report.
-    """
-    from .reporting import report_runs
-
-    missions, single = build_missions(build, out, duration, seed, method, params)
-    runs = []
-    for mission in missions:
-        since = time.time() - 1.0  # file times are coarser than the clock on some file systems
-        try:
-            runs.append(mission.run(progress=sys.stderr.isatty()))  # no progress bar in a log file
-        except BaseException as exc:
-            where = _where_partial(mission.out_dir, since)
-            if where is None and isinstance(exc, KeyboardInterrupt):
-                where = f"no telemetry was written to {mission.out_dir} (stopped during set-up)"
-            if where is not None:
-                _note(exc, where)
-            raise
-    try:
-        results = judge(criteria(runs[0] if single else runs))
-    except SharedLabelError as exc:  # the script's criteria break their contract: refused by name, as a campaign does
-        _note(exc, "the telemetry is kept in " + ", ".join(str(run.path) for run in runs))
-        raise
-    except Exception as exc:  # the criteria's own error: every criterion is unjudged, the runs stay
-        if debug:
-            raise
-        results = [Criterion("criteria(telemetry)", NotEvaluated(f"it raised {_describe(exc)[1]}"), False, "")]
-    _keep_criteria(runs, results)
-    for run in runs:
-        meta = run.meta
-        print(f"{meta['name']}: {meta['duration_s']:.6g} s simulated in {meta['wall_s']:.2f} s wall -> {run.path}")
-    for label, value, ok, bound in results:
-        print(f"{'PASS' if ok else 'FAIL'}  {label}: {_shown(value)}" + (f" (bound {bound})" if bound else ""))
-    if write_report:
-        pages = _write_report(lambda: report_runs(runs, criteria=results, figures=figures), "out", runs[0].path)
-        for page in pages[: len(runs)]:  # several pages share one plotly.js
-            print(f"report: {page}")
-        if len(runs) > 1:
-            print(f"comparison: {pages[-1]}")
-    return EXIT_OK if passed(results) else EXIT_FAILED
 
 
-def _keep_criteria(runs, results) -> None:
-    """Each run's judged criteria into its meta.json (several runs: the rows naming each, as its page shows, and
-    the rows naming none, the comparison's, in every run, so 'attsim report A B' shows them again)."""
-    from .reporting.comparison import share_criteria
-
-    shares, common = share_criteria(runs, results) if len(runs) > 1 else ([results], [])
-    for run, own in zip(runs, shares):
-        if (own or common) and run.path is not None:
-            record_criteria(run.path, own, common)
 
 
 def run_script(build: Callable, criteria: Callable, argv: list[str] | None = None,
@@ -237,46 +115,12 @@ def run_script(build: Callable, criteria: Callable, argv: list[str] | None = Non
     return _guard(lambda: _execute_args(build, criteria, args, figures), args.debug)
 
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
-_LIBRARY_DIRS = tuple({Path(sysconfig.get_paths()[key]).resolve()
-                       for key in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
-def _frame_origin(filename: str) -> str:
-    """Who wrote the code of a traceback frame: 'attsim', 'library' (Python's or an installed package's) or 'user'."""
-    if filename.startswith("<"):  # <frozen importlib._bootstrap> and the like
-        return "library"
-    path = Path(filename).resolve()
-    if path.is_relative_to(_PACKAGE_DIR):
-        return "attsim"
-    # a compiled extension names a source file it was built from (pandas/_libs/x.pxi), not one on disk
-    if not path.is_file() or any(path.is_relative_to(root) for root in _LIBRARY_DIRS):
-        return "library"
-    return "user"
 
 
-def _describe(exc: BaseException) -> tuple[str, str]:
-    """Whose code raised ``exc`` ('attsim' or 'user') and one line saying what and where.
 
-    The innermost frame that is neither Python's nor an installed library's
-    decides: a mission script's (or any file outside attsim's), or attsim's
-    own (except a module's ``__getattr__``: asking for a name attsim does
-    not have is the asker's error). SimPy re-raises a process's exception as a copy whose cause is the
-    original; the original's frames are the ones that say who raised it.
-    """
-    while exc.__cause__ is not None and type(exc.__cause__) is type(exc):
-        exc = exc.__cause__
-    text = f"{type(exc).__name__}: {_one_line(exc)}"
-    if isinstance(exc, SyntaxError) and exc.filename:  # raised by the compiler, about the file it names
-        text = f"{type(exc).__name__}: {_one_line(exc.msg)}"
-        return _frame_origin(exc.filename), f"{exc.filename}:{exc.lineno}: {text}"
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        origin = _frame_origin(frame.filename)
-        if origin == "attsim" and frame.name == "__getattr__":  # "no such name" (PEP 562) is its caller's error
-            continue
-        if origin != "library":
-            return origin, f"{frame.filename}:{frame.lineno}: {text}"
-    return "attsim", text
+
 
 
 def _guard(action: Callable[[], int], debug: bool) -> int:
@@ -291,12 +135,14 @@ def _guard(action: Callable[[], int], debug: bool) -> int:
     except AttsimError as exc:
         if debug:
             raise
-        _say(_one_line(exc), exc)
+        # bad input attsim was given from a script's line (a constructor in build()): that line
+        where = user_line(exc) if isinstance(exc, InputError) else None
+        _say(f"{where}: {type(exc).__name__}: {_one_line(exc)}" if where else _one_line(exc), exc)
         return EXIT_USAGE
     except Exception as exc:
         if debug:
             raise
-        origin, line = _describe(exc)
+        origin, line = describe(exc)
         if origin == "attsim" and not isinstance(exc, OSError):  # a file system's refusal is no bug
             _say(f"internal error, a bug in attsim (please report it with the traceback --debug shows): {line}", exc)
             return EXIT_INTERNAL
@@ -329,18 +175,6 @@ def _report_path(out) -> Path:
     return path
 
 
-def _write_report(write: Callable, field: str, path=None):
-    """``write()`` (a report); a place it cannot write to (read-only, full, no such place) as an InputError naming
-    ``field``, the option the user gave it by."""
-    try:
-        return write()
-    except OSError as exc:
-        detail = f"{exc.filename or path or ''}: {exc.strerror or exc}"
-    except InputError as exc:
-        if exc.field != "path":
-            raise
-        detail = exc.detail
-    raise InputError(field, "must be a place where the report can be written", detail)
 
 
 def _cmd_methods(args) -> int:
@@ -385,10 +219,10 @@ def _cmd_report(args) -> int:
             print(f"note: {run.path} holds a partial run ({run.meta.get('stopped', 'killed')})")
     field = "out" if args.out else "dirs"
     if len(runs) == 1:
-        print(f"report: {_write_report(lambda: report(runs[0], target), field, target)}")
+        print(f"report: {write_report(lambda: report(runs[0], target), field, target)}")
     else:
         target = target or Path(runs[0].path).parent / "comparison.html"
-        print(f"comparison: {_write_report(lambda: report(runs, target), field, target)}")
+        print(f"comparison: {write_report(lambda: report(runs, target), field, target)}")
     return EXIT_OK
 
 

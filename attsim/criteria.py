@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, one_line
 from .telemetry.recorder import META_FILE, _write_json_atomic
 from .testing import NotEvaluated
 
@@ -44,15 +44,6 @@ class Criterion(NamedTuple):
     value: object  # the measured number (or text), or a NotEvaluated saying why there is none
     ok: bool
     bound: str
-
-
-def one_line(value) -> str:
-    """``str(value)`` on one line (whitespace runs folded), for any object."""
-    try:
-        text = str(value)
-    except Exception:  # noqa: BLE001 - an object that cannot say what it is still gets a line
-        text = f"<{type(value).__name__}>"
-    return " ".join(text.split())
 
 
 def shown(value) -> str:

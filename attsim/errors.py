@@ -22,6 +22,8 @@ __all__ = [
     "InputError",
     "NonPhysicalInertiaError",
     "TorqueError",
+    "add_note",
+    "one_line",
 ]
 
 
@@ -162,3 +164,25 @@ class IdealKnowledgeWarning(AttsimWarning):
 
 class ImplausibleValueWarning(AttsimWarning):
     """A value far outside any spacecraft's range, most likely a unit slip (:mod:`attsim.plausibility`)."""
+
+
+def add_note(exc: BaseException, text: str) -> None:
+    """``exc.add_note(text)`` (Python 3.11), also on 3.10: tracebacks and the command line's one line show notes."""
+    notes = getattr(exc, "__notes__", None)
+    if isinstance(notes, list):
+        notes.append(text)
+        return
+    try:
+        exc.__notes__ = [text]
+    except AttributeError:  # an exception type without a __dict__: the note is lost, not the error
+        pass
+
+
+def one_line(value) -> str:
+    """``str(value)`` on one line (whitespace runs folded), for any object: also an exception whose ``__str__``
+    raises (a user's), which must not cost the message it was part of."""
+    try:
+        text = str(value)
+    except Exception:  # noqa: BLE001 - an object that cannot say what it is still gets a line
+        text = f"<{type(value).__name__}>"
+    return " ".join(text.split())

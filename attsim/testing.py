@@ -32,7 +32,7 @@ __all__ = ["assert_rate_below", "assert_pointing_within", "assert_momentum_conse
 class NotEvaluated:
     """The value of a criterion that could not be evaluated on a run, and why.
 
-    ``attsim run`` (:func:`attsim.cli.execute`) counts such a criterion as
+    ``attsim run`` (:func:`attsim.script_runs.execute`) counts such a criterion as
     FAIL and prints ``not evaluated: <reason>``, whatever its ``ok`` says.
     Order comparisons with it are False, as with NaN, so a criterion written
     ``(label, value, value < bound, ...)`` needs no special case; unlike NaN,

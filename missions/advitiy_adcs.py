@@ -53,6 +53,7 @@ import numpy as np  # noqa: E402
 
 import attsim  # noqa: E402
 from attsim import modes, rotations  # noqa: E402
+from attsim.checks import finite_number, per_axis, positive_scalar, unit_quaternion, vector3  # noqa: E402
 from attsim.dispersions import Normal, Uniform, UniformRotation  # noqa: E402
 from attsim.guidance.targets import SunPointing  # noqa: E402
 from attsim.testing import NotEvaluated, ended_before  # noqa: E402
@@ -93,6 +94,15 @@ def build(out_dir=None, omega0_rad_s=OMEGA0_RAD_S, attitude_q=(1.0, 0.0, 0.0, 0.
           inertia_scale=(1.0, 1.0, 1.0), gyro_bias_rad_s=GYRO_BIAS_RAD_S, dipole_scale=1.0, sun_kp=SUN_KP,
           sun_kd=SUN_KD, nadir_kp=NADIR_KP, nadir_kd=NADIR_KD) -> attsim.Mission:
     """The mission; the gains are keywords so that ``tools/study_advitiy_gains.py`` can scan them."""
+    # each parameter checked under its own name (a campaign draws them; a user may pass anything)
+    omega0_rad_s = vector3(omega0_rad_s, "omega0_rad_s")
+    attitude_q = unit_quaternion(attitude_q, "attitude_q")
+    mean_anomaly_deg = finite_number(mean_anomaly_deg, "mean_anomaly_deg")
+    inertia_scale = per_axis(inertia_scale, "inertia_scale")
+    gyro_bias_rad_s = vector3(gyro_bias_rad_s, "gyro_bias_rad_s")
+    dipole_scale = positive_scalar(dipole_scale, "dipole_scale")
+    sun_kp, sun_kd = positive_scalar(sun_kp, "sun_kp"), positive_scalar(sun_kd, "sun_kd")
+    nadir_kp, nadir_kd = positive_scalar(nadir_kp, "nadir_kp"), positive_scalar(nadir_kd, "nadir_kd")
     env = advitiy.environment(field="igrf", disturbances=True, mean_anomaly_deg=mean_anomaly_deg)
     # attitude_q is the body's attitude relative to the orbit frame at release
     q0 = rotations.quat_multiply(advitiy.orbit_frame_attitude(env), np.asarray(attitude_q, dtype=float))

@@ -23,6 +23,7 @@ import numpy as np  # noqa: E402
 
 import attsim  # noqa: E402
 from attsim import rotations  # noqa: E402
+from attsim.checks import finite_number, per_axis, positive_scalar, safe_name, unit_quaternion, vector3  # noqa: E402
 from attsim.dispersions import Normal, Uniform, UniformRotation  # noqa: E402
 from attsim.testing import ended_before  # noqa: E402
 
@@ -53,6 +54,14 @@ def dispersions():
 def build(out_dir=None, omega0=OMEGA0_RAD_S, name="advitiy_detumble", attitude_q=(1.0, 0.0, 0.0, 0.0),
           mean_anomaly_deg=0.0, inertia_scale=(1.0, 1.0, 1.0), magnetometer_bias_T=(0.0, 0.0, 0.0),
           dipole_scale=1.0) -> attsim.Mission:
+    # each parameter checked under its own name (a campaign draws them; a user may pass anything)
+    omega0 = vector3(omega0, "omega0")
+    name = safe_name(name, "name")
+    attitude_q = unit_quaternion(attitude_q, "attitude_q")
+    mean_anomaly_deg = finite_number(mean_anomaly_deg, "mean_anomaly_deg")
+    inertia_scale = per_axis(inertia_scale, "inertia_scale")
+    magnetometer_bias_T = vector3(magnetometer_bias_T, "magnetometer_bias_T")
+    dipole_scale = positive_scalar(dipole_scale, "dipole_scale")
     env = advitiy.environment(field="igrf", disturbances=True, mean_anomaly_deg=mean_anomaly_deg)
     # attitude_q is the body's attitude relative to the orbit frame at release (identity: aligned with it)
     q0 = rotations.quat_multiply(advitiy.orbit_frame_attitude(env), np.asarray(attitude_q, dtype=float))

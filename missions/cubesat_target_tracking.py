@@ -37,7 +37,8 @@ import numpy as np
 
 import attsim
 from attsim import inertia
-from attsim.control.allocation import pyramid_axes
+from attsim.allocation import pyramid_axes
+from attsim.checks import boolean, finite_array, non_negative_scalar, vector3
 from attsim.environment import Environment, Face, KeplerOrbit
 from attsim.dispersions import Normal, Scaled, Uniform
 from attsim.environment.frames import Epoch, geodetic_to_ecef, gmst_rad
@@ -125,6 +126,16 @@ def build(out_dir=None, omega0_rad_s=OMEGA0_RAD_S, inertia_kg_m2=None, gyro_bias
           tracker_misalignment_rad=(0.0, 0.0, 0.0), residual_dipole_Am2=(2e-3, -1e-3, 1e-3),
           wheel_coulomb_friction_Nm=WHEEL_COULOMB_FRICTION_NM, unloading: bool = True) -> attsim.Mission:
     """The mission; ``unloading=False`` leaves the magnetorquers off (what the momentum criterion must catch)."""
+    # each parameter checked under its own name (a campaign draws them; a user may pass anything)
+    omega0_rad_s = vector3(omega0_rad_s, "omega0_rad_s")
+    if inertia_kg_m2 is not None:
+        inertia_kg_m2 = inertia.check_inertia(inertia_kg_m2, field_name="inertia_kg_m2").matrix_kg_m2
+    gyro_bias_rad_s = vector3(gyro_bias_rad_s, "gyro_bias_rad_s")
+    tracker_misalignment_rad = vector3(tracker_misalignment_rad, "tracker_misalignment_rad")
+    residual_dipole_Am2 = vector3(residual_dipole_Am2, "residual_dipole_Am2")
+    wheel_coulomb_friction_Nm = [non_negative_scalar(value, f"wheel_coulomb_friction_Nm[{k}]") for k, value in
+                                 enumerate(finite_array(wheel_coulomb_friction_Nm, "wheel_coulomb_friction_Nm", (4,)))]
+    unloading = boolean(unloading, "unloading")
     env = Environment(orbit_over_station(), field="dipole", faces=Face.cube(0.1, (1e-3, -1e-3, 5e-3)),
                       residual_dipole_Am2=residual_dipole_Am2)
     body = BUS if inertia_kg_m2 is None else inertia_kg_m2

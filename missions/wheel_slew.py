@@ -24,6 +24,7 @@ import numpy as np
 
 import attsim
 from attsim import rotations
+from attsim.checks import per_axis, positive_scalar, vector3
 from attsim.dispersions import Normal, Uniform
 from attsim.testing import ended_before
 
@@ -53,8 +54,14 @@ def dispersions():
 
 def build(out_dir=None, inertia_scale=(1.0, 1.0, 1.0), omega0_rad_s=(0.0, 0.0, 0.0), attitude_error_rad=(0.0, 0.0, 0.0),
           gyro_bias_rad_s=GYRO_BIAS_RAD_S, wheel_torque_scale=1.0) -> attsim.Mission:
+    # each parameter checked under its own name (a campaign draws them; a user may pass anything)
+    inertia_scale = per_axis(inertia_scale, "inertia_scale")
+    omega0_rad_s = vector3(omega0_rad_s, "omega0_rad_s")
+    attitude_error_rad = vector3(attitude_error_rad, "attitude_error_rad")
+    gyro_bias_rad_s = vector3(gyro_bias_rad_s, "gyro_bias_rad_s")
+    wheel_torque_scale = positive_scalar(wheel_torque_scale, "wheel_torque_scale")
     # S^1/2 J S^1/2 scales each moment by s_i (products by sqrt(s_i s_j)) and stays symmetric positive definite
-    scale = np.sqrt(np.asarray(inertia_scale, dtype=float))
+    scale = np.sqrt(inertia_scale)
     mission = attsim.Mission(
         "wheel_slew", scale[:, None] * J_KG_M2 * scale[None, :], omega0=omega0_rad_s,
         q0=rotations.rotvec_to_quat(attitude_error_rad), duration=300.0, method="rk4", max_step=0.1,

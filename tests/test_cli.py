@@ -407,3 +407,92 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"attsim {attsim.__version__}"
     result = subprocess.run([str(EXE), "--version"], capture_output=True, text=True, env=os.environ)
     assert result.returncode == 0 and result.stdout.strip() == f"attsim {attsim.__version__}"
+
+
+# --- issue 20: a run's own directory, the build() contract, figures that end the process -----------------------
+
+def test_a_script_whose_runs_share_a_directory_is_refused_before_any_run(tmp_path, monkeypatch, capsys):
+    # the second run would replace the first's files: the first's page and criteria would land beside its rows
+    monkeypatch.chdir(tmp_path)
+    script = _script(tmp_path, """
+        import attsim
+
+        def build(out_dir=None):
+            return [attsim.Mission("twin", [1.0, 2.0, 2.5], (0.01, 0.2, 0.01), duration=2.0, method=method)
+                    for method in ("rk4", "rkmk4")]
+
+        def criteria(tel):
+            return []
+    """)
+    assert cli.main(["run", str(script)]) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert "build: must give each run it returns its own directory" in err
+    assert f"several runs write {tmp_path / 'reports' / 'twin'}" in err
+    assert not (tmp_path / "reports").exists()
+
+
+def _attsim(*argv, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([str(EXE), *map(str, argv)], cwd=cwd, capture_output=True, text=True, timeout=900)
+
+
+def test_a_build_without_out_dir_run_with_out_is_the_scripts_error_exit_2(tmp_path):
+    script = _script(tmp_path, """
+        import attsim
+
+        def build():
+            return attsim.Mission("no_out_dir", [1.0, 2.0, 2.5], (0.01, 0.2, 0.01), duration=2.0)
+
+        def criteria(tel):
+            return []
+    """)
+    done = _attsim("run", script, "--out", tmp_path / "out", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    err = _one_line(done.stderr)
+    assert "a bug in attsim" not in err
+    assert "build: must accept out_dir=None" in err and f"{script}:4: def build(): " in err
+    assert "unexpected keyword argument 'out_dir'" in err and not (tmp_path / "out").exists()
+    assert _attsim("run", script, "--no-report", cwd=tmp_path).returncode == 0  # without --out it is called bare
+    needs = _script(tmp_path, "import attsim\n\n\ndef build(gain):\n    pass\n\n\ndef criteria(tel):\n    return []\n",
+                    name="needs.py")
+    done = _attsim("run", needs, cwd=tmp_path)
+    assert done.returncode == 2 and f"build: must be callable as build(): give its parameters defaults ({needs}:4: " \
+        "def build(gain): missing a required argument: 'gain')" in _one_line(done.stderr), done.stderr
+
+
+@pytest.mark.parametrize("body, line, message", [
+    ("    return attsim.Mission('neg', [-1.0, 2.0, 2.5], (0.0, 0.0, 0.0), duration=2.0, out_dir=out_dir)\n", 5,
+     "InputError: inertia: must be positive definite"),
+    ("    mission = attsim.Mission('unadded', [1.0, 2.0, 2.5], (0.01, 0.0, 0.0), duration=2.0, field=(2e-5, 0, 0),\n"
+     "                             out_dir=out_dir)\n"
+     "    mag = attsim.Magnetometer(rate_hz=1.0)  # never added\n"
+     "    mtq = mission.add(attsim.Magnetorquer(dipole_max_Am2=0.1))\n"
+     "    mission.add(attsim.BDot(mag, mtq, gain=1.0, period_s=1.0))\n"
+     "    return mission\n", 9, "controller 'bdot' uses 'mag', which is not in the mission"),
+])
+def test_attsim_errors_about_a_build_name_the_scripts_line(tmp_path, body, line, message):
+    script = _script(tmp_path, "import attsim\n\n\ndef build(out_dir=None):\n" + body +
+                     "\n\ndef criteria(tel):\n    return []\n")
+    done = _attsim("run", script, "--out", tmp_path / "out", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    err = _one_line(done.stderr)
+    assert message in err and f"{script}:{line}" in err, err
+
+
+@pytest.mark.parametrize("figures, line, message", [
+    ("def figures(tel):\n    sys.exit(0)\n", 15,
+     "InputError: figures(telemetry): must return plotly figures, not end the process (it raised SystemExit(0))"),
+    ("class Unprintable(Exception):\n    def __str__(self):\n        raise RuntimeError('no text either')\n\n\n"
+     "def figures(tel):\n    raise Unprintable()\n", 20, "Unprintable: <Unprintable> (--debug shows the traceback)"),
+])
+def test_figures_that_exit_or_cannot_say_why_cost_no_report_and_exit_2(tmp_path, figures, line, message):
+    script = _script(tmp_path, "import sys\n\nimport attsim\n\n\n" + QUICK.split("import attsim\n")[1].strip() +
+                     "\n\n\ndef criteria(tel):\n    return []\n\n\n" + figures)
+    assert script.read_text().splitlines()[line - 1].strip().startswith(("sys.exit", "raise Unprintable"))
+    out = tmp_path / "out"
+    done = _attsim("run", script, "--out", out, cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    err = _one_line(done.stderr)
+    assert f"{script}:{line}: {message}" in err
+    assert f"the report was written without the mission's figures: {out / 'report.html'}" in err
+    page = (out / "report.html").read_text()
+    assert "figures(telemetry) failed, so its figures are not shown" in page

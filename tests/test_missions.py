@@ -80,3 +80,77 @@ def test_cubesat_target_tracking_fails_a_run_without_momentum_unloading(tmp_path
     assert results[True][label][1] and results[True][label][0] < 0.025
     assert not results[False][label][1] and results[False][label][0] > 0.055
     assert results[False]["largest wheel speed / limit [-]"][1]  # the speed criterion alone passes it
+
+
+# --- a shipped mission's build() parameters are checked like the library's, under their own names (issue 20) ------
+
+NAN, INF = float("nan"), float("inf")
+# mission -> parameter -> values its build() must refuse naming that parameter (a wrong type first: every parameter)
+BAD_PARAMETERS = {
+    "wheel_slew": {
+        "inertia_scale": ["abc", (-1.0, 1.0, 1.0), (1.0, 1.0), (1.0, NAN, 1.0), 0.0],
+        "omega0_rad_s": ["abc", (0.0, 0.0), (0.0, INF, 0.0)],
+        "attitude_error_rad": ["abc", None, (0.0, 0.0, 0.0, 0.0)],
+        "gyro_bias_rad_s": ["abc", (NAN, 0.0, 0.0)],
+        "wheel_torque_scale": ["abc", 0.0, -0.5, INF, (1.0, 1.0)],
+    },
+    "advitiy_detumble": {
+        "omega0": ["abc", (0.0, 0.1)],
+        "name": [5, "../elsewhere", ""],
+        "attitude_q": ["abc", (0.0, 0.0, 0.0, 0.0), (1.0, 0.0, 0.0)],
+        "mean_anomaly_deg": ["abc", NAN, (10.0, 20.0)],
+        "inertia_scale": ["abc", (-1.0, 1.0, 1.0)],
+        "magnetometer_bias_T": ["abc", (0.0, 0.0)],
+        "dipole_scale": ["abc", 0.0, -1.0],
+    },
+    "advitiy_adcs": {
+        "omega0_rad_s": ["abc", (NAN, 0.0, 0.0)],
+        "attitude_q": ["abc", (0.0, 0.0, 0.0, 0.0)],
+        "mean_anomaly_deg": ["abc", INF],
+        "inertia_scale": ["abc", (1.0, -1.0, 1.0)],
+        "gyro_bias_rad_s": ["abc", (0.0, 0.0)],
+        "dipole_scale": ["abc", -0.1],
+        "sun_kp": ["abc", 0.0], "sun_kd": ["abc", -1e-6], "nadir_kp": ["abc", NAN], "nadir_kd": ["abc", 0.0],
+    },
+    "cubesat_target_tracking": {
+        "omega0_rad_s": ["abc", (0.0, 0.0)],
+        "inertia_kg_m2": ["abc", [[-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [1.0, 2.0]],
+        "gyro_bias_rad_s": ["abc", (INF, 0.0, 0.0)],
+        "tracker_misalignment_rad": ["abc", (0.0, 0.0)],
+        "residual_dipole_Am2": ["abc", (NAN, 0.0, 0.0)],
+        "wheel_coulomb_friction_Nm": ["abc", (1e-5, 1e-5, 1e-5), (1e-5, -1e-5, 1e-5, 1e-5)],
+        "unloading": ["abc", 1, None],
+    },
+}
+
+
+def _mission_module(name: str):
+    import importlib
+
+    sys.path.insert(0, str(ROOT / "missions"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
+
+
+def test_the_table_covers_every_parameter_of_every_shipped_mission():
+    import inspect
+
+    for name in MISSIONS:
+        parameters = [p for p in inspect.signature(_mission_module(name).build).parameters if p != "out_dir"]
+        assert sorted(parameters) == sorted(BAD_PARAMETERS.get(name, {})), name
+
+
+@pytest.mark.parametrize("mission, parameter, value", [
+    (mission, parameter, value) for mission, table in BAD_PARAMETERS.items()
+    for parameter, values in table.items() for value in values
+])
+def test_a_bad_mission_parameter_is_refused_naming_it(mission, parameter, value, tmp_path):
+    import attsim
+
+    with pytest.raises(attsim.InputError) as refused:
+        _mission_module(mission).build(out_dir=tmp_path, **{parameter: value})
+    assert refused.value.field.split("[")[0] == parameter, str(refused.value)
+    if "nan" not in repr(value):  # blamed on the value given, not on what it became (sqrt(-1) is nan)
+        assert "nan" not in str(refused.value), str(refused.value)

@@ -67,3 +67,27 @@ def test_the_readme_adcs_chain_snippet_runs_as_written(tmp_path, monkeypatch):
     assert df.index[-1] == 600.0
     assert np.isfinite(df[[f"mekf_q{c}" for c in "wxyz"]].to_numpy()).all()
     assert df["att_err_deg"][df.index >= 300.0].max() < 0.1  # from identity to the target, then held
+
+
+def test_the_readme_sweep_snippet_runs_and_each_result_keeps_its_run(tmp_path, monkeypatch, capsys):
+    # a gain sweep in a loop: each result must describe its own run, with one directory per gain (as written) and
+    # with one directory for all (what a user who drops out_dir gets: every run named alike)
+    monkeypatch.chdir(tmp_path)
+    missions = next(b for b in _blocks() if "attsim.Mission(" in b and "BDot" in b)
+    sweep = next(b for b in _blocks() if "for gain in" in b)
+    setup = missions.split("mag = mission.add")[0].replace("duration=17400.0", "duration=60.0")
+    finals = {}
+    for where, block in (("own", sweep), ("shared", sweep.replace('out_dir=f"reports/detumble_sweep/gain_{gain:g}"',
+                                                                  'out_dir="reports/detumble_sweep"'))):
+        assert (block != sweep) == (where == "shared")
+        namespace = {}
+        exec(compile((setup + block).replace("duration=3000.0", "duration=60.0"), "README sweep", "exec"), namespace)
+        results = namespace["results"]
+        for gain, tel in results.items():
+            assert len(tel.df) == tel.meta["rows"] == 61 and tel.df.index[-1] == 60.0
+            assert tel.meta["components"][-1]["gain_used"] == gain
+        finals[where] = {g: tel.df[["wx", "wy", "wz"]].to_numpy()[-1] for g, tel in results.items()}
+    assert len(finals["own"]) == 3 and len({tuple(w) for w in finals["own"].values()}) == 3  # three different runs
+    for gain, omega in finals["own"].items():
+        assert np.array_equal(finals["shared"][gain], omega)
+    assert "gain 50000: |omega| at the end" in capsys.readouterr().out

@@ -135,7 +135,8 @@ def _wait_for_rows(path: Path, width_bytes: int, rows: int, timeout_s: float = 1
 
 
 def test_loading_a_live_run_reads_it_without_touching_it(tmp_path):
-    proc = _start(LONG_MISSION, str(tmp_path), "400", "0.1")
+    # 4000 s simulated take several wall seconds: 400 s ended (in about one) before the loads below could see it live
+    proc = _start(LONG_MISSION, str(tmp_path), "4000", "0.1")
     try:
         assert proc.stdout.readline().strip() == "starting"
         _wait_for_rows(tmp_path, 8 * 8, 200)
@@ -153,7 +154,7 @@ def test_loading_a_live_run_reads_it_without_touching_it(tmp_path):
         proc.kill()
     assert proc.returncode == 0, err
     tel = load(tmp_path)
-    assert not tel.running and not tel.partial and tel.meta["rows"] == 4001 == len(tel.df)
+    assert not tel.running and not tel.partial and tel.meta["rows"] == 40001 == len(tel.df)
 
 
 def test_a_second_run_into_a_live_directory_is_refused_and_the_first_is_intact(tmp_path):
@@ -350,3 +351,96 @@ def test_a_block_of_rows_is_recorded_as_the_same_rows_one_by_one(tmp_path):
     timed.append_rows(np.column_stack([np.arange(12.0), np.arange(12.0)]))
     assert timed.rows_written == 12
     timed.abort("test")
+
+
+# --- a result keeps describing its own run when a later run reuses its directory (issue 20, item 1) ---------------
+
+def _sweep_run(path: Path, duration_s: float, **run_options):
+    import attsim
+
+    mission = attsim.Mission("sweep", np.diag([1.0, 2.0, 2.5]), (0.1, 0.0, 0.0), duration=duration_s,
+                             telemetry_dt=1.0, out_dir=path)
+    mission.add(attsim.TorqueSchedule([(0.0, 2.0, (0.0, 0.0, 1e-3 * duration_s))]))  # a command event per run
+    return mission.run(**run_options)
+
+
+def test_a_gain_sweep_into_one_directory_keeps_each_result_its_own_run(tmp_path):
+    first = _sweep_run(tmp_path, 30.0)
+    handle = load(tmp_path)  # unread until after the later run, as a result in a list would be
+    second = _sweep_run(tmp_path, 5.0)
+    for own in (first, handle):
+        assert len(own.df) == own.meta["rows"] == 31 and own.df.index[-1] == 30.0
+        assert own.meta["duration_s"] == 30.0
+        commands = own.events[own.events["kind"] == "command"]
+        assert len(commands) and np.allclose(commands["torque_Nm"].iloc[0], (0.0, 0.0, 0.03))
+    assert len(second.df) == second.meta["rows"] == 6 and second.df.index[-1] == 5.0
+    assert np.allclose(second.events.query("kind == 'command'")["torque_Nm"].iloc[0], (0.0, 0.0, 5e-3))
+    assert first.meta["run_id"] != second.meta["run_id"]
+
+
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_a_result_kept_in_memory_or_read_keeps_its_run(tmp_path, in_memory):
+    first = _sweep_run(tmp_path, 30.0, in_memory=in_memory)
+    if not in_memory:
+        _ = first.df, first.events  # read before the next run: nothing left to read from the directory
+    _sweep_run(tmp_path, 5.0)
+    assert len(first.df) == 31 and first.df.index[-1] == 30.0 and first.meta["rows"] == 31
+
+
+def test_a_result_whose_directory_another_process_reused_refuses_by_name(tmp_path):
+    from attsim.telemetry.run_directory import RunDirectoryReusedError
+
+    _finished_run(tmp_path, rows=31)
+    ours = load(tmp_path)  # nothing read yet
+    later = """
+        from attsim.telemetry import Recorder
+        rec = Recorder(sys.argv[1], ["x"], meta={"name": "later"})
+        for k in range(6):
+            rec.append(float(k), (100.0 + k,))
+        rec.event(1.0, "later_event")
+        rec.close()
+    """
+    proc = _start(later, str(tmp_path))
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    for read in (lambda: ours.df, lambda: ours.events):
+        with pytest.raises(RunDirectoryReusedError, match=f"^{tmp_path}: this result is the run None .* a later run "
+                                                          r"\('later', run id [0-9a-f]{32}\)"):
+            read()
+    assert load(tmp_path).meta["name"] == "later" and len(load(tmp_path).df) == 6
+
+
+def test_a_report_of_a_replaced_run_is_not_written_into_the_later_run_directory(tmp_path):
+    import attsim
+    from attsim.telemetry.run_directory import RunDirectoryReusedError
+
+    first = _sweep_run(tmp_path, 30.0)
+    _sweep_run(tmp_path, 5.0)
+    with pytest.raises(RunDirectoryReusedError, match="a later run"):
+        attsim.report(first)
+    assert not (tmp_path / "report.html").exists()
+    assert attsim.report(first, tmp_path / "first.html").is_file()  # elsewhere, its own rows: fine
+
+
+def test_a_later_run_replaces_the_earlier_report_and_a_set_up_kill_its_events(tmp_path):
+    rec = Recorder(tmp_path, ["x"], meta={"name": "earlier"})
+    rec.append(0.0, (1.0,))
+    rec.event(0.0, "earlier_event")
+    rec.close()
+    (tmp_path / "report.html").write_text("<p>the earlier run</p>")
+    script = """
+        out = sys.argv[1]
+        def slow_field(t):
+            print("in set-up", flush=True)
+            time.sleep(600)
+        attsim.Mission("setup", np.eye(3), (0.0, 0.0, 0.0), duration=10.0, field=slow_field, out_dir=out).run()
+    """
+    proc = _start(script, str(tmp_path))
+    try:
+        assert proc.stdout.readline().strip() == "in set-up"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert not (tmp_path / "report.html").exists()
+    tel = load(tmp_path)
+    assert tel.meta["name"] == "setup" and len(tel.df) == 0 and len(tel.events) == 0

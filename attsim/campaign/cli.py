@@ -98,7 +98,7 @@ def _seconds(text: str | None, field: str) -> float | None:
 
 def execute_campaign_run(build, criteria, args, figures=None) -> int:
     """``attsim run MISSION --campaign DIR --index K``: run K with its drawn parameters and seed, full telemetry."""
-    from ..cli import execute
+    from ..script_runs import execute
     from ..dispersions import draw_parameters, run_seed
     from .records import read_campaign
     from .worker import mission_dispersions

@@ -138,7 +138,7 @@ class Campaign:
     def __init__(self, mission, runs: int, seed: int = 0, out_dir=None, telemetry: str = "summary",
                  required_rate: float = 0.99, confidence: float = 0.95, duration=None, method=None,
                  envelope_points: int = 500, run_timeout_s: float | None = None):
-        from ..cli import build_missions
+        from ..script_runs import build_missions
         from ..engine.mission import Mission
 
         self.script = _resolve_mission(mission)

@@ -239,7 +239,7 @@ def run_many(specs) -> list[RunResult]:
 
 def _run(module, campaign: CampaignSpec, params: dict, seed: int, out_dir: Path | None):
     """The run's telemetry: in its directory ``out_dir``, or in memory when None (files nobody would read)."""
-    from ..cli import build_missions
+    from ..script_runs import build_missions
 
     missions, single = build_missions(module.build, out=out_dir, duration=campaign.duration_s, seed=seed,
                                       method=campaign.method, params=params)

@@ -47,7 +47,7 @@ class RunningSpacecraft(Protocol):
     random generators."""
 
     env: object
-    mission: MissionViewView
+    mission: MissionView
 
     def state(self) -> tuple: ...
 

@@ -23,7 +23,9 @@ Usage::
 from __future__ import annotations
 
 import math
+import os
 import platform
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +85,17 @@ def _describe_environment(environment) -> dict:
         "residual_dipole_Am2": environment.residual_dipole_Am2.tolist(), "faces": len(environment.faces),
         "kepler": _kepler_elements(orbit),
     }
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # attsim/
+
+
+def _caller_outside_attsim() -> str | None:
+    """``file:line`` of the innermost caller outside attsim (the line of a user's script that added a component)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    return None if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 def _kepler_elements(orbit) -> dict | None:
@@ -203,6 +216,7 @@ class Mission:
                 raise InputError("field", "give either field or environment (the environment has its own field model)")
         self.environment = environment
         self.components: list[Component] = []
+        self._added_at: dict[str, str | None] = {}  # component name -> where it was added, for its errors
 
     @property
     def has_field(self) -> bool:
@@ -220,7 +234,12 @@ class Mission:
         if any(c.name == component.name for c in self.components):
             raise InputError("component", f"names must be unique in a mission: {component.name!r} is taken")
         self.components.append(component)
+        self._added_at[component.name] = _caller_outside_attsim()
         return component
+
+    def added_at(self, name: str) -> str | None:
+        """``file:line`` of the user's code that added component ``name`` (None when attsim's own code did)."""
+        return self._added_at.get(name)
 
     def component(self, name: str) -> Component:
         for c in self.components:

@@ -24,7 +24,7 @@ from .._core.validate import boolean, positive_scalar
 from ..control import knowledge
 from ..environment.table import EnvironmentTable, field_table
 from ..environment.torques import DISTURBANCE_NAMES
-from ..errors import AttsimError, DivergenceError, EstimatorDivergenceError, InputError
+from ..errors import AttsimError, DivergenceError, EstimatorDivergenceError, InputError, add_note
 from ..telemetry.memory import MemoryRecorder
 from ..telemetry.recorder import Recorder, Telemetry, load
 from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
@@ -96,7 +96,12 @@ class MissionRun:
     def _check(mission) -> None:
         """Each component checked against the mission, and what each kind checks of the mission as a whole."""
         for component in mission.components:
-            component.prepare(mission)
+            try:
+                component.prepare(mission)
+            except AttsimError as exc:  # raised here, far from the script: say where the component was added
+                if mission.added_at(component.name):
+                    add_note(exc, f"{component.name!r} was added at {mission.added_at(component.name)}")
+                raise
             period = getattr(component, "period_s", None)
             if period is not None and mission.duration_s / period > MAX_STEPS:
                 raise InputError(f"{component.name}.rate", f"gives more than {MAX_STEPS:.0e} cycles over the duration",

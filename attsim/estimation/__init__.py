@@ -3,14 +3,7 @@ kernels and their part of the compiled loop."""
 
 from .determination import (PARALLEL_TOLERANCE, AttitudeSolution, davenport, davenport_kernel, quest, quest_covariance,
                             quest_covariance_kernel, quest_kernel, triad, triad_kernel)
+from .mekf import MEKF
 
 __all__ = ["triad", "quest", "davenport", "quest_covariance", "AttitudeSolution", "triad_kernel", "quest_kernel",
            "davenport_kernel", "quest_covariance_kernel", "PARALLEL_TOLERANCE", "MEKF"]
-
-
-def __getattr__(name: str):
-    if name == "MEKF":  # the component imports the engine's contract: loaded on first use, as attsim.MEKF is
-        from .mekf import MEKF
-
-        return MEKF
-    raise AttributeError(f"module 'attsim.estimation' has no attribute {name!r}")

@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import analysis
 from .._core.validate import path_like, sequence
-from ..errors import InputError
+from ..errors import InputError, add_note, one_line
 from . import actuators
 from . import comparison
 from . import environment
@@ -182,19 +182,29 @@ def _user_plots(figures, field: str) -> list[Plot]:
             plots.append(as_plot(figure))
         except Exception as exc:  # noqa: BLE001 - a figure plotly cannot serialise: say which, and why
             raise InputError(f"{field}[{k}]", "must be a plotly figure that can be drawn",
-                             f"{type(exc).__name__}: {exc}") from exc
+                             f"{type(exc).__name__}: {one_line(exc)}") from exc
     return plots
 
 
 def _mission_figures(figures, run) -> tuple[list, Exception | None]:
     """``figures(run)`` of a mission script as plots, or (a sentence in their place, the error) when it fails.
 
-    The page is written either way: a bug in the plotting code does not cost the run's report.
+    The page is written either way: a bug in the plotting code does not cost the run's report. Neither does a
+    ``sys.exit()`` there (it would end the process before any page is written, with exit 0): it becomes an
+    InputError, whose traceback is the exit's (the script's line).
     """
     try:
         return _user_plots(figures(run), "figures(telemetry)"), None
-    except Exception as exc:  # noqa: BLE001 - the user's code: reported on the page, then raised
-        text = f"{type(exc).__name__}: {exc}"
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the user's code: reported on the page, then raised
+        if not isinstance(exc, Exception):  # SystemExit, GeneratorExit
+            code = f"({exc.code!r})" if isinstance(exc, SystemExit) else ""
+            error = InputError("figures(telemetry)", "must return plotly figures, not end the process",
+                               f"it raised {type(exc).__name__}{code}")
+            error.__cause__ = exc
+            exc = error.with_traceback(exc.__traceback__)
+        text = f"{type(exc).__name__}: {one_line(exc)}"  # a user's exception whose __str__ raises still gets a line
         return [f"<p class='note bad'>The mission script's figures(telemetry) failed, so its figures are not shown "
                 f"(the rest of the report is complete): {html.escape(text)}</p>"], exc
 
@@ -246,6 +256,8 @@ def _write(runs, path, criteria, extra: list, plotlyjs) -> Path:
     if path is None:
         if first.path is None:
             raise InputError("path", "must be given for telemetry that has no run directory")
+        if hasattr(first, "check_directory"):  # a later run into its directory: the page would sit beside its rows
+            first.check_directory()
         path = Path(first.path) / "report.html"
     path = Path(path_like(path, "path", "file"))
     if criteria is not None:
@@ -310,18 +322,7 @@ def report_runs(runs, criteria=None, figures=None, comparison_path=None) -> list
     if shared:
         pages.append(_write(runs, where, criteria, [], library))
     if failed is not None:
-        _add_note(failed, "the report was written without the mission's figures: " + ", ".join(map(str, pages)))
+        add_note(failed, "the report was written without the mission's figures: " + ", ".join(map(str, pages)))
         raise failed
     return pages
 
-
-def _add_note(exc: BaseException, text: str) -> None:
-    """``exc.add_note(text)`` (Python 3.11), also on 3.10: the command line shows an exception's notes."""
-    notes = getattr(exc, "__notes__", None)
-    if isinstance(notes, list):
-        notes.append(text)
-    else:
-        try:
-            exc.__notes__ = [text]
-        except AttributeError:  # an exception type without a __dict__: the note is lost, not the error
-            pass

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InputError
+from .run_directory import RUN_ID, new_run_id
 from .schema import TIME_INDEX
 from .recorder import Recorder, Telemetry, _json_default
 
@@ -67,7 +68,7 @@ class MemoryRecorder:
 
     def __init__(self, meta: dict | None = None, rows: int = 1024):
         self.columns: list[str] = []
-        self.meta = {**(meta or {}), "partial": True, "running": True, "stage": "setup"}
+        self.meta = {**(meta or {}), "partial": True, "running": True, "stage": "setup", RUN_ID: new_run_id()}
         self._capacity = max(int(rows), 1)
         self._table = np.empty((0, 1))
         self._events: list[str] = []

@@ -2,12 +2,13 @@
 
 A run directory holds::
 
-    .attsim.lock          the writer's exclusive lock (attsim.telemetry.lock)
+    .attsim.lock          the writer's exclusive lock (attsim.run_lock)
     telemetry.parquet     the telemetry, indexed by t (written when the run ends)
     telemetry.f64         while the run goes on: raw little-endian float64 rows
     events.jsonl          one JSON object per line: {"t": ..., "kind": ..., ...}
     meta.json             scenario parameters, seed, versions, columns, the row
-                          width and the writer's pid; "partial": true and
+                          width, the writer's pid and the run's id
+                          (attsim.run_directory); "partial": true and
                           "running": true until the run ends
 
 Rows are buffered and appended to ``telemetry.f64``. Parquet cannot be
@@ -33,7 +34,7 @@ live run reads what reached the disk without touching any file; of a run
 whose writer is gone, it converts the rows under the directory's lock, so
 concurrent loaders neither race nor fail.
 
-Column names and units are those of :mod:`attsim.telemetry.schema`.
+Column names and units are those of :mod:`attsim.schema`.
 """
 
 from __future__ import annotations
@@ -50,16 +51,15 @@ import numpy as np
 
 from .._core.validate import path_like
 from ..errors import AttsimError, InputError
+from .run_directory import (EVENTS_FILE, META_FILE, PARQUET_RUN_ID, REPORT_FILE, ROWS_FILE, RUN_ID, TELEMETRY_FILE,
+                            RunDirectoryReusedError, check_same_run, holder, keep_earlier_results, new_run_id,
+                            read_meta, register, writable_directory)
 from .lock import RunDirectoryLockedError, RunLock, process_alive
 from .schema import TIME_INDEX
 
-__all__ = ["Recorder", "Telemetry", "load", "TELEMETRY_FILE", "ROWS_FILE", "EVENTS_FILE", "META_FILE",
-           "RunDirectoryLockedError"]
+__all__ = ["Recorder", "Telemetry", "load", "TELEMETRY_FILE", "ROWS_FILE", "EVENTS_FILE", "META_FILE", "REPORT_FILE",
+           "RunDirectoryLockedError", "RunDirectoryReusedError"]
 
-TELEMETRY_FILE = "telemetry.parquet"
-ROWS_FILE = "telemetry.f64"
-EVENTS_FILE = "events.jsonl"
-META_FILE = "meta.json"
 ROW_GROUP_ROWS = 65_536
 FLUSH_WALL_S = 1.0  # the longest a recorded row waits in memory, in wall seconds (plus the flusher's tick)
 READER_HOLD_S = 2.0  # how long a new run waits for a directory a loader is reading, before calling it in use
@@ -86,8 +86,10 @@ class Recorder:
     ----------
     out_dir : path
         Run directory; created if missing. An earlier run's files there are
-        replaced; a directory another live run holds is refused
-        (:class:`~attsim.telemetry.lock.RunDirectoryLockedError`) before any file
+        replaced (its report too), after the results of this process still
+        reading them have read them (:mod:`attsim.run_directory`); a directory
+        another live run holds is refused
+        (:class:`~attsim.run_lock.RunDirectoryLockedError`) before any file
         in it is touched.
     columns : sequence of str, optional
         Value columns after the time index ``t``, fixed for the run. When
@@ -111,14 +113,19 @@ class Recorder:
             raise InputError("chunk_rows", "must be an integer >= 1", f"got {chunk_rows!r}")
         if not chunk_s > 0:
             raise InputError("chunk_s", "must be > 0", f"got {chunk_s!r}")
-        self.out_dir = _run_directory(out_dir)
+        self.out_dir = writable_directory(out_dir)
         self._lock = RunLock(self.out_dir)
         if not self._lock.acquire(blocking=True, timeout_s=READER_HOLD_S):  # a loader holds it only briefly
-            raise RunDirectoryLockedError(str(self.out_dir), _holder(self.out_dir))
+            raise RunDirectoryLockedError(str(self.out_dir), holder(self.out_dir))
         self.chunk_rows = chunk_rows
         self.chunk_s = float(chunk_s)
         self.row_dt_s = float(row_dt_s)
-        for stale in (TELEMETRY_FILE, ROWS_FILE):
+        keep_earlier_results(self.out_dir)
+        self.meta = {**(meta or {}), "partial": True, "running": True, "stage": "setup", "writer_pid": os.getpid(),
+                     RUN_ID: new_run_id()}
+        # the new run's id first: a reader who finds any earlier file gone or changed then sees the reuse
+        _write_json_atomic(self.out_dir / META_FILE, self.meta)
+        for stale in (TELEMETRY_FILE, ROWS_FILE, REPORT_FILE):  # an earlier run's report described its rows
             path = self.out_dir / stale
             if path.is_dir():
                 shutil.rmtree(path)
@@ -133,8 +140,6 @@ class Recorder:
         self._oldest_wall = 0.0
         self._stop = threading.Event()
         self._flusher = None
-        self.meta = {**(meta or {}), "partial": True, "running": True, "stage": "setup", "writer_pid": os.getpid()}
-        _write_json_atomic(self.out_dir / META_FILE, self.meta)
         self.closed = False
         if columns is not None:
             self.start(columns)
@@ -225,7 +230,7 @@ class Recorder:
             self._file.close()
         self._events.close()
         names = [TIME_INDEX] + self.columns
-        _rows_to_parquet(self.out_dir, len(names), names)
+        _rows_to_parquet(self.out_dir, len(names), names, self.meta[RUN_ID])
         self.meta.update(meta_updates, rows=self.rows_written, running=False)
         _write_json_atomic(self.out_dir / META_FILE, self.meta)
         self.closed = True
@@ -245,33 +250,8 @@ class Recorder:
             self._finish(**meta_updates, partial=True, stopped=reason)
 
 
-def _run_directory(out_dir) -> Path:
-    """``out_dir`` as a directory that exists and can be written, or an InputError naming it."""
-    root = Path(path_like(out_dir, "out_dir"))
-    if root.exists() and not root.is_dir():
-        raise InputError("out_dir", "must be a directory, not a file", f"{root} is a file")
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        raise InputError("out_dir", "must not lie under a file", f"{root}") from None
-    except OSError as exc:
-        raise InputError("out_dir", "must be a directory that can be created", f"{root}: {exc.strerror}") from None
-    if not os.access(root, os.W_OK | os.X_OK):
-        raise InputError("out_dir", "must be writable", f"{root}")
-    return root
-
-
-def _holder(root: Path) -> str:
-    try:
-        meta = json.loads((root / META_FILE).read_text(encoding="utf-8"))
-        pid = meta.get("writer_pid") if meta.get("running") else None
-    except (OSError, ValueError, AttributeError):
-        return ""
-    return f"pid {pid}" if pid and process_alive(pid) else ""
-
-
-def _rows_to_parquet(root: Path, width: int, names: list[str]) -> int:
-    """Convert ``telemetry.f64`` to ``telemetry.parquet`` in row groups; returns the rows.
+def _rows_to_parquet(root: Path, width: int, names: list[str], run_id) -> int:
+    """Convert ``telemetry.f64`` to ``telemetry.parquet`` (stamped with ``run_id``) in row groups; returns the rows.
 
     Reads the row file one row group at a time (a memory map would count
     every page read towards the process's resident memory), and ignores a
@@ -283,7 +263,7 @@ def _rows_to_parquet(root: Path, width: int, names: list[str]) -> int:
     rows_path = root / ROWS_FILE
     size = rows_path.stat().st_size if rows_path.exists() else 0
     n = size // (8 * width)
-    schema = pa.schema([(name, pa.float64()) for name in names])
+    schema = pa.schema([(name, pa.float64()) for name in names], metadata={PARQUET_RUN_ID: run_id} if run_id else None)
     tmp = root / (TELEMETRY_FILE + ".tmp")
     # float telemetry does not repeat: dictionary encoding only costs memory and time
     with pq.ParquetWriter(tmp, schema, use_dictionary=False) as writer:
@@ -315,7 +295,10 @@ class Telemetry:
         ``meta["partial"]`` is True for a run that did not finish,
         ``meta["running"]`` while its writer is alive.
     path : Path or None
-        The run directory.
+        The run directory. A later run into it never changes this result:
+        in this process the result reads its rows first (:meth:`keep`);
+        read from another process, it raises
+        :class:`~attsim.run_directory.RunDirectoryReusedError`.
     """
 
     def __init__(self, path: Path, meta: dict, df=None, events=None, from_rows: bool = False):
@@ -324,6 +307,8 @@ class Telemetry:
         self._df = df
         self._events = events
         self._from_rows = from_rows  # a live or unrecoverable run: the raw row file, not the Parquet file
+        if path is not None:
+            register(path, self)
 
     @property
     def partial(self) -> bool:
@@ -337,14 +322,34 @@ class Telemetry:
     @property
     def df(self):
         if self._df is None:
-            self._df = _read_live_rows(self.path, self.meta) if self._from_rows else _read_parquet(self.path, self.meta)
+            self._df = self._read(lambda: _read_live_rows(self.path, self.meta) if self._from_rows
+                                  else _read_parquet(self.path, self.meta))
         return self._df
 
     @property
     def events(self):
         if self._events is None:
-            self._events = _read_events(self.path / EVENTS_FILE)
+            self._events = self._read(lambda: _read_events(self.path / EVENTS_FILE))
         return self._events
+
+    def keep(self) -> None:
+        """Read the rows and events now, so that this result no longer needs its directory."""
+        _ = self.df, self.events  # each read once, then held
+
+    def check_directory(self) -> None:
+        """Raise :class:`~attsim.run_directory.RunDirectoryReusedError` when its directory now holds a later run."""
+        if (self.path / META_FILE).exists():  # a later run writes its meta.json before anything else
+            check_same_run(self.path, self.meta, read_meta(self.path))
+
+    def _read(self, read):
+        """``read()`` from the directory, checked afterwards to be this run's (a later run writes its id first)."""
+        try:
+            value = read()
+        except (AttsimError, OSError):
+            self.check_directory()  # a later run replaced the files: say that
+            raise
+        self.check_directory()
+        return value
 
     def __repr__(self) -> str:
         state, m = "running" if self.running else f"partial={self.partial}", self.meta
@@ -353,12 +358,18 @@ class Telemetry:
 
 def _read_parquet(root: Path, meta: dict):
     """The Parquet file's rows, with every column ``meta.json`` lists (a file that lacks one is damaged)."""
-    import pandas as pd
+    import pyarrow.parquet as pq
 
     try:
-        df = pd.read_parquet(root / TELEMETRY_FILE)
+        table = pq.read_table(root / TELEMETRY_FILE)
+        df = table.to_pandas()
     except Exception as exc:  # pyarrow raises several types for a damaged file
         raise AttsimError(f"{root / TELEMETRY_FILE}: unreadable telemetry ({exc})") from exc
+    stamp = (table.schema.metadata or {}).get(PARQUET_RUN_ID)  # none in a file rewritten by other tools
+    if stamp is not None and stamp.decode() != meta.get(RUN_ID):
+        check_same_run(root, meta, read_meta(root))
+        raise AttsimError(f"{root / TELEMETRY_FILE}: damaged run directory: the rows are of run {stamp!r}, "
+                          f"{META_FILE} names run {meta.get(RUN_ID)!r}")
     missing = [c for c in meta.get("columns", [TIME_INDEX]) if c not in df.columns]
     if missing:
         raise AttsimError(f"{root / TELEMETRY_FILE}: damaged telemetry: it lacks the columns {missing} that "
@@ -383,28 +394,6 @@ def _read_live_rows(root: Path, meta: dict):
     return pd.DataFrame(block, columns=columns).set_index(TIME_INDEX)
 
 
-def _read_meta(root: Path) -> dict:
-    meta_path = root / META_FILE
-    if not meta_path.is_file():
-        raise AttsimError(f"{root}: not an attsim run directory (no {META_FILE})")
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        if not isinstance(meta, dict):
-            raise TypeError(f"a JSON {type(meta).__name__}, not an object")
-    except (OSError, ValueError, TypeError) as exc:
-        raise AttsimError(f"{meta_path}: unreadable metadata ({exc})") from exc
-    columns = meta.get("columns")
-    if columns is not None:
-        names = isinstance(columns, list) and columns and all(isinstance(c, str) for c in columns)
-        if not (names and columns[0] == TIME_INDEX and len(set(columns)) == len(columns)):
-            raise AttsimError(f"{meta_path}: columns must be a list of unique names starting with {TIME_INDEX!r}")
-        width = meta.get("row_width")
-        if width is not None and width != len(columns):
-            raise AttsimError(f"{meta_path}: the column list ({len(columns)} names) does not match the row width the "
-                              f"run recorded ({width}); the rows cannot be read against it")
-    return meta
-
-
 def load(path) -> Telemetry:
     """Open a run directory (complete, partial or still running); the frames load lazily.
 
@@ -417,7 +406,7 @@ def load(path) -> Telemetry:
     not a run directory or its files are unreadable.
     """
     root = Path(path_like(path, "path"))
-    meta = _read_meta(root)
+    meta = read_meta(root)
     lock = RunLock(root)
     try:
         free = _take_for_reading(lock, root)
@@ -428,12 +417,12 @@ def load(path) -> Telemetry:
         stopped = meta.get("stopped", "killed; not recovered (the directory is read-only)")
         return Telemetry(root, {**meta, "running": False, "partial": True, "stopped": stopped}, from_rows=True)
     if not free:  # a live writer holds it: read what is on disk, touch nothing
-        return Telemetry(root, {**_read_meta(root), "running": True, "partial": True}, from_rows=True)
+        return Telemetry(root, {**read_meta(root), "running": True, "partial": True}, from_rows=True)
     try:
-        meta = _read_meta(root)  # as the last holder left it
+        meta = read_meta(root)  # as the last holder left it
         if (root / ROWS_FILE).exists() or meta.get("running", False):
             _recover(root, meta)
-            meta = _read_meta(root)
+            meta = read_meta(root)
         if not (root / TELEMETRY_FILE).is_file():
             raise AttsimError(f"{root}: no telemetry ({TELEMETRY_FILE} missing)")
     finally:
@@ -458,7 +447,7 @@ def _take_for_reading(lock: RunLock, root: Path) -> bool:
         if lock.acquire():
             return True
         try:
-            meta = _read_meta(root)
+            meta = read_meta(root)
         except AttsimError:
             meta = {}
         if (meta.get("running") and process_alive(meta.get("writer_pid"))) or time.monotonic() >= deadline:
@@ -480,7 +469,9 @@ def _recover(root: Path, meta: dict) -> None:
         if (root / ROWS_FILE).exists() and "row_width" not in meta:
             raise AttsimError(f"{root / META_FILE}: no row_width, so its columns cannot be checked against the rows; "
                               f"not converting {ROWS_FILE} (it is left as it is)")
-        meta["rows"] = _rows_to_parquet(root, len(columns), columns)
+        meta["rows"] = _rows_to_parquet(root, len(columns), columns, meta.get(RUN_ID))
+        if set_up:  # the run wrote no event yet: what the file holds is an earlier run's
+            open(root / EVENTS_FILE, "w").close()
     meta.update(partial=True, running=False)
     meta.setdefault("columns", columns)
     meta.setdefault("stopped", "killed during set-up" if set_up else "killed: recovered from the row file")

@@ -1,0 +1,70 @@
+"""Whose code raised an exception (layer 10): a user's mission script, attsim, or a library; and where.
+
+The command line turns what escapes a command into one line (``attsim.cli``)
+and the mission-script runs name an error in a user's ``criteria``
+(:mod:`attsim.script_runs`) by the innermost frame that is neither
+Python's nor an installed package's: that frame's file and line say where to
+look, and whether it is attsim's decides between "your input" (exit 2) and
+"a bug in attsim" (exit 3).
+"""
+
+from __future__ import annotations
+
+import sysconfig
+import traceback
+from pathlib import Path
+
+from .criteria import one_line as _one_line
+
+__all__ = ["frame_origin", "describe", "user_line"]
+
+_PACKAGE_DIR = Path(__file__).resolve().parent  # attsim/
+_LIBRARY_DIRS = tuple({Path(sysconfig.get_paths()[key]).resolve()
+                       for key in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+
+def frame_origin(filename: str) -> str:
+    """Who wrote the code of a traceback frame: 'attsim', 'library' (Python's or an installed package's) or 'user'."""
+    if filename.startswith("<"):  # <frozen importlib._bootstrap> and the like
+        return "library"
+    path = Path(filename).resolve()
+    if path.is_relative_to(_PACKAGE_DIR):
+        return "attsim"
+    # a compiled extension names a source file it was built from (pandas/_libs/x.pxi), not one on disk
+    if not path.is_file() or any(path.is_relative_to(root) for root in _LIBRARY_DIRS):
+        return "library"
+    return "user"
+
+
+def describe(exc: BaseException) -> tuple[str, str]:
+    """Whose code raised ``exc`` ('attsim' or 'user') and one line saying what and where.
+
+    The innermost frame that is neither Python's nor an installed library's
+    decides: a mission script's (or any file outside attsim's), or attsim's
+    own (except a module's ``__getattr__``: asking for a name attsim does
+    not have is the asker's error). SimPy re-raises a process's exception as a copy whose cause is the
+    original; the original's frames are the ones that say who raised it.
+    """
+    while exc.__cause__ is not None and type(exc.__cause__) is type(exc):
+        exc = exc.__cause__
+    text = f"{type(exc).__name__}: {_one_line(exc)}"
+    if isinstance(exc, SyntaxError) and exc.filename:  # raised by the compiler, about the file it names
+        text = f"{type(exc).__name__}: {_one_line(exc.msg)}"
+        return frame_origin(exc.filename), f"{exc.filename}:{exc.lineno}: {text}"
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        origin = frame_origin(frame.filename)
+        if origin == "attsim" and frame.name == "__getattr__":  # "no such name" (PEP 562) is its caller's error
+            continue
+        if origin != "library":
+            return origin, f"{frame.filename}:{frame.lineno}: {text}"
+    return "attsim", text
+
+
+def user_line(exc: BaseException) -> str | None:
+    """``file:line`` of the innermost frame of a user's script (not attsim's, not a library's) ``exc`` went through."""
+    while exc.__cause__ is not None and type(exc.__cause__) is type(exc):  # SimPy's copy: the original's frames
+        exc = exc.__cause__
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame_origin(frame.filename) == "user":
+            return f"{frame.filename}:{frame.lineno}"
+    return None
