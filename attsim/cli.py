@@ -5,6 +5,7 @@
     attsim missions                  the mission scripts in ./missions, one line each
     attsim methods                   the integrators, one line each
     attsim validate                  the analytic validation cases: case, method, error, bound, PASS/FAIL
+    attsim compile [MISSION] [--status]   compile every unit (or a mission's) for this machine, once
     attsim campaign SCRIPT_OR_NAME --runs N ...   a Monte Carlo campaign (attsim.campaign.cli)
     attsim run SCRIPT_OR_NAME --campaign DIR --index K   run K of a campaign again, exactly
     attsim --version
@@ -48,8 +49,9 @@ from pathlib import Path
 from . import __version__
 from .criteria import Criterion, judge
 from .criteria import one_line as _one_line
+from .engine.choice import BACKEND_NAMES
 from .errors import AttsimError, InputError
-from .script_runs import EXIT_FAILED, EXIT_OK, execute, write_report
+from .script_runs import EXIT_FAILED, EXIT_OK, build_missions, execute, write_report
 from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts as _mission_scripts
 from .scripts import resolve_script as _resolve_script
 from .testing import NotEvaluated
@@ -78,6 +80,9 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-report", action="store_true", help="skip the HTML report")
     parser.add_argument("--campaign", help="a campaign directory: re-run its run --index exactly")
     parser.add_argument("--index", type=int, help="the run of --campaign to re-run")
+    parser.add_argument("--backend", choices=BACKEND_NAMES, default=None,
+                        help="compiled (numba, once per machine), interpreted (no compiler; the same results) or auto "
+                             "(the default: compiled when every unit is on this machine, else the quicker)")
 
 
 def _execute_args(build: Callable, criteria: Callable, args, figures: Callable | None = None) -> int:
@@ -86,7 +91,7 @@ def _execute_args(build: Callable, criteria: Callable, args, figures: Callable |
 
         return execute_campaign_run(build, criteria, args, figures)
     return execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report,
-                   debug=args.debug, figures=figures)
+                   debug=args.debug, figures=figures, backend=args.backend)
 
 
 
@@ -226,6 +231,27 @@ def _cmd_report(args) -> int:
     return EXIT_OK
 
 
+def _cmd_compile(args) -> int:
+    from .engine import precompile
+    from .engine.backend import missing
+
+    if args.status:
+        absent = missing(precompile.all_needs())
+        state = "compiling now (in another process)" if precompile.running() else "not compiling"
+        print(f"{state}; {len(absent)} units not compiled on this machine yet"
+              + (f": {', '.join(absent)}" if absent else " (every mission starts at once)"))
+        return EXIT_OK
+    if args.mission is not None:
+        script = _resolve_script(args.mission)
+        module = _load_module(script)
+        missions, _ = build_missions(module.build)
+        done = [name for mission in missions for name in mission.compile()]
+    else:
+        done = precompile.compile_all(say=lambda message: print(f"attsim: {message}", flush=True))
+    print(f"{len(done)} units compiled" + ("" if done else ": every one was on this machine already"))
+    return EXIT_OK
+
+
 def _cmd_validate(args) -> int:
     from .validation import run_cases
 
@@ -252,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     command("methods", "list the integrators", _cmd_methods)
     command("missions", "list the mission scripts in ./missions", _cmd_missions)
     command("validate", "run the analytic validation cases", _cmd_validate)
+    compile_ = command("compile", "compile every unit (or a mission's) for this machine, once", _cmd_compile)
+    compile_.add_argument("mission", nargs="?", help="a mission name or script: compile only what it needs")
+    compile_.add_argument("--status", action="store_true", help="say whether a compile runs and what is missing")
     run = command("run", "run a mission script", _cmd_run)
     run.add_argument("mission", help="a name from 'attsim missions' or a path to a .py script")
     _run_options(run)

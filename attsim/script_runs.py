@@ -119,7 +119,7 @@ def build_missions(build: Callable, out=None, duration=None, seed=None, method=N
 
 
 def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=None, method=None, write_report=True,
-            debug: bool = False, figures: Callable | None = None, params=None) -> int:
+            debug: bool = False, figures: Callable | None = None, params=None, backend: str | None = None) -> int:
     """Build, override, run, judge and report a mission; returns the exit code (0, or 1 when a criterion fails).
 
     Raises what stops a run (an AttsimError, a user script's exception, a
@@ -136,7 +136,7 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
     for mission in missions:
         since = time.time() - 1.0  # file times are coarser than the clock on some file systems
         try:
-            runs.append(mission.run(progress=sys.stderr.isatty()))  # no progress bar in a log file
+            runs.append(mission.run(progress=sys.stderr.isatty(), backend=backend))  # no progress bar in a log
         except BaseException as exc:
             where = _where_partial(mission.out_dir, since)
             if where is None and isinstance(exc, KeyboardInterrupt):

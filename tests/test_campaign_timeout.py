@@ -157,17 +157,24 @@ def test_a_start_heard_is_overdue_only_past_the_limit_and_only_for_this_campaign
     clock.heard((0.0, {"key": "attsim-run-7-cc", "run": 7, "worker": "tcp://w2", "cold": True}))  # w2's first run
     now[0] = 104.0
     clock.heard((0.0, {"key": "attsim-run-3_4-aa", "run": 4, "worker": "tcp://w1", "cold": False}))  # its next run
-    now[0] = 108.0
-    assert clock.overdue() == []  # run 4 started 4 s ago
+    now[0] = 108.0  # run 4 started 4 s ago; w2's first run 8 s ago: an explicit limit bounds a first run too (the
+    assert clock.overdue() == [timeouts.Overdue("attsim-run-7-cc", 7, "tcp://w2", 8.0, 5.0)]  # units were compiled
+    clock.unstart("attsim-run-7-cc")  # before the runs started)
     now[0] = 109.5
     assert clock.overdue() == [timeouts.Overdue("attsim-run-3_4-aa", 4, "tcp://w1", 5.5, 5.0)]
     clock.forget_worker("tcp://w1")
     assert clock.overdue() == []
-    now[0] = 100.0 + timeouts.COLD_ALLOWANCE_S + 5.5  # a process's first run: the limit and the allowance
-    assert clock.overdue() == [timeouts.Overdue("attsim-run-7-cc", 7, "tcp://w2", timeouts.COLD_ALLOWANCE_S + 5.5,
-                                                timeouts.COLD_ALLOWANCE_S + 5.0)]
-    clock.unstart("attsim-run-7-cc")
-    assert clock.overdue() == []
+    default = timeouts.RunClock(None)  # the default limit: a first run gets the allowance for loading the units
+    for wall in (1.0, 1.0, 1.0):
+        default.finished({"status": "OK", "wall_s": wall})
+    default.expect("attsim-run-8-dd")
+    default.heard((0.0, {"key": "attsim-run-8-dd", "run": 8, "worker": "tcp://w3", "cold": True}))
+    limit = default.limit_s()
+    now[0] += limit + timeouts.COLD_ALLOWANCE_S - 0.5
+    assert default.overdue() == []
+    now[0] += 1.0
+    assert default.overdue() == [timeouts.Overdue("attsim-run-8-dd", 8, "tcp://w3", limit + timeouts.COLD_ALLOWANCE_S
+                                                  + 0.5, limit + timeouts.COLD_ALLOWANCE_S)]
 
 
 @pytest.mark.parametrize("value, rule", [

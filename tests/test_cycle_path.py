@@ -9,7 +9,7 @@ import simpy.rt
 
 import attsim
 from attsim.engine.component import At, Component, periodic
-from attsim.engine.mission import END_PRIORITY, RECORD_PRIORITY
+from attsim.engine.run import END_PRIORITY, RECORD_PRIORITY
 from attsim._core.timegrid import grid_time
 
 J = np.diag([2.0, 3.0, 4.0])

@@ -13,18 +13,41 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 
 from .timeouts import START_TOPIC, CampaignStuckError, Overdue, RunClock, recover_worker, timeout_message
-from .worker import run_many
+from .worker import compile_units, run_many
 
-__all__ = ["execute", "TASK_TARGET_S", "MAX_RUNS_PER_TASK", "IN_FLIGHT_PER_THREAD"]
+__all__ = ["execute", "compile_first", "TASK_TARGET_S", "MAX_RUNS_PER_TASK", "IN_FLIGHT_PER_THREAD"]
 
 IN_FLIGHT_PER_THREAD = 4  # tasks handed to the scheduler ahead of the workers, per worker thread (at least 32)
 TASK_TARGET_S = 0.5  # wall time a task of several runs aims at (dask costs ~3 ms of CPU a task)
 MAX_RUNS_PER_TASK = 16
 HEALTHY_WALL_S = 5.0  # while a stuck worker is excluded: how often the workers runs may go to are asked again
 POLL_S = 0.25  # the longest the loop waits for a result before it looks for runs past their time limit
+
+
+def compile_first(specs, client) -> None:
+    """Compile the mission's units once per machine before any run starts, not once per worker: here when the
+    campaign starts its own cluster (``client`` None: its workers are this machine's processes and load them from
+    the disk cache), else on one worker of each host of ``client``'s cluster. A failure here is not the campaign's:
+    the runs then fail (or compile) on their own and are recorded as they end."""
+    first = specs[0:1]
+    if not first:
+        return
+    try:
+        if client is None:
+            compile_units(first[0])
+            return
+        hosts: dict = {}
+        for address, info in client.scheduler_info()["workers"].items():
+            hosts.setdefault(info.get("host", address), address)
+        client.gather([client.submit(compile_units, first[0], workers=[address], allow_other_workers=False,
+                                     pure=False) for address in hosts.values()])
+    except Exception as exc:  # noqa: BLE001 - the runs say what is wrong, each in its record
+        print(f"attsim: the mission's units were not compiled ahead of the runs ({type(exc).__name__}); "
+              "the runs compile what they need", file=sys.stderr)
 
 
 def execute(specs, client, workers, state, bar, on_start, run_timeout_s: float | None = None) -> None:

@@ -51,7 +51,7 @@ from ..dispersions import draw_parameters, flatten, run_seed
 from ..errors import AttsimWarning, InputError
 from . import records as store
 from .applied import check_applied
-from .execute import execute
+from .execute import compile_first, execute
 from .stats import needs, passes_needed
 from .timeouts import checked_run_timeout
 from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_dispersions, mission_module
@@ -295,6 +295,7 @@ class Campaign:
                            lambda k, record: RunSpec(campaign, k, self.parameters(k), record))
         state = _State(self, description, envelopes, covered, units, done, failures)
         if specs:
+            compile_first(specs, client)  # once per machine, said on stderr, before the progress bar starts
             bar = _progress_bar(self.runs, len(done)) if progress else None
             try:
                 execute(specs, client, workers, state, bar, on_start, self.run_timeout_s)

@@ -19,13 +19,12 @@ restarting its process.
   by default, once :data:`DEFAULT_MIN_RUNS` runs of this campaign call have
   run to their end (status OK or FAIL: an ERROR may stop at once),
   ``max(DEFAULT_FLOOR_S, DEFAULT_FACTOR x median wall time)`` of the last
-  :data:`WALLS_KEPT` such runs, and no limit before that (a machine's first
-  runs include numba compiling the mission loop, minutes on a cold cache).
-  A worker process's first run of the mission (it loads or compiles the
-  mission loop: seconds from numba's disk cache, minutes without it) gets
-  :data:`COLD_ALLOWANCE_S` on top of the limit, so an explicit limit of a
-  few seconds does not time out every worker's first run (and restart it
-  into another first run).
+  :data:`WALLS_KEPT` such runs, and no limit before that. The campaign
+  compiles the mission's units once per machine before any run starts
+  (:func:`attsim.campaign.execute.compile_first`), so a worker's first run
+  only loads them from numba's disk cache: under the default limit it gets
+  :data:`COLD_ALLOWANCE_S` more for that (and for the process's imports);
+  an explicit limit bounds every run, the first ones too.
 - **A run past its limit** is an ERROR record ``timeout: the run took
   longer than X s`` (:func:`timeout_message`); :mod:`attsim.campaign.execute`
   cancels its task, sends the task's other runs again one a task, and calls
@@ -59,7 +58,7 @@ DEFAULT_FLOOR_S = 60.0  # the default limit is never below this (a restarted wor
 DEFAULT_FACTOR = 20.0  # times the median wall time of the runs that ran to their end
 DEFAULT_MIN_RUNS = 3  # runs run to their end before the default limit applies
 WALLS_KEPT = 256  # the default limit's median is over the last this many such runs
-COLD_ALLOWANCE_S = 600.0  # added to the limit of a worker process's first run: numba compiling the mission loop
+COLD_ALLOWANCE_S = 30.0  # added to the default limit of a worker process's first run: loading the compiled units
 RESTART_TIMEOUT_S = 60.0  # the longest a worker's restart is waited for (a nanny kills, then starts)
 
 
@@ -132,7 +131,7 @@ class RunClock:
         message = event[1]
         with self.lock:
             if message["key"] in self.expected:
-                allowance_s = COLD_ALLOWANCE_S if message.get("cold") else 0.0
+                allowance_s = COLD_ALLOWANCE_S if message.get("cold") and self.explicit_s is None else 0.0
                 self.started[message["key"]] = (int(message["run"]), str(message["worker"]), time.monotonic(),
                                                 allowance_s)
 

@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..dispersions import checked, flatten, run_seed
+from ..script_runs import build_missions
 from ..errors import InputError
 from .records import RUNS_DIR
 from .timeouts import announce_start
@@ -237,12 +238,25 @@ def run_many(specs) -> list[RunResult]:
     return results
 
 
-def _run(module, campaign: CampaignSpec, params: dict, seed: int, out_dir: Path | None):
-    """The run's telemetry: in its directory ``out_dir``, or in memory when None (files nobody would read)."""
-    from ..script_runs import build_missions
-
+def _mission(module, campaign: CampaignSpec, params: dict, seed: int, out_dir: Path | None):
+    """The run's mission, built as the campaign builds it (one mission a run)."""
     missions, single = build_missions(module.build, out=out_dir, duration=campaign.duration_s, seed=seed,
                                       method=campaign.method, params=params)
     if not single:
         raise InputError("build", "must return one Mission in a campaign", f"got {len(missions)} missions")
-    return missions[0].run(in_memory=out_dir is None)
+    return missions[0]
+
+
+def _run(module, campaign: CampaignSpec, params: dict, seed: int, out_dir: Path | None):
+    """The run's telemetry: in its directory ``out_dir``, or in memory when None (files nobody would read). The
+    compiled backend: the campaign compiled the mission's units before its workers started."""
+    return _mission(module, campaign, params, seed, out_dir).run(in_memory=out_dir is None, backend="compiled")
+
+
+def compile_units(spec: RunSpec) -> list[str]:
+    """Compile the units of run ``spec``'s mission on this machine (before the campaign's runs start); the names
+    compiled (none when the machine has them all)."""
+    campaign = spec.campaign
+    mission = _mission(mission_module(campaign.script), campaign, spec.params, run_seed(campaign.seed, spec.index),
+                       None)
+    return mission.compile()

@@ -38,6 +38,7 @@ from ..inertia import check_inertia, check_rate
 from ..plausibility import check_body_rate
 from ..telemetry.recorder import Telemetry
 from .component import Component, periodic
+from .precompile import compile_needs
 from .run import MAX_ROWS, MAX_STEPS, RECORD_PRIORITY, MissionRun
 from .spacecraft import Spacecraft
 
@@ -275,6 +276,17 @@ class Mission:
                 "pandas": pandas.__version__, "simpy": simpy.__version__, "python": platform.python_version(),
             },
         }
+
+    def compile(self) -> list[str]:
+        """Compile the units this mission needs on this machine (nothing when every one is on disk already), saying
+        each on stderr; returns the names of those compiled. Its runs then start at once: what a campaign does
+        before its workers start, and ``attsim compile MISSION``."""
+        run = MissionRun(self, in_memory=True, backend="compiled")
+        try:
+            run.start()
+            return compile_needs(run.needs())
+        finally:
+            run.close()
 
     def run(self, realtime_factor: float | None = None, progress: bool = False,
             compiled: bool | None = None, in_memory: bool = False, backend: str | None = None) -> Telemetry:

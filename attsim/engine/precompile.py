@@ -26,12 +26,18 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import actuators, control, estimation, sensors  # noqa: F401 - every component class, so every unit, is known
 from .._core.jit import cache_root
 from .._core.units import compile_records, compile_unit, unit_is_cached
+from ..integrators import REGISTRY
 from ..telemetry.lock import RunLock
-from .world import KIND_PARTS, world_signatures
+from .backend import Need, RunUnits, advance_needs, loop_needs, missing
+from .component import Component
+from .plant import WRITE_HEAD, advance_unit_for
+from .world import KIND_PARTS, example_world, world_signatures
 
-__all__ = ["all_needs", "compile_all", "compile_estimate", "background_compile", "running", "LOCK_DIR_NAME",
+__all__ = ["all_needs", "compile_all", "compile_needs", "compile_estimate", "background_compile", "running",
+           "LOCK_DIR_NAME",
            "DEFAULT_COMPILE_S", "main"]
 
 LOCK_DIR_NAME = "attsim-compile"
@@ -82,12 +88,6 @@ _LAW_UNITS = {"quaternion_pd", "magnetic_pd", "unloading", "bdot", "mekf_unit", 
 
 def all_needs():
     """Every unit this machine's missions can use (but a user's law): ``(Unit, signature, options)`` each."""
-    from ..engine.component import Component
-    from ..integrators import REGISTRY
-    from .backend import Need, advance_needs, loop_needs, RunUnits
-    from .plant import WRITE_HEAD, advance_unit_for
-    from .world import example_world
-
     world = example_world()
     sig = world_signatures(world)
     kinds = {"sample": sig.sample, "at_time": sig.at_time, "write": sig.write, "hold": sig.hold}
@@ -122,8 +122,6 @@ def _subclasses(cls) -> list:
 def compile_all(needs=None, say=None) -> dict:
     """Compile the units of ``needs`` (default: :func:`all_needs`) not yet on disk, under the machine-wide lock;
     returns ``{unit: seconds}`` of those it compiled."""
-    import attsim  # noqa: F401 - every component class, so every unit, is known
-
     needs = all_needs() if needs is None else needs
     lock = RunLock(_directory())
     lock.acquire(blocking=True)
@@ -143,6 +141,22 @@ def compile_all(needs=None, say=None) -> dict:
         return done
     finally:
         lock.release()
+
+
+def compile_needs(needs) -> list[str]:
+    """Compile the units of ``needs`` this machine lacks, under the machine-wide lock, saying so on stderr first
+    (with the estimate) and then each; returns the names compiled."""
+    absent = missing(needs)
+    if not absent:
+        return []
+    say = _stderr
+    say(f"compiling {len(absent)} units for this machine, once (about {compile_estimate(absent):.0f} s): "
+        + ", ".join(absent))
+    return list(compile_all(needs, say=lambda message: say("  " + message)))
+
+
+def _stderr(message: str) -> None:
+    print(f"attsim: {message}", file=sys.stderr, flush=True)
 
 
 def running() -> bool:

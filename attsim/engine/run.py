@@ -28,7 +28,8 @@ from ..errors import AttsimError, DivergenceError, EstimatorDivergenceError, Inp
 from ..telemetry.memory import MemoryRecorder
 from ..telemetry.recorder import Recorder, Telemetry, load
 from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
-from .build import compiled_form
+from .backend import advance_needs, loop_needs
+from .build import build_world, compiled_form
 from .choice import choose_backend
 from .compiled import run_compiled
 from .component import At
@@ -141,6 +142,13 @@ class MissionRun:
                     env.process(process)
         end = At(env, mission.duration_s, END_PRIORITY)
         end.callbacks.append(self._end)
+
+    def needs(self) -> list:
+        """The units this run needs (after :meth:`start`): its kinds', the loop's, or the Python path's advance."""
+        if self.path == "loop":
+            world, _, needed = build_world(self.mission, self.sc, 1 + len(self.recorder.columns))
+            return loop_needs(world, needed)
+        return advance_needs(self.sc._integrator, self.sc.plant_world())
 
     def _end(self, event) -> None:
         self.done = True
