@@ -211,7 +211,7 @@ def test_a_stuck_worker_without_a_nanny_gets_no_more_runs_and_says_so_once(tmp_p
     import subprocess
     import sys
 
-    monkeypatch.setattr(timeouts, "COLD_ALLOWANCE_S", 0.0)  # the stuck worker's first run is its only one
+    monkeypatch.setattr(timeouts, "FOREIGN_COLD_ALLOWANCE_S", 0.0)  # the stuck worker's first run is its only one
     script = tmp_path / "stuck.py"
     script.write_text(
         "import os, sys, time\n"
@@ -254,7 +254,7 @@ def test_a_stuck_worker_whose_restart_times_out_gets_no_more_runs_and_the_campai
     # say so once and record every run (it ended in 'internal error, a bug in attsim': a KeyError asking the
     # scheduler about the removed worker). The restart is waited for RESTART_TIMEOUT_S (60 s), lowered here.
     monkeypatch.setattr(timeouts, "RESTART_TIMEOUT_S", 5.0)
-    monkeypatch.setattr(timeouts, "COLD_ALLOWANCE_S", 0.0)  # the workers load the loop compiled here from the cache
+    monkeypatch.setattr(timeouts, "FOREIGN_COLD_ALLOWANCE_S", 0.0)  # the workers load the units compiled here
     runs, threshold = 6, 0.8
     seed = next(s for s in range(1000)  # runs 0 and 1 are built in this process first (the dispersions' check)
                 if [k for k, h in enumerate(_draws(s, runs)) if h > threshold] in ([3], [4]))

@@ -14,8 +14,10 @@ from __future__ import annotations
 import math
 import os
 import sys
+import threading
 import time
 
+from . import timeouts
 from .timeouts import START_TOPIC, CampaignStuckError, Overdue, RunClock, recover_worker, timeout_message
 from .worker import compile_units, run_many
 
@@ -26,28 +28,34 @@ TASK_TARGET_S = 0.5  # wall time a task of several runs aims at (dask costs ~3 m
 MAX_RUNS_PER_TASK = 16
 HEALTHY_WALL_S = 5.0  # while a stuck worker is excluded: how often the workers runs may go to are asked again
 POLL_S = 0.25  # the longest the loop waits for a result before it looks for runs past their time limit
+COMPILE_FIRST_LIMIT_S = 900.0  # the longest the units' compile before the runs is waited for
 
 
-def compile_first(specs, client) -> None:
-    """Compile the mission's units once per machine before any run starts, not once per worker: here when the
-    campaign starts its own cluster (``client`` None: its workers are this machine's processes and load them from
-    the disk cache), else on one worker of each host of ``client``'s cluster. A failure here is not the campaign's:
-    the runs then fail (or compile) on their own and are recorded as they end."""
+def compile_first(specs) -> None:
+    """Compile the mission's units on this machine before the campaign's own cluster takes runs (once, not once
+    per worker: its workers load them from the disk cache), saying so on stderr. A ``build()`` that does not end
+    is not waited for beyond :data:`COMPILE_FIRST_LIMIT_S`, and a failure here is not the campaign's: the runs
+    then compile what they need (one process at a time, :mod:`attsim.engine.compile_record`) or fail, each in
+    its record."""
     first = specs[0:1]
     if not first:
         return
-    try:
-        if client is None:
+    failed = []
+
+    def compile_():
+        try:
             compile_units(first[0])
-            return
-        hosts: dict = {}
-        for address, info in client.scheduler_info()["workers"].items():
-            hosts.setdefault(info.get("host", address), address)
-        client.gather([client.submit(compile_units, first[0], workers=[address], allow_other_workers=False,
-                                     pure=False) for address in hosts.values()])
-    except Exception as exc:  # noqa: BLE001 - the runs say what is wrong, each in its record
-        print(f"attsim: the mission's units were not compiled ahead of the runs ({type(exc).__name__}); "
-              "the runs compile what they need", file=sys.stderr)
+        except Exception as exc:  # noqa: BLE001 - said below; the runs record their own errors
+            failed.append(exc)
+
+    worker = threading.Thread(target=compile_, name="attsim-compile-first", daemon=True)
+    worker.start()
+    worker.join(COMPILE_FIRST_LIMIT_S)
+    if worker.is_alive() or failed:
+        why = f"its build() did not end in {COMPILE_FIRST_LIMIT_S:.0f} s" if worker.is_alive() else \
+            f"{type(failed[0]).__name__}: {str(failed[0]).strip().splitlines()[0] if str(failed[0]).strip() else ''}"
+        print(f"attsim: the mission's units were not compiled ahead of the runs ({why}); the runs compile what "
+              "they need", file=sys.stderr)
 
 
 def execute(specs, client, workers, state, bar, on_start, run_timeout_s: float | None = None) -> None:
@@ -69,7 +77,10 @@ def execute(specs, client, workers, state, bar, on_start, run_timeout_s: float |
     try:
         if on_start is not None:
             on_start(client)
-        _Execution(specs, client, state, bar, RunClock(run_timeout_s)).run()
+        # the campaign's own cluster: the units were compiled before its workers took runs (runner.compile_first);
+        # another cluster's workers compile them in their first runs, one process a machine at a time
+        allowance_s = timeouts.COLD_ALLOWANCE_S if own_client is not None else timeouts.FOREIGN_COLD_ALLOWANCE_S
+        _Execution(specs, client, state, bar, RunClock(run_timeout_s, allowance_s)).run()
     finally:
         if own_client is not None:
             own_client.close()

@@ -295,7 +295,8 @@ class Campaign:
                            lambda k, record: RunSpec(campaign, k, self.parameters(k), record))
         state = _State(self, description, envelopes, covered, units, done, failures)
         if specs:
-            compile_first(specs, client)  # once per machine, said on stderr, before the progress bar starts
+            if client is None:  # its own cluster: compiled once here, said on stderr, before the progress bar
+                compile_first(specs)
             bar = _progress_bar(self.runs, len(done)) if progress else None
             try:
                 execute(specs, client, workers, state, bar, on_start, self.run_timeout_s)

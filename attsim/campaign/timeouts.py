@@ -20,11 +20,14 @@ restarting its process.
   run to their end (status OK or FAIL: an ERROR may stop at once),
   ``max(DEFAULT_FLOOR_S, DEFAULT_FACTOR x median wall time)`` of the last
   :data:`WALLS_KEPT` such runs, and no limit before that. The campaign
-  compiles the mission's units once per machine before any run starts
-  (:func:`attsim.campaign.execute.compile_first`), so a worker's first run
-  only loads them from numba's disk cache: under the default limit it gets
-  :data:`COLD_ALLOWANCE_S` more for that (and for the process's imports);
-  an explicit limit bounds every run, the first ones too.
+  compiles the mission's units once on its machine before its own
+  cluster takes runs (:func:`attsim.campaign.execute.compile_first`), so a
+  worker's first run only loads them from numba's disk cache: under the
+  default limit it gets :data:`COLD_ALLOWANCE_S` more for that (and for the
+  process's imports); on a cluster it did not start, the workers compile
+  them in their first runs (one process a machine at a time), which get
+  :data:`FOREIGN_COLD_ALLOWANCE_S`. An explicit limit bounds every run, the
+  first ones too.
 - **A run past its limit** is an ERROR record ``timeout: the run took
   longer than X s`` (:func:`timeout_message`); :mod:`attsim.campaign.execute`
   cancels its task, sends the task's other runs again one a task, and calls
@@ -49,6 +52,7 @@ from .._core.validate import real_number
 from ..errors import AttsimError, InputError
 
 __all__ = ["START_TOPIC", "DEFAULT_FLOOR_S", "DEFAULT_FACTOR", "DEFAULT_MIN_RUNS", "WALLS_KEPT", "COLD_ALLOWANCE_S",
+           "FOREIGN_COLD_ALLOWANCE_S",
            "RESTART_TIMEOUT_S",
            "CampaignStuckError", "checked_run_timeout", "timeout_message", "announce_start", "RunClock", "Overdue",
            "recover_worker"]
@@ -59,6 +63,7 @@ DEFAULT_FACTOR = 20.0  # times the median wall time of the runs that ran to thei
 DEFAULT_MIN_RUNS = 3  # runs run to their end before the default limit applies
 WALLS_KEPT = 256  # the default limit's median is over the last this many such runs
 COLD_ALLOWANCE_S = 30.0  # added to the default limit of a worker process's first run: loading the compiled units
+FOREIGN_COLD_ALLOWANCE_S = 600.0  # the same on a cluster the campaign did not start: its workers compile the units
 RESTART_TIMEOUT_S = 60.0  # the longest a worker's restart is waited for (a nanny kills, then starts)
 
 
@@ -114,8 +119,9 @@ class Overdue(NamedTuple):
 class RunClock:
     """The runs the workers are doing, since when (client's clock), and the limit they are held to."""
 
-    def __init__(self, limit_s: float | None):
+    def __init__(self, limit_s: float | None, cold_allowance_s: float = COLD_ALLOWANCE_S):
         self.explicit_s = limit_s
+        self.cold_allowance_s = cold_allowance_s
         self.walls: list[float] = []
         self.expected: set[str] = set()
         self.started: dict[str, tuple] = {}  # task key -> (run, worker, when its start was heard, its allowance s)
@@ -131,7 +137,7 @@ class RunClock:
         message = event[1]
         with self.lock:
             if message["key"] in self.expected:
-                allowance_s = COLD_ALLOWANCE_S if message.get("cold") and self.explicit_s is None else 0.0
+                allowance_s = self.cold_allowance_s if message.get("cold") and self.explicit_s is None else 0.0
                 self.started[message["key"]] = (int(message["run"]), str(message["worker"]), time.monotonic(),
                                                 allowance_s)
 

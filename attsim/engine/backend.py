@@ -27,6 +27,7 @@ from .._core.fastcall import entry_point
 from .._core.interpret import FUNCTIONS, interpret, interpret_unit
 from .._core.units import (Unit, compile_records, compile_unit, from_address, jit_address, pin, release,
                            unit_is_cached)
+from .compile_record import compiling, remember
 from .loop import Units, run_loop
 from .plant import advance_held, advance_unit_for
 from .world import World, world_signatures
@@ -182,11 +183,18 @@ class Compiled(Backend):
 
     def _dispatcher(self, need: Need):
         before = len(compile_records())
-        dispatcher = compile_unit(need.unit, need.signature, **need.options)
+        if unit_is_cached(need.unit, need.signature, **need.options):
+            dispatcher = compile_unit(need.unit, need.signature, **need.options)  # loaded from the disk cache
+        else:
+            with compiling():  # another process may be compiling it: then it is on disk when the lock comes
+                dispatcher = compile_unit(need.unit, need.signature, **need.options)
         self._alive.append(dispatcher)
         records = compile_records()[before:]
-        if self._progress and records and records[-1].compiled:
-            print(f"attsim:   compiled {need.unit.name} ({records[-1].seconds:.1f} s)", file=sys.stderr, flush=True)
+        if records and records[-1].compiled:
+            remember({need.unit.name: records[-1].seconds})
+            if self._progress:
+                print(f"attsim:   compiled {need.unit.name} ({records[-1].seconds:.1f} s)", file=sys.stderr,
+                      flush=True)
         return dispatcher
 
     def callable(self, need: Need):

@@ -26,7 +26,8 @@ import sys
 
 from .._core.validate import one_of
 from .backend import BACKENDS, Backend, Compiled, Interpreted, advance_needs, loop_needs, missing
-from .precompile import background_compile, compile_estimate
+from .compile_record import compile_estimate
+from .precompile import background_compile
 
 __all__ = ["choose_backend", "Auto", "interpreted_estimate_s", "say", "INTERPRETED_STEP_S", "INTERPRETED_CYCLE_S",
            "INTERPRETED_ROW_S", "BACKEND_NAMES"]

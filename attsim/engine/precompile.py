@@ -17,73 +17,24 @@ took (:func:`compile_estimate` reads it back). A user's
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from .. import actuators, control, estimation, sensors  # noqa: F401 - every component class, so every unit, is known
-from .._core.jit import cache_root
 from .._core.units import compile_records, compile_unit, unit_is_cached
 from ..integrators import REGISTRY
 from ..telemetry.lock import RunLock
 from .backend import Need, RunUnits, advance_needs, loop_needs, missing
+from .compile_record import LOG_FILE_NAME, compile_estimate, compiling, directory, remember
 from .component import Component
 from .plant import WRITE_HEAD, advance_unit_for
 from .world import KIND_PARTS, example_world, world_signatures
 
-__all__ = ["all_needs", "compile_all", "compile_needs", "compile_estimate", "background_compile", "running",
-           "LOCK_DIR_NAME",
-           "DEFAULT_COMPILE_S", "main"]
-
-LOCK_DIR_NAME = "attsim-compile"
-TIMES_FILE = "compile-times.json"
-LOG_FILE = "background.log"
-# a unit's compile time before this machine has compiled it once (s): an advance, a law, anything else
-DEFAULT_COMPILE_S = {"advance": 12.0, "law": 8.0, "other": 2.0}
-
-
-def _directory() -> Path:
-    path = cache_root() / LOCK_DIR_NAME
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def _times() -> dict:
-    try:
-        return json.loads((_directory() / TIMES_FILE).read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def _remember(seconds: dict) -> None:
-    """Keep the compile seconds of units compiled here (a write beside, then a rename: readers see all or none)."""
-    if not seconds:
-        return
-    times = _times()
-    times.update(seconds)
-    path = _directory() / TIMES_FILE
-    partial = path.with_suffix(f".{os.getpid()}")
-    partial.write_text(json.dumps(times, indent=1, sort_keys=True))
-    partial.replace(path)
-
-
-def compile_estimate(names: list[str]) -> float:
-    """About how long compiling the units ``names`` takes here (s): this machine's last times, else defaults."""
-    times = _times()
-
-    def default(name: str) -> float:
-        kind = "advance" if name.startswith("advance_") else "law" if name in _LAW_UNITS else "other"
-        return DEFAULT_COMPILE_S[kind]
-
-    return sum(times.get(name, default(name)) for name in names)
-
-
-_LAW_UNITS = {"quaternion_pd", "magnetic_pd", "unloading", "bdot", "mekf_unit", "user_law", "check_modes"}
+__all__ = ["all_needs", "compile_all", "compile_needs", "background_compile", "running", "main"]
 
 
 def all_needs():
@@ -123,9 +74,7 @@ def compile_all(needs=None, say=None) -> dict:
     """Compile the units of ``needs`` (default: :func:`all_needs`) not yet on disk, under the machine-wide lock;
     returns ``{unit: seconds}`` of those it compiled."""
     needs = all_needs() if needs is None else needs
-    lock = RunLock(_directory())
-    lock.acquire(blocking=True)
-    try:
+    with compiling():
         done = {}
         for need in needs:
             if unit_is_cached(need.unit, need.signature, **need.options):
@@ -137,10 +86,8 @@ def compile_all(needs=None, say=None) -> dict:
                     done[need.unit.name] = record.seconds
                     if say is not None:
                         say(f"compiled {need.unit.name} ({record.seconds:.1f} s)")
-        _remember(done)
+        remember(done)
         return done
-    finally:
-        lock.release()
 
 
 def compile_needs(needs) -> list[str]:
@@ -161,7 +108,7 @@ def _stderr(message: str) -> None:
 
 def running() -> bool:
     """True when a process of this machine is compiling units now (it holds the lock)."""
-    lock = RunLock(_directory())
+    lock = RunLock(directory())
     if lock.acquire(blocking=False):
         lock.release()
         return False
@@ -175,7 +122,7 @@ def background_compile() -> bool:
         return False
     if running():
         return True
-    log = open(_directory() / LOG_FILE, "ab")  # noqa: SIM115 - the child's, for as long as it runs
+    log = open(directory() / LOG_FILE_NAME, "ab")  # noqa: SIM115 - the child's, for as long as it runs
     subprocess.Popen([sys.executable, "-m", "attsim.engine.precompile"], stdout=log, stderr=log,
                      stdin=subprocess.DEVNULL, start_new_session=True, close_fds=True)
     log.close()
@@ -187,6 +134,10 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     done = compile_all(say=lambda message: print(f"attsim: {message}", flush=True))
     print(f"attsim: {len(done)} units compiled in {time.perf_counter() - start:.0f} s", flush=True)
+    if sys.platform != "win32":
+        import resource  # POSIX: the process's peak memory, for tools/bench_coldstart.py
+
+        print(f"attsim: peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB", flush=True)
     return 0
 
 

@@ -1,0 +1,79 @@
+"""What this machine has compiled (layer 8): the machine-wide compile lock and the compile times kept.
+
+Numba writes each compiled unit to its disk cache (:mod:`attsim._core.jit`);
+two processes compiling the same unit at once would both pay for it.
+:func:`compiling` is a lock of the whole machine (an OS lock on a file in the
+cache, dead with its process): a process compiles under it, and the next one
+finds the units on disk. The seconds each unit took are kept beside the cache
+(:func:`remember`), so :func:`compile_estimate` says how long compiling will
+take here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+from .._core.jit import cache_root
+from ..telemetry.lock import RunLock
+
+__all__ = ["compiling", "remember", "compile_estimate", "directory", "LOCK_DIR_NAME", "DEFAULT_COMPILE_S",
+           "LOG_FILE_NAME"]
+
+LOCK_DIR_NAME = "attsim-compile"
+TIMES_FILE = "compile-times.json"
+LOG_FILE_NAME = "background.log"  # what a background compile says
+# a unit's compile time before this machine has compiled it once (s): an advance, a law, anything else
+DEFAULT_COMPILE_S = {"advance": 12.0, "law": 8.0, "other": 2.0}
+
+
+def directory() -> Path:
+    path = cache_root() / LOCK_DIR_NAME
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _times() -> dict:
+    try:
+        return json.loads((directory() / TIMES_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def remember(seconds: dict) -> None:
+    """Keep the compile seconds of units compiled here (a write beside, then a rename: readers see all or none)."""
+    if not seconds:
+        return
+    times = _times()
+    times.update(seconds)
+    path = directory() / TIMES_FILE
+    partial = path.with_suffix(f".{os.getpid()}")
+    partial.write_text(json.dumps(times, indent=1, sort_keys=True))
+    partial.replace(path)
+
+
+_LAW_UNITS = {"quaternion_pd", "magnetic_pd", "unloading", "bdot", "mekf_unit", "user_law", "check_modes"}
+
+
+def compile_estimate(names: list[str]) -> float:
+    """About how long compiling the units ``names`` takes here (s): this machine's last times, else defaults."""
+    times = _times()
+
+    def default(name: str) -> float:
+        kind = "advance" if name.startswith("advance_") else "law" if name in _LAW_UNITS else "other"
+        return DEFAULT_COMPILE_S[kind]
+
+    return sum(times.get(name, default(name)) for name in names)
+
+
+@contextmanager
+def compiling():
+    """Hold the machine-wide compile lock (processes compile one at a time; the next finds the units on disk)."""
+    lock = RunLock(directory())
+    lock.acquire(blocking=True)
+    try:
+        yield
+    finally:
+        lock.release()

@@ -1,0 +1,180 @@
+"""Time to first result on an empty compile cache, and what comes after: each case a whole fresh process.
+
+Prints, for each case, the wall time of the whole command (Python start,
+imports, set-up, compiling or not, the run) and its peak memory; a "+" row
+is the extra time over the same command run again at once (warm). Cases:
+
+1. ``attsim run advitiy_detumble --no-report`` with an empty ``NUMBA_CACHE_DIR``;
+2. ``attsim run wheel_slew --no-report`` with another empty cache, then with
+   the cache the earlier rows left: ``cubesat_target_tracking``,
+   ``wheel_slew --method rkmk4`` and a mission script with a new
+   ``NumbaController`` law;
+3. the first ``attsim campaign wheel_slew --runs 200`` (2 workers) on an
+   empty cache, and a small one (``--runs 60``) warm;
+4. with ``--make-test``: ``make test`` on a fresh clone (empty cache).
+
+By default (``--backend auto``) a run on a machine without the units it
+needs runs interpreted and starts compiling every unit in the background;
+the script then waits for that compile before the next row (its time and
+peak memory are printed on a line of their own), so that each row sees "the
+cache the earlier rows left". ``--backend compiled`` shows the other way:
+compiling in the foreground first.
+
+Run: ``python tools/bench_coldstart.py [--backend auto|compiled] [--make-test]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ATTSIM = str(Path(sys.executable).parent / "attsim")
+TIME = shutil.which("time") or "/usr/bin/time"
+
+USER_LAW_SCRIPT = '''"""wheel_slew with a user's compiled law (a new NumbaController law: {tag})."""
+import sys
+import numba
+import numpy as np
+import attsim
+sys.path.insert(0, {missions!r})
+import wheel_slew
+
+
+@numba.njit
+def law(t_s, readings, parameters, memory, commands):
+    q, w = readings[0], readings[1]
+    sign = 1.0 if q[0] >= 0.0 else -1.0
+    for i in range(3):
+        commands[i] = parameters[0] * sign * q[i + 1] + parameters[1] * w[i] + {tag}e-30
+
+
+def build(out_dir=None):
+    mission = attsim.Mission("user_law", wheel_slew.J_KG_M2, (0.0, 0.0, 0.0), duration=300.0, max_step=0.1,
+                             telemetry_dt=0.5, out_dir=out_dir)
+    wheels = [mission.add(attsim.ReactionWheel(f"rw_{{a}}", axis, 2e-5, 2e-3, 600.0))
+              for a, axis in zip("xyz", np.eye(3))]
+    tracker = mission.add(attsim.StarTracker(rate_hz=10.0, noise_arcsec=5.0))
+    gyro = mission.add(attsim.Gyro(rate_hz=10.0, arw_rad_sqrt_s=1e-5))
+    mission.add(attsim.NumbaController(law, period_s=0.1, sensors=[tracker, gyro], wheels=wheels,
+                                       parameters=(2e-3, 2e-2)))
+    return mission
+
+
+def criteria(tel):
+    return []
+
+
+if __name__ == "__main__":
+    sys.exit(attsim.cli.run_script(build, criteria))
+'''
+
+
+def run(command: list[str], cache: Path, out: Path, backend: str) -> tuple[float, float, str]:
+    """``(wall s, peak MB, stderr)`` of ``command`` as a fresh process with ``cache`` as numba's cache."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), ATTSIM_BACKEND=backend)
+    env.pop("ATTSIM_BACKGROUND_COMPILE", None)
+    start = time.perf_counter()
+    done = subprocess.run([TIME, "-f", "%M"] + command, cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    peak_kb = float(done.stderr.strip().splitlines()[-1])
+    return wall, peak_kb / 1024.0, done.stderr
+
+
+def wait_for_background(cache: Path) -> str:
+    """Wait for a background compile that the last run started; its line for the table (or "")."""
+    log = cache / "attsim-compile" / "background.log"
+    lock = cache / "attsim-compile" / ".attsim.lock"
+    if not log.exists():
+        return ""
+    start = time.perf_counter()
+    time.sleep(1.0)
+    while True:
+        probe = subprocess.run([sys.executable, "-c", "import fcntl, os, sys\n"
+                                f"fd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT)\n"
+                                "try:\n    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept OSError:\n"
+                                "    sys.exit(1)\n"], capture_output=True)
+        if probe.returncode == 0:
+            break
+        time.sleep(1.0)
+    text = log.read_text()
+    compiled = re.findall(r"(\d+) units compiled in (\d+) s", text)
+    peak = re.findall(r"peak memory (\d+) MB", text)
+    waited = time.perf_counter() - start
+    if not compiled:
+        return f"  (background compile: waited {waited:.0f} s)"
+    return (f"  background compile started by the run above: {compiled[-1][0]} units in {compiled[-1][1]} s "
+            f"(one core; waited {waited:.0f} s more), peak {peak[-1] if peak else '?'} MB")
+
+
+def row(label: str, wall: float, peak: float, warm: float | None = None) -> str:
+    extra = f"+{wall - warm:6.1f} s (warm {warm:5.1f} s)" if warm is not None else f"{wall:7.1f} s"
+    return f"{label:62s} {extra:>26s} {peak:7.0f} MB"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", default="auto", choices=("auto", "compiled"))
+    parser.add_argument("--make-test", action="store_true", help="also time make test on a fresh clone")
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="attsim-coldstart-"))
+    lines = [f"{'case (a whole process each; ' + args.backend + ' backend)':62s} {'time':>26s} {'peak':>10s}"]
+
+    def case(label, command, cache, plus=False):
+        wall, peak, _ = run(command, cache, scratch / "out", args.backend)
+        background = wait_for_background(cache) if args.backend == "auto" else ""
+        warm = run(command, cache, scratch / "out", args.backend)[0] if plus else None
+        lines.append(row(label, wall, peak, warm))
+        if background:
+            lines.append(background)
+        print(lines[-2] if background else lines[-1], flush=True)
+        if background:
+            print(background, flush=True)
+        (cache / "attsim-compile" / "background.log").unlink(missing_ok=True)
+
+    out = str(scratch / "runs")
+    first = scratch / "cache-1"
+    case("attsim run advitiy_detumble --no-report, cold", [ATTSIM, "run", "advitiy_detumble", "--no-report",
+                                                           "--out", out + "/d"], first)
+    second = scratch / "cache-2"
+    case("attsim run wheel_slew --no-report, cold", [ATTSIM, "run", "wheel_slew", "--no-report", "--out",
+                                                     out + "/w"], second)
+    case("then cubesat_target_tracking, same cache", [ATTSIM, "run", "cubesat_target_tracking", "--no-report",
+                                                      "--out", out + "/c"], second, plus=True)
+    case("then wheel_slew --method rkmk4, same cache", [ATTSIM, "run", "wheel_slew", "--method", "rkmk4",
+                                                        "--no-report", "--out", out + "/r"], second, plus=True)
+    script = scratch / "user_law.py"
+    script.write_text(USER_LAW_SCRIPT.format(tag=int(time.time()), missions=str(ROOT / "missions")))
+    case("then a mission with a new NumbaController law, same cache", [ATTSIM, "run", str(script), "--no-report",
+                                                                        "--out", out + "/u"], second, plus=True)
+    campaign = scratch / "cache-3"
+    case("first attsim campaign wheel_slew --runs 200, empty cache, 2 workers",
+         [ATTSIM, "campaign", "wheel_slew", "--runs", "200", "--workers", "2", "--out", out + "/k"], campaign)
+    case("a small campaign, warm (--runs 60, 2 workers)",
+         [ATTSIM, "campaign", "wheel_slew", "--runs", "60", "--workers", "2", "--out", out + "/s"], campaign)
+    if args.make_test:
+        clone = scratch / "clone"
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        start = time.perf_counter()
+        done = subprocess.run(["make", "test"], cwd=clone, capture_output=True, text=True)
+        verdict = "green" if done.returncode == 0 else f"FAILED ({done.returncode})"
+        lines.append(f"{'make test on a fresh clone (empty cache, venv included)':62s} "
+                     f"{time.perf_counter() - start:7.1f} s  {verdict}")
+        print(lines[-1], flush=True)
+    print()
+    print("\n".join(lines))
+    shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
