@@ -93,7 +93,8 @@ def new_state(q0, bias0_rad_s, sigma_attitude_rad: float, sigma_bias_rad_s: floa
     return MEKFState(np.array(q0, dtype=float), np.array(bias0_rad_s, dtype=float), P)
 
 
-# 3 x 3 matrices are tuples of their three rows, vectors 3-tuples
+# 3 x 3 matrices are tuples of their three rows, vectors 3-tuples. The helpers take no integer constants: numba
+# compiles a function once per literal integer argument
 
 
 @njit(**_JIT)
@@ -108,15 +109,15 @@ def _mat_vec(M, v):
 
 
 @njit(**_JIT)
-def _col3(P, i, j):
-    """``P[i:i+3, j]``."""
-    return (P[i, j], P[i + 1, j], P[i + 2, j])
+def _column_of(P, j):
+    """Column ``j`` of ``P`` as its halves ``(P[0:3, j], P[3:6, j])``."""
+    return (P[0, j], P[1, j], P[2, j]), (P[3, j], P[4, j], P[5, j])
 
 
 @njit(**_JIT)
-def _row3(P, i, j):
-    """``P[i, j:j+3]``."""
-    return (P[i, j], P[i, j + 1], P[i, j + 2])
+def _row_of(P, i):
+    """Row ``i`` of ``P`` as its halves ``(P[i, 0:3], P[i, 3:6])``."""
+    return (P[i, 0], P[i, 1], P[i, 2]), (P[i, 3], P[i, 4], P[i, 5])
 
 
 @njit(**_JIT)
@@ -147,24 +148,24 @@ def _transition(wx, wy, wz, dt_s):
     # W² = W W written out (its zero terms dropped: the diagonal of W is zero)
     xx, yy, zz, xy, xz, yz = wx * wx, wy * wy, wz * wz, wx * wy, wx * wz, wy * wz
     W2 = ((-(yy + zz), xy, xz), (xy, -(xx + zz), yz), (xz, yz, -(xx + yy)))
-    return (_phi11_row(W[0], W2[0], 0, c1, c2), _phi11_row(W[1], W2[1], 1, c1, c2),
-            _phi11_row(W[2], W2[2], 2, c1, c2)), \
-        (_phi12_row(W[0], W2[0], 0, c2, c3, dt_s), _phi12_row(W[1], W2[1], 1, c2, c3, dt_s),
-         _phi12_row(W[2], W2[2], 2, c2, c3, dt_s))
+    I = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    return (_phi11_row(I[0], W[0], W2[0], c1, c2), _phi11_row(I[1], W[1], W2[1], c1, c2),
+            _phi11_row(I[2], W[2], W2[2], c1, c2)), \
+        (_phi12_row(I[0], W[0], W2[0], c2, c3, dt_s), _phi12_row(I[1], W[1], W2[1], c2, c3, dt_s),
+         _phi12_row(I[2], W[2], W2[2], c2, c3, dt_s))
 
 
 @njit(**_JIT)
-def _phi11_row(w, w2, i, c1, c2):
-    """Row ``i`` of ``Φ₁₁ = I − c₁W + c₂W²`` from the rows ``w``, ``w2`` of ``W``, ``W²``."""
-    return ((1.0 if i == 0 else 0.0) - c1 * w[0] + c2 * w2[0], (1.0 if i == 1 else 0.0) - c1 * w[1] + c2 * w2[1],
-            (1.0 if i == 2 else 0.0) - c1 * w[2] + c2 * w2[2])
+def _phi11_row(e, w, w2, c1, c2):
+    """A row of ``Φ₁₁ = I − c₁W + c₂W²`` from the rows ``e``, ``w``, ``w2`` of ``I``, ``W``, ``W²``."""
+    return (e[0] - c1 * w[0] + c2 * w2[0], e[1] - c1 * w[1] + c2 * w2[1], e[2] - c1 * w[2] + c2 * w2[2])
 
 
 @njit(**_JIT)
-def _phi12_row(w, w2, i, c2, c3, dt_s):
-    """Row ``i`` of ``Φ₁₂ = c₂W − IΔt − c₃W²``."""
-    return (c2 * w[0] - (dt_s if i == 0 else 0.0) - c3 * w2[0], c2 * w[1] - (dt_s if i == 1 else 0.0) - c3 * w2[1],
-            c2 * w[2] - (dt_s if i == 2 else 0.0) - c3 * w2[2])
+def _phi12_row(e, w, w2, c2, c3, dt_s):
+    """A row of ``Φ₁₂ = c₂W − IΔt − c₃W²``."""
+    return (c2 * w[0] - e[0] * dt_s - c3 * w2[0], c2 * w[1] - e[1] * dt_s - c3 * w2[1],
+            c2 * w[2] - e[2] * dt_s - c3 * w2[2])
 
 
 @njit(**_JIT)
@@ -198,10 +199,12 @@ def mekf_propagate(q, bias, P, w_meas, dt_s, sigma_v, sigma_u):
         q[i] = qn[i] / norm
     F11, F12 = _transition(wx, wy, wz, dt_s)
     for j in range(6):  # Φ P, column j
-        top = _apply_phi(F11, F12, _col3(P, 0, j), _col3(P, 3, j))
+        x, z = _column_of(P, j)
+        top = _apply_phi(F11, F12, x, z)
         P[0, j], P[1, j], P[2, j] = top
     for i in range(6):  # (Φ P) Φᵀ, row i
-        left = _apply_phi(F11, F12, _row3(P, i, 0), _row3(P, i, 3))
+        x, z = _row_of(P, i)
+        left = _apply_phi(F11, F12, x, z)
         P[i, 0], P[i, 1], P[i, 2] = left
     su2 = sigma_u * sigma_u
     q11 = sigma_v * sigma_v * dt_s + su2 * (dt_s * dt_s * dt_s) / 3.0
@@ -251,11 +254,11 @@ def _joseph(P, h, K, r):
     (six rows of three), then ``P ← ½ (P + Pᵀ)`` (Crassidis & Junkins 2012, eq. 5.41; Markley & Crassidis 2014,
     eq. 6.29). ``(I − KH) v = v − K (h v[0:3])``: applied a column of ``P`` at a time, then a row."""
     for j in range(6):  # (I − KH) P, column j
-        t = _mat_vec(h, _col3(P, 0, j))
+        t = _mat_vec(h, _column_of(P, j)[0])
         for i in range(6):
             P[i, j] -= _dot3(K[i], t)
     for i in range(6):  # ((I − KH) P) (I − KH)ᵀ, row i
-        t = _mat_vec(h, _row3(P, i, 0))
+        t = _mat_vec(h, _row_of(P, i)[0])
         for j in range(6):
             P[i, j] -= _dot3(K[j], t)
     for i in range(6):
@@ -278,8 +281,9 @@ def _update(q, bias, P, y, h, r, gate):
     when ``S`` is not positive definite (``P`` is no longer a covariance),
     and nothing changes unless accepted.
     """
-    U = (_mat_vec(h, _row3(P, 0, 0)), _mat_vec(h, _row3(P, 1, 0)), _mat_vec(h, _row3(P, 2, 0)),
-         _mat_vec(h, _row3(P, 3, 0)), _mat_vec(h, _row3(P, 4, 0)), _mat_vec(h, _row3(P, 5, 0)))
+    U = (_mat_vec(h, (P[0, 0], P[0, 1], P[0, 2])), _mat_vec(h, (P[1, 0], P[1, 1], P[1, 2])),
+         _mat_vec(h, (P[2, 0], P[2, 1], P[2, 2])), _mat_vec(h, (P[3, 0], P[3, 1], P[3, 2])),
+         _mat_vec(h, (P[4, 0], P[4, 1], P[4, 2])), _mat_vec(h, (P[5, 0], P[5, 1], P[5, 2])))
     S0 = (_dot3(h[0], (U[0][0], U[1][0], U[2][0])) + r[0],)  # the lower triangle of S, by rows
     S1 = (_dot3(h[1], (U[0][0], U[1][0], U[2][0])), _dot3(h[1], (U[0][1], U[1][1], U[2][1])) + r[1])
     S2 = (_dot3(h[2], (U[0][0], U[1][0], U[2][0])), _dot3(h[2], (U[0][1], U[1][1], U[2][1])),
@@ -431,9 +435,10 @@ def new_memory(initialised: bool):
 
 
 @njit(**_JIT)
-def _gated(memory, i, gate):
-    """The gate for measurement kind ``i``: infinite once it was rejected :data:`LOCKOUT_REJECTIONS` times in a row."""
-    return np.inf if memory[5 + i] >= LOCKOUT_REJECTIONS else gate
+def _gated(rejections, gate):
+    """The gate for a measurement kind rejected ``rejections`` times in a row: infinite from
+    :data:`LOCKOUT_REJECTIONS` on."""
+    return np.inf if rejections >= LOCKOUT_REJECTIONS else gate
 
 
 @njit(**_JIT)
@@ -523,7 +528,7 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
         else:
             booked = _booked(memory, nis_out, 0, mekf_update_quaternion(q, bias, P, q_st, (params[2], params[3],
                                                                                            params[4]),
-                                                                        _gated(memory, 0, params[7])))
+                                                                        _gated(memory[5], params[7])))
             if booked == DIVERGED:
                 return DIVERGED
             rejected += booked
@@ -535,7 +540,7 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
         return rejected
     if use_mag:
         booked = _booked(memory, nis_out, 1, mekf_update_vector(q, bias, P, b_mag, r_mag, params[5],
-                                                                _gated(memory, 1, params[7])))
+                                                                _gated(memory[6], params[7])))
         if booked == DIVERGED:
             return DIVERGED
         rejected += booked
@@ -543,7 +548,7 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
         s = sun_vector(css, sun_matrix)
         if s[0] != 0.0 or s[1] != 0.0 or s[2] != 0.0:
             booked = _booked(memory, nis_out, 2, mekf_update_vector(q, bias, P, s, r_sun, params[6],
-                                                                    _gated(memory, 2, params[7])))
+                                                                    _gated(memory[7], params[7])))
             if booked == DIVERGED:
                 return DIVERGED
             rejected += booked
