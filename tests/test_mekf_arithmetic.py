@@ -1,8 +1,8 @@
 """The MEKF kernels' written-out arithmetic against the textbook numpy formulation, and compiled against Python.
 
 The reference below is the filter as numpy matrix algebra (``@``,
-``np.linalg.inv``): Markley & Crassidis (2014) eqs. 6.80-6.84 for the
-propagation ``P ← Φ P Φᵀ + Q``, and the update ``S = H P Hᵀ + R``,
+``np.linalg.inv``) as the kernels had it: Markley & Crassidis (2014)
+sec. 6.2 for the propagation ``P ← Φ P Φᵀ + Q``, and the update ``S = H P Hᵀ + R``,
 ``K = P Hᵀ S⁻¹``, Joseph form ``(I − KH) P (I − KH)ᵀ + K R Kᵀ``. It is
 written here, not imported: the kernels must agree with it up to the order
 of summation (their own sums, a Cholesky inverse in place of LU), and the

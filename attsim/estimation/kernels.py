@@ -132,8 +132,8 @@ def _symmetrise(P):
 
 @njit(**_JIT)
 def _transition(wx, wy, wz, dt_s):
-    """``(Φ₁₁, Φ₁₂)`` of the module docstring for ``ω̂`` held over ``dt_s`` (Markley & Crassidis 2014, eqs.
-    6.83-6.84 with 7.5 of Crassidis & Junkins 2012): with ``W = [ω̂×]``, ``c₁ = sin(ωΔt)/ω``,
+    """``(Φ₁₁, Φ₁₂)`` of the module docstring for ``ω̂`` held over ``dt_s`` (Markley & Crassidis 2014,
+    sec. 6.2.4): with ``W = [ω̂×]``, ``c₁ = sin(ωΔt)/ω``,
     ``c₂ = (1 − cos ωΔt)/ω²``, ``c₃ = (ωΔt − sin ωΔt)/ω³``, ``Φ₁₁ = I − c₁W + c₂W²`` and
     ``Φ₁₂ = c₂W − IΔt − c₃W²``."""
     n = math.sqrt(wx * wx + wy * wy + wz * wz)
@@ -148,11 +148,11 @@ def _transition(wx, wy, wz, dt_s):
     # W² = W W written out (its zero terms dropped: the diagonal of W is zero)
     xx, yy, zz, xy, xz, yz = wx * wx, wy * wy, wz * wz, wx * wy, wx * wz, wy * wz
     W2 = ((-(yy + zz), xy, xz), (xy, -(xx + zz), yz), (xz, yz, -(xx + yy)))
-    I = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
-    return (_phi11_row(I[0], W[0], W2[0], c1, c2), _phi11_row(I[1], W[1], W2[1], c1, c2),
-            _phi11_row(I[2], W[2], W2[2], c1, c2)), \
-        (_phi12_row(I[0], W[0], W2[0], c2, c3, dt_s), _phi12_row(I[1], W[1], W2[1], c2, c3, dt_s),
-         _phi12_row(I[2], W[2], W2[2], c2, c3, dt_s))
+    eye = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    return (_phi11_row(eye[0], W[0], W2[0], c1, c2), _phi11_row(eye[1], W[1], W2[1], c1, c2),
+            _phi11_row(eye[2], W[2], W2[2], c1, c2)), \
+        (_phi12_row(eye[0], W[0], W2[0], c2, c3, dt_s), _phi12_row(eye[1], W[1], W2[1], c2, c3, dt_s),
+         _phi12_row(eye[2], W[2], W2[2], c2, c3, dt_s))
 
 
 @njit(**_JIT)
@@ -182,7 +182,7 @@ def mekf_propagate(q, bias, P, w_meas, dt_s, sigma_v, sigma_u):
 
     ``q̂ ← q̂ ⊗ exp((ω_m − β̂) Δt)`` (the body rate held over the interval),
     ``P ← Φ P Φᵀ + Q`` with ``Φ`` and ``Q`` of the module docstring
-    (Markley & Crassidis 2014, eq. 6.80), then ``P ← ½ (P + Pᵀ)``. ``Φ P``
+    (Markley & Crassidis 2014, sec. 6.2.4), then ``P ← ½ (P + Pᵀ)``. ``Φ P``
     is applied a column of ``P`` at a time and ``(Φ P) Φᵀ`` a row at a
     time, each changing only the first three entries. Returns False, and
     changes nothing, when the rotation over the interval is beyond floating
@@ -190,9 +190,9 @@ def mekf_propagate(q, bias, P, w_meas, dt_s, sigma_v, sigma_u):
     """
     wx, wy, wz = w_meas[0] - bias[0], w_meas[1] - bias[1], w_meas[2] - bias[2]
     vx, vy, vz = wx * dt_s, wy * dt_s, wz * dt_s
-    if not (math.isfinite(vx * vx + vy * vy + vz * vz) and math.isfinite(math.sqrt(wx * wx + wy * wy + wz * wz)
-                                                                          * dt_s)):
-        return False  # (the sine of an infinite angle would be NaN compiled, an exception in Python)
+    angle = math.sqrt(wx * wx + wy * wy + wz * wz) * dt_s
+    if not (math.isfinite(vx * vx + vy * vy + vz * vz) and math.isfinite(angle)):
+        return False  # the sine of an infinite angle would be NaN compiled, an exception in Python
     qn = qmul((q[0], q[1], q[2], q[3]), qexp((vx, vy, vz)))
     norm = math.sqrt(qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3])
     for i in range(4):
@@ -222,7 +222,7 @@ def mekf_propagate(q, bias, P, w_meas, dt_s, sigma_v, sigma_u):
 @njit(**_JIT)
 def _cholesky_inverse(S0, S1, S2):
     """``(ok, L⁻¹)`` of a symmetric positive definite 3 x 3 ``S`` (rows; its lower triangle is read) with
-    ``S = L Lᵀ`` (Golub & Van Loan, *Matrix Computations*, 4th ed., 2013, alg. 4.2.1); ``L⁻¹`` is lower triangular,
+    ``S = L Lᵀ`` (Golub & Van Loan, *Matrix Computations*, 4th ed., 2013, sec. 4.2); ``L⁻¹`` is lower triangular,
     as its rows ``(w00,), (w10, w11), (w20, w21, w22)`` packed in six. ``ok`` is False, and ``L⁻¹`` NaN, when a
     pivot is not positive (``S`` not positive definite, or not finite)."""
     nan = math.nan
@@ -251,8 +251,8 @@ def _cholesky_inverse(S0, S1, S2):
 @njit(**_JIT)
 def _joseph(P, h, K, r):
     """``P ← (I − KH) P (I − KH)ᵀ + K R Kᵀ`` in place for ``H = [h 0]``, ``R = diag(r)`` and the gain ``K``
-    (six rows of three), then ``P ← ½ (P + Pᵀ)`` (Crassidis & Junkins 2012, eq. 5.41; Markley & Crassidis 2014,
-    eq. 6.29). ``(I − KH) v = v − K (h v[0:3])``: applied a column of ``P`` at a time, then a row."""
+    (six rows of three), then ``P ← ½ (P + Pᵀ)`` (the Joseph form of the module docstring's sources).
+    ``(I − KH) v = v − K (h v[0:3])``: applied a column of ``P`` at a time, then a row."""
     for j in range(6):  # (I − KH) P, column j
         t = _mat_vec(h, _column_of(P, j)[0])
         for i in range(6):
@@ -271,7 +271,7 @@ def _joseph(P, h, K, r):
 @njit(**_JIT)
 def _update(q, bias, P, y, h, r, gate):
     """The common update of the error state with innovation ``y`` (3-tuple), ``H = [h 0]`` (``h``: 3 x 3 rows)
-    and ``R = diag(r)`` (Markley & Crassidis 2014, eqs. 6.27-6.29; Crassidis & Junkins 2012, table 7.1).
+    and ``R = diag(r)`` (Markley & Crassidis 2014, sec. 6.2.3; Crassidis & Junkins 2012, sec. 7.2).
 
     ``U = P Hᵀ`` (6 x 3; its row ``i`` is ``h P[i, 0:3]``), ``S = H U + R``
     (``H U = h U[0:3]``), ``S = L Lᵀ`` and ``W = L⁻¹``, so that
@@ -314,9 +314,8 @@ def _update(q, bias, P, y, h, r, gate):
 def mekf_update_vector(q, bias, P, b_meas, r_ref, sigma, gate):
     """Update with a body-axis measurement ``b_meas`` of the inertial vector ``r_ref`` (same units, noise ``σ``).
 
-    ``y = b − b̂``, ``h = [b̂×]``, ``R = σ² I`` (Markley & Crassidis 2014,
-    eq. 6.88). Returns ``(nis, accepted)``; a rejected measurement changes
-    nothing.
+    ``y = b − b̂``, ``h = [b̂×]``, ``R = σ² I`` (module docstring). Returns
+    ``(nis, accepted)``; a rejected measurement changes nothing.
     """
     b = qrotate(qconj((q[0], q[1], q[2], q[3])), (r_ref[0], r_ref[1], r_ref[2]))
     y = (b_meas[0] - b[0], b_meas[1] - b[1], b_meas[2] - b[2])
