@@ -22,8 +22,8 @@ through a call, and neither kind counts references (``_nrt=False``: an
 atomic increment and decrement for every array taken out of a bank would
 cost more than the arithmetic). Without reference counting a kernel may only
 use arrays its caller keeps alive for the whole call and must not allocate
-one (it does not compile if it does); a function that must allocate (the
-MEKF's) sets ``_nrt=True`` itself.
+one (it does not compile if it does); a function that must allocate (a
+user's law) sets ``_nrt=True`` itself.
 """
 
 from __future__ import annotations

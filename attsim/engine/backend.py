@@ -58,7 +58,7 @@ class UnitCompileError(Exception):
 
 class RunUnits(NamedTuple):
     """The units a compiled run needs, by slot: samplers, clock and timeline work, writers, the advance and the
-    actuators' hold, and per unit name the options it compiles with (the MEKF's counts references)."""
+    actuators' hold, and per unit name the options it compiles with (a part's ``unit_options``)."""
 
     samplers: list
     at_time: list

@@ -33,6 +33,16 @@ positive definite in floating point.
 State lives in plain arrays (``q`` (4,), ``bias`` (3,), ``P`` (6, 6)),
 updated in place, so the same kernels serve the Python component and the
 compiled mission loop.
+
+The matrix arithmetic is written out over the fixed sizes, on tuples and on
+``P`` itself: no array is allocated and no numpy matrix routine is called,
+so the kernels compile without reference counting (``_nrt=False``), compile
+quickly, and give the same doubles compiled and run as plain Python (every
+sum is evaluated in the order written; numpy's BLAS and LAPACK round
+differently in each). Two structures do the saving: ``Φ = [[Φ₁₁ Φ₁₂] [0 I]]``
+and ``H = [H_θ 0]`` (neither measurement sees the bias), so ``Φ P Φᵀ`` and
+``(I − KH) P (I − KH)ᵀ`` are applied in place, a column and then a row at a
+time, each needing three numbers of scratch.
 """
 
 from __future__ import annotations
@@ -49,9 +59,9 @@ from .determination import triad_kernel
 __all__ = ["MEKFState", "mekf_propagate", "mekf_update_vector", "mekf_update_quaternion", "attitude_error_rad",
            "NIS_GATE_3DOF", "UpdateResult", "DIVERGED"]
 
-# _nrt=True: the MEKF allocates (its matrix products), and the compiled loop that calls it compiles without
-# reference counting (attsim._core.jit), an option numba hands down to the functions compiled for it
-_JIT = dict(cache=True, nogil=True, error_model="numpy", _nrt=True)
+# _nrt=False: nothing here allocates (module docstring), so nothing needs numba's reference counting, and the
+# compiled mission's units, which count no references, call the filter as they call every other kernel
+_JIT = dict(cache=True, nogil=True, error_model="numpy", _nrt=False)
 
 # chi-square with 3 degrees of freedom: P(NIS > 16.27) = 0.001 for a consistent filter
 NIS_GATE_3DOF = 16.27
@@ -83,9 +93,87 @@ def new_state(q0, bias0_rad_s, sigma_attitude_rad: float, sigma_bias_rad_s: floa
     return MEKFState(np.array(q0, dtype=float), np.array(bias0_rad_s, dtype=float), P)
 
 
+# 3 x 3 matrices are tuples of their three rows, vectors 3-tuples. The helpers take no integer constants: numba
+# compiles a function once per literal integer argument
+
+
 @njit(**_JIT)
-def _skew(v):
-    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+def _dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(**_JIT)
+def _mat_vec(M, v):
+    """``M v`` of a 3 x 3 ``M`` (rows)."""
+    return (_dot3(M[0], v), _dot3(M[1], v), _dot3(M[2], v))
+
+
+@njit(**_JIT)
+def _column_of(P, j):
+    """Column ``j`` of ``P`` as its halves ``(P[0:3, j], P[3:6, j])``."""
+    return (P[0, j], P[1, j], P[2, j]), (P[3, j], P[4, j], P[5, j])
+
+
+@njit(**_JIT)
+def _row_of(P, i):
+    """Row ``i`` of ``P`` as its halves ``(P[i, 0:3], P[i, 3:6])``."""
+    return (P[i, 0], P[i, 1], P[i, 2]), (P[i, 3], P[i, 4], P[i, 5])
+
+
+@njit(**_JIT)
+def _symmetrise(P):
+    """``P ← ½ (P + Pᵀ)``, in place (the diagonal is its own mean)."""
+    for i in range(6):
+        for j in range(i):
+            mean = 0.5 * (P[i, j] + P[j, i])
+            P[i, j] = mean
+            P[j, i] = mean
+
+
+@njit(**_JIT)
+def _transition(wx, wy, wz, dt_s):
+    """``(Φ₁₁, Φ₁₂)`` of the module docstring for ``ω̂`` held over ``dt_s`` (Markley & Crassidis 2014,
+    sec. 6.2.4): with ``W = [ω̂×]``, ``c₁ = sin(ωΔt)/ω``,
+    ``c₂ = (1 − cos ωΔt)/ω²``, ``c₃ = (ωΔt − sin ωΔt)/ω³``, ``Φ₁₁ = I − c₁W + c₂W²`` and
+    ``Φ₁₂ = c₂W − IΔt − c₃W²``."""
+    n = math.sqrt(wx * wx + wy * wy + wz * wz)
+    a = n * dt_s
+    if a < 1e-4:  # series of the coefficients: the closed forms lose their digits as ω → 0
+        c1 = dt_s * (1.0 - a * a / 6.0)
+        c2 = dt_s * dt_s * (0.5 - a * a / 24.0)
+        c3 = dt_s * dt_s * dt_s * (1.0 / 6.0 - a * a / 120.0)
+    else:
+        c1, c2, c3 = math.sin(a) / n, (1.0 - math.cos(a)) / (n * n), (a - math.sin(a)) / (n * n * n)
+    W = ((0.0, -wz, wy), (wz, 0.0, -wx), (-wy, wx, 0.0))
+    # W² = W W written out (its zero terms dropped: the diagonal of W is zero)
+    xx, yy, zz, xy, xz, yz = wx * wx, wy * wy, wz * wz, wx * wy, wx * wz, wy * wz
+    W2 = ((-(yy + zz), xy, xz), (xy, -(xx + zz), yz), (xz, yz, -(xx + yy)))
+    eye = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    return (_phi11_row(eye[0], W[0], W2[0], c1, c2), _phi11_row(eye[1], W[1], W2[1], c1, c2),
+            _phi11_row(eye[2], W[2], W2[2], c1, c2)), \
+        (_phi12_row(eye[0], W[0], W2[0], c2, c3, dt_s), _phi12_row(eye[1], W[1], W2[1], c2, c3, dt_s),
+         _phi12_row(eye[2], W[2], W2[2], c2, c3, dt_s))
+
+
+@njit(**_JIT)
+def _phi11_row(e, w, w2, c1, c2):
+    """A row of ``Φ₁₁ = I − c₁W + c₂W²`` from the rows ``e``, ``w``, ``w2`` of ``I``, ``W``, ``W²``."""
+    return (e[0] - c1 * w[0] + c2 * w2[0], e[1] - c1 * w[1] + c2 * w2[1], e[2] - c1 * w[2] + c2 * w2[2])
+
+
+@njit(**_JIT)
+def _phi12_row(e, w, w2, c2, c3, dt_s):
+    """A row of ``Φ₁₂ = c₂W − IΔt − c₃W²``."""
+    return (c2 * w[0] - e[0] * dt_s - c3 * w2[0], c2 * w[1] - e[1] * dt_s - c3 * w2[1],
+            c2 * w[2] - e[2] * dt_s - c3 * w2[2])
+
+
+@njit(**_JIT)
+def _apply_phi(F11, F12, x, z):
+    """The first three entries of ``Φ v`` for ``v = (x, z)``; its last three are ``z`` (``Φ₂₁ = 0``,
+    ``Φ₂₂ = I``)."""
+    return (_dot3(F11[0], x) + _dot3(F12[0], z), _dot3(F11[1], x) + _dot3(F12[1], z),
+            _dot3(F11[2], x) + _dot3(F12[2], z))
 
 
 @njit(**_JIT)
@@ -93,56 +181,132 @@ def mekf_propagate(q, bias, P, w_meas, dt_s, sigma_v, sigma_u):
     """Propagate ``q̂``, ``P`` over ``dt_s`` with the gyro reading ``w_meas`` (rad/s), in place.
 
     ``q̂ ← q̂ ⊗ exp((ω_m − β̂) Δt)`` (the body rate held over the interval),
-    ``P ← Φ P Φᵀ + Q`` with ``Φ`` and ``Q`` of the module docstring.
+    ``P ← Φ P Φᵀ + Q`` with ``Φ`` and ``Q`` of the module docstring
+    (Markley & Crassidis 2014, sec. 6.2.4), then ``P ← ½ (P + Pᵀ)``. ``Φ P``
+    is applied a column of ``P`` at a time and ``(Φ P) Φᵀ`` a row at a
+    time, each changing only the first three entries. Returns False, and
+    changes nothing, when the rotation over the interval is beyond floating
+    point (``|ω̂| Δt`` overflows): the filter cannot propagate.
     """
-    w = np.array([w_meas[0] - bias[0], w_meas[1] - bias[1], w_meas[2] - bias[2]])
-    qn = qmul((q[0], q[1], q[2], q[3]), qexp((w[0] * dt_s, w[1] * dt_s, w[2] * dt_s)))
+    wx, wy, wz = w_meas[0] - bias[0], w_meas[1] - bias[1], w_meas[2] - bias[2]
+    vx, vy, vz = wx * dt_s, wy * dt_s, wz * dt_s
+    angle = math.sqrt(wx * wx + wy * wy + wz * wz) * dt_s
+    if not (math.isfinite(vx * vx + vy * vy + vz * vz) and math.isfinite(angle)):
+        return False  # the sine of an infinite angle would be NaN compiled, an exception in Python
+    qn = qmul((q[0], q[1], q[2], q[3]), qexp((vx, vy, vz)))
     norm = math.sqrt(qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3])
     for i in range(4):
         q[i] = qn[i] / norm
-    n = math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
-    W = _skew(w)
-    W2 = W @ W
-    eye = np.eye(3)
-    a = n * dt_s
-    if a < 1e-4:  # series of the coefficients below: the closed forms lose their digits as ω → 0
-        c1 = dt_s * (1.0 - a * a / 6.0)
-        c2 = dt_s * dt_s * (0.5 - a * a / 24.0)
-        c3 = dt_s**3 * (1.0 / 6.0 - a * a / 120.0)
-    else:
-        c1, c2, c3 = math.sin(a) / n, (1.0 - math.cos(a)) / (n * n), (a - math.sin(a)) / (n * n * n)
-    Phi = np.eye(6)
-    Phi[:3, :3] = eye - c1 * W + c2 * W2
-    Phi[:3, 3:] = c2 * W - dt_s * eye - c3 * W2
-    Q = np.zeros((6, 6))
+    F11, F12 = _transition(wx, wy, wz, dt_s)
+    for j in range(6):  # Φ P, column j
+        x, z = _column_of(P, j)
+        top = _apply_phi(F11, F12, x, z)
+        P[0, j], P[1, j], P[2, j] = top
+    for i in range(6):  # (Φ P) Φᵀ, row i
+        x, z = _row_of(P, i)
+        left = _apply_phi(F11, F12, x, z)
+        P[i, 0], P[i, 1], P[i, 2] = left
     su2 = sigma_u * sigma_u
+    q11 = sigma_v * sigma_v * dt_s + su2 * (dt_s * dt_s * dt_s) / 3.0
+    q12 = -0.5 * su2 * dt_s * dt_s
+    q22 = su2 * dt_s
     for i in range(3):
-        Q[i, i] = sigma_v * sigma_v * dt_s + su2 * dt_s**3 / 3.0
-        Q[i, 3 + i] = Q[3 + i, i] = -0.5 * su2 * dt_s * dt_s
-        Q[3 + i, 3 + i] = su2 * dt_s
-    Pn = Phi @ P @ Phi.T + Q
-    P[:, :] = 0.5 * (Pn + Pn.T)
+        P[i, i] += q11
+        P[i, 3 + i] += q12
+        P[3 + i, i] += q12
+        P[3 + i, 3 + i] += q22
+    _symmetrise(P)
+    return True
 
 
 @njit(**_JIT)
-def _update(q, bias, P, y, H, R, gate):
-    """The common update of the error state with innovation ``y`` (3,), ``H`` (3, 6), ``R`` (3, 3)."""
-    S = H @ P @ H.T + R
-    S_inv = np.linalg.inv(S)
-    nis = y @ S_inv @ y
-    if not (nis <= gate):  # also refuses a NaN innovation
+def _cholesky_inverse(S0, S1, S2):
+    """``(ok, L⁻¹)`` of a symmetric positive definite 3 x 3 ``S`` (rows; its lower triangle is read) with
+    ``S = L Lᵀ`` (Golub & Van Loan, *Matrix Computations*, 4th ed., 2013, sec. 4.2); ``L⁻¹`` is lower triangular,
+    as its rows ``(w00,), (w10, w11), (w20, w21, w22)`` packed in six. ``ok`` is False, and ``L⁻¹`` NaN, when a
+    pivot is not positive (``S`` not positive definite, or not finite)."""
+    nan = math.nan
+    failed = (False, (nan, nan, nan, nan, nan, nan))
+    d0 = S0[0]
+    if not (d0 > 0.0):
+        return failed
+    l00 = math.sqrt(d0)
+    l10, l20 = S1[0] / l00, S2[0] / l00
+    d1 = S1[1] - l10 * l10
+    if not (d1 > 0.0):
+        return failed
+    l11 = math.sqrt(d1)
+    l21 = (S2[1] - l20 * l10) / l11
+    d2 = S2[2] - l20 * l20 - l21 * l21
+    if not (d2 > 0.0):
+        return failed
+    l22 = math.sqrt(d2)
+    w00, w11, w22 = 1.0 / l00, 1.0 / l11, 1.0 / l22
+    w10 = -l10 * w00 / l11
+    w21 = -l21 * w11 / l22
+    w20 = -(l20 * w00 + l21 * w10) / l22
+    return True, (w00, w10, w11, w20, w21, w22)
+
+
+@njit(**_JIT)
+def _joseph(P, h, K, r):
+    """``P ← (I − KH) P (I − KH)ᵀ + K R Kᵀ`` in place for ``H = [h 0]``, ``R = diag(r)`` and the gain ``K``
+    (six rows of three), then ``P ← ½ (P + Pᵀ)`` (the Joseph form of the module docstring's sources).
+    ``(I − KH) v = v − K (h v[0:3])``: applied a column of ``P`` at a time, then a row."""
+    for j in range(6):  # (I − KH) P, column j
+        t = _mat_vec(h, _column_of(P, j)[0])
+        for i in range(6):
+            P[i, j] -= _dot3(K[i], t)
+    for i in range(6):  # ((I − KH) P) (I − KH)ᵀ, row i
+        t = _mat_vec(h, _row_of(P, i)[0])
+        for j in range(6):
+            P[i, j] -= _dot3(K[j], t)
+    for i in range(6):
+        kr = (K[i][0] * r[0], K[i][1] * r[1], K[i][2] * r[2])
+        for j in range(6):
+            P[i, j] += _dot3(kr, K[j])
+    _symmetrise(P)
+
+
+@njit(**_JIT)
+def _update(q, bias, P, y, h, r, gate):
+    """The common update of the error state with innovation ``y`` (3-tuple), ``H = [h 0]`` (``h``: 3 x 3 rows)
+    and ``R = diag(r)`` (Markley & Crassidis 2014, sec. 6.2.3; Crassidis & Junkins 2012, sec. 7.2).
+
+    ``U = P Hᵀ`` (6 x 3; its row ``i`` is ``h P[i, 0:3]``), ``S = H U + R``
+    (``H U = h U[0:3]``), ``S = L Lᵀ`` and ``W = L⁻¹``, so that
+    ``S⁻¹ = Wᵀ W`` and the NIS ``yᵀ S⁻¹ y = |W y|²``; the gain
+    ``K = U S⁻¹`` (row ``i``: ``S⁻¹ U[i]``, ``S⁻¹`` symmetric), the
+    correction ``δx = K y``. Returns ``(nis, accepted)``; ``nis`` is NaN
+    when ``S`` is not positive definite (``P`` is no longer a covariance),
+    and nothing changes unless accepted.
+    """
+    U = (_mat_vec(h, (P[0, 0], P[0, 1], P[0, 2])), _mat_vec(h, (P[1, 0], P[1, 1], P[1, 2])),
+         _mat_vec(h, (P[2, 0], P[2, 1], P[2, 2])), _mat_vec(h, (P[3, 0], P[3, 1], P[3, 2])),
+         _mat_vec(h, (P[4, 0], P[4, 1], P[4, 2])), _mat_vec(h, (P[5, 0], P[5, 1], P[5, 2])))
+    S0 = (_dot3(h[0], (U[0][0], U[1][0], U[2][0])) + r[0],)  # the lower triangle of S, by rows
+    S1 = (_dot3(h[1], (U[0][0], U[1][0], U[2][0])), _dot3(h[1], (U[0][1], U[1][1], U[2][1])) + r[1])
+    S2 = (_dot3(h[2], (U[0][0], U[1][0], U[2][0])), _dot3(h[2], (U[0][1], U[1][1], U[2][1])),
+          _dot3(h[2], (U[0][2], U[1][2], U[2][2])) + r[2])
+    ok, w = _cholesky_inverse(S0, S1, S2)
+    if not ok:
+        return math.nan, False
+    z = (w[0] * y[0], w[1] * y[0] + w[2] * y[1], w[3] * y[0] + w[4] * y[1] + w[5] * y[2])
+    nis = z[0] * z[0] + z[1] * z[1] + z[2] * z[2]
+    if not (nis <= gate):
         return nis, False
-    K = P @ H.T @ S_inv
-    dx = K @ y
-    qn = qmul((q[0], q[1], q[2], q[3]), (1.0, 0.5 * dx[0], 0.5 * dx[1], 0.5 * dx[2]))
+    s00, s10, s11 = w[0] * w[0] + w[1] * w[1] + w[3] * w[3], w[1] * w[2] + w[3] * w[4], w[2] * w[2] + w[4] * w[4]
+    s20, s21, s22 = w[3] * w[5], w[4] * w[5], w[5] * w[5]
+    S_inv = ((s00, s10, s20), (s10, s11, s21), (s20, s21, s22))
+    K = (_mat_vec(S_inv, U[0]), _mat_vec(S_inv, U[1]), _mat_vec(S_inv, U[2]), _mat_vec(S_inv, U[3]),
+         _mat_vec(S_inv, U[4]), _mat_vec(S_inv, U[5]))
+    qn = qmul((q[0], q[1], q[2], q[3]), (1.0, 0.5 * _dot3(K[0], y), 0.5 * _dot3(K[1], y), 0.5 * _dot3(K[2], y)))
     norm = math.sqrt(qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3])
     for i in range(4):
         q[i] = qn[i] / norm
     for i in range(3):
-        bias[i] += dx[3 + i]
-    A = np.eye(6) - K @ H
-    Pn = A @ P @ A.T + K @ R @ K.T
-    P[:, :] = 0.5 * (Pn + Pn.T)
+        bias[i] += _dot3(K[3 + i], y)
+    _joseph(P, h, K, r)
     return nis, True
 
 
@@ -150,14 +314,14 @@ def _update(q, bias, P, y, H, R, gate):
 def mekf_update_vector(q, bias, P, b_meas, r_ref, sigma, gate):
     """Update with a body-axis measurement ``b_meas`` of the inertial vector ``r_ref`` (same units, noise ``σ``).
 
-    Returns ``(nis, accepted)``; a rejected measurement changes nothing.
+    ``y = b − b̂``, ``h = [b̂×]``, ``R = σ² I`` (module docstring). Returns
+    ``(nis, accepted)``; a rejected measurement changes nothing.
     """
-    b_hat = qrotate(qconj((q[0], q[1], q[2], q[3])), (r_ref[0], r_ref[1], r_ref[2]))
-    y = np.array([b_meas[0] - b_hat[0], b_meas[1] - b_hat[1], b_meas[2] - b_hat[2]])
-    H = np.zeros((3, 6))
-    H[:3, :3] = _skew(np.array([b_hat[0], b_hat[1], b_hat[2]]))
-    R = np.eye(3) * (sigma * sigma)
-    return _update(q, bias, P, y, H, R, gate)
+    b = qrotate(qconj((q[0], q[1], q[2], q[3])), (r_ref[0], r_ref[1], r_ref[2]))
+    y = (b_meas[0] - b[0], b_meas[1] - b[1], b_meas[2] - b[2])
+    h = ((0.0, -b[2], b[1]), (b[2], 0.0, -b[0]), (-b[1], b[0], 0.0))
+    variance = sigma * sigma
+    return _update(q, bias, P, y, h, (variance, variance, variance), gate)
 
 
 @njit(**_JIT)
@@ -172,17 +336,13 @@ def attitude_error_rad(q_hat, q):
 def mekf_update_quaternion(q, bias, P, q_meas, sigma_rad, gate):
     """Update with a star-tracker quaternion ``q_meas`` (noise ``σ_i`` rad about body axis i).
 
-    Returns ``(nis, accepted)``; a rejected measurement changes nothing.
+    ``y = 2 vec(q̂* ⊗ q_m)``, ``h = I``, ``R = diag(σ_i²)``. Returns
+    ``(nis, accepted)``; a rejected measurement changes nothing.
     """
-    e = attitude_error_rad(q, q_meas)
-    y = np.array([e[0], e[1], e[2]])
-    H = np.zeros((3, 6))
-    for i in range(3):
-        H[i, i] = 1.0
-    R = np.zeros((3, 3))
-    for i in range(3):
-        R[i, i] = sigma_rad[i] * sigma_rad[i]
-    return _update(q, bias, P, y, H, R, gate)
+    y = attitude_error_rad(q, q_meas)
+    h = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    return _update(q, bias, P, y, h, (sigma_rad[0] * sigma_rad[0], sigma_rad[1] * sigma_rad[1],
+                                      sigma_rad[2] * sigma_rad[2]), gate)
 
 
 # what a cycle's measurements are, in the order of ``mekf_cycle``'s NIS output
@@ -274,13 +434,21 @@ def new_memory(initialised: bool):
 
 
 @njit(**_JIT)
-def _gated(memory, i, gate):
-    """The gate for measurement kind ``i``: infinite once it was rejected :data:`LOCKOUT_REJECTIONS` times in a row."""
-    return np.inf if memory[5 + i] >= LOCKOUT_REJECTIONS else gate
+def _gated(rejections, gate):
+    """The gate for a measurement kind rejected ``rejections`` times in a row: infinite from
+    :data:`LOCKOUT_REJECTIONS` on."""
+    return np.inf if rejections >= LOCKOUT_REJECTIONS else gate
 
 
 @njit(**_JIT)
-def _count(memory, i, accepted):
+def _booked(memory, nis_out, i, result):
+    """Book update ``i``'s ``(nis, accepted)``: its NIS into ``nis_out``, its rejections in a row into
+    ``memory``. Returns 1 when it was rejected, 0 when used, :data:`DIVERGED` when its NIS is NaN: the measurements
+    are finite, so its innovation covariance was not positive definite (``P`` stopped being a covariance)."""
+    nis, accepted = result
+    nis_out[i] = nis
+    if math.isnan(nis):
+        return DIVERGED
     memory[5 + i] = 0.0 if accepted else memory[5 + i] + 1.0
     return 0 if accepted else 1
 
@@ -325,12 +493,12 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
     magnetometer and Sun updates of this cycle (NaN where none was made: a
     measurement without output is skipped, neither used nor rejected). A
     measurement kind rejected :data:`LOCKOUT_REJECTIONS` times in a row is
-    accepted the next time. Returns how many measurements were rejected.
-    The sun sensor's six detector outputs ``css`` give a direction by
-    :func:`sun_vector` with its ``sun_matrix`` (no update when it is too
-    dim, in eclipse). Returns :data:`DIVERGED` instead, at once, when the
-    propagation or an update left the state non-finite: the next update
-    would invert an infinite innovation covariance.
+    accepted the next time. The sun sensor's six detector outputs ``css``
+    give a direction by :func:`sun_vector` with its ``sun_matrix`` (no
+    update when it is too dim, in eclipse). Returns how many measurements
+    were rejected or, at once, :data:`DIVERGED` when the state stopped being
+    finite, the rotation over the interval overflows, or an innovation
+    covariance is not positive definite (:func:`_booked`).
     """
     if _finite(w_meas, 3):
         wx, wy, wz = w_meas[0], w_meas[1], w_meas[2]
@@ -342,8 +510,8 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
         dt = t_s - memory[0]
         if dt > 0.0:
             w_mid = (0.5 * (memory[2] + wx), 0.5 * (memory[3] + wy), 0.5 * (memory[4] + wz))
-            mekf_propagate(q, bias, P, w_mid, dt, params[0], params[1])
-            if not _finite_filter(q, bias, P, memory[1]):
+            if not mekf_propagate(q, bias, P, w_mid, dt, params[0], params[1]) \
+                    or not _finite_filter(q, bias, P, memory[1]):
                 return DIVERGED
     memory[0] = t_s
     memory[2], memory[3], memory[4] = wx, wy, wz
@@ -357,10 +525,12 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
                 q[i] = q_st[i]
             memory[1] = 1.0
         else:
-            nis, ok = mekf_update_quaternion(q, bias, P, q_st, (params[2], params[3], params[4]), _gated(memory, 0,
-                                                                                                          params[7]))
-            nis_out[0] = nis
-            rejected += _count(memory, 0, ok)
+            booked = _booked(memory, nis_out, 0, mekf_update_quaternion(q, bias, P, q_st, (params[2], params[3],
+                                                                                           params[4]),
+                                                                        _gated(memory[5], params[7])))
+            if booked == DIVERGED:
+                return DIVERGED
+            rejected += booked
     if memory[1] == 0.0 and use_mag and use_sun:  # no star tracker: the first usable field and Sun pair
         if triad_start(q, P, b_mag, r_mag, css, sun_matrix, r_sun, params):
             memory[1] = 1.0
@@ -368,15 +538,19 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
     if memory[1] == 0.0:  # no attitude yet: nothing to linearise about
         return rejected
     if use_mag:
-        nis, ok = mekf_update_vector(q, bias, P, b_mag, r_mag, params[5], _gated(memory, 1, params[7]))
-        nis_out[1] = nis
-        rejected += _count(memory, 1, ok)
+        booked = _booked(memory, nis_out, 1, mekf_update_vector(q, bias, P, b_mag, r_mag, params[5],
+                                                                _gated(memory[6], params[7])))
+        if booked == DIVERGED:
+            return DIVERGED
+        rejected += booked
     if use_sun:
         s = sun_vector(css, sun_matrix)
         if s[0] != 0.0 or s[1] != 0.0 or s[2] != 0.0:
-            nis, ok = mekf_update_vector(q, bias, P, s, r_sun, params[6], _gated(memory, 2, params[7]))
-            nis_out[2] = nis
-            rejected += _count(memory, 2, ok)
+            booked = _booked(memory, nis_out, 2, mekf_update_vector(q, bias, P, s, r_sun, params[6],
+                                                                    _gated(memory[7], params[7])))
+            if booked == DIVERGED:
+                return DIVERGED
+            rejected += booked
     if not _finite_filter(q, bias, P, memory[1]):
         return DIVERGED
     return rejected

@@ -138,8 +138,6 @@ class EstimatorPart:
 
     slot = "estimators"
     bank_type = EstimatorBank
-    # the filter's kernels allocate small matrices: its unit counts references
-    unit_options = {MEKF_CYCLE.name: {"_nrt": True}}
 
     def compiles(self, estimator, mission) -> bool:
         return True
