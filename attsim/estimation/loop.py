@@ -1,4 +1,4 @@
-"""The estimators' part of the compiled mission (layer 6): the MEKF bank, its cycle unit, its rows and events.
+"""The estimators' part of the compiled mission: the MEKF bank, its cycle unit, its rows and events.
 
 One :class:`EstimatorBank` row per MEKF (:mod:`attsim.estimation.kernels`).
 Its cycle (:func:`mekf_unit`, on the engine's clock at its gyro's times)
@@ -173,7 +173,7 @@ class EstimatorPart:
 
     def units(self) -> list:
         """The filter's cycle and writer, each with the kind of its signature and its options."""
-        return [(MEKF_CYCLE, "at_time", self.unit_options.get(MEKF_CYCLE.name, {})), (WRITE_ESTIMATOR, "write", {})]
+        return [(MEKF_CYCLE, "at_time", {}), (WRITE_ESTIMATOR, "write", {})]
 
     def writer(self, estimator, build):
         return WRITE_ESTIMATOR, build.row(estimator)
