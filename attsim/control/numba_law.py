@@ -1,4 +1,4 @@
-"""A user's controller as a numba function (layer 5): the compiled path for your own control law.
+"""A user's controller as a numba function: the compiled path for your own control law.
 
 Write the law as a function with this signature, compiled with
 ``numba.njit``::
@@ -26,7 +26,7 @@ Write the law as a function with this signature, compiled with
     stops the run with a :class:`~attsim.errors.ControllerError`.
 
 A cycle in which one of the sensors gave no output (a blinded star
-tracker, a dropout: :mod:`attsim.sensor_base`) does not call the law: its
+tracker, a dropout: :mod:`attsim.sensors.base`) does not call the law: its
 actuators hold their commands, and ``readings`` never holds NaN.
 
 Give the :class:`NumbaController` to a mission like any controller. When
@@ -97,7 +97,7 @@ class NumbaController(Controller):
         self.decide_function = decide
         # the same law with bounds checks: an index past readings, memory or commands raises instead of
         # corrupting memory (numba does not check by default); _nrt=True: a law may allocate, though the compiled
-        # loop that calls it compiles without reference counting (attsim._jit), which numba would hand down to it
+        # loop that calls it compiles without reference counting (attsim._core.jit), which numba would hand down to it
         self.law = njit(boundscheck=True, nogil=True, _nrt=True)(decide.py_func)
         self.parameters = np.ascontiguousarray(finite_array(parameters, "parameters").reshape(-1))
         self.memory_size = positive_int(memory_size, "memory_size", maximum=1_000_000)
@@ -164,6 +164,15 @@ class NumbaController(Controller):
         except ControllerError as exc:
             return exc
         return ControllerError(f"controller {self.name!r} at t = {t_s:.6g} s wrote an invalid command")
+
+    def unit_raised(self, exc: Exception, t_s: float) -> Exception:
+        """What the law raised inside the compiled loop, named as the Python path names it."""
+        return ControllerError(f"controller {self.name!r} raised at t = {t_s:.6g} s: {_plain(exc)}")
+
+    def unit_does_not_compile(self, cause: Exception) -> Exception:
+        """The law does not compile with the documented signature: said with the numba error, on one line."""
+        return ControllerError(f"controller {self.name!r}: its law does not compile as decide(t_s, readings, "
+                               f"parameters, memory, commands): {_plain(cause)}")
 
     def decide(self, t_s, readings):
         block = self._readings

@@ -1,4 +1,4 @@
-"""Running a mission on the compiled loop (layer 7): the SimPy process around it, its hand-overs and errors.
+"""Running a mission on the compiled loop: the SimPy process around it, its hand-overs and errors.
 
 :func:`run_compiled` is the mission's only SimPy process when every
 component has a compiled form (:func:`~attsim.engine.build.compiled_form`).
@@ -77,27 +77,29 @@ def _unit_fault(world, build, where: int, t_s: float) -> Exception:
     return ControllerError(f"a compiled unit faulted at t = {t_s:.6g} s")  # pragma: no cover - a bug
 
 
-def _raising_law(world, build, exc: Exception) -> Exception:
-    """The error a user's law raised inside the loop, named as the Python path names it."""
-    from ..control.numba_law import NumbaController, _plain
+def _components(build):
+    return [c for part in KIND_PARTS for c in build.components_of(part.slot)]
 
+
+def _raising_component(world, build, exc: Exception) -> Exception:
+    """The error a user's code raised inside the loop, as the component whose cycle ran it names it
+    (``unit_raised(exc, t_s)``, e.g. a user's law), else as it was raised."""
     t = float(world.plant.time[0])
-    for law in build.components_of("controllers"):
-        i = build.clock_row(law)
-        if isinstance(law, NumbaController) and world.clock.active[i] != 0.0 and \
-                grid_time(law.phase_s, int(world.clock.next_k[i]), law.period_s) == t:
-            return ControllerError(f"controller {law.name!r} raised at t = {t:.6g} s: {_plain(exc)}")
+    for component in _components(build):
+        explain, i = getattr(component, "unit_raised", None), build.clock_row(component)
+        if explain is not None and i >= 0 and world.clock.active[i] != 0.0 and \
+                grid_time(component.phase_s, int(world.clock.next_k[i]), component.period_s) == t:
+            return explain(exc, t)
     return exc
 
 
-def _law_does_not_compile(build, exc) -> Exception:
-    """A user's law that does not compile with the documented signature, named; any other unit's error as is."""
-    from ..control.numba_law import NumbaController, _plain
-
-    for law in build.components_of("controllers"):
-        if isinstance(law, NumbaController) and law.loop_unit.cache_name() == exc.unit.cache_name():
-            return ControllerError(f"controller {law.name!r}: its law does not compile as decide(t_s, readings, "
-                                   f"parameters, memory, commands): {_plain(exc.__cause__)}")
+def _unit_does_not_compile(build, exc: UnitCompileError) -> Exception:
+    """A unit that does not compile, as the component it is named by explains it (``unit_does_not_compile``,
+    e.g. a user's law with the wrong signature); any other unit's error as it was raised."""
+    for component in _components(build):
+        explain, unit = getattr(component, "unit_does_not_compile", None), getattr(component, "loop_unit", None)
+        if explain is not None and unit is not None and unit.cache_name() == exc.unit.cache_name():
+            return explain(exc.__cause__)
     return exc.__cause__
 
 
@@ -107,7 +109,7 @@ def run_compiled(env, mission, sc, recorder, backend, on_row=None):
     try:
         units = backend.units(world, needed)
     except UnitCompileError as exc:
-        raise _law_does_not_compile(build, exc) from exc.__cause__
+        raise _unit_does_not_compile(build, exc) from exc.__cause__
     loop = backend.loop(world, units)
     # Rows reach the recorder every chunk_s of simulated time at least, and every HANDOVER_WALL_S of wall time: a
     # slow loop (a tiny max_step) would otherwise hold many wall seconds of rows where a kill loses them. The
@@ -122,7 +124,7 @@ def run_compiled(env, mission, sc, recorder, backend, on_row=None):
         except Exception as exc:  # a user's law raised inside the loop
             _flush(world, build, recorder)  # what the loop had produced before is kept
             _hand_back(world, build, sc)
-            raise _raising_law(world, build, exc) from exc
+            raise _raising_component(world, build, exc) from exc
         sc.take_plant(world)
         t_now = sc.t_plant_s
         _flush(world, build, recorder)

@@ -152,10 +152,17 @@ def free_body_setup(q, m, I):
         # within ~1e-50 M of the separatrix (the first flip would come after K ≈ 116 / λ): on it
         separatrix = True
         ia, ib, ic, sb = _polhode_axes(s_idx, mid, l_idx, False)
+    return _polhode_constants(q, m, M, I, ia, ib, ic, sb, separatrix, kc2)
+
+
+@njit(**_JIT)
+def _polhode_constants(q, m, M, I, ia, ib, ic, sb, separatrix, kc2):
+    """The constants of an asymmetric body's motion on its polhode, axes ``(ia, sb ib, ic)`` as chosen by
+    :func:`_polhode_axes`; on the separatrix when ``separatrix`` (then ``kc2`` is unused), else ``kc2 = 1 - k²``."""
     Ia, Ib, Ic = I[ia], I[ib], I[ic]
     ma, mb, mc = m[ia], sb * m[ib], m[ic]
     if separatrix and (ma == 0.0 or mc == 0.0):
-        return _symmetric_constants(q, m, M, zero3, I[ib], 0.0)  # balanced on the intermediate axis
+        return _symmetric_constants(q, m, M, (0.0, 0.0, 0.0), I[ib], 0.0)  # balanced on the intermediate axis
     num_c = ma * ma * (Ic / Ia - 1.0) + mb * mb * (Ic / Ib - 1.0)
     num_a = mb * mb * (1.0 - Ia / Ib) + mc * mc * (1.0 - Ia / Ic)
     Aa = math.sqrt(num_c / (Ia * (Ic - Ia)))

@@ -73,21 +73,7 @@ def attitude_3d(df, moments, R_BP, H_I, scale: float, extra_directions=None, q_r
     ``extra_directions`` maps a name to (colour, (n, 3) inertial unit vectors per row); ``q_ref`` (n, 4)
     draws the reference frame's axes dashed.
     """
-    a = np.sqrt(
-        np.maximum(
-            np.array(
-                [
-                    moments[1] + moments[2] - moments[0],
-                    moments[0] + moments[2] - moments[1],
-                    moments[0] + moments[1] - moments[2],
-                ]
-            ),
-            0.0,
-        )
-    )
-    a = np.maximum(a / a.max(), 0.15)  # a thin plate stays visible
-    u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 16), np.linspace(0, np.pi, 9))
-    pts = np.stack([a[0] * np.cos(u) * np.sin(v), a[1] * np.sin(u) * np.sin(v), a[2] * np.cos(v)], axis=-1) @ R_BP.T
+    pts = _ellipsoid_points(moments, R_BP)
     picks = np.unique(np.linspace(0, len(df) - 1, min(ANIMATION_FRAMES, len(df))).astype(int))
     t = df.index.to_numpy()[picks]
     R = rotations.quat_to_dcm(df[list(QUATERNION_COLUMNS)].to_numpy()[picks])
@@ -140,6 +126,38 @@ def attitude_3d(df, moments, R_BP, H_I, scale: float, extra_directions=None, q_r
         **base_layout(560),
         "scene": scene,
         "hovermode": "closest",
+        **_animation_controls(frames),
+    }
+    return Plot(
+        "3D attitude, inertial axes: the body's inertia ellipsoid and axes (x_B, y_B, z_B), H and ω "
+        "(directions, fixed length)" + (", reference axes dashed" if R_ref is not None else ""),
+        {"data": traces(0, True), "layout": layout, "frames": frames},
+    )
+
+
+def _ellipsoid_points(moments, R_BP) -> np.ndarray:
+    """The surface of the body's equivalent uniform ellipsoid (semi-axes from the principal moments, the largest
+    1), in body axes: ``a_i ∝ sqrt(I_j + I_k - I_i)``."""
+    a = np.sqrt(
+        np.maximum(
+            np.array(
+                [
+                    moments[1] + moments[2] - moments[0],
+                    moments[0] + moments[2] - moments[1],
+                    moments[0] + moments[1] - moments[2],
+                ]
+            ),
+            0.0,
+        )
+    )
+    a = np.maximum(a / a.max(), 0.15)  # a thin plate stays visible
+    u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 16), np.linspace(0, np.pi, 9))
+    return np.stack([a[0] * np.cos(u) * np.sin(v), a[1] * np.sin(u) * np.sin(v), a[2] * np.cos(v)], axis=-1) @ R_BP.T
+
+
+def _animation_controls(frames: list[dict]) -> dict:
+    """A slider over the frames and a Play button, as plotly layout entries."""
+    return {
         "sliders": [
             {
                 "steps": [
@@ -169,11 +187,6 @@ def attitude_3d(df, moments, R_BP, H_I, scale: float, extra_directions=None, q_r
             }
         ],
     }
-    return Plot(
-        "3D attitude, inertial axes: the body's inertia ellipsoid and axes (x_B, y_B, z_B), H and ω "
-        "(directions, fixed length)" + (", reference axes dashed" if R_ref is not None else ""),
-        {"data": traces(0, True), "layout": layout, "frames": frames},
-    )
 
 
 def polhode(H_B, moments, R_BP) -> Plot:
