@@ -1,4 +1,4 @@
-"""The ``attsim`` command line (layer 10).
+"""The ``attsim`` command line.
 
     attsim run SCRIPT_OR_NAME [--out DIR] [--duration S] [--seed N] [--method M] [--no-report]
     attsim report DIR [DIR ...] [--out FILE]  one run's report, or a comparison of several
@@ -47,11 +47,12 @@ from pathlib import Path
 
 
 from . import __version__
+from ._core.validate import positive_int
 from .criteria import Criterion, judge
 from .criteria import one_line as _one_line
 from .engine.choice import BACKEND_NAMES
 from .errors import AttsimError, InputError
-from .script_runs import EXIT_FAILED, EXIT_OK, build_missions, execute, write_report
+from .script_runs import EXIT_FAILED, EXIT_OK, build_missions, execute, write_pages
 from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts as _mission_scripts
 from .scripts import resolve_script as _resolve_script
 from .testing import NotEvaluated
@@ -224,10 +225,10 @@ def _cmd_report(args) -> int:
             print(f"note: {run.path} holds a partial run ({run.meta.get('stopped', 'killed')})")
     field = "out" if args.out else "dirs"
     if len(runs) == 1:
-        print(f"report: {write_report(lambda: report(runs[0], target), field, target)}")
+        print(f"report: {write_pages(lambda: report(runs[0], target), field, target)}")
     else:
         target = target or Path(runs[0].path).parent / "comparison.html"
-        print(f"comparison: {write_report(lambda: report(runs, target), field, target)}")
+        print(f"comparison: {write_pages(lambda: report(runs, target), field, target)}")
     return EXIT_OK
 
 
@@ -235,6 +236,7 @@ def _cmd_compile(args) -> int:
     from .engine import precompile
     from .engine.backend import missing
 
+    jobs = positive_int(args.jobs, "--jobs")
     if args.status:
         absent = missing(precompile.all_needs())
         state = "compiling now (in another process)" if precompile.running() else "not compiling"
@@ -247,7 +249,7 @@ def _cmd_compile(args) -> int:
         missions, _ = build_missions(module.build)
         done = [name for mission in missions for name in mission.compile()]
     else:
-        done = precompile.compile_all(say=lambda message: print(f"attsim: {message}", flush=True))
+        done = precompile.compile_all(say=lambda message: print(f"attsim: {message}", flush=True), jobs=jobs)
     print(f"{len(done)} units compiled" + ("" if done else ": every one was on this machine already"))
     return EXIT_OK
 
@@ -281,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     compile_ = command("compile", "compile every unit (or a mission's) for this machine, once", _cmd_compile)
     compile_.add_argument("mission", nargs="?", help="a mission name or script: compile only what it needs")
     compile_.add_argument("--status", action="store_true", help="say whether a compile runs and what is missing")
+    compile_.add_argument("--jobs", type=int, default=1,
+                          help="compile every unit in this many processes at once (one a core; each ~0.5 GB)")
     run = command("run", "run a mission script", _cmd_run)
     run.add_argument("mission", help="a name from 'attsim missions' or a path to a .py script")
     _run_options(run)

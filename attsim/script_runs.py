@@ -1,4 +1,4 @@
-"""Running a mission script (layer 10): its ``build()`` with the overrides, its runs, criteria and reports.
+"""Running a mission script: its ``build()`` with the overrides, its runs, criteria and reports.
 
 A mission script defines ``build(out_dir=None, **params)`` returning a
 :class:`~attsim.Mission` (or a list of them) and ``criteria(telemetry)``;
@@ -26,7 +26,7 @@ from .criteria import one_line as _one_line, shown as _shown
 from .errors import InputError, add_note
 from .tracebacks import describe
 
-__all__ = ["build_missions", "execute", "write_report", "EXIT_OK", "EXIT_FAILED"]
+__all__ = ["build_missions", "execute", "write_pages", "EXIT_OK", "EXIT_FAILED"]
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -160,7 +160,7 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
     for label, value, ok, bound in results:
         print(f"{'PASS' if ok else 'FAIL'}  {label}: {_shown(value)}" + (f" (bound {bound})" if bound else ""))
     if write_report:
-        pages = write_report(lambda: report_runs(runs, criteria=results, figures=figures), "out", runs[0].path)
+        pages = write_pages(lambda: report_runs(runs, criteria=results, figures=figures), "out", runs[0].path)
         for page in pages[: len(runs)]:  # several pages share one plotly.js
             print(f"report: {page}")
         if len(runs) > 1:
@@ -179,7 +179,7 @@ def _keep_criteria(runs, results) -> None:
             record_criteria(run.path, own, common)
 
 
-def write_report(write: Callable, field: str, path=None):
+def write_pages(write: Callable, field: str, path=None):
     """``write()`` (a report); a place it cannot write to (read-only, full, no such place) as an InputError naming
     ``field``, the option the user gave it by."""
     try:

@@ -1,4 +1,4 @@
-"""Runs without the mission engine, for analytic studies (layer 8).
+"""Runs without the mission engine, for analytic studies.
 
 :class:`Propagation` has a :class:`~attsim.Mission`'s interface (``name``,
 ``out_dir``, ``duration_s``, ``seed``, ``method``, ``run()`` returning a
@@ -19,7 +19,7 @@ import numpy as np
 
 from ._core.validate import (boolean, int_in, one_of, path_like, positive_int, positive_scalar, safe_name,
                              unit_quaternion, vector3)
-from .errors import GimbalLockError
+from .errors import GimbalLockError, InputError
 from .inertia import check_inertia
 from .telemetry.schema import STATE_COLUMNS
 from .torque import TorqueModel
@@ -66,7 +66,12 @@ class Propagation:
             return {"kind": "constant", "N_m": list(model.constant_N_m)}
         return {"kind": "function", "name": getattr(model.function, "__name__", type(model.function).__name__)}
 
-    def run(self, progress: bool = False):
+    def run(self, progress: bool = False, backend: str | None = None):
+        """Propagate, record and return the :class:`~attsim.telemetry.Telemetry` (``progress`` is not shown: a
+        propagation has no loop to report on). ``backend`` is a Mission's choice of loop: a Propagation has none."""
+        if backend is not None:
+            raise InputError("backend", "chooses how a Mission's loop runs; a Propagation has no mission loop "
+                             "(it integrates with its method)", f"got {backend!r}")
         from . import __version__
         from .propagation import propagate
         from .telemetry.recorder import Recorder, load
