@@ -1,4 +1,4 @@
-"""How a run's units become code (layer 7): compiled (once per machine, cached) or interpreted (no compiler).
+"""How a run's units become code: compiled (once per machine, cached) or interpreted (no compiler).
 
 A :class:`Backend` turns the units a run needs (:mod:`attsim._core.units`)
 into callables and makes the loop over them (:mod:`attsim.engine.loop`):
@@ -27,7 +27,7 @@ from .._core.fastcall import entry_point
 from .._core.interpret import FUNCTIONS, interpret, interpret_unit
 from .._core.units import (Unit, compile_records, compile_unit, from_address, jit_address, pin, release,
                            unit_is_cached)
-from .compile_record import compiling, remember
+from .compile_record import compile_estimate, compiling, remember
 from .loop import Units, run_loop
 from .plant import advance_held, advance_unit_for
 from .world import World, world_signatures
@@ -175,11 +175,31 @@ class Compiled(Backend):
 
     name = "compiled"
 
-    def __init__(self, progress: bool = False):
+    def __init__(self, progress: bool = False, announced: bool = False):
         self._alive = []  # the dispatchers whose code the addresses point at
         self._pinned = {}  # id(world) -> (world, address): the World stays alive while its copy is used
         self._first_record = len(compile_records())
         self._progress = progress
+        self._announced = announced  # whoever chose this backend said already that it compiles
+
+    def _announce(self, needs: list[Need]) -> None:
+        """Say on stderr, once, that this run compiles units and about how long it takes: never a silent wait."""
+        if self._announced:
+            return
+        self._announced = True
+        absent = missing(needs)
+        if absent:
+            self._progress = True
+            print(f"attsim: compiling {len(absent)} units for this machine, once (about "
+                  f"{compile_estimate(absent):.0f} s): " + ", ".join(absent), file=sys.stderr, flush=True)
+
+    def units(self, world: World, needed: RunUnits) -> Units:
+        self._announce(loop_needs(world, needed))
+        return super().units(world, needed)
+
+    def plant_advance(self, integrator, world: World):
+        self._announce(advance_needs(integrator, world))
+        return super().plant_advance(integrator, world)
 
     def _dispatcher(self, need: Need):
         before = len(compile_records())

@@ -1,4 +1,4 @@
-"""Which backend a run takes (layer 7), and telling the user when it compiles.
+"""Which backend a run takes, and telling the user when it compiles.
 
 ``Mission.run(backend=...)`` (``attsim run --backend``; the environment
 variable ``ATTSIM_BACKEND`` when neither is given) is ``"compiled"``,
@@ -90,7 +90,7 @@ class Auto(Backend):
                         + (" while every unit compiles in the background for the next runs (once per machine; "
                            "see 'attsim compile --status')" if started else ""))
                 else:
-                    self.chosen = Compiled(progress=True)
+                    self.chosen = Compiled(progress=True, announced=True)
                     say(f"compiling {len(absent)} units for this machine, once (about {compile_s:.0f} s): "
                         + ", ".join(absent))
             self.name = self.chosen.name

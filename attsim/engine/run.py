@@ -1,4 +1,4 @@
-"""One run of a mission (layer 7): set up, stepped, finished — as SimPy's ``run()`` is over its ``step()``.
+"""One run of a mission: set up, stepped, finished — as SimPy's ``run()`` is over its ``step()``.
 
 :class:`MissionRun` checks the mission, chooses how it runs — the compiled
 loop (:mod:`attsim.engine.compiled`) when every component has a compiled
@@ -190,8 +190,10 @@ class MissionRun:
         if self.sc is not None and not isinstance(original, (DivergenceError, EstimatorDivergenceError)):
             self._record_last_row(t_s)
         wall_start = getattr(self, "wall_start", time.perf_counter())
-        self.recorder.abort(f"{type(original).__name__}: {original}", wall_s=time.perf_counter() - wall_start,
-                            t_stop_s=t_s, compile_s=self.compile_s(), path=self.path, backend=self.backend.name)
+        compile_s = self.compile_s()
+        self.recorder.abort(f"{type(original).__name__}: {original}",
+                            wall_s=max(time.perf_counter() - wall_start - compile_s, 0.0), t_stop_s=t_s,
+                            compile_s=compile_s, path=self.path, backend=self.backend.name)
         if original is not exc:
             raise original.with_traceback(original.__traceback__) from None
         raise exc

@@ -1,4 +1,4 @@
-"""What every sensor does (layer 5): sampling, its mounting in the body, faults, and "no output".
+"""What every sensor does: sampling, its mounting in the body, faults, and "no output".
 
 A sensor either runs its own SimPy process (sampling at ``phase_s + k /
 rate_hz``) or, when a controller or an estimator uses it, is sampled by that
@@ -50,7 +50,7 @@ IDENTITY = (1.0, 0.0, 0.0, 0.0)
 MAX_MISALIGNMENT_RAD = 0.1
 SAMPLES_PER_DRAW = 256  # samples' worth of normals a sensor draws from its generator at once
 # SimPy priority of the fault events: after the processes' start at t = 0 (URGENT, 0), before everything else
-# at a time (NORMAL, 1); each boundary a little later than the one before it (sensor_faults.fault_schedule)
+# at a time (NORMAL, 1); each boundary a little later than the one before it (sensors.faults.fault_schedule)
 FAULT_PRIORITY = 0.25
 _ZEROS = (0.0,) * 6  # the draws of a noise-free sample, and the bias of no fault
 
@@ -64,7 +64,8 @@ def mounting(q_BS, misalignment_rad) -> tuple[tuple, tuple]:
         raise InputError("misalignment_rad", f"must be a small rotation (|δ| <= {MAX_MISALIGNMENT_RAD} rad); give a "
                          "larger turn as the mounting q_BS", f"|δ| = {angle:.6g} rad")
     nominal = tuple(float(v) for v in q)
-    return nominal, qmul(nominal, qexp(tuple(float(v) for v in delta)))
+    # the kernels' Python twins: set-up arithmetic, once per sensor, must not start numba's compiler
+    return nominal, qmul.py_func(nominal, qexp.py_func(tuple(float(v) for v in delta)))
 
 
 def scale_factor(value, field: str, size: int) -> tuple:
