@@ -20,6 +20,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/attsim compile --jobs $$(nproc 2>/dev/null || echo 2)  # every compiled unit once, in parallel: the suite then loads them
 	$(BIN)/python -m pytest
 
 # Benchmarks: the peer (Basilisk, package `bsk`) is optional; when it cannot be

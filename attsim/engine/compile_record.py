@@ -1,4 +1,4 @@
-"""What this machine has compiled (layer 8): the machine-wide compile lock and the compile times kept.
+"""What this machine has compiled: the machine-wide compile lock and the compile times kept.
 
 Numba writes each compiled unit to its disk cache (:mod:`attsim._core.jit`);
 two processes compiling the same unit at once would both pay for it.
@@ -25,8 +25,9 @@ __all__ = ["compiling", "remember", "compile_estimate", "directory", "LOCK_DIR_N
 LOCK_DIR_NAME = "attsim-compile"
 TIMES_FILE = "compile-times.json"
 LOG_FILE_NAME = "background.log"  # what a background compile says
-# a unit's compile time before this machine has compiled it once (s): an advance, a law, anything else
-DEFAULT_COMPILE_S = {"advance": 12.0, "law": 8.0, "other": 2.0}
+# a unit's compile time before this machine has compiled it once (s): the plant's advance (the engine's own, an
+# integrator's stages with the whole plant torque), any other unit (a sample, a law's cycle, a writer: 0.5-15 s)
+DEFAULT_COMPILE_S = {"advance": 12.0, "other": 4.0}
 
 
 def directory() -> Path:
@@ -54,16 +55,12 @@ def remember(seconds: dict) -> None:
     partial.replace(path)
 
 
-_LAW_UNITS = {"quaternion_pd", "magnetic_pd", "unloading", "bdot", "mekf_unit", "user_law", "check_modes"}
-
-
 def compile_estimate(names: list[str]) -> float:
     """About how long compiling the units ``names`` takes here (s): this machine's last times, else defaults."""
     times = _times()
 
     def default(name: str) -> float:
-        kind = "advance" if name.startswith("advance_") else "law" if name in _LAW_UNITS else "other"
-        return DEFAULT_COMPILE_S[kind]
+        return DEFAULT_COMPILE_S["advance" if name.startswith("advance_") else "other"]
 
     return sum(times.get(name, default(name)) for name in names)
 

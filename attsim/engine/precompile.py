@@ -1,4 +1,4 @@
-"""Compiling every unit once per machine, ahead of need (layer 7): ``attsim compile``, and in the background.
+"""Compiling every unit once per machine, ahead of need: ``attsim compile``, and in the background.
 
 :func:`all_needs` lists every unit a mission can use on this machine: each
 kind's own (:attr:`LoopPart.units`), each component class's (a sensor's
@@ -17,6 +17,7 @@ took (:func:`compile_estimate` reads it back). A user's
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -70,24 +71,65 @@ def _subclasses(cls) -> list:
     return found
 
 
-def compile_all(needs=None, say=None) -> dict:
+def compile_all(needs=None, say=None, jobs: int = 1) -> dict:
     """Compile the units of ``needs`` (default: :func:`all_needs`) not yet on disk, under the machine-wide lock;
-    returns ``{unit: seconds}`` of those it compiled."""
+    returns ``{unit: seconds}`` of those it compiled.
+
+    With ``jobs`` > 1 (``attsim compile --jobs N``) the units are shared out among that many processes, the
+    longest first (by :func:`compile_estimate`), while this one holds the lock: numba compiles on one core, so a
+    machine with idle cores compiles everything in about ``1 / jobs`` of the time (and ``jobs`` times the memory).
+    """
     needs = all_needs() if needs is None else needs
     with compiling():
-        done = {}
-        for need in needs:
-            if unit_is_cached(need.unit, need.signature, **need.options):
-                continue
-            before = len(compile_records())
-            compile_unit(need.unit, need.signature, **need.options)
-            for record in compile_records()[before:]:
-                if record.compiled:
-                    done[need.unit.name] = record.seconds
-                    if say is not None:
-                        say(f"compiled {need.unit.name} ({record.seconds:.1f} s)")
-        remember(done)
-        return done
+        if jobs > 1:
+            return _compile_shared(needs, jobs, say)
+        return _compile(needs, say)
+
+
+def _compile(needs, say) -> dict:
+    done = {}
+    for need in needs:
+        if unit_is_cached(need.unit, need.signature, **need.options):
+            continue
+        before = len(compile_records())
+        compile_unit(need.unit, need.signature, **need.options)
+        for record in compile_records()[before:]:
+            if record.compiled:
+                done[need.unit.name] = record.seconds
+                if say is not None:
+                    say(f"compiled {need.unit.name} ({record.seconds:.1f} s)")
+    remember(done)
+    return done
+
+
+def _shares(names: list[str], jobs: int) -> list[list[str]]:
+    """The units ``names`` (cache names) dealt to ``jobs`` processes, the longest compile to the least loaded
+    process first."""
+    shares, loads = [[] for _ in range(jobs)], [0.0] * jobs
+    for name in sorted(names, key=lambda n: -compile_estimate([n])):
+        k = loads.index(min(loads))
+        shares[k].append(name)
+        loads[k] += compile_estimate([name])
+    return shares
+
+
+def _compile_shared(needs, jobs: int, say) -> dict:
+    absent = sorted({n.unit.cache_name() for n in needs if not unit_is_cached(n.unit, n.signature, **n.options)})
+    children = [subprocess.Popen([sys.executable, "-m", "attsim.engine.precompile", "--units", ",".join(share)],
+                                 stdout=subprocess.PIPE, text=True)
+                for share in _shares(absent, jobs) if share]
+    done = {}
+    for child in children:
+        for line in child.stdout:
+            name, _, seconds = line.strip().partition(" ")
+            done[name] = float(seconds)
+            if say is not None:
+                say(f"compiled {name} ({float(seconds):.1f} s)")
+        if child.wait() != 0:
+            raise RuntimeError(f"a compiling process failed (exit {child.returncode}); run 'attsim compile' for "
+                               "its error")
+    remember(done)
+    return done
 
 
 def compile_needs(needs) -> list[str]:
@@ -130,9 +172,21 @@ def background_compile() -> bool:
 
 
 def main(argv=None) -> int:
-    """Compile every unit this machine lacks, saying each."""
+    """Compile every unit this machine lacks, saying each (``--jobs N``: in N processes).
+
+    ``--units a,b`` is one such process's share (its parent holds the lock): it prints ``name seconds`` a line
+    for each unit it compiled."""
+    parser = argparse.ArgumentParser(prog="python -m attsim.engine.precompile")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--units", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.units is not None:
+        wanted = set(args.units.split(","))
+        for name, seconds in _compile([n for n in all_needs() if n.unit.cache_name() in wanted], None).items():
+            print(name, seconds, flush=True)
+        return 0
     start = time.perf_counter()
-    done = compile_all(say=lambda message: print(f"attsim: {message}", flush=True))
+    done = compile_all(say=lambda message: print(f"attsim: {message}", flush=True), jobs=max(args.jobs, 1))
     print(f"attsim: {len(done)} units compiled in {time.perf_counter() - start:.0f} s", flush=True)
     if sys.platform != "win32":
         import resource  # POSIX: the process's peak memory, for tools/bench_coldstart.py
