@@ -1,4 +1,4 @@
-"""Derived quantities and analytic references (layer 7).
+"""Derived quantities and analytic references.
 
 Everything here reads a propagated frame (columns ``qw..qz``, ``wx..wz``
 indexed by ``t``) and the inertia. When the inertia is omitted it is taken

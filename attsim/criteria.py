@@ -1,4 +1,4 @@
-"""A mission's success criteria: judged as ``attsim run`` prints them, and kept with the run (layer 8).
+"""A mission's success criteria: judged as ``attsim run`` prints them, and kept with the run.
 
 ``criteria(telemetry)`` of a mission script returns
 ``[(label, value, ok, bound), ...]``. :func:`judge` makes each row a

@@ -1,4 +1,4 @@
-"""Dispersed parameters of a Monte Carlo campaign (layer 2).
+"""Dispersed parameters of a Monte Carlo campaign.
 
 A campaign runs a mission many times, each run with its own draw of the
 uncertain parameters (inertia, initial rate and attitude, sensor biases,

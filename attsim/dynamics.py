@@ -1,4 +1,4 @@
-"""Equations of motion of the rigid body (layer 3).
+"""Equations of motion of the rigid body.
 
 Euler's equation with the full inertia tensor about the centre of mass,
 body axes (Bhattu 2019, eq. 28; Ganapathi 2005, sec. 7)::

@@ -1,5 +1,5 @@
 """Mass properties: shapes, placed parts, composite bodies, principal axes,
-and the physical checks on an inertia tensor (layer 2).
+and the physical checks on an inertia tensor.
 
 Every inertia here is the 3x3 tensor in kg m^2, ``J = ∫ ((r.r) 1 - r r^T) dm``.
 A part placed in the body with orientation ``R_BP`` (part axes to body axes)

@@ -1,4 +1,4 @@
-"""Values far outside any spacecraft's range (layer 0): warned about, never refused.
+"""Values far outside any spacecraft's range: warned about, never refused.
 
 A number in the wrong unit passes every type and sign check: an initial rate
 of (5, -3, 2) meant as deg/s runs at 353 deg/s, a wheel's 1 mN m given as

@@ -1,4 +1,4 @@
-"""Attitude representations and their algebra (layer 1).
+"""Attitude representations and their algebra.
 
 Conventions (``shared/DESIGN.md``): Hamilton quaternions, scalar first,
 ``q = (w, x, y, z)``. The attitude quaternion ``q_IB`` rotates body-frame

@@ -1,4 +1,4 @@
-"""Mission scripts (layer 8): found in ``./missions``, resolved by name or path, loaded as modules.
+"""Mission scripts: found in ``./missions``, resolved by name or path, loaded as modules.
 
 Shared by the command line (``attsim run``, ``attsim missions``) and the
 campaign runner, whose workers load a script once and keep it.

@@ -1,4 +1,4 @@
-"""Assertions for users' own tests of control laws and torque schedules (layer 8).
+"""Assertions for users' own tests of control laws and torque schedules.
 
 Each takes a :class:`~attsim.telemetry.Telemetry` (or a telemetry frame)
 and raises ``AssertionError`` with the measured value, the time and the bound

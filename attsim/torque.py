@@ -1,4 +1,4 @@
-"""Applied body torque in the forms :func:`attsim.propagate` accepts (layer 3).
+"""Applied body torque in the forms :func:`attsim.propagate` accepts.
 
 ``None`` (torque-free), a constant body torque (N m, body axes), or a
 callable ``f(t, q, omega) -> torque`` evaluated at every integrator stage,

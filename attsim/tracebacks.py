@@ -1,4 +1,4 @@
-"""Whose code raised an exception (layer 10): a user's mission script, attsim, or a library; and where.
+"""Whose code raised an exception: a user's mission script, attsim, or a library; and where.
 
 The command line turns what escapes a command into one line (``attsim.cli``)
 and the mission-script runs name an error in a user's ``criteria``

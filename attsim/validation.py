@@ -1,4 +1,4 @@
-"""Analytic validation cases behind ``attsim validate`` (layer 8).
+"""Analytic validation cases behind ``attsim validate``.
 
 Each case compares a method with an exact or independent reference and a
 bound that follows from the method's order at the chosen step; all must

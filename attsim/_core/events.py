@@ -1,4 +1,4 @@
-"""The compiled mission's event rows (layer 0): what a unit logs, for Python to turn into the run's events.
+"""The compiled mission's event rows: what a unit logs, for Python to turn into the run's events.
 
 An event row is ``(t, kind, what, index, v0, v1, v2, v3)``: the kind is a
 code of the part that logs it (its meaning, and of ``what``, ``index`` and

@@ -1,4 +1,4 @@
-"""The interpreted backend (layer 0): attsim's compiled units run as plain Python, with no compiler at all.
+"""The interpreted backend: attsim's compiled units run as plain Python, with no compiler at all.
 
 Every unit and kernel of the compiled mission is ordinary Python that
 numba compiles; :func:`interpret` gives the same function as Python, its

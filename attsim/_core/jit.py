@@ -1,4 +1,4 @@
-"""numba's ``njit`` for attsim, with a disk cache invalidated by what a function depends on (layer 0).
+"""numba's ``njit`` for attsim, with a disk cache invalidated by what a function depends on.
 
 numba's own cache checks only the source file a function is defined in, but
 a compiled function carries the code of everything it calls: after an edit

@@ -1,4 +1,4 @@
-"""The times of periodic work (layer 0): one rule for the Python path and the compiled loop.
+"""The times of periodic work: one rule for the Python path and the compiled loop.
 
 ``phase + k period`` in floating point is not the same double for grids that
 meet in exact arithmetic: ``3 * 0.1`` is 0.30000000000000004 while

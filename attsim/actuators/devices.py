@@ -1,4 +1,4 @@
-"""Actuators and time-tagged command schedules (layer 5).
+"""Actuators and time-tagged command schedules.
 
 Every actuator holds its last command (zero-order hold) and hands the
 resulting body torque, dipole or wheel torque to the running
@@ -46,7 +46,7 @@ def _finite_triple(value):
     """``value`` as three floats when it is a tuple, list or float array of three finite floats, else None.
 
     The fast check of a command vector: what it accepts, the generic check
-    (:func:`~attsim._validate.finite_array`) accepts alike.
+    (:func:`~attsim._core.validate.finite_array`) accepts alike.
     """
     kind = type(value)
     if kind is np.ndarray:
@@ -315,7 +315,7 @@ class Magnetorquer(Component):
         self._scale = self.saturation == "scale"
 
     def saturate(self, dipole_Am2) -> tuple[np.ndarray, bool]:
-        """The dipole applied for a request, and whether a limit cut it (``actuator_models.magnetorquer_saturate``)."""
+        """The dipole applied for a request, and whether a limit cut it (``kernels.magnetorquer_saturate``)."""
         from .kernels import magnetorquer_saturate
 
         m = np.asarray(dipole_Am2, dtype=float)
@@ -352,13 +352,13 @@ class ReactionWheel(Component):
     body is ``Ω = h / I_w - a·ω``. Torque commands are limited to
     ``max_torque_Nm``; at ``max_speed_rad_s`` the motor stops pushing
     further (speed saturation), checked by the plant after every
-    integration step (:mod:`attsim.actuator_models`). Both are logged as
+    integration step (:mod:`attsim.actuators.kernels`). Both are logged as
     events.
 
     The mission's inertia must then exclude the wheel's axial inertia.
 
     Friction and imbalance (keywords; all zero by default: none;
-    :mod:`attsim.wheel_dynamics` has the equations and their sources):
+    :mod:`attsim.actuators.wheel_dynamics` has the equations and their sources):
 
     ``coulomb_friction_Nm``, ``viscous_friction_Nm_s_rad``
         Coulomb and viscous friction opposing ``Ω``:

@@ -1,4 +1,4 @@
-"""Compiled models of the built-in actuators (layer 5): state in plain arrays, steps in numba.
+"""Compiled models of the built-in actuators: state in plain arrays, steps in numba.
 
 The reaction wheels of a mission live in one :class:`WheelBank` (the plant
 integrates with it; :class:`~attsim.actuators.ReactionWheel` is the user's

@@ -1,4 +1,4 @@
-"""The actuators' part of the compiled mission (layer 6): their banks, their units, their rows and events.
+"""The actuators' part of the compiled mission: their banks, their units, their rows and events.
 
 One :class:`ActuatorBank`: the reaction wheels (the plant's own
 :class:`~attsim.actuators.kernels.WheelBank`, which the Python objects read

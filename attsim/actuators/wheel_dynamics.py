@@ -1,4 +1,4 @@
-"""Reaction-wheel friction and imbalance jitter (layer 5): the wheels' own states inside the integration.
+"""Reaction-wheel friction and imbalance jitter: the wheels' own states inside the integration.
 
 A wheel without friction or imbalance needs no integration: its momentum
 is linear in time under a held motor torque (:mod:`attsim.actuators.kernels`).

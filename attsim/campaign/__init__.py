@@ -1,4 +1,4 @@
-"""Monte Carlo campaigns (layer 8): many runs of one mission with dispersed
+"""Monte Carlo campaigns: many runs of one mission with dispersed
 parameters, their pass rates with confidence intervals, percentile envelopes
 over time and the campaign report. :class:`Campaign` runs them.
 

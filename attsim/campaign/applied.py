@@ -1,4 +1,4 @@
-"""Every dispersed parameter reaches the mission (layer 8): the check a campaign makes before its first run.
+"""Every dispersed parameter reaches the mission: the check a campaign makes before its first run.
 
 Basilisk users' first complaint about its Monte Carlo framework is
 dispersions silently not applied: a parameter is drawn and recorded, but the

@@ -1,4 +1,4 @@
-"""The command line of campaigns (layer 8).
+"""The command line of campaigns.
 
     attsim campaign MISSION --runs N [--seed S] [--workers K | --scheduler ADDRESS] [--out DIR]
                     [--telemetry summary|decimated|full] [--require RATE] [--confidence C]

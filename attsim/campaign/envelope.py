@@ -1,4 +1,4 @@
-"""Percentile envelopes over time, computed incrementally (layer 8).
+"""Percentile envelopes over time, computed incrementally.
 
 A campaign's envelope of a telemetry quantity is, at each time of a fixed
 grid, a few percentiles of that quantity over all runs (e.g. p1/p50/p99 with

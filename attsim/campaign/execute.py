@@ -1,4 +1,4 @@
-"""The campaign's runs on ``dask.distributed`` (layer 8): the client's loop that hands them out and takes their results.
+"""The campaign's runs on ``dask.distributed``: the client's loop that hands them out and takes their results.
 
 Runs shorter than :data:`TASK_TARGET_S` go to dask several to a task (its
 overhead is per task); a task that fails (e.g. ``KilledWorker``) is split

@@ -1,4 +1,4 @@
-"""A campaign directory on disk (layer 8): its description, its run records, its envelope state, its lock.
+"""A campaign directory on disk: its description, its run records, its envelope state, its lock.
 
 ::
 

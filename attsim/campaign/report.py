@@ -1,4 +1,4 @@
-"""The campaign report (layer 8): ``<campaign_dir>/report.html``, one self-contained page.
+"""The campaign report: ``<campaign_dir>/report.html``, one self-contained page.
 
 Sections (anchors in brackets):
 

@@ -1,4 +1,4 @@
-"""Monte Carlo campaigns (layer 8): many runs of one mission with dispersed parameters, on ``dask.distributed``.
+"""Monte Carlo campaigns: many runs of one mission with dispersed parameters, on ``dask.distributed``.
 
 ::
 

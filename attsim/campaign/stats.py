@@ -1,4 +1,4 @@
-"""Campaign statistics (layer 8): pass rates with confidence intervals,
+"""Campaign statistics: pass rates with confidence intervals,
 percentiles of numeric criteria, and the campaign-level requirement.
 
 A campaign of ``n`` runs in which ``x`` passed estimates the pass

@@ -1,4 +1,4 @@
-"""The per-run time limit of a campaign (layer 8): the limit, the clock of the runs being done, the stuck worker.
+"""The per-run time limit of a campaign: the limit, the clock of the runs being done, the stuck worker.
 
 A run that never returns (a user's controller in an endless loop, a
 ``build()`` that blocks) cannot be interrupted inside its worker: the

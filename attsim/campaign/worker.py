@@ -1,4 +1,4 @@
-"""One run of a campaign, as a worker process does it (layer 8).
+"""One run of a campaign, as a worker process does it.
 
 A worker (a ``dask.distributed`` worker process, or the caller's own process
 when a run is repeated alone) keeps its imports, its numba code and the

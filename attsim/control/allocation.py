@@ -1,4 +1,4 @@
-"""Wheel arrays: geometry, torque allocation, null-space speed management, unloading (layer 5).
+"""Wheel arrays: geometry, torque allocation, null-space speed management, unloading.
 
 A wheel array has spin axes ``a_j`` (unit, body axes), the columns of
 ``A`` (3 × n). A motor torque ``u_j`` accelerates wheel ``j`` and pushes the
@@ -39,7 +39,7 @@ from ..errors import InputError
 __all__ = ["pyramid_axes", "allocation_matrix", "null_space_projector", "allocate", "null_space_torque",
            "unloading_dipole", "array_momentum_envelope_Nms"]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._jit: inlined, no refcounts
+_JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._core.jit: inlined, no refcounts
 
 # smallest singular value of A (relative to the largest) for which an array still counts as spanning three axes
 SPAN_TOLERANCE = 1e-6

@@ -1,16 +1,16 @@
-"""Controllers (layer 5): sense → decide → command, once per control period.
+"""Controllers: sense → decide → command, once per control period.
 
 A controller is a :class:`Controller` subclass that implements
 :meth:`Controller.decide`, or any callable wrapped by
 :class:`FunctionController` (the built-in laws are in
-:mod:`attsim.controllers`). Each cycle, in one SimPy process, the engine
+:mod:`attsim.control.laws`). Each cycle, in one SimPy process, the engine
 
 1. samples the controller's sensors at the cycle time,
 2. calls ``decide(t_s, readings)`` with ``readings = {sensor name: array}``,
 3. applies the returned ``{actuator name: command}`` to the controller's
    actuators (each command is held until the next one).
 
-A cycle in which a sensor gave no output (:mod:`attsim.sensor_base`: a
+A cycle in which a sensor gave no output (:mod:`attsim.sensors.base`: a
 blinded star tracker, a dropout) decides nothing: the actuators hold their
 previous commands, and :meth:`Controller.without_output` lets a law forget
 what the gap makes stale (B-dot's previous field sample).

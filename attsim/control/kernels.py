@@ -1,4 +1,4 @@
-"""Compiled control laws (layer 5): the arithmetic of the built-in controllers.
+"""Compiled control laws: the arithmetic of the built-in controllers.
 
 Plain tuples of floats in SI, compiled with numba. The Python controllers
 (:mod:`attsim.control`) call these kernels once per cycle, and the compiled

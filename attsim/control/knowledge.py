@@ -1,4 +1,4 @@
-"""What a law knows (layer 5): its attitude and rate from a sensor, an estimator, or the true state.
+"""What a law knows: its attitude and rate from a sensor, an estimator, or the true state.
 
 An attitude law (``QuaternionPD``, ``MagneticPD``) given no
 ``attitude_source`` or ``rate_source``, and a mode condition on the rate

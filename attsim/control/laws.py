@@ -1,7 +1,7 @@
-"""The built-in controllers (layer 5): B-dot, quaternion PD, magnetic PD, momentum unloading.
+"""The built-in controllers: B-dot, quaternion PD, magnetic PD, momentum unloading.
 
 Each is a :class:`~attsim.control.Controller` whose arithmetic is a compiled
-kernel of :mod:`attsim.control_laws` (shared with the compiled mission loop).
+kernel of :mod:`attsim.control.kernels` (shared with the compiled mission loop).
 The attitude laws read their attitude and rate from a sensor, an estimator
 or the truth, and follow a :mod:`attsim.guidance` target; the mission's
 first attitude law writes the pointing columns of whichever law runs.
@@ -126,7 +126,7 @@ class QuaternionPD(Controller):
     target: nadir, Sun, ground station, slew; its rate fed forward through
     the rate error). Attitude and rate come from ``attitude_source`` and
     ``rate_source`` when given — a sensor (a star tracker, a gyro) or an
-    estimator (:class:`~attsim.estimators.MEKF`) — otherwise from the true
+    estimator (:class:`~attsim.estimation.mekf.MEKF`) — otherwise from the true
     state: ideal knowledge, warned of at the run unless asked for with
     ``attsim.TRUTH`` (:mod:`attsim.control.knowledge`). ``attitude_sensor`` and
     ``rate_sensor`` are the same arguments under their earlier names.
@@ -155,7 +155,7 @@ class QuaternionPD(Controller):
     ``z = ∫ sign(δq_w) δq_v dt`` (rad s; the rectangle rule over
     ``period_s``), each component clamped to ``±integral_limit_rad_s``
     (anti-windup; needed when ``ki > 0``), and subtracts ``k_i z``
-    (:func:`~attsim.control_laws.pid_torque`: Schaub's integral feedback,
+    (:func:`~attsim.control.kernels.pid_torque`: Schaub's integral feedback,
     as in Basilisk's ``mrpFeedback``). The integral starts at zero, stays
     where it is in cycles that decide nothing (the attitude not known yet,
     a sensor without output), and starts again at zero when a
@@ -307,7 +307,7 @@ class QuaternionPD(Controller):
         if not known(q, w):
             return {}
         q_ref, w_ref, _ = self.pointing.reference(self._sc, t_s)
-        if self.ki > 0.0:  # the compiled loop's QPD cycle (attsim.mission_loop) runs the same kernels
+        if self.ki > 0.0:  # the compiled loop's QPD cycle (attsim.engine.loop) runs the same kernels
             tau, self._integral = pid_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd, self.ki,
                                              self._integral, self.period_s, self.integral_limit_rad_s)
         else:

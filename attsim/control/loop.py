@@ -1,4 +1,4 @@
-"""The controllers' part of the compiled mission (layer 6): their bank, one unit per law, the pointing columns.
+"""The controllers' part of the compiled mission: their bank, one unit per law, the pointing columns.
 
 One :class:`ControllerBank` row per controller. Each law class names its
 unit (``loop_unit``): :func:`quaternion_pd`, :func:`magnetic_pd`,

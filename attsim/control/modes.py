@@ -1,4 +1,4 @@
-"""Mode management (layer 5): a state machine whose modes select the controllers that run.
+"""Mode management: a state machine whose modes select the controllers that run.
 
 A :class:`ModeManager` holds named :class:`Mode` s, each a set of
 controllers (with their targets and actuators) that run while it is the

@@ -1,4 +1,4 @@
-"""The mode manager's part of the compiled mission (layer 6): its bank, its check unit, its row and events.
+"""The mode manager's part of the compiled mission: its bank, its check unit, its row and events.
 
 A mission has at most one :class:`~attsim.control.modes.ModeManager`; its
 :class:`ModeBank` has no rows without one. At each of its cycles

@@ -1,4 +1,4 @@
-"""A compiled run's World, built from a mission's components through the kinds' parts (layer 7).
+"""A compiled run's World, built from a mission's components through the kinds' parts.
 
 :func:`compiled_form` decides whether a mission can run compiled: every
 component belongs to a kind part (its class names ``loop_part``) that

@@ -1,4 +1,4 @@
-"""Whether the plant's state is sound (layer 6): the check after every advance, on both paths.
+"""Whether the plant's state is sound: the check after every advance, on both paths.
 
 A non-finite state, a quaternion off unit norm or a rate that turns the body
 more than half a revolution per ``max_step`` means the integration diverged

@@ -1,4 +1,4 @@
-"""The component contract (layer 6): what a mission's parts implement, and what they may use of the engine.
+"""The component contract: what a mission's parts implement, and what they may use of the engine.
 
 Actuators, sensors, controllers and schedules are :class:`Component`
 subclasses added to a :class:`~attsim.engine.mission.Mission`. The engine asks each

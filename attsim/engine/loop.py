@@ -1,4 +1,4 @@
-"""The compiled mission loop (layer 7): the engine's order of work over the World, calling the kinds' units.
+"""The compiled mission loop: the engine's order of work over the World, calling the kinds' units.
 
 :func:`run_loop` runs a mission from the plant's time until it ends or must
 hand over to Python (a buffer is full, noise draws run short, a unit

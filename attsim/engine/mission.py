@@ -1,9 +1,9 @@
-"""The mission engine (layer 6): a SimPy loop around the attitude plant.
+"""The mission engine: a SimPy loop around the attitude plant.
 
 Discrete things happen at discrete times: sensors sample, controllers
 decide, schedules switch torques, the recorder writes telemetry. Each is a
 SimPy process (a generator taking ``env`` first). The continuous plant
-(:class:`~attsim.plant.Spacecraft`) is advanced lazily to each event with
+(:class:`~attsim.engine.plant.Spacecraft`) is advanced lazily to each event with
 the commands held since the last one.
 
 Order at one instant, defined once: every sample, decision and command due
@@ -121,7 +121,7 @@ class Mission:
     ----------
     name : str
         Scenario name; also the default output directory ``reports/<name>``,
-        so a safe file name (``attsim._validate.NAME_RULE``: letters, digits,
+        so a safe file name (``attsim._core.validate.NAME_RULE``: letters, digits,
         ``_ - .``, not starting with ``.``, at most 100 characters); write
         elsewhere with ``out_dir``.
     inertia : array_like or CompositeBody
@@ -297,7 +297,7 @@ class Mission:
         compiled : bool, optional
             Run the periodic work (sensors, controllers, actuators,
             schedules, telemetry rows) and the plant in one compiled loop
-            (:mod:`attsim.mission_loop`). By default (None) this happens when
+            (:mod:`attsim.engine.loop`). By default (None) this happens when
             every component has a compiled form and no real-time pacing is
             asked for; False forces the Python path (same results to
             round-off); True refuses a mission that cannot run compiled.
@@ -312,7 +312,16 @@ class Mission:
         in_memory : bool
             Keep the telemetry in memory and write no file: ``out_dir`` is
             not touched and the result's ``path`` is None
-            (:mod:`attsim.memory_telemetry`; a campaign's "summary" runs).
+            (:mod:`attsim.telemetry.memory`; a campaign's "summary" runs).
+        backend : {"auto", "compiled", "interpreted"}, optional
+            How the compiled loop's units run (:mod:`attsim.engine.choice`):
+            compiled (each unit compiled once per machine, then loaded from
+            the disk cache), interpreted (the same units as plain Python:
+            the same telemetry, no compiler, slower per cycle), or auto:
+            compiled when every unit is cached, else the quicker of the two,
+            said on stderr. Default: ``ATTSIM_BACKEND``, else auto. The
+            result's ``meta["backend"]`` and ``meta["compile_s"]`` say what
+            ran; ``meta["wall_s"]`` excludes compiling.
 
         Raises
         ------

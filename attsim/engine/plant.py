@@ -1,4 +1,4 @@
-"""The compiled plant (layer 7): the torque at every integrator stage, the advance between events, the
+"""The compiled plant: the torque at every integrator stage, the advance between events, the
 engine's telemetry columns.
 
 A mission's continuous part. Commands from actuators are held (zero-order

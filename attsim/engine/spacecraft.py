@@ -1,4 +1,4 @@
-"""The running spacecraft (layer 7): plant state, held commands, wheels, the environment now, the event log.
+"""The running spacecraft: plant state, held commands, wheels, the environment now, the event log.
 
 Components receive it as ``sc``: reading the state advances the plant to
 the event's time, commands are held until they change (zero-order hold).

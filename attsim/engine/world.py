@@ -1,4 +1,4 @@
-"""The data of a compiled mission (layer 7): the World, the banks the engine owns, and the units' signatures.
+"""The data of a compiled mission: the World, the banks the engine owns, and the units' signatures.
 
 A compiled run keeps all of its state in one :class:`World`, a named tuple
 of banks (named tuples of plain arrays, one row per component of a kind).

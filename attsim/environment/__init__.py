@@ -1,4 +1,4 @@
-"""The space environment (layer 4): orbit, geomagnetic field, Sun and shadow,
+"""The space environment: orbit, geomagnetic field, Sun and shadow,
 atmosphere, and the disturbance torques they cause.
 
 An :class:`Environment` bundles the models for a mission and tabulates

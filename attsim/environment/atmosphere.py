@@ -1,4 +1,4 @@
-"""Atmospheric density (layer 4).
+"""Atmospheric density.
 
 * :class:`ExponentialAtmosphere` — the piecewise exponential model of
   Vallado (*Fundamentals of Astrodynamics*, table 8-4): ``ρ = ρ0 exp(-(h - h0) / H)``

@@ -1,4 +1,4 @@
-"""Time and reference frames of the environment models (layer 4).
+"""Time and reference frames of the environment models.
 
 Frames, named once here and used everywhere:
 

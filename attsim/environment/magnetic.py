@@ -1,4 +1,4 @@
-"""Geomagnetic field models (layer 4): IGRF-14 and a tilted dipole.
+"""Geomagnetic field models: IGRF-14 and a tilted dipole.
 
 Both return the field in ECI, in tesla, at positions in ECI (m) and Julian
 dates; ECEF is reached through :func:`~.frames.eci_to_ecef`.

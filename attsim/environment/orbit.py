@@ -1,4 +1,4 @@
-"""Orbits (layer 4): two-body Kepler with secular J2 drift, and SGP4 from a TLE.
+"""Orbits: two-body Kepler with secular J2 drift, and SGP4 from a TLE.
 
 Both give position and velocity in the ECI frame of :mod:`.frames` (TEME
 treated as inertial), in metres and metres per second, at seconds after the

@@ -1,4 +1,4 @@
-"""Attitude determination from vector observations: TRIAD, QUEST, Davenport's q-method (layer 5).
+"""Attitude determination from vector observations: TRIAD, QUEST, Davenport's q-method.
 
 Each method takes unit vectors measured in body axes (``b``) and the same
 directions known in inertial axes (``r``: the Sun from the ephemeris, the

@@ -1,4 +1,4 @@
-"""Multiplicative extended Kalman filter: compiled propagation and updates (layer 5).
+"""Multiplicative extended Kalman filter: compiled propagation and updates.
 
 The filter estimates the attitude ``q̂ = q̂_IB`` and the gyro bias ``β̂``
 (rad/s) from a rate gyro and attitude measurements. Its error state is six

@@ -1,4 +1,4 @@
-"""Attitude estimators (layer 5): the MEKF component.
+"""Attitude estimators: the MEKF component.
 
 :class:`MEKF` estimates the attitude ``q̂_IB`` and the gyro bias from a
 rate gyro and any of a star tracker, a magnetometer and coarse sun sensors.

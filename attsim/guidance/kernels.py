@@ -1,4 +1,4 @@
-"""Compiled guidance: every target's reference attitude, rate and acceleration, and the control errors (layer 5).
+"""Compiled guidance: every target's reference attitude, rate and acceleration, and the control errors.
 
 One entry point, :func:`reference`, evaluates any target from its kind code
 and flat parameter array (built and validated by :mod:`attsim.guidance`), so

@@ -1,4 +1,4 @@
-"""A controller's pointing: its guidance target, evaluated in a mission, and the pointing telemetry (layer 5).
+"""A controller's pointing: its guidance target, evaluated in a mission, and the pointing telemetry.
 
 An attitude controller follows a :mod:`attsim.guidance` target: at each
 cycle the target gives the reference ``q_IR``, ``ω_R`` (and ``ω̇_R``) from

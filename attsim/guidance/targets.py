@@ -1,4 +1,4 @@
-"""Guidance targets: the reference attitude, rate and acceleration a controller tracks (layer 5).
+"""Guidance targets: the reference attitude, rate and acceleration a controller tracks.
 
 A target is configured (and validated) once; at time ``t`` with the orbit
 state ``r_I, v_I`` (ECI, m and m/s), the Sun's unit vector ``s_I`` (ECI) and

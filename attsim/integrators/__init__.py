@@ -1,4 +1,4 @@
-"""Attitude integrators behind one registry (layer 3).
+"""Attitude integrators behind one registry.
 
 ``REGISTRY`` maps each ``method=`` name of :func:`attsim.propagate` to its
 :class:`~attsim.integrators.base.Integrator` subclass; :func:`get` returns

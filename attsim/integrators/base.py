@@ -455,7 +455,7 @@ class FixedStepIntegrator(Integrator):
         is named after the method, the template, the torque, ``tag`` (which
         must tell apart different ``extra`` functions, e.g. a digest of a
         user's code) and a digest of the method's and the torque's modules with
-        their dependencies, which is what numba's disk cache keys it by. Options: :data:`attsim._jit.LOOP_INLINED`.
+        their dependencies, which is what numba's disk cache keys it by. Options: :data:`attsim._core.jit.LOOP_INLINED`.
         """
         key = (template.__module__, template.__name__, torque.__name__, tag, tuple(sorted(extra)))
         compiled = cls.__dict__.get("_compiled_templates")

@@ -1,4 +1,4 @@
-"""The HTML report (layer 7): one page per run, or a comparison of several.
+"""The HTML report: one page per run, or a comparison of several.
 
 ``attsim.report(telemetry, path)`` writes one self-contained HTML file that
 works offline. Its sections depend on what the run is:

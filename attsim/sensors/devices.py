@@ -1,4 +1,4 @@
-"""The built-in sensors (layer 5): gyro, magnetometer, coarse sun sensors, star tracker.
+"""The built-in sensors: gyro, magnetometer, coarse sun sensors, star tracker.
 
 Each samples at its own rate and phase, with noise, bias and quantisation,
 deterministic for the mission seed; each is mounted in the body (nominal

@@ -1,4 +1,4 @@
-"""Time-tagged sensor faults (layer 5): what a fault is, when it acts, and the order its events are logged in.
+"""Time-tagged sensor faults: what a fault is, when it acts, and the order its events are logged in.
 
 A :class:`SensorFault` acts on one sensor from ``start_s`` to
 ``start_s + duration_s`` (to the end of the run without a duration): a

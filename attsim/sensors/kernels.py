@@ -1,4 +1,4 @@
-"""Compiled measurement models of the built-in sensors (layer 5).
+"""Compiled measurement models of the built-in sensors.
 
 Each model turns the truth and a set of standard normal draws into a
 measurement, on plain tuples in SI. The Python sensors (:mod:`attsim.sensors`)

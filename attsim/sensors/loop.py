@@ -1,4 +1,4 @@
-"""The sensors' part of the compiled mission (layer 6): their bank, their units, their rows and events.
+"""The sensors' part of the compiled mission: their bank, their units, their rows and events.
 
 One :class:`SensorBank` row per sensor, filled from the sensor objects at
 the start of a run (:func:`build`; each object fills its own row with

@@ -1,4 +1,4 @@
-"""The exclusive lock of a run directory (layer 5): one writer at a time, dead with its process.
+"""The exclusive lock of a run directory: one writer at a time, dead with its process.
 
 A run holds an OS lock on ``<run directory>/.attsim.lock`` from before it
 touches any other file until its telemetry is final: ``fcntl.flock`` on

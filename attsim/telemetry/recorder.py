@@ -2,7 +2,7 @@
 
 A run directory holds::
 
-    .attsim.lock          the writer's exclusive lock (attsim.run_lock)
+    .attsim.lock          the writer's exclusive lock (attsim.telemetry.lock)
     telemetry.parquet     the telemetry, indexed by t (written when the run ends)
     telemetry.f64         while the run goes on: raw little-endian float64 rows
     events.jsonl          one JSON object per line: {"t": ..., "kind": ..., ...}
@@ -89,7 +89,7 @@ class Recorder:
         replaced (its report too), after the results of this process still
         reading them have read them (:mod:`attsim.run_directory`); a directory
         another live run holds is refused
-        (:class:`~attsim.run_lock.RunDirectoryLockedError`) before any file
+        (:class:`~attsim.telemetry.lock.RunDirectoryLockedError`) before any file
         in it is touched.
     columns : sequence of str, optional
         Value columns after the time index ``t``, fixed for the run. When

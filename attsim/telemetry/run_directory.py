@@ -1,4 +1,4 @@
-"""A run directory (layer 5): its files, its metadata, which run it holds, and the results reading from it.
+"""A run directory: its files, its metadata, which run it holds, and the results reading from it.
 
 The files are described in :mod:`attsim.telemetry`. A
 :class:`~attsim.telemetry.Telemetry` reads its rows and events from its
