@@ -27,6 +27,7 @@ __all__ = [
     "euler_rates",
     "rigid_body_derivs",
     "matrix_to_tuple",
+    "cross3",
     "qmul",
     "qconj",
     "qexp",
@@ -82,6 +83,12 @@ def rigid_body_derivs(q, w, tau, J, Jinv):
 
 
 # --- tuple quaternion kernels shared by the integrators -------------------
+
+
+@njit(**_JIT)
+def cross3(a, b):
+    """``a × b`` of two 3-tuples (or 3-arrays), as a tuple."""
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
 @njit(**_JIT)

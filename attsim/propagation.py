@@ -94,16 +94,22 @@ def propagate(
     """
     checked = check_inertia(inertia, allow_nonphysical=allow_nonphysical)
     integrator = integrators.get(method)
-    problem = Problem(
-        inertia_kg_m2=checked.matrix_kg_m2,
-        q0=unit_quaternion(q0, "q0"),
-        omega0_rad_s=vector3(omega0, "omega0"),
-        t_end_s=positive_scalar(t_end, "t_end"),
-        dt_s=positive_scalar(dt, "dt"),
-        torque=TorqueModel.from_user(torque),
-        record_every=positive_int(record_every, "record_every"),
-        options=options,
-    )
+    problem = Problem(inertia_kg_m2=checked.matrix_kg_m2, q0=unit_quaternion(q0, "q0"),
+                      omega0_rad_s=vector3(omega0, "omega0"), t_end_s=positive_scalar(t_end, "t_end"),
+                      dt_s=positive_scalar(dt, "dt"), torque=TorqueModel.from_user(torque),
+                      record_every=positive_int(record_every, "record_every"), options=options)
+    _check_work(integrator, problem)
+    try:
+        trajectory = integrator.integrate(problem)
+    except GimbalLockError as exc:
+        exc.partial = _frame(exc.partial, problem, checked, method)
+        raise
+    return _frame(trajectory, problem, checked, method)
+
+
+def _check_work(integrator, problem: Problem) -> None:
+    """Refuse, before it starts, a run whose options, rate or size make no sense: more rows than memory should
+    hold (:data:`MAX_ROWS`), more fixed steps than :data:`MAX_STEPS`."""
     integrator.check_options(problem)
     check_rate(problem.inertia_kg_m2, problem.omega0_rad_s, "omega0")
     rows = problem.t_end_s / problem.dt_s / problem.record_every
@@ -115,12 +121,6 @@ def propagate(
     if integrator.fixed_step and steps > MAX_STEPS:
         raise InputError("t_end", f"would take about {steps:.3g} steps of dt (limit MAX_STEPS = {MAX_STEPS:.0e})",
                          f"t_end = {problem.t_end_s:g} s, dt = {problem.dt_s:g} s")
-    try:
-        trajectory = integrator.integrate(problem)
-    except GimbalLockError as exc:
-        exc.partial = _frame(exc.partial, problem, checked, method)
-        raise
-    return _frame(trajectory, problem, checked, method)
 
 
 def _frame(trajectory, problem: Problem, checked, method: str) -> pd.DataFrame:

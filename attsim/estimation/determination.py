@@ -65,7 +65,7 @@ import numpy as np
 
 from .._core.jit import njit
 from .._core.validate import finite_array
-from ..dynamics import dcm_to_quat_tuple
+from ..dynamics import cross3, dcm_to_quat_tuple
 from ..errors import InputError
 
 __all__ = ["triad", "quest", "davenport", "quest_covariance", "AttitudeSolution", "triad_kernel", "quest_kernel",
@@ -99,16 +99,11 @@ def _unit(v):
 
 
 @njit(**_JIT)
-def _cross(u, v):
-    return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
-
-
-@njit(**_JIT)
 def _triad_axes(v1, v2):
     """Orthonormal triad: ``v1``, ``v1 × v2`` and their cross product (unit)."""
     t1 = _unit(v1)
-    t2 = _unit(_cross(t1, v2))
-    return t1, t2, _cross(t1, t2)
+    t2 = _unit(cross3(t1, v2))
+    return t1, t2, cross3(t1, t2)
 
 
 @njit(**_JIT)
@@ -210,7 +205,7 @@ def _two_observation_lambda(b, r, weights):
     b2 = _unit((b[second, 0], b[second, 1], b[second, 2]))
     r1 = _unit((r[first, 0], r[first, 1], r[first, 2]))
     r2 = _unit((r[second, 0], r[second, 1], r[second, 2]))
-    cb, cr = _cross(b1, b2), _cross(r1, r2)
+    cb, cr = cross3(b1, b2), cross3(r1, r2)
     cosine = (b1[0] * b2[0] + b1[1] * b2[1] + b1[2] * b2[2]) * (r1[0] * r2[0] + r1[1] * r2[1] + r1[2] * r2[2]) \
         + math.sqrt((cb[0] ** 2 + cb[1] ** 2 + cb[2] ** 2) * (cr[0] ** 2 + cr[1] ** 2 + cr[2] ** 2))
     a1 = weights[first] / (weights[first] + weights[second])

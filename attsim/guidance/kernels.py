@@ -53,7 +53,7 @@ import math
 
 from .._core.jit import LOOP_CALLED, LOOP_INLINED, njit
 from ..constants import MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S
-from ..dynamics import dcm_to_quat_tuple, qconj, qmul, qrotate
+from ..dynamics import cross3, dcm_to_quat_tuple, qconj, qmul, qrotate
 from ..environment.table import GMST, R, V, lerp1, lerp3, table_cell
 from ..environment.table import SUN as SUN_COLUMN
 
@@ -86,11 +86,6 @@ def _dot(u, v):
 
 
 @njit(**_JIT)
-def _cross(u, v):
-    return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
-
-
-@njit(**_JIT)
 def _scale(k, v):
     return (k * v[0], k * v[1], k * v[2])
 
@@ -109,17 +104,17 @@ def frame_quaternion(params, p, s):
     so the result stays finite.
     """
     f1 = _unit(p)
-    n = _cross(f1, s)
+    n = cross3(f1, s)
     if _dot(n, n) <= 1e-24 * _dot(s, s):
         ax, ay, az = abs(f1[0]), abs(f1[1]), abs(f1[2])
         if ax <= ay and ax <= az:
-            n = _cross(f1, (1.0, 0.0, 0.0))
+            n = cross3(f1, (1.0, 0.0, 0.0))
         elif ay <= az:
-            n = _cross(f1, (0.0, 1.0, 0.0))
+            n = cross3(f1, (0.0, 1.0, 0.0))
         else:
-            n = _cross(f1, (0.0, 0.0, 1.0))
+            n = cross3(f1, (0.0, 0.0, 1.0))
     f2 = _unit(n)
-    f3 = _cross(f1, f2)
+    f3 = cross3(f1, f2)
     e = params
     return dcm_to_quat_tuple(_entry(f1, f2, f3, e, 0, 0), _entry(f1, f2, f3, e, 0, 1), _entry(f1, f2, f3, e, 0, 2),
                              _entry(f1, f2, f3, e, 1, 0), _entry(f1, f2, f3, e, 1, 1), _entry(f1, f2, f3, e, 1, 2),
@@ -200,7 +195,7 @@ def _differenced(q_minus, q0, q_plus, delta):
 def _nadir(params, r, v):
     q = frame_quaternion(params, _scale(-1.0, r), v)
     r2 = _dot(r, r)
-    w_i = _scale(1.0 / r2, _cross(r, v))
+    w_i = _scale(1.0 / r2, cross3(r, v))
     wd_i = _scale(-2.0 * _dot(r, v) / r2, w_i)
     qc = qconj(q)
     return q, qrotate(qc, w_i), qrotate(qc, wd_i)
@@ -212,7 +207,7 @@ def _sun_at(params, s, tau):
     k = (params[12], params[13], params[14])
     angle = params[15] * tau
     c, sn = math.cos(angle), math.sin(angle)
-    kxs = _cross(k, s)
+    kxs = cross3(k, s)
     ks = _dot(k, s) * (1.0 - c)
     p = (s[0] * c + kxs[0] * sn + k[0] * ks, s[1] * c + kxs[1] * sn + k[1] * ks, s[2] * c + kxs[2] * sn + k[2] * ks)
     return frame_quaternion(params, p, (params[9], params[10], params[11]))
@@ -329,7 +324,7 @@ def axis_error_deg(q_IB, q_IR, body_axis):
     """Angle (deg) between where ``body_axis`` points and where the reference wants it: ``∠(R_IB a, R_IR a)``."""
     u = qrotate(q_IB, body_axis)
     w = qrotate(q_IR, body_axis)
-    return math.degrees(math.atan2(math.sqrt(_dot(_cross(u, w), _cross(u, w))), _dot(u, w)))
+    return math.degrees(math.atan2(math.sqrt(_dot(cross3(u, w), cross3(u, w))), _dot(u, w)))
 
 
 @njit(**_JIT)

@@ -18,18 +18,13 @@ the matrix (Shepperd), with the sign kept continuous.
 from __future__ import annotations
 
 from .._core.jit import njit
-from ..dynamics import axpy3, dcm_to_quat_tuple, euler_rates, normalized4, rk4_combine3
+from ..dynamics import axpy3, cross3, dcm_to_quat_tuple, euler_rates, normalized4, rk4_combine3
 from .base import FixedStepIntegrator, stage_torque
 
 
 @njit(cache=True, nogil=True)
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-@njit(cache=True, nogil=True)
 def _quat_of_rows(r2, r3, previous):
-    r1 = _cross(r2, r3)
+    r1 = cross3(r2, r3)
     # the nearest unit quaternion: the corrected matrix is orthonormal only to
     # the square of the step's residual, which a coarse step leaves visible
     q = normalized4(dcm_to_quat_tuple(r1[0], r1[1], r1[2], r2[0], r2[1], r2[2], r3[0], r3[1], r3[2]))
@@ -70,7 +65,7 @@ def dcm_unpack(a):
 @njit(cache=True, nogil=True)
 def _derivs(targs, t, r2, r3, w, q_hint, J, Jinv):
     q = _quat_of_rows(r2, r3, q_hint)
-    return _cross(r2, w), _cross(r3, w), euler_rates(w, stage_torque(t, q, w, targs), J, Jinv)
+    return cross3(r2, w), cross3(r3, w), euler_rates(w, stage_torque(t, q, w, targs), J, Jinv)
 
 
 @njit(cache=True, nogil=True)
