@@ -1,6 +1,6 @@
 """attsim: spacecraft attitude dynamics for the satellite use case.
 
-The public API (``shared/DESIGN.md``)::
+The public API::
 
     import attsim
     df = attsim.propagate(inertia, omega0, q0=(1, 0, 0, 0), t_end=40.0, dt=0.01,

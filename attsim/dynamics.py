@@ -5,7 +5,7 @@ body axes (Bhattu 2019, eq. 28; Ganapathi 2005, sec. 7)::
 
     J dω/dt = τ - ω × (J ω)
 
-and the quaternion kinematics of ``q_IB`` (DESIGN.md)::
+and the quaternion kinematics of ``q_IB`` (``docs/architecture.md``)::
 
     dq/dt = ½ q ⊗ (0, ω)
 

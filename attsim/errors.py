@@ -10,7 +10,11 @@ field and the rule it broke, e.g.::
 
 from __future__ import annotations
 
+import os
+import sys
+
 __all__ = [
+    "caller_stacklevel",
     "AttsimError",
     "AttsimWarning",
     "ControllerError",
@@ -186,3 +190,13 @@ def one_line(value) -> str:
     except Exception:  # noqa: BLE001 - an object that cannot say what it is still gets a line
         text = f"<{type(value).__name__}>"
     return " ".join(text.split())
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning point at the first line outside attsim (the user's), however deep
+    in attsim it is raised: for ``warnings.warn(..., stacklevel=caller_stacklevel())``."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level

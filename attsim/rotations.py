@@ -1,6 +1,6 @@
 """Attitude representations and their algebra.
 
-Conventions (``shared/DESIGN.md``): Hamilton quaternions, scalar first,
+Conventions (``docs/architecture.md``): Hamilton quaternions, scalar first,
 ``q = (w, x, y, z)``. The attitude quaternion ``q_IB`` rotates body-frame
 vectors into the inertial frame, ``v_I = q ⊗ (0, v_B) ⊗ q*``, and its matrix
 is the direction-cosine matrix ``R_IB`` (``v_I = R_IB v_B``).

@@ -15,7 +15,7 @@ from attsim import inertia as ai
 from attsim import rotations as rot
 from attsim.errors import InputError, NonPhysicalInertiaError
 
-from .conftest import random_quaternions
+from tests.conftest import random_quaternions
 
 N = 12  # Gauss nodes per coordinate: exact for the polynomials involved
 

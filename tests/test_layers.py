@@ -157,3 +157,16 @@ def test_the_engine_names_no_component_class():
             if name in concrete:
                 named.append(f"attsim.{module}:{node.lineno} {name}")
     assert not named, named
+
+
+CROSS_CUTTING = {"paths"}  # suites that span the packages: the same missions on every path and backend
+
+
+def test_the_tests_mirror_the_package():
+    """``tests/<package>/`` holds the tests of ``attsim/<package>/``; a folder of tests names a package (or is one
+    of the cross-cutting suites), so that a package's tests are found where the package is."""
+    tests = Path(__file__).resolve().parent
+    packages = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    folders = {path.parent.name for path in tests.glob("*/test_*.py")}
+    assert folders - packages - CROSS_CUTTING == set()
+    assert {"engine", "sensors", "control", "estimation", "actuators"} <= folders

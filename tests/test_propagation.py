@@ -11,7 +11,7 @@ import attsim
 from attsim import analysis, rotations
 from attsim.errors import AttsimError, AttsimWarning, InputError, NonPhysicalInertiaError, TorqueError
 
-from .reference import reference_solution
+from tests.reference import reference_solution
 
 ASYMMETRIC_J = np.array([[1.2, 0.1, 0.05], [0.1, 1.0, 0.02], [0.05, 0.02, 0.8]])  # full tensor, physical
 Q_COLS = ["qw", "qx", "qy", "qz"]

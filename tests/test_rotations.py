@@ -9,7 +9,7 @@ from scipy.spatial.transform import Rotation
 from attsim import rotations as rot
 from attsim.errors import InputError
 
-from .conftest import random_quaternions, unit_quaternions, vectors3
+from tests.conftest import random_quaternions, unit_quaternions, vectors3
 
 TOL = 1e-12
 

@@ -32,7 +32,7 @@ rational arithmetic (no floating point, no computer algebra system).
 
 The result is printed as the table ``TABLE`` of
 ``attsim/integrators/dmv_coefficients.py`` (``--check`` compares with the
-committed table instead). The convergence tests of ``tests/test_dmv.py``
+committed table instead). The convergence tests of ``tests/integrators/test_dmv.py``
 measure the orders this gives against the exact flow.
 
 Run: ``python tools/derive_dmv_coefficients.py [--check]`` (about a minute).

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..errors import IdealKnowledgeWarning
+from ..errors import IdealKnowledgeWarning, caller_stacklevel
 
 __all__ = ["TRUTH", "TRUE_STATE", "reads_truth", "label", "record", "warn_ideal"]
 
@@ -87,4 +87,4 @@ def warn_ideal(components) -> None:
             f"ideal knowledge: {', '.join(unasked)} act{'s' if len(unasked) == 1 else ''} on the {TRUE_STATE}, not "
             "on a sensor or an estimator, so the result is not flight-like; give attitude_source= and rate_source= "
             "(source= for a mode condition) a sensor or an estimator, or attsim.TRUTH to say that ideal knowledge is "
-            "meant", IdealKnowledgeWarning, stacklevel=3)
+            "meant", IdealKnowledgeWarning, stacklevel=caller_stacklevel())

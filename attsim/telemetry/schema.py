@@ -1,4 +1,4 @@
-"""Telemetry columns and their units, documented once (DESIGN.md).
+"""Telemetry columns and their units, documented once (``docs/architecture.md``).
 
 Column names carry the physical thing and the axis; the frame is named when
 it is not body axes (``H_I_x``). Units are SI and listed here, not in the
