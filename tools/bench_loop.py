@@ -19,6 +19,8 @@ Run: ``python tools/bench_loop.py [--repeats N] [--short S]``
 
 from __future__ import annotations
 
+import os
+
 import argparse
 import sys
 import time
@@ -26,6 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# warm figures: every run on the compiled backend (the first, untimed, compiles what is missing)
+os.environ.setdefault("ATTSIM_BACKEND", "compiled")
+
 import attsim  # noqa: E402
 from attsim.campaign.worker import RunSpec, run_one  # noqa: E402
 from tools import campaign_rw_pointing as scenario  # noqa: E402
