@@ -53,7 +53,7 @@ from . import __version__
 from ._validate import safe_name
 from .errors import AttsimError, InputError, add_note
 from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts as _mission_scripts
-from .scripts import resolve_script as _resolve_script
+from .scripts import call_script, resolve_script as _resolve_script
 from .criteria import Criterion, SharedLabelError, judge, passed, record_criteria
 from .criteria import one_line as _one_line, shown as _shown
 from .testing import NotEvaluated
@@ -130,7 +130,7 @@ def _call_build(build: Callable, keywords: dict):
     try:
         signature = inspect.signature(build)
     except (TypeError, ValueError):  # no signature to check (a builtin): calling it says what is wrong
-        return build(**keywords)
+        return call_script(build, "build", **keywords)
     try:
         signature.bind(**keywords)
     except TypeError as exc:
@@ -142,7 +142,7 @@ def _call_build(build: Callable, keywords: dict):
         rule = (f"must accept {' and '.join(needs)}" if needs
                 else "must be callable as build(): give its parameters defaults")
         raise InputError("build", rule, f"{where}def build{signature}: {exc}") from None
-    return build(**keywords)
+    return call_script(build, "build", **keywords)
 
 
 def build_missions(build: Callable, out=None, duration=None, seed=None, method=None, params=None):
@@ -208,7 +208,7 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
                 add_note(exc, where)
             raise
     try:
-        results = judge(criteria(runs[0] if single else runs))
+        results = judge(call_script(criteria, "criteria(telemetry)", runs[0] if single else runs))
     except SharedLabelError as exc:  # the script's criteria break their contract: refused by name, as a campaign does
         add_note(exc, "the telemetry is kept in " + ", ".join(str(run.path) for run in runs))
         raise

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 
 from .errors import InputError, one_line
 from .telemetry import META_FILE, _write_json_atomic
@@ -60,13 +61,19 @@ def shown(value) -> str:
 
 
 def _is_nan(value) -> bool:
-    if isinstance(value, (str, bytes, NotEvaluated)):
+    """Whether the value, or anything in it, is NaN or pandas' missing value (``pd.NA``, ``pd.NaT``)."""
+    if isinstance(value, (str, bytes, dict, NotEvaluated)):  # text, or an object shown as its text: nothing measured
         return False
     try:
         with warnings.catch_warnings():  # a complex value is judged by its real part's NaN, silently
             warnings.simplefilter("ignore")
-            return bool(np.isnan(np.asarray(value, dtype=float)).any())
+            if np.isnan(np.asarray(value, dtype=float)).any():
+                return True
     except Exception:  # noqa: BLE001 - not numbers (names, an object, an int beyond a float): nothing to be NaN
+        pass
+    try:  # pd.NA becomes no float and NaT a huge negative one, yet neither measured anything
+        return bool(np.asarray(pd.isna(value)).any())
+    except Exception:  # noqa: BLE001 - an object pandas cannot look into: nothing to be missing
         return False
 
 

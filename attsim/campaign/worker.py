@@ -30,6 +30,7 @@ import numpy as np
 
 from ..dispersions import checked, flatten, run_seed
 from ..errors import InputError
+from ..scripts import call_script, load_module
 from .records import RUNS_DIR
 from .timeouts import announce_start
 
@@ -75,8 +76,6 @@ _WARM: set = set()  # the mission scripts this process has run (their loop compi
 
 def mission_module(script):
     """The mission script's module, loaded once per path and modification time in this process."""
-    from ..scripts import load_module
-
     path = Path(script)
     mtime = path.stat().st_mtime_ns
     cached = _MODULES.get(str(path))
@@ -103,7 +102,7 @@ def mission_dispersions(namespace) -> dict:
     if not callable(declared):
         raise InputError("dispersions", "must be a function of the mission script returning {name: Dispersion}",
                          f"got a {type(declared).__name__}: write def dispersions(): return {{...}}")
-    return checked(declared())
+    return checked(call_script(declared, "dispersions()"))
 
 
 def run_directory(campaign_dir, index: int) -> Path:
@@ -208,8 +207,8 @@ def run_one(spec: RunSpec) -> RunResult:
         module = mission_module(campaign.script)
         out_dir = None if campaign.telemetry == "summary" else run_directory(campaign.directory, index)
         tel = _run(module, campaign, spec.params, seed, out_dir)
-        columns, status, criteria = judge(module.criteria(tel))
-        quantities = getattr(module, "envelopes", default_envelopes)(tel)
+        columns, status, criteria = judge(call_script(module.criteria, "criteria(telemetry)", tel))
+        quantities = call_script(getattr(module, "envelopes", default_envelopes), "envelopes(telemetry)", tel)
         times_s = np.linspace(0.0, campaign.envelope_t_end_s, campaign.envelope_points)
         envelopes = {name: _on_grid(series, times_s) for name, series in quantities.items()}
         if campaign.telemetry == "decimated":

@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import analysis
 from .._validate import path_like, sequence
-from ..errors import InputError, add_note, one_line
+from ..errors import InputError, add_note, exit_as_error, one_line
 from . import actuators, comparison, environment, estimation, freebody, pointing, sensors
 from .page import Section, as_plot, plotly_js_path, write_page
 from .runinfo import applied_torque, is_controlled, longest_interval, torque_free_mask
@@ -193,11 +193,7 @@ def _mission_figures(figures, run) -> tuple[list, Exception | None]:
         raise
     except BaseException as exc:  # noqa: BLE001 - the user's code: reported on the page, then raised
         if not isinstance(exc, Exception):  # SystemExit, GeneratorExit
-            code = f"({exc.code!r})" if isinstance(exc, SystemExit) else ""
-            error = InputError("figures(telemetry)", "must return plotly figures, not end the process",
-                               f"it raised {type(exc).__name__}{code}")
-            error.__cause__ = exc
-            exc = error.with_traceback(exc.__traceback__)
+            exc = exit_as_error(exc, "figures(telemetry)", "must return plotly figures, not end the process")
         text = f"{type(exc).__name__}: {one_line(exc)}"  # a user's exception whose __str__ raises still gets a line
         return [f"<p class='note bad'>The mission script's figures(telemetry) failed, so its figures are not shown "
                 f"(the rest of the report is complete): {html.escape(text)}</p>"], exc
