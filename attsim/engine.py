@@ -33,16 +33,17 @@ import numpy as np
 from simpy.core import NORMAL
 
 from . import __version__, knowledge
-from ._validate import boolean, int_in, one_of, path_like, positive_scalar, safe_name, unit_quaternion, vector3
+from ._validate import boolean, path_like, positive_scalar, safe_name, vector3
 from .component import At, Component, periodic
 from .environment.table import EnvironmentTable, field_table
 from .environment.torques import DISTURBANCE_NAMES
 from .errors import AttsimError, ControllerError, DivergenceError, EstimatorDivergenceError, InputError, add_note
-from .inertia import check_inertia, check_rate
+from .inertia import check_inertia
 from .plant import Spacecraft
-from .plausibility import check_body_rate
 from .schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .memory_telemetry import MemoryRecorder
+from . import mission_settings
+from .mission_settings import MAX_STEPS, engine_methods
 from .telemetry import Recorder, Telemetry, load
 from .timegrid import grid_time
 
@@ -53,18 +54,13 @@ __all__ = ["Mission", "Spacecraft", "Component", "ControllerError", "periodic", 
 # SimPy serves events at one time by priority (lower first); samples, decisions
 # and commands run at NORMAL (1), so a row recorded after them sees them all.
 RECORD_PRIORITY = NORMAL + 1
-# the most integration sub-steps and periodic cycles (each ~1 us compiled: hours) and telemetry rows (tens of GB) a
-# mission may ask for
-MAX_STEPS, MAX_ROWS = 1e10, 1e9
 END_PRIORITY = NORMAL + 2
 ENVIRONMENT_COLUMNS = ["B_I_x", "B_I_y", "B_I_z", "lit"] + [f"tau_{d}_{a}" for d in DISTURBANCE_NAMES for a in "xyz"]
 
 
 def __getattr__(name: str):
     if name == "ENGINE_METHODS":  # computed on use: the registry imports the compiled integrators
-        from .integrators import REGISTRY
-
-        return tuple(key for key, cls in REGISTRY.items() if getattr(cls, "mission_ready", False))
+        return engine_methods()
     raise AttributeError(f"module 'attsim.engine' has no attribute {name!r}")
 
 
@@ -211,27 +207,16 @@ class Mission:
         checked = check_inertia(inertia, allow_nonphysical=allow_nonphysical)
         self.inertia_kg_m2 = checked.matrix_kg_m2
         self.nonphysical_inertia = checked.nonphysical
-        self.omega0_rad_s = vector3(omega0, "omega0")
-        check_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")
-        check_body_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")  # warns of deg/s given as rad/s
-        self.q0 = unit_quaternion(q0, "q0")
-        self.duration_s = positive_scalar(duration, "duration")
-        self.method = one_of(method, "method", __getattr__("ENGINE_METHODS"))
-        self.max_step_s = positive_scalar(max_step, "max_step")
-        self.telemetry_dt_s = positive_scalar(telemetry_dt, "telemetry_dt")
-        for step, name_, most in ((self.max_step_s, "max_step", MAX_STEPS),
-                                  (self.telemetry_dt_s, "telemetry_dt", MAX_ROWS)):
-            if self.duration_s / step > most:  # bound the work and the disk, not only the memory
-                raise InputError(name_, f"gives more than {most:.0e} steps over the duration",
-                                 f"duration {self.duration_s:g} s / {name_} {step:g} s")
-        self.seed = int_in(seed, "seed", 0, 2**63 - 1)
+        # checked by __setattr__ (attsim.mission_settings), as when a script changes them later
+        self.omega0_rad_s, self.q0, self.duration_s, self.method = omega0, q0, duration, method
+        self.max_step_s, self.telemetry_dt_s, self.seed = max_step, telemetry_dt, seed
         if out_dir is not None:
             path_like(out_dir, "out_dir")
         self.out_dir = Path(out_dir) if out_dir is not None else Path("reports") / name
         if field is not None and not callable(field):
             field = vector3(field, "field")  # a callable is checked where its values enter (the field table)
         self.field_spec = field
-        self.field_dt_s = positive_scalar(field_dt, "field_dt") if field_dt is not None else self.max_step_s
+        self.field_dt_s = field_dt if field_dt is not None else self.max_step_s
         if environment is not None:
             from .environment import Environment
 
@@ -243,6 +228,11 @@ class Mission:
         self.environment = environment
         self.components: list[Component] = []
         self._added_at: dict[str, str | None] = {}  # component name -> where it was added, for its errors
+
+    def __setattr__(self, name: str, value) -> None:
+        """A setting changed after construction is checked as its keyword; a keyword's own name is refused."""
+        object.__setattr__(self, name, mission_settings.checked(self, name, value))
+        mission_settings.check_work(self, name)
 
     @property
     def has_field(self) -> bool:

@@ -22,7 +22,7 @@ LAYERS = {
     "estimators": 5, "estimation": 5, "guidance": 5, "guidance_kernels": 5, "pointing": 5, "modes": 5,
     "wheel_dynamics": 5, "knowledge": 5,
     "plant": 6, "plant_checks": 6, "engine": 6, "mission_banks": 6, "mission_loop": 6, "mission_steps": 6,
-    "compiled_mission": 6, "compiled_sensors": 6,
+    "compiled_mission": 6, "compiled_sensors": 6, "mission_settings": 6,
     "analysis": 7, "reporting": 7,
     "cli": 8, "criteria": 8, "studies": 8, "testing": 8, "validation": 8, "campaign": 8, "scripts": 8,
 }
