@@ -56,6 +56,7 @@ from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts 
 from .scripts import call_script, resolve_script as _resolve_script
 from .criteria import Criterion, SharedLabelError, judge, passed, record_criteria
 from .criteria import one_line as _one_line, shown as _shown
+from .run_lock import RunDirectoryLockedError
 from .testing import NotEvaluated
 
 __all__ = ["main", "run_script", "execute", "judge", "Criterion", "NotEvaluated",
@@ -201,7 +202,8 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
         try:
             runs.append(mission.run(progress=sys.stderr.isatty()))  # no progress bar in a log file
         except BaseException as exc:
-            where = _where_partial(mission.out_dir, since)
+            # refused for a directory another run writes: the telemetry there is that run's, not this one's
+            where = None if isinstance(exc, RunDirectoryLockedError) else _where_partial(mission.out_dir, since)
             if where is None and isinstance(exc, KeyboardInterrupt):
                 where = f"no telemetry was written to {mission.out_dir} (stopped during set-up)"
             if where is not None:
