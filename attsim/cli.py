@@ -208,7 +208,7 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
                 add_note(exc, where)
             raise
     try:
-        results = judge(criteria(runs[0] if single else runs))
+        results = judge(criteria(runs[0] if single else runs), runs[0] if single else runs)
     except SharedLabelError as exc:  # the script's criteria break their contract: refused by name, as a campaign does
         add_note(exc, "the telemetry is kept in " + ", ".join(str(run.path) for run in runs))
         raise
