@@ -96,7 +96,10 @@ def test_comparison_report(tmp_path):
     assert "rk4 (seed 0, rk4)" in page and "rkmk4 (seed 0, rkmk4)" in page
     rows = {m: re.search(rf"<tr class='\w+'><td>(\w+)</td><td>{m} \(seed 0", page).group(1) for m in ("rk4", "rkmk4")}
     assert rows == {"rk4": "complete", "rkmk4": "failed"}
-    assert "rk4: error [-]: 1e-9" in page
+    # each run's criteria side by side: a row per criterion, a column per run
+    side = page.split("<table class='criteria side'>")[1].split("</table>")[0]
+    assert "<td>rk4: error [-]</td><td>&lt; 1e-8</td><td class='num'><span class='pass'>PASS</span> 1e-9</td>" \
+        "<td class='num'>–</td>" in side
 
 
 def test_report_refuses_what_is_not_telemetry(tmp_path):
@@ -493,7 +496,7 @@ def test_a_comparison_shares_the_criteria_by_their_labels(tmp_path):
     many = [_telemetry(tmp_path / f"m{k}", {}, name=f"run{k}") for k in range(5)]
     assert comparison.title(many).startswith("Comparison of 5 runs:")
     plot = next(f for f in _figures(attsim.report(many, tmp_path / "m.html").read_text())
-                if f["title"].startswith("Body rates and attitude"))
+                if f["title"].startswith("Body rates of every run"))
     wx = [t for t in plot["data"] if t["yaxis"] == "y"]
     assert len({t["line"]["color"] for t in wx}) == 5  # a colour per run
 

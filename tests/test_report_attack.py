@@ -285,7 +285,7 @@ def test_runs_of_one_directory_name_are_told_apart_in_a_comparison(tmp_path):
     for label in ("main/wheel_slew (seed 7, rk4)", "branch/wheel_slew #1 (seed 7, rk4)",
                   "branch/wheel_slew #2 (seed 7, rk4)"):
         assert f"<td>{label}</td>" in page
-    rates = next(f for f in _figures(page) if f["title"].startswith("Body rates and attitude"))
+    rates = next(f for f in _figures(page) if f["title"].startswith("Body rates of every run"))
     shown = [t["name"] for t in rates["data"] if t.get("showlegend", True)]
     assert len(shown) == 3 and len(set(shown)) == 3
 

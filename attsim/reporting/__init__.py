@@ -202,7 +202,8 @@ def _check_runs(telemetry) -> list:
     return runs
 
 
-def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), plotlyjs="inline") -> Path:
+def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), plotlyjs="inline",
+           reference=None) -> Path:
     """Write the HTML report of one run, or a comparison of several.
 
     Parameters
@@ -221,6 +222,9 @@ def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), pl
         "inline" (default) embeds plotly.js (compressed) in the page; a path
         writes plotly.js there once and the page references it (pages
         written together share it).
+    reference : int or Telemetry, optional
+        A comparison's reference run (its index, or the run itself): the
+        others' differences are to it. Default: the first.
 
     Returns
     -------
@@ -228,10 +232,12 @@ def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), pl
         The file written.
     """
     runs = _check_runs(telemetry)
-    return _write(runs, path, criteria, _user_plots(extra_figures, "extra_figures"), plotlyjs)
+    if len(runs) > 1:
+        comparison.reference_index(runs, reference)  # refused before anything is written
+    return _write(runs, path, criteria, _user_plots(extra_figures, "extra_figures"), plotlyjs, reference)
 
 
-def _write(runs, path, criteria, extra: list, plotlyjs) -> Path:
+def _write(runs, path, criteria, extra: list, plotlyjs, reference=None) -> Path:
     """:func:`report` once its figures are plots (or a sentence saying why they are missing)."""
     first = runs[0]
     if path is None:
@@ -244,14 +250,15 @@ def _write(runs, path, criteria, extra: list, plotlyjs) -> Path:
     if criteria is not None:
         criteria = sequence(criteria, "criteria")
         for k, criterion in enumerate(criteria):
-            if isinstance(criterion, (str, bytes)) or not isinstance(criterion, Sequence) or len(criterion) != 4:
+            if isinstance(criterion, (str, bytes)) or not isinstance(criterion, Sequence) or not (
+                    len(criterion) == 4 or (len(criterion) == 5 and isinstance(criterion[4], dict))):
                 raise InputError(f"criteria[{k}]", "must be (label, value, ok, bound)", f"got {criterion!r}")
     if len(runs) == 1:
         title = first.meta.get("name", "attsim run")
         sections = single_sections(first, criteria if criteria is not None else first.meta.get("criteria"), extra)
     else:
         title = comparison.title(runs)
-        sections = comparison.sections(runs, criteria)
+        sections = comparison.sections(runs, criteria, reference)
     footer = "<p><small>attsim report; full-rate telemetry in telemetry.parquet beside each run's page.</small></p>"
     try:
         return write_page(path, title, sections, plotlyjs, footer)
