@@ -209,3 +209,29 @@ def test_a_run_cut_short_gets_no_green_pass(tmp_path):
     whole = _telemetry(tmp_path / "w", {}, [])
     assert "PASS: all 1 criteria met." in attsim.report(whole, tmp_path / "w.html",
                                                         criteria=[("a [-]", 1.0, True, "< 2")]).read_text()
+
+
+def test_a_comparison_shows_each_runs_margin_and_runs_that_agree_both(tmp_path):
+    """Two runs passing a 0.1 deg bound by 0.03 and by 0.0002 read alike as 'PASS'; their margins tell them apart.
+    Runs that agree were drawn over each other in one style: the later hid the earlier."""
+    runs = []
+    for name, worst in (("near", 0.0998), ("far", 0.07)):
+        tel = _telemetry(tmp_path / name, _wheel_columns() | {"att_err_deg": worst}, WHEELS + [PD_LAW], name=name)
+        criteria = judge([Requirement("pointing error after 100 s [deg]", "att_err_deg", "max", "<", 0.1,
+                                      window=Window.after(100.0))], tel)
+        tel.meta["criteria"] = [[*row, row.declared] for row in criteria]
+        runs.append(tel)
+    page = attsim.report(runs, tmp_path / "c.html").read_text()
+    side = page.split("<table class='criteria side'>")[1].split("</table>")[0]
+    assert "PASS</span> 0.0998<br><small>2e-4 deg inside</small>" in side
+    assert "PASS</span> 0.07<br><small>0.03 deg inside</small>" in side
+    rates = next(f for f in _figures(page) if f["title"].startswith("Body rates of every run"))
+    dashes = {t["name"]: t["line"]["dash"] for t in rates["data"] if t["yaxis"] == "y"}
+    assert dashes == {"near (seed 7, rk4)": "solid", "far (seed 7, rk4)": "dash"}
+
+
+def test_a_margin_in_no_unit_reads_as_a_number(tmp_path):
+    from attsim.reporting.summary import margin_text
+
+    assert margin_text({"margin": 0.06182, "unit": "-"}) == "0.06182 inside"
+    assert margin_text({"margin": -0.02, "unit": "deg"}) == "0.02 deg beyond"  # not "-0.02 deg beyond"

@@ -27,6 +27,7 @@ from . import overlays
 from .page import Section
 from .runinfo import judged, method_label, status
 from .style import fmt
+from .summary import margin_text
 
 _esc = html.escape
 MAX_TITLE_RUNS = 3
@@ -141,7 +142,8 @@ def reference_index(runs, reference) -> int:
 
 
 def _side_by_side(names, per_run) -> str:
-    """The criteria of every run in one table: a row per criterion, a column per run."""
+    """The criteria of every run in one table: a row per criterion, a column per run (a declared criterion's margin
+    to its bound under its value: how near a PASS came to failing)."""
     rows = [judged(own) for own in per_run]
     labels = list(dict.fromkeys(str(row.label) for own in rows for row in own))
     if not labels:
@@ -153,9 +155,11 @@ def _side_by_side(names, per_run) -> str:
         cells = []
         for own in rows:
             row = next((r for r in own if str(r.label) == label), None)
+            margin = margin_text(row.declared) if row is not None else ""
             cells.append("<td class='num'>–</td>" if row is None else
                          f"<td class='num'><span class='{'pass' if row.ok else 'fail'}'>"
-                         f"{'PASS' if row.ok else 'FAIL'}</span> {_esc(fmt(row.value))}</td>")
+                         f"{'PASS' if row.ok else 'FAIL'}</span> {_esc(fmt(row.value))}"
+                         + (f"<br><small>{_esc(margin)}</small>" if margin else "") + "</td>")
         body.append(f"<tr><td>{_esc(label)}</td><td>{_esc(bounds[label])}</td>{''.join(cells)}</tr>")
     return ("<h3>Criteria of every run, side by side</h3><div class='table-wrap'><table class='criteria side'>"
             f"<tr><th>criterion</th><th>bound</th>{head}</tr>{''.join(body)}</table></div>")

@@ -1,6 +1,7 @@
 """A comparison's plots: each quantity of the run pages, in their units, one colour per run (layer 7).
 
-Pointing error (deg, log), body rates (deg/s) and |ω| (log), wheel speeds
+Each run has its colour and its dash (the first solid), so runs that agree
+still show both. Pointing error (deg, log), body rates (deg/s) and |ω| (log), wheel speeds
 (RPM) and the array's momentum, magnetorquer dipoles, each estimator's
 attitude error (its magnitude, deg or arcsec, log), and the differences of
 attitude (deg) and rate (deg/s) to the reference run at the times both
@@ -19,7 +20,7 @@ from .actuators import RPM_PER_RAD_S
 from .estimation import angle_unit, estimators
 from .pointing import lines_over_run, pointing_error
 from .runinfo import ANGLE_TO_DEG, components, declared_on
-from .style import Panel, Plot, line, requirement_marks, stacked
+from .style import DASHES, Panel, Plot, line, requirement_marks, stacked
 
 __all__ = ["Difference", "differences", "pointing", "rates", "wheels", "dipoles", "estimation", "difference_plot"]
 
@@ -48,13 +49,19 @@ def differences(reference, df) -> Difference | None:
     return Difference(common, np.degrees(angle), np.degrees(rate))
 
 
+def run_line(x, y, name: str, k: int, log_y: bool = False) -> dict:
+    """The line of run ``k``: its colour and its dash (solid, dashed, dotted, ...), so that runs drawn over each
+    other where they agree still show both."""
+    return line(x, y, name, k, log_y=log_y, group=name, dash=DASHES[k % len(DASHES)], width=2.0 if k == 0 else 1.5)
+
+
 def _lines(runs, names, values, log_y=False) -> list[dict]:
-    """One line per run that has ``values(run)`` (None: it has not), in the run's colour, grouped by run."""
+    """One line per run that has ``values(run)`` (None: it has not), in the run's colour and dash, grouped by run."""
     traces = []
     for k, (name, run) in enumerate(zip(names, runs)):
         y = values(run) if len(run.df) else None
         if y is not None:
-            traces.append(line(run.df.index.to_numpy(), y, name, k, log_y=log_y, group=name))
+            traces.append(run_line(run.df.index.to_numpy(), y, name, k, log_y=log_y))
     return traces
 
 
@@ -159,7 +166,7 @@ def estimation(runs, names) -> Plot | None:
         errors = [_estimate_error_rad(run, name) for run in runs]
         every = [e for e in errors if e is not None]
         unit, scale = angle_unit(np.concatenate(every)[:, None], None)
-        traces = [line(run.df.index.to_numpy(), e * scale, label, k, log_y=True, group=label)
+        traces = [run_line(run.df.index.to_numpy(), e * scale, label, k, log_y=True)
                   for k, (label, run, e) in enumerate(zip(names, runs, errors)) if e is not None]
         panels.append(Panel(f"{name} attitude error [{unit}]", traces, log_y=True, height_px=PANEL_PX))
     return stacked("Estimation: attitude error of the estimate against the truth, every run", panels) \
@@ -170,8 +177,8 @@ def difference_plot(found: dict, reference_name: str) -> Plot | None:
     """Attitude (deg) and rate (deg/s) differences of each run to the reference, log scales."""
     if not found:
         return None
-    angle = [line(d.t, d.attitude_deg, name, k, log_y=True, group=name) for name, (k, d) in found.items()]
-    rate = [line(d.t, d.rate_deg_s, name, k, log_y=True, group=name) for name, (k, d) in found.items()]
+    angle = [run_line(d.t, d.attitude_deg, name, k, log_y=True) for name, (k, d) in found.items()]
+    rate = [run_line(d.t, d.rate_deg_s, name, k, log_y=True) for name, (k, d) in found.items()]
     return stacked(f"Differences to the reference run, {reference_name}",
                    [Panel("attitude difference [deg]", angle, log_y=True, height_px=260),
                     Panel("largest rate difference [deg/s]", rate, log_y=True, height_px=PANEL_PX)])

@@ -40,12 +40,14 @@ def _where(declared: dict | None) -> str:
     return where + (f" ({left} more intervals not kept)" if left else "")
 
 
-def _margin(declared: dict | None) -> str:
+def margin_text(declared: dict | None) -> str:
+    """A declared criterion's margin to its bound, in its unit ("-" is no unit): "0.02 deg inside" or "beyond"."""
     margin = (declared or {}).get("margin")
     if not isinstance(margin, (int, float)):
         return ""
-    unit = declared.get("unit") or ""
-    return f"{fmt(float(margin))} {unit}".strip() + (" inside" if margin >= 0 else " beyond")
+    unit = str(declared.get("unit") or "").strip()
+    unit = "" if unit == "-" else unit
+    return f"{fmt(abs(float(margin)))} {unit}".strip() + (" inside" if margin >= 0 else " beyond")
 
 
 def verdict(criteria, meta=None) -> str:
@@ -76,7 +78,7 @@ def criteria_table(criteria) -> str:
     lines = "".join(
         f"<tr class='{'pass' if row.ok else 'fail'}'><td>{'PASS' if row.ok else 'FAIL'}</td><td>{_esc(str(row.label))}"
         f"</td><td class='num'>{_esc(fmt(row.value))}</td><td>{_esc(str(row.bound))}</td>"
-        + (f"<td>{_esc(_where(row.declared))}</td><td class='num'>{_esc(_margin(row.declared))}</td>"
+        + (f"<td>{_esc(_where(row.declared))}</td><td class='num'>{_esc(margin_text(row.declared))}</td>"
            if declared else "") + "</tr>"
         for row in rows
     )
