@@ -292,3 +292,36 @@ def test_influence_ranks_the_parameter_that_drives_the_criterion_first(tmp_path)
 def test_the_title_names_the_mission_not_a_path(tmp_path):
     _, page = _decisive_campaign(tmp_path)
     assert "<title>Campaign: wheel_slew</title>" in page and "<h1>Campaign: wheel_slew</h1>" in page
+
+
+def test_a_correlation_chance_could_give_is_not_bold(tmp_path):
+    """Four runs gave ρ = ±1 and ±0.8 in bold for every parameter: chance gives as much with four runs."""
+    from attsim.campaign.report import chance_rho
+
+    assert chance_rho(4) == pytest.approx(1.96 / np.sqrt(3)) and chance_rho(200) == pytest.approx(0.1389, abs=1e-4)
+    few = tmp_path / "few"
+    few.mkdir()
+    _decisive_campaign(few, runs=4)
+    page = (few / "report.html").read_text()
+    influence = page.split("<section id='influence'")[1].split("</section>")[0]
+    assert "<b>" not in influence and "With 4 runs no rank correlation can be told from chance" in influence
+    many = tmp_path / "many"
+    many.mkdir()
+    _decisive_campaign(many, runs=200)
+    influence = (many / "report.html").read_text().split("<section id='influence'")[1].split("</section>")[0]
+    assert "<b>+0.9" in influence and "is not chance at 95 %" in influence
+
+
+def test_the_runs_that_failed_a_criterion_show_in_its_histogram_and_a_near_bound_is_drawn(tmp_path):
+    from attsim.campaign.figures import criterion_plot
+
+    values = np.concatenate([np.linspace(0.05, 0.0999, 40), [0.1003, 0.104, 0.105]])  # three runs past 0.1
+    plot = criterion_plot("e [deg]", values, parse_bound("< 0.1"), values >= 0.1)
+    failed = next(t for t in plot.figure["data"] if str(t["name"]).startswith("failed it"))
+    assert failed["name"] == "failed it (3)" and np.sum(failed["y"]) == 2 * 3  # each count twice: a step outline
+    assert plot.figure["layout"]["yaxis2"]["range"] == [0.0, 1.02]  # the ECDF's axis: all of [0, 1]
+    passing = criterion_plot("e [deg]", values[:40], parse_bound("< 0.1"), np.zeros(40, bool))
+    assert not [t for t in passing.figure["data"] if str(t["name"]).startswith("failed it")]
+    # values of 0.01-0.016 under a bound of 0.1: drawn, so that how far inside they lie shows (a decade away at most)
+    near = criterion_plot("e [deg]", np.array([0.011, 0.012, 0.0157]), parse_bound("< 0.1"))
+    assert near.figure["layout"]["shapes"][0]["x0"] == 0.1 and "off the axis" not in near.title

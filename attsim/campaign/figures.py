@@ -86,18 +86,29 @@ def _bins(values: np.ndarray, log_x: bool) -> np.ndarray:
     return np.linspace(low, high, count + 1)
 
 
-def criterion_plot(label: str, values: np.ndarray, bound) -> Plot:
-    """The histogram of a criterion's values over the runs and their ECDF, on one value axis fitted to the data."""
-    finite = np.sort(values[np.isfinite(values)])
+def _steps(edges: np.ndarray, counts: np.ndarray, name: str, colour: str, fill: str) -> dict:
+    """A histogram as a filled step outline (not bars: the page's plotly bundle is the run pages' small one)."""
+    x = np.repeat(edges, 2)[1:-1]
+    y = np.repeat(counts, 2).astype(float)
+    return {"type": "scatter", "mode": "lines", "name": name, "x": np.concatenate([[x[0]], x, [x[-1]]]),
+            "y": np.concatenate([[0.0], y, [0.0]]), "fill": "tozeroy", "fillcolor": fill,
+            "line": {"color": colour, "width": 1.5}}
+
+
+def criterion_plot(label: str, values: np.ndarray, bound, failed: np.ndarray | None = None) -> Plot:
+    """The histogram of a criterion's values over the runs (the runs that failed it in red over it) and their
+    ECDF, on one value axis fitted to the data."""
+    keep = np.isfinite(values)
+    finite = np.sort(values[keep])
     log_x = log_scale(finite)
     edges = _bins(finite, log_x)
     counts, _ = np.histogram(finite, bins=edges)
-    # a step outline (not bars: the page's plotly bundle is the run pages' small one)
-    x = np.repeat(edges, 2)[1:-1]
-    y = np.repeat(counts, 2).astype(float)
-    histogram = {"type": "scatter", "mode": "lines", "name": "runs", "x": np.concatenate([[x[0]], x, [x[-1]]]),
-                 "y": np.concatenate([[0.0], y, [0.0]]), "fill": "tozeroy", "fillcolor": BAND,
-                 "line": {"color": PALETTE[0], "width": 1.5}, "showlegend": False}
+    histogram = _steps(edges, counts, "runs", PALETTE[0], BAND)
+    histogram["showlegend"] = False
+    traces = [histogram]
+    if failed is not None and np.any(failed[keep]):
+        bad, _ = np.histogram(values[keep & failed], bins=edges)
+        traces.append(_steps(edges, bad, f"failed it ({int(bad.sum())})", FAIL_COLOUR, "rgba(214,39,40,0.45)"))
     keep = np.unique(np.linspace(0, finite.size - 1, min(finite.size, 2000)).astype(int))
     ecdf = line(finite[keep], (keep + 1) / finite.size, "ECDF", 0, shape="hv")
     ecdf["showlegend"] = False
@@ -112,13 +123,14 @@ def criterion_plot(label: str, values: np.ndarray, bound) -> Plot:
                        "y0": 0, "y1": 1, "line": {"color": FAIL_COLOUR, "dash": "dash", "width": 2},
                        "name": f"bound {bound.op} {fmt(bound.value)}", "showlegend": True}]
             low, high = min(low, bound.value), max(high, bound.value)
-    panels = [Panel("runs", [histogram], shapes, height_px=180),
+    panels = [Panel("runs", traces, shapes, height_px=180),
               Panel("fraction of runs", [ecdf], [dict(s, yref="y domain") for s in shapes], height_px=150)]
     plot = stacked(f"{label} (bound {bound.op} {fmt(bound.value)}){note}" if bound is not None else label, panels,
                    x_title=label)
     layout = plot.figure["layout"]
     for key in ("xaxis", "xaxis2"):
         layout[key]["type"] = "log" if log_x else "linear"
+    layout["yaxis2"]["range"] = [0.0, 1.02]  # a fraction of the runs: its whole range, not the ECDF's first step up
     pad = 0.02 * (math.log10(high / low) if log_x else high - low)
     layout["xaxis"]["range"] = ([math.log10(low) - pad, math.log10(high) + pad] if log_x else
                                 [low - pad, high + pad]) if high > low else None
@@ -127,18 +139,20 @@ def criterion_plot(label: str, values: np.ndarray, bound) -> Plot:
 
 def _off_axis(bound: float, low: float, high: float, log_x: bool) -> str:
     """How far the bound lies from the values, in words, when drawing it on their axis would squash them (more
-    than their largest magnitude away, or a decade on a log axis); "" when it is drawn."""
+    than a decade beyond them, or across zero from them); "" when it is drawn (how far inside the values lie is
+    what decides)."""
     if low <= bound <= high:
         return ""
     side = "above the largest value" if bound > high else "below the smallest value"
     edge = high if bound > high else low
     ratio = bound / edge if edge != 0 else math.inf
-    if ratio > 0 and (log_x or ratio >= 10.0 or ratio <= 0.1):
-        decades = abs(math.log10(ratio))
-        return "" if decades <= 1.0 and log_x else f"{decades:.1f} decades {side}"
+    if 0.1 <= ratio <= 10.0:
+        return ""
+    if ratio > 0 and math.isfinite(ratio):
+        return f"{abs(math.log10(ratio)):.1f} decades {side}"
     scale = max(abs(low), abs(high))
     gap = abs(bound - edge)
-    if scale == 0.0 or gap <= scale:
+    if scale == 0.0 or gap <= 10.0 * scale:
         return ""
     return f"{fmt(gap / scale, 2)} times the values' largest magnitude {side}"
 

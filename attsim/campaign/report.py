@@ -214,22 +214,38 @@ def influence(records: pd.DataFrame, label: str) -> list[tuple[str, float]]:
     return sorted(out, key=lambda item: -abs(item[1]) if math.isfinite(item[1]) else 1.0)
 
 
+def chance_rho(runs: int) -> float:
+    """The |ρ| that chance alone exceeds in 5 % of campaigns of ``runs`` runs (two-sided, 1.96 / √(n − 1)); at 1 or
+    more no correlation can be told from chance."""
+    return 1.96 / math.sqrt(runs - 1) if runs > 1 else math.inf
+
+
 def _influence_section(records: pd.DataFrame, labels: list[str], bounds: dict) -> list:
     parameters = _parameters(records)
     if not parameters or not len(records):
         return ["<p class='note'>No dispersed parameter in the records.</p>"]
     ranking = {label: influence(records, label) for label in labels}
     shown = [label for label in labels if any(math.isfinite(r) for _, r in ranking[label])]
-    order = sorted(parameters, key=lambda p: -max((abs(dict(ranking[label])[p]) for label in shown
-                                                   if math.isfinite(dict(ranking[label])[p])), default=-1.0))
+    strongest = {p: max((abs(dict(ranking[label])[p]) for label in shown if math.isfinite(dict(ranking[label])[p])),
+                        default=-1.0) for p in parameters}
+    constant = [p for p in parameters if strongest[p] < 0]  # drawn the same in every run, or not a number
+    order = sorted((p for p in parameters if strongest[p] >= 0), key=lambda p: -strongest[p])
+    chance = chance_rho(len(records))
     header = ["parameter"] + [_e(label) for label in shown]
-    rows = [[_e(p)] + [_rho_cell(dict(ranking[label])[p]) for label in shown] for p in order]
+    rows = [[_e(p)] + [_rho_cell(dict(ranking[label])[p], chance) for label in shown] for p in order]
     rows_shown, note = _sample(records)
+    if chance >= 1.0:
+        told = (f"With {len(records)} runs no rank correlation can be told from chance (it takes |ρ| above "
+                f"1.96/√(n−1) = {chance:.2g}): the ranking below is not evidence yet.")
+    else:
+        told = (f"|ρ| above {chance:.2g} (1.96/√(n−1), in bold) is not chance at 95 %; below it, it may be.")
     items = [f"<p class='note'>Spearman's rank correlation ρ of each drawn parameter with each criterion's value "
              f"(its verdict, 1 or 0, for a criterion without a numeric value) over the {len(records)} runs; the "
-             "parameters ordered by their largest |ρ|, which ranks their influence (|ρ| ≥ 0.3 in bold). Below, each "
+             f"parameters ordered by their largest |ρ|, which ranks their influence. {told} Below, each "
              f"criterion against its {TOP_PARAMETERS} strongest parameters.</p>",
              _table(header, rows, numeric=set(range(1, len(header))))]
+    if constant:
+        items.append("<p class='note'>Not varied over the runs (left out): " + _e(", ".join(constant)) + ".</p>")
     if note:
         items.append(f"<p class='note'>{_e(note)}</p>")
     for label in shown:
@@ -244,11 +260,11 @@ def _influence_section(records: pd.DataFrame, labels: list[str], bounds: dict) -
     return items
 
 
-def _rho_cell(rho: float) -> str:
+def _rho_cell(rho: float, chance: float) -> str:
     if not math.isfinite(rho):
         return "–"
     text = f"{rho:+.2f}"
-    return f"<b>{text}</b>" if abs(rho) >= 0.3 else text
+    return f"<b>{text}</b>" if abs(rho) > chance else text
 
 
 def worst_runs(records: pd.DataFrame, label: str, bound: Bound | None) -> tuple[np.ndarray, str]:
@@ -364,8 +380,8 @@ def write_campaign_report(campaign_dir, records: pd.DataFrame | None = None,
                            [row for row in declared if row.declared.get("quantity") == name])
              for name, env in envelopes.items()]
     sections.append(Section("envelopes", "Envelopes", items or ["<p class='note'>No envelope was recorded.</p>"]))
-    items = [criterion_plot(label, values, parse_bound(bounds.get(label))) for label in labels
-             if (values := _numeric_values(records, label)) is not None]
+    items = [criterion_plot(label, values, parse_bound(bounds.get(label)), ~_passed(records, label))
+             for label in labels if (values := _numeric_values(records, label)) is not None]
     missing = [label for label in labels if _numeric_values(records, label) is None]
     if missing:
         items.append("<p class='note'>No numeric value to draw for: " + "; ".join(_e(m) for m in missing)
