@@ -71,11 +71,13 @@ _LAZY = {
     "KeplerOrbit": "attsim.environment",
     "TLEOrbit": "attsim.environment",
     "Campaign": "attsim.campaign",
+    "Requirement": "attsim.requirements",
+    "Window": "attsim.windows",
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "schema", "torque", "engine", "telemetry",
                "reporting", "actuators", "sensors", "control", "controllers", "environment", "testing", "validation",
                "cli", "studies", "estimators", "mekf", "allocation", "dispersions", "modes", "guidance", "estimation",
-               "knowledge", "plausibility"}
+               "knowledge", "plausibility", "requirements", "windows", "criteria"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

@@ -24,7 +24,8 @@ LAYERS = {
     "plant": 6, "plant_checks": 6, "engine": 6, "mission_banks": 6, "mission_loop": 6, "mission_steps": 6,
     "compiled_mission": 6, "compiled_sensors": 6, "mission_settings": 6,
     "analysis": 7, "reporting": 7,
-    "cli": 8, "criteria": 8, "studies": 8, "testing": 8, "validation": 8, "campaign": 8, "scripts": 8,
+    "cli": 8, "criteria": 8, "requirements": 8, "windows": 8, "studies": 8, "testing": 8, "validation": 8,
+    "campaign": 8, "scripts": 8,
 }
 
 
