@@ -71,11 +71,13 @@ _LAZY = {
     "KeplerOrbit": "attsim.environment",
     "TLEOrbit": "attsim.environment",
     "Campaign": "attsim.campaign",
+    "Requirement": "attsim.requirements",
+    "Window": "attsim.windows",
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "torque", "engine", "telemetry",
                "reporting", "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies",
                "allocation", "dispersions", "modes", "guidance", "estimation", "campaign", "criteria", "scripts",
-               "plausibility"}
+               "plausibility", "requirements", "windows"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

@@ -1,7 +1,7 @@
 """The ``attsim`` command line.
 
     attsim run SCRIPT_OR_NAME [--out DIR] [--duration S] [--seed N] [--method M] [--no-report]
-    attsim report DIR [DIR ...] [--out FILE]  one run's report, or a comparison of several
+    attsim report DIR [DIR ...] [--out FILE] [--reference DIR]  one run's report, or a comparison of several
     attsim missions                  the mission scripts in ./missions, one line each
     attsim methods                   the integrators, one line each
     attsim validate                  the analytic validation cases: case, method, error, bound, PASS/FAIL
@@ -228,7 +228,8 @@ def _cmd_report(args) -> int:
         print(f"report: {write_pages(lambda: report(runs[0], target), field, target)}")
     else:
         target = target or Path(runs[0].path).parent / "comparison.html"
-        print(f"comparison: {write_pages(lambda: report(runs, target), field, target)}")
+        reference = _reference(args.dirs, args.reference)
+        print(f"comparison: {write_pages(lambda: report(runs, target, reference=reference), field, target)}")
     return EXIT_OK
 
 
@@ -252,6 +253,16 @@ def _cmd_compile(args) -> int:
         done = precompile.compile_all(say=lambda message: print(f"attsim: {message}", flush=True), jobs=jobs)
     print(f"{len(done)} units compiled" + ("" if done else ": every one was on this machine already"))
     return EXIT_OK
+
+
+def _reference(dirs, reference) -> int:
+    """The position of ``--reference DIR`` among the run directories given (the first without it)."""
+    if reference is None:
+        return 0
+    places = [os.path.realpath(d) for d in dirs]
+    if os.path.realpath(reference) not in places:
+        raise InputError("reference", "must be one of the run directories given", f"got {reference!r}")
+    return places.index(os.path.realpath(reference))
 
 
 def _cmd_validate(args) -> int:
@@ -292,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("dirs", nargs="+", help="run directories")
     rep.add_argument("--out", help="the page to write ('.html' is added when missing; default: DIR/report.html, "
                                    "or comparison.html beside the first of several)")
+    rep.add_argument("--reference", help="of several: the run the others are compared with (default: the first)")
     from .campaign.cli import add_arguments, run_command
 
     add_arguments(command("campaign", "run a Monte Carlo campaign of a mission (dask, resumable)", run_command))

@@ -1,14 +1,17 @@
 """A mission's success criteria: judged as ``attsim run`` prints them, and kept with the run.
 
 ``criteria(telemetry)`` of a mission script returns
-``[(label, value, ok, bound), ...]``. :func:`judge` makes each row a
+``[(label, value, ok, bound), ...]``, or declared criteria
+(:class:`attsim.Requirement`, evaluated on the run: :mod:`attsim.requirements`).
+:func:`judge` makes each row a
 :class:`Criterion` whose PASS needs ``ok`` a True bool and a value that is
 not NaN, and refuses two criteria of one label (:class:`SharedLabelError`:
 a campaign records and counts each criterion under its label);
 :func:`passed` is the run's verdict; :func:`record_criteria` writes the judged list into the run's
 ``meta.json`` (``"criteria"``), so ``attsim report DIR`` later draws the
 same criteria table and requirement lines as the report written with the
-run.
+run. A declared criterion is kept as ``[label, value, ok, bound, declared]``: its window, where its value
+was reached and its margin, which the report draws.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 
 from .errors import InputError, one_line
 from .telemetry.recorder import META_FILE, _write_json_atomic
@@ -37,13 +41,30 @@ class SharedLabelError(InputError):
     """
 
 
-class Criterion(NamedTuple):
-    """One judged success criterion, as printed and as the report shows it."""
-
+class _Row(NamedTuple):
     label: str
     value: object  # the measured number (or text), or a NotEvaluated saying why there is none
     ok: bool
     bound: str
+
+
+class Criterion(_Row):
+    """One judged success criterion, as printed and as the report shows it: ``(label, value, ok, bound)``.
+
+    ``declared`` is the record of a declared criterion (:mod:`attsim.requirements`: quantity, statistic, bound,
+    window and its intervals, where the value was reached, margin; JSON values), None for a tuple's.
+    """
+
+    declared = None
+
+    def __new__(cls, label, value, ok, bound, declared=None):
+        self = super().__new__(cls, label, value, ok, bound)
+        if declared is not None:
+            self.declared = declared
+        return self
+
+    def __reduce__(self):  # a tuple pickles its four fields only
+        return (Criterion, (*self, self.declared))
 
 
 def shown(value) -> str:
@@ -60,22 +81,30 @@ def shown(value) -> str:
 
 
 def _is_nan(value) -> bool:
-    if isinstance(value, (str, bytes, NotEvaluated)):
+    """Whether the value, or anything in it, is NaN or pandas' missing value (``pd.NA``, ``pd.NaT``)."""
+    if isinstance(value, (str, bytes, dict, NotEvaluated)):  # text, or an object shown as its text: nothing measured
         return False
     try:
         with warnings.catch_warnings():  # a complex value is judged by its real part's NaN, silently
             warnings.simplefilter("ignore")
-            return bool(np.isnan(np.asarray(value, dtype=float)).any())
+            if np.isnan(np.asarray(value, dtype=float)).any():
+                return True
     except Exception:  # noqa: BLE001 - not numbers (names, an object, an int beyond a float): nothing to be NaN
+        pass
+    try:  # pd.NA becomes no float and NaT a huge negative one, yet neither measured anything
+        return bool(np.asarray(pd.isna(value)).any())
+    except Exception:  # noqa: BLE001 - an object pandas cannot look into: nothing to be missing
         return False
 
 
-def judge(results) -> list[Criterion]:
+def judge(results, telemetry=None) -> list[Criterion]:
     """The criteria a mission script returned, each judged: PASS needs ``ok`` a True bool and a value that is not NaN.
 
     A :class:`~attsim.testing.NotEvaluated` value, a NaN value (anywhere in
     an array), an ``ok`` that is not a bool and a row that is not
-    ``(label, value, ok, bound)`` are each a FAIL whose value says why.
+    ``(label, value, ok, bound)`` are each a FAIL whose value says why. A
+    declared criterion not yet evaluated (an :class:`attsim.Requirement`) is
+    evaluated on ``telemetry`` (one run's); without it, it fails saying so.
 
     Raises
     ------
@@ -88,6 +117,9 @@ def judge(results) -> list[Criterion]:
         return [Criterion("criteria(telemetry)", returned, False, "")]
     judged = []
     for row in results:
+        if not isinstance(row, tuple) and callable(getattr(row, "evaluate", None)):  # a declared criterion
+            row = _evaluated(row, telemetry)
+        declared = getattr(row, "declared", None)
         try:
             label, value, ok, bound = row
         except (TypeError, ValueError):
@@ -96,17 +128,31 @@ def judge(results) -> list[Criterion]:
             continue
         label, bound = one_line(label), one_line(bound)
         if isinstance(value, NotEvaluated):
-            judged.append(Criterion(label, value, False, bound))
+            judged.append(Criterion(label, value, False, bound, declared))
         elif _is_nan(value):
             within = "" if np.ndim(value) == 0 else f" in {one_line(value)}"
-            judged.append(Criterion(label, NotEvaluated(f"the value is NaN{within}"), False, bound))
+            judged.append(Criterion(label, NotEvaluated(f"the value is NaN{within}"), False, bound, declared))
         elif not isinstance(ok, (bool, np.bool_)):
             why = f"its verdict must be a bool, got {type(ok).__name__} {one_line(ok)}"
-            judged.append(Criterion(label, NotEvaluated(why), False, bound))
+            judged.append(Criterion(label, NotEvaluated(why), False, bound, declared))
         else:
-            judged.append(Criterion(label, _plain(value), bool(ok), bound))
+            judged.append(Criterion(label, _plain(value), bool(ok), bound, declared))
     _refuse_shared_labels(judged)
     return judged
+
+
+def _evaluated(declared, telemetry):
+    """A declared criterion evaluated on the run, or a FAIL saying why it could not be."""
+    label = one_line(getattr(declared, "label", declared))
+    bound = one_line(getattr(declared, "bound", ""))
+    if telemetry is None or isinstance(telemetry, (list, tuple)):
+        why = ("a declared criterion of a mission of several runs must be evaluated on one of them in criteria(): "
+               "requirement.evaluate(run)") if telemetry is not None else "no telemetry to evaluate it on"
+        return Criterion(label, NotEvaluated(why), False, bound)
+    try:
+        return declared.evaluate(telemetry)
+    except Exception as exc:  # noqa: BLE001 - its quantity or window does not fit this run: that criterion fails
+        return Criterion(label, NotEvaluated(f"it raised {type(exc).__name__}: {one_line(exc)}"), False, bound)
 
 
 def passed(judged) -> bool:
@@ -151,7 +197,7 @@ def _stored_value(value):
 
 
 def record_criteria(run_dir, criteria, shared=()) -> None:
-    """Keep the judged ``criteria`` in the run's ``meta.json`` (``[[label, value, ok, bound], ...]``).
+    """Keep the judged ``criteria`` in the run's ``meta.json`` (``[[label, value, ok, bound(, declared)], ...]``).
 
     ``shared``: the rows of a mission of several runs that name none of them
     (``"criteria_shared"``, the same in each of its runs), which a comparison
@@ -172,4 +218,10 @@ def record_criteria(run_dir, criteria, shared=()) -> None:
 
 
 def _stored_rows(criteria) -> list:
-    return [[c.label, _stored_value(c.value), bool(c.ok), c.bound] for c in criteria]
+    rows = []
+    for c in criteria:
+        row = [c.label, _stored_value(c.value), bool(c.ok), c.bound]
+        if getattr(c, "declared", None) is not None:
+            row.append(c.declared)
+        rows.append(row)
+    return rows

@@ -27,6 +27,7 @@ __all__ = [
     "NonPhysicalInertiaError",
     "TorqueError",
     "add_note",
+    "exit_as_error",
     "one_line",
 ]
 
@@ -180,6 +181,20 @@ def add_note(exc: BaseException, text: str) -> None:
         exc.__notes__ = [text]
     except AttributeError:  # an exception type without a __dict__: the note is lost, not the error
         pass
+
+
+def exit_as_error(exc: BaseException, field: str, rule: str) -> InputError:
+    """``exc``, a ``SystemExit`` (or another exception that is no ``Exception``) raised by a user's code that attsim
+    called, as an :class:`InputError` naming ``field`` and ``rule``.
+
+    Raised as it is, it would end the process with the user's exit code (0: a command that ran and judged nothing
+    says it succeeded; 3: attsim's own bug) or kill a campaign's worker. The error's traceback is the exit's, so it
+    names the user's line, and its cause is the exit.
+    """
+    code = f"({exc.code!r})" if isinstance(exc, SystemExit) else ""
+    error = InputError(field, rule, f"it raised {type(exc).__name__}{code}")
+    error.__cause__ = exc
+    return error.with_traceback(exc.__traceback__)
 
 
 def one_line(value) -> str:

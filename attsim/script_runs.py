@@ -24,6 +24,8 @@ from ._core.validate import safe_name
 from .criteria import Criterion, NotEvaluated, SharedLabelError, judge, passed, record_criteria
 from .criteria import one_line as _one_line, shown as _shown
 from .errors import InputError, add_note
+from .scripts import call_script
+from .telemetry.lock import RunDirectoryLockedError
 from .tracebacks import describe
 
 __all__ = ["build_missions", "execute", "write_pages", "EXIT_OK", "EXIT_FAILED"]
@@ -67,7 +69,7 @@ def _call_build(build: Callable, keywords: dict):
     try:
         signature = inspect.signature(build)
     except (TypeError, ValueError):  # no signature to check (a builtin): calling it says what is wrong
-        return build(**keywords)
+        return call_script(build, "build", **keywords)
     try:
         signature.bind(**keywords)
     except TypeError as exc:
@@ -79,7 +81,7 @@ def _call_build(build: Callable, keywords: dict):
         rule = (f"must accept {' and '.join(needs)}" if needs
                 else "must be callable as build(): give its parameters defaults")
         raise InputError("build", rule, f"{where}def build{signature}: {exc}") from None
-    return build(**keywords)
+    return call_script(build, "build", **keywords)
 
 
 def build_missions(build: Callable, out=None, duration=None, seed=None, method=None, params=None):
@@ -138,14 +140,16 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
         try:
             runs.append(mission.run(progress=sys.stderr.isatty(), backend=backend))  # no progress bar in a log
         except BaseException as exc:
-            where = _where_partial(mission.out_dir, since)
+            # refused for a directory another run writes: the telemetry there is that run's, not this one's
+            where = None if isinstance(exc, RunDirectoryLockedError) else _where_partial(mission.out_dir, since)
             if where is None and isinstance(exc, KeyboardInterrupt):
                 where = f"no telemetry was written to {mission.out_dir} (stopped during set-up)"
             if where is not None:
                 add_note(exc, where)
             raise
     try:
-        results = judge(criteria(runs[0] if single else runs))
+        judged = runs[0] if single else runs
+        results = judge(call_script(criteria, "criteria(telemetry)", judged), judged)
     except SharedLabelError as exc:  # the script's criteria break their contract: refused by name, as a campaign does
         add_note(exc, "the telemetry is kept in " + ", ".join(str(run.path) for run in runs))
         raise

@@ -1,7 +1,10 @@
 """Mission scripts: found in ``./missions``, resolved by name or path, loaded as modules.
 
 Shared by the command line (``attsim run``, ``attsim missions``) and the
-campaign runner, whose workers load a script once and keep it.
+campaign runner, whose workers load a script once and keep it. A script's
+code that attsim runs (the module, ``build``, ``criteria``, ``envelopes``,
+``dispersions``) runs through :func:`call_script`: a ``sys.exit()`` there is
+the script's error, not the end of attsim's process with the script's code.
 """
 
 from __future__ import annotations
@@ -10,11 +13,13 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, exit_as_error
 
-__all__ = ["MISSIONS_DIR", "mission_scripts", "resolve_script", "load_module"]
+__all__ = ["MISSIONS_DIR", "EXIT_RULE", "mission_scripts", "resolve_script", "load_module", "call_script"]
 
 MISSIONS_DIR = Path("missions")
+EXIT_RULE = ("must not end the process (sys.exit) when attsim loads or calls it: a script's command-line code "
+             "belongs under if __name__ == '__main__':")
 
 
 def mission_scripts() -> dict[str, Path]:
@@ -45,5 +50,17 @@ def load_module(path: Path):
     sys.path.insert(0, str(path.resolve().parent))
     spec = importlib.util.spec_from_file_location(f"attsim_mission_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    call_script(spec.loader.exec_module, "mission script", module)
     return module
+
+
+def call_script(function, field: str, *args, **kwargs):
+    """``function(*args, **kwargs)``, a mission script's code; its ``sys.exit()`` as an InputError naming ``field``.
+
+    Raised through, the exit would end attsim with the script's code: exit 0 from a command that ran and judged
+    nothing, 3 (attsim's bug), or a campaign's dead worker. The error's traceback names the script's line.
+    """
+    try:
+        return function(*args, **kwargs)
+    except SystemExit as exc:
+        raise exit_as_error(exc, field, EXIT_RULE) from exc

@@ -33,7 +33,8 @@ LAYERS = {
     "analysis": 9, "reporting": 9,
     # 10 what users run: scripts, criteria, campaigns, the command line, public re-exports
     "scripts": 10, "criteria": 10, "studies": 10, "testing": 10, "validation": 10, "campaign": 10, "cli": 10,
-    "modes": 10, "allocation": 10, "checks": 10, "script_runs": 10, "tracebacks": 10,
+    "modes": 10, "allocation": 10, "checks": 10, "script_runs": 10, "tracebacks": 10, "requirements": 10,
+    "windows": 10,
 }
 
 

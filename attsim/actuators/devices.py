@@ -189,6 +189,8 @@ class CommandSchedule(Component):
         self.actuator = mission.component(self.actuator_name)
         if not hasattr(self.actuator, "command"):
             raise InputError("actuator", f"{self.actuator_name!r} is not an actuator")
+        if isinstance(self.actuator, Magnetorquer):
+            Magnetorquer.require_field(mission, f"schedule {self.name!r} (CommandSchedule of {self.actuator_name!r})")
         check = getattr(self.actuator, "check_command", None)  # a user's own actuator may not have one
         for k, (_, value) in enumerate(self.commands if check is not None else ()):  # checked once, before the run
             check(value, f"{self.name}.commands[{k}]")
@@ -307,6 +309,15 @@ class Magnetorquer(Component):
         self.saturation = one_of(saturation, "saturation", ("clip", "scale"))
         self.dipole_Am2 = np.zeros(3)
         self._saturation = _Saturation(name, "dipole")
+
+    @staticmethod
+    def require_field(mission, commander: str) -> None:
+        """Refuse magnetorquers commanded (by ``commander``) in a mission without a magnetic field: ``m x B`` is zero
+        there, whatever the dipole, so the run would end with the rate exactly as it was."""
+        if not mission.has_field:
+            raise InputError("field", f"{commander} needs a magnetic field: give the mission field= or an "
+                             "environment= with a field model (without one, its magnetorquers make no torque and the "
+                             "rate stays exactly as it was)")
 
     def start(self, sc):
         self.dipole_Am2 = np.zeros(3)

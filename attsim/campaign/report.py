@@ -1,18 +1,21 @@
-"""The campaign report: ``<campaign_dir>/report.html``, one self-contained page.
+"""The campaign report: ``<campaign_dir>/report.html``, one self-contained page in the run pages' style.
 
 Sections (anchors in brackets):
 
 * Summary [summary] — the campaign-level requirement and its decision, the
-  runs by status, each criterion's pass rate with its 95 % Clopper-Pearson
-  interval and the percentiles of its value, the dispersed parameters.
+  runs by status, each criterion's pass rate as its one-sided lower
+  confidence bound (the convention of the decision, stated on the page) with
+  the percentiles of its value, the dispersed parameters.
 * Envelopes [envelopes] — for each recorded quantity, the p1-p99 band, the
-  median and the min/max (dashed) over runs against time.
-* Criteria [criteria] — histogram and ECDF of each numeric criterion with its
-  bound drawn.
-* Drivers [drivers] — each criterion's value (or pass/fail) against each
-  dispersed parameter, coloured PASS/FAIL: which dispersion drives failures.
-* Runs [runs] — the failed runs and the worst runs of each criterion, each
-  with the command that reproduces it.
+  median and the min/max over runs against time, on the requirement's scale,
+  with the declared requirements on it over their windows.
+* Criteria [criteria] — histogram and ECDF of each numeric criterion on an
+  axis fitted to its values, its bound marked (or said to lie off the axis).
+* Influence [influence] — each criterion against each drawn parameter,
+  ranked by Spearman's rank correlation, with the strongest drawn.
+* Runs [runs] — the failed runs and, for each criterion, the runs nearest to
+  failing (by margin to the bound; none when every run is far inside it),
+  each with the command that reproduces it.
 
 plotly.js is embedded once (the page works offline); user text (mission,
 labels, parameter names, errors) is HTML-escaped. For large campaigns the
@@ -34,26 +37,21 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..reporting.page import Section, write_page
+from ..reporting.runinfo import Judged
+from ..reporting.style import fmt
 from . import stats
 from .envelope import Envelope, load_envelopes
+from .figures import criterion_plot, envelope_plot, influence_plot
 
-__all__ = ["write_campaign_report", "read_records", "parse_bound", "Bound", "MAX_SCATTER", "MAX_TABLE_ROWS"]
+__all__ = ["write_campaign_report", "read_records", "parse_bound", "Bound", "MAX_SCATTER", "MAX_TABLE_ROWS",
+           "influence", "worst_runs", "mission_name"]
 
 MAX_SCATTER = 2000  # points per scatter plot at most
 MAX_TABLE_ROWS = 50  # failed runs listed at most
 WORST_PER_CRITERION = 5
-PASS_COLOUR, FAIL_COLOUR = "#2a9d3a", "#d62728"
-
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1em;color:#222}
-h1{margin-bottom:0.2em} nav a{margin-right:1em} section{margin-top:2em;border-top:1px solid #ddd}
-table{border-collapse:collapse;margin:0.5em 0}
-th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-td.num{text-align:right;font-variant-numeric:tabular-nums} code{font-size:0.9em}
-.banner{padding:0.6em 1em;margin:0.5em 0;border-radius:4px;font-weight:bold}
-.bad{background:#fdd} .good{background:#dfd}
-.note{color:#555;font-style:italic}
-"""
+TOP_PARAMETERS = 3  # drawn against each criterion
+FAR_INSIDE = 0.5  # a run whose margin is at least this fraction of the bound's magnitude is far inside it
 
 
 class Bound(NamedTuple):
@@ -98,10 +96,10 @@ def _num(value, digits: int = 4) -> str:
 
 def _table(header: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
     """An HTML table; cells are already HTML (escape user text before)."""
-    head = "".join(f"<th>{h}</th>" for h in header)
+    head = f"<tr>{''.join(f'<th>{h}</th>' for h in header)}</tr>" if header else ""
     body = "".join("<tr>" + "".join(f"<td class='num'>{c}</td>" if i in numeric else f"<td>{c}</td>"
                                     for i, c in enumerate(row)) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return f"<div class='table-wrap'><table>{head}{body}</table></div>"
 
 
 def _passed(records: pd.DataFrame, label: str) -> np.ndarray:
@@ -120,8 +118,23 @@ def _parameters(records: pd.DataFrame) -> list[str]:
     return [c[2:] for c in records.columns if isinstance(c, str) and c.startswith("p:")]
 
 
+def mission_name(meta: dict) -> str:
+    """The mission's name: its script's stem (campaign.json keeps the script's path)."""
+    mission = str(meta.get("mission", "?"))
+    return Path(mission).stem if mission.endswith(".py") else mission
+
+
 def _command(mission: str, campaign_dir: Path, run: int) -> str:
     return f"attsim run {shlex.quote(mission)} --campaign {shlex.quote(str(campaign_dir))} --index {run}"
+
+
+def _margins(values: np.ndarray, bound: Bound) -> np.ndarray:
+    """Each run's margin to the bound, positive inside it (for ``=``, minus the distance to it)."""
+    if bound.op in ("<", "<="):
+        return bound.value - values
+    if bound.op in (">", ">="):
+        return values - bound.value
+    return -np.abs(values - bound.value)
 
 
 def _summary(meta: dict, records: pd.DataFrame, summary: pd.DataFrame, bounds: dict) -> list:
@@ -137,77 +150,34 @@ def _summary(meta: dict, records: pd.DataFrame, summary: pd.DataFrame, bounds: d
     else:
         verdict, text = "NOT met", "Requirement NOT met: no run recorded yet."
     parts = [f"<div class='banner {'good' if verdict == 'met' else 'bad'}'>{_e(text)}</div>"]
+    header = ["criterion", "bound", "passed / runs", f"pass rate ≥ ({confidence:.4g}, one-sided)", "p1", "p50",
+              "p99", "min", "max"]
+    rows = []
+    for label, row in summary.iterrows():
+        low = stats.lower_bound(int(row.passed), int(row.runs), confidence) if row.runs else math.nan
+        rows.append([_e(label), _e(bounds.get(label, "")), f"{int(row.passed)} / {int(row.runs)}", _num(low),
+                     _num(row.p1), _num(row.p50), _num(row.p99), _num(row["min"]), _num(row["max"])])
+    parts.append("<h3>Criteria</h3>" + (_table(header, rows, numeric=set(range(2, 9))) if rows
+                                        else "<p class='note'>No criteria in the records.</p>"))
+    parts.append(f"<p class='note'>One interval convention throughout: a pass rate is stated as the lower bound "
+                 f"that holds with {confidence:.4g} confidence (one-sided Clopper-Pearson), as the requirement is "
+                 "judged.</p>")
     status = records["status"].value_counts() if len(records) else pd.Series(dtype=int)
     wall = records["wall_s"].sum() if "wall_s" in records and len(records) else math.nan
     workers = records["worker"].nunique() if "worker" in records and len(records) else 0
-    info = [("mission", meta.get("mission", "?")),
+    info = [("mission", f"{mission_name(meta)} ({meta.get('mission', '?')})"),
             ("runs recorded / planned", f"{len(records)} / {meta.get('runs', '?')}"),
             ("seed", meta.get("seed", "?")), ("telemetry", meta.get("telemetry", "?")),
             ("OK / FAIL / ERROR", " / ".join(str(int(status.get(s, 0))) for s in ("OK", "FAIL", "ERROR"))),
             ("run time, total", f"{_num(float(wall))} s on {workers} worker(s)"),
             ("attsim", meta.get("attsim", "?")), ("created", meta.get("created", "?"))]
-    parts.append(_table(["", ""], [[_e(k), _e(v)] for k, v in info]))
-    header = ["criterion", "bound", "passed / runs", "rate", "95 % interval", "p1", "p50", "p99", "min", "max"]
-    rows = [[_e(label), _e(bounds.get(label, "")), f"{int(row.passed)} / {int(row.runs)}", _num(row.rate),
-             f"[{_num(row.low)}, {_num(row.high)}]", _num(row.p1), _num(row.p50), _num(row.p99), _num(row["min"]),
-             _num(row["max"])] for label, row in summary.iterrows()]
-    parts.append("<h3>Criteria</h3>" + (_table(header, rows, numeric=set(range(2, 10))) if rows
-                                        else "<p class='note'>No criteria in the records.</p>"))
+    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in info)
+    parts.append(f"<h3>Campaign</h3><div class='table-wrap'><table>{rows}</table></div>")
     parameters = meta.get("parameters") or {}
     if parameters:
         parts.append("<h3>Dispersed parameters</h3>" + _table(["parameter", "dispersion"],
                                                             [[_e(k), _e(v)] for k, v in parameters.items()]))
     return parts
-
-
-def _envelope_figure(name: str, unit: str, envelope: Envelope):
-    import plotly.graph_objects as go
-
-    frame = envelope.result()
-    t = frame.index.to_numpy(dtype=np.float32)
-    fig = go.Figure()
-    if "p1" in frame and "p99" in frame:
-        fig.add_trace(go.Scatter(x=t, y=frame["p99"].to_numpy(np.float32), mode="lines", line=dict(width=0),
-                                 showlegend=False, hoverinfo="skip", name="p99"))
-        fig.add_trace(go.Scatter(x=t, y=frame["p1"].to_numpy(np.float32), mode="lines", line=dict(width=0),
-                                 fill="tonexty", fillcolor="rgba(31,119,180,0.25)", name="p1-p99"))
-    if "p50" in frame:
-        fig.add_trace(go.Scatter(x=t, y=frame["p50"].to_numpy(np.float32), mode="lines", name="median",
-                                 line=dict(color="#1f77b4")))
-    for column, label in (("p0", "min"), ("p100", "max")):
-        if column in frame:
-            fig.add_trace(go.Scatter(x=t, y=frame[column].to_numpy(np.float32), mode="lines", name=label,
-                                     line=dict(color="#444", dash="dash", width=1)))
-    runs = int(frame["runs"].max()) if len(frame) else 0
-    fig.update_layout(title=_e(f"{name} over {runs} runs"), xaxis_title="t [s]",
-                      yaxis_title=_e(f"{name} [{unit}]" if unit else name), height=380,
-                      margin=dict(l=70, r=20, t=50, b=40), legend=dict(orientation="h"))
-    return fig
-
-
-def _criterion_figure(label: str, values: np.ndarray, bound_text: str):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    finite = np.sort(values[np.isfinite(values)])
-    counts, edges = np.histogram(finite, bins=min(60, max(5, int(np.sqrt(finite.size)))))
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("histogram", "ECDF"))
-    fig.add_trace(go.Bar(x=((edges[:-1] + edges[1:]) / 2).astype(np.float32), y=counts, width=np.diff(edges),
-                         marker_color="#1f77b4", name="runs", showlegend=False), row=1, col=1)
-    # the ECDF at most MAX_SCATTER points: evenly spaced ranks keep its shape
-    keep = np.unique(np.linspace(0, finite.size - 1, min(finite.size, MAX_SCATTER)).astype(int))
-    fig.add_trace(go.Scatter(x=finite[keep].astype(np.float32), y=((keep + 1) / finite.size).astype(np.float32),
-                             mode="lines", line_shape="hv", name="ECDF", showlegend=False), row=1, col=2)
-    bound = parse_bound(bound_text)
-    if bound is not None and math.isfinite(bound.value):
-        for col in (1, 2):
-            fig.add_vline(x=bound.value, line=dict(color=FAIL_COLOUR, dash="dash"), row=1, col=col)
-    fig.update_xaxes(title_text=_e(label))
-    fig.update_yaxes(title_text="runs", row=1, col=1)
-    fig.update_yaxes(title_text="fraction of runs", row=1, col=2)
-    fig.update_layout(title=_e(f"{label} (bound {bound_text})" if bound_text else label), height=360,
-                      margin=dict(l=60, r=20, t=60, b=50))
-    return fig
 
 
 def _sample(records: pd.DataFrame) -> tuple[np.ndarray, str]:
@@ -223,51 +193,101 @@ def _sample(records: pd.DataFrame) -> tuple[np.ndarray, str]:
                     f"of {chosen.size - failed.size} of the others.")
 
 
-def _driver_figure(label: str, records: pd.DataFrame, rows: np.ndarray, parameters: list[str], bound_text: str):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
+def influence(records: pd.DataFrame, label: str) -> list[tuple[str, float]]:
+    """``[(parameter, rho), ...]``: Spearman's rank correlation of each drawn numeric parameter with the
+    criterion's value (its verdict, 1 or 0, when it has no numeric value), strongest first; NaN where it has no
+    meaning (a constant, a parameter that is not a number)."""
+    from scipy.stats import spearmanr
 
     values = _numeric_values(records, label)
-    ok = _passed(records, label)[rows]
-    y = (values[rows] if values is not None else ok.astype(float)).astype(np.float32)
-    y_title = label if values is not None else f"{label} passed (1) / failed (0)"
-    cols = min(3, len(parameters))
-    grid = math.ceil(len(parameters) / cols)
-    height = 60 + 300 * grid
-    # about 80 px between rows: room for one row's tick labels and the next one's subplot title
-    spacing = min(80.0 / height, 0.9 / (grid - 1)) if grid > 1 else 0.1
-    fig = make_subplots(rows=grid, cols=cols, subplot_titles=[_e(p) for p in parameters], vertical_spacing=spacing)
-    for k, name in enumerate(parameters):
-        x = records[f"p:{name}"].to_numpy()[rows]
-        if x.dtype.kind == "f":
-            x = x.astype(np.float32)
-        for passed, colour, legend in ((True, PASS_COLOUR, "PASS"), (False, FAIL_COLOUR, "FAIL")):
-            mask = ok == passed
-            fig.add_trace(go.Scatter(x=x[mask], y=y[mask], mode="markers", name=legend, legendgroup=legend,
-                                     marker=dict(color=colour, size=4, opacity=0.6), showlegend=k == 0),
-                          row=k // cols + 1, col=k % cols + 1)
-    bound = parse_bound(bound_text)
-    if values is not None and bound is not None and math.isfinite(bound.value):
-        fig.add_hline(y=bound.value, line=dict(color=FAIL_COLOUR, dash="dash", width=1), row="all", col="all")
-    fig.update_yaxes(title_text=_e(y_title), col=1)
-    fig.update_layout(title=_e(f"{label} against the dispersed parameters"), height=height,
-                      margin=dict(l=70, r=20, t=70, b=40), legend=dict(orientation="h"))
-    return fig
+    y = values if values is not None else _passed(records, label).astype(float)
+    out = []
+    for name in _parameters(records):
+        x = records[f"p:{name}"]
+        rho = math.nan
+        if pd.api.types.is_numeric_dtype(x) and not pd.api.types.is_bool_dtype(x):
+            x = x.to_numpy(dtype=float)
+            keep = np.isfinite(x) & np.isfinite(y)
+            if keep.sum() >= 3 and np.ptp(x[keep]) > 0 and np.ptp(y[keep]) > 0:
+                rho = float(spearmanr(x[keep], y[keep]).statistic)
+        out.append((name, rho))
+    return sorted(out, key=lambda item: -abs(item[1]) if math.isfinite(item[1]) else 1.0)
 
 
-def _worst(records: pd.DataFrame, label: str, bound: Bound | None) -> np.ndarray:
-    """Row positions of the runs nearest to failing, or furthest past failing, on a numeric criterion."""
-    values = _numeric_values(records, label)
-    if values is None or bound is None:
-        return np.array([], dtype=int)
-    finite = np.flatnonzero(np.isfinite(values))
-    if bound.op in ("<", "<="):
-        badness = values[finite]
-    elif bound.op in (">", ">="):
-        badness = -values[finite]
+def chance_rho(runs: int) -> float:
+    """The |ρ| that chance alone exceeds in 5 % of campaigns of ``runs`` runs (two-sided, 1.96 / √(n − 1)); at 1 or
+    more no correlation can be told from chance."""
+    return 1.96 / math.sqrt(runs - 1) if runs > 1 else math.inf
+
+
+def _influence_section(records: pd.DataFrame, labels: list[str], bounds: dict) -> list:
+    parameters = _parameters(records)
+    if not parameters or not len(records):
+        return ["<p class='note'>No dispersed parameter in the records.</p>"]
+    ranking = {label: influence(records, label) for label in labels}
+    shown = [label for label in labels if any(math.isfinite(r) for _, r in ranking[label])]
+    strongest = {p: max((abs(dict(ranking[label])[p]) for label in shown if math.isfinite(dict(ranking[label])[p])),
+                        default=-1.0) for p in parameters}
+    constant = [p for p in parameters if strongest[p] < 0]  # drawn the same in every run, or not a number
+    order = sorted((p for p in parameters if strongest[p] >= 0), key=lambda p: -strongest[p])
+    chance = chance_rho(len(records))
+    header = ["parameter"] + [_e(label) for label in shown]
+    rows = [[_e(p)] + [_rho_cell(dict(ranking[label])[p], chance) for label in shown] for p in order]
+    rows_shown, note = _sample(records)
+    if chance >= 1.0:
+        told = (f"With {len(records)} runs no rank correlation can be told from chance (it takes |ρ| above "
+                f"1.96/√(n−1) = {chance:.2g}): the ranking below is not evidence yet.")
     else:
-        badness = np.abs(values[finite] - bound.value)
-    return finite[np.argsort(-badness, kind="stable")[:WORST_PER_CRITERION]]
+        told = (f"|ρ| above {chance:.2g} (1.96/√(n−1), in bold) is not chance at 95 %; below it, it may be.")
+    items = [f"<p class='note'>Spearman's rank correlation ρ of each drawn parameter with each criterion's value "
+             f"(its verdict, 1 or 0, for a criterion without a numeric value) over the {len(records)} runs; the "
+             f"parameters ordered by their largest |ρ|, which ranks their influence. {told} Below, each "
+             f"criterion against its {TOP_PARAMETERS} strongest parameters.</p>",
+             _table(header, rows, numeric=set(range(1, len(header))))]
+    if constant:
+        items.append("<p class='note'>Not varied over the runs (left out): " + _e(", ".join(constant)) + ".</p>")
+    if note:
+        items.append(f"<p class='note'>{_e(note)}</p>")
+    for label in shown:
+        values = _numeric_values(records, label)
+        ok = _passed(records, label)[rows_shown]
+        y = values[rows_shown] if values is not None else ok.astype(float)
+        top = [(name, records[f"p:{name}"].to_numpy()[rows_shown], rho) for name, rho in ranking[label][:TOP_PARAMETERS]
+               if math.isfinite(rho)]
+        y_title = label if values is not None else f"{label}: passed (1) / failed (0)"
+        items.append(influence_plot(label, y, ok, top, parse_bound(bounds.get(label)) if values is not None else None,
+                                    y_title))
+    return items
+
+
+def _rho_cell(rho: float, chance: float) -> str:
+    if not math.isfinite(rho):
+        return "–"
+    text = f"{rho:+.2f}"
+    return f"<b>{text}</b>" if abs(rho) > chance else text
+
+
+def worst_runs(records: pd.DataFrame, label: str, bound: Bound | None) -> tuple[np.ndarray, str]:
+    """Row positions of the runs nearest to failing (or past it) by margin to the bound, smallest margin first,
+    and a sentence when none is listed: every run far inside the bound (at least half its magnitude), or exactly
+    at an equality bound."""
+    values = _numeric_values(records, label)
+    if values is None or bound is None or not math.isfinite(bound.value):
+        return np.array([], dtype=int), "no numeric value with a bound"
+    finite = np.flatnonzero(np.isfinite(values))
+    margins = _margins(values[finite], bound)
+    order = np.argsort(margins, kind="stable")
+    if finite.size and np.ptp(values[finite]) == 0 and margins[0] >= 0:  # no run nearer than another
+        return np.array([], dtype=int), f"every run at {fmt(float(values[finite[0]]))}, inside the bound"
+    if bound.op == "=":
+        near = margins[order] < 0
+    else:
+        near = margins[order] < FAR_INSIDE * abs(bound.value) if bound.value != 0 else np.ones(order.size, bool)
+        if not near.any():
+            k = order[0]
+            return np.array([], dtype=int), (f"every run far inside the bound: the closest, run "
+                                             f"{int(records['run'].iloc[finite[k]])}, by {fmt(float(margins[k]))}")
+    return finite[order[near][:WORST_PER_CRITERION]], ""
 
 
 def _runs_section(meta: dict, records: pd.DataFrame, labels: list[str], bounds: dict, campaign_dir: Path) -> list:
@@ -289,18 +309,34 @@ def _runs_section(meta: dict, records: pd.DataFrame, labels: list[str], bounds: 
                          "records/.</p>")
     else:
         parts.append("<p>No run failed.</p>")
-    rows = []
+    rows, quiet = [], []
     for label in labels:
         bound = parse_bound(bounds.get(label))
-        for i in _worst(records, label, bound):
+        chosen, why = worst_runs(records, label, bound)
+        if why:
+            quiet.append(f"{_e(label)}: {_e(why)}")
+        for i in chosen:
             record = records.iloc[i]
+            value = float(record[f"v:{label}"])
             rows.append([_e(label), _e(bounds.get(label, "")), str(int(record["run"])), _e(record["status"]),
-                         _num(float(record[f"v:{label}"]), 6),
+                         _num(value, 6), _e(fmt(float(_margins(np.array([value]), bound)[0]))),
                          f"<code>{_e(_command(mission, campaign_dir, int(record['run'])))}</code>"])
-    parts.append(f"<h3>Worst runs of each criterion (at most {WORST_PER_CRITERION})</h3>")
-    parts.append(_table(["criterion", "bound", "run", "status", "value", "reproduce"], rows, numeric={2, 4}) if rows
-                 else "<p class='note'>No numeric criterion with a bound.</p>")
+    parts.append(f"<h3>Runs nearest to failing, by margin to the bound (at most {WORST_PER_CRITERION} a criterion; "
+                 f"a run is listed when its margin is under {FAR_INSIDE:g} of the bound's magnitude)</h3>")
+    parts.append(_table(["criterion", "bound", "run", "status", "value", "margin", "reproduce"], rows,
+                        numeric={2, 4, 5}) if rows else "<p>None.</p>")
+    if quiet:
+        parts.append("<p class='note'>None listed for " + "; ".join(quiet) + ".</p>")
     return parts
+
+
+def _declared(meta: dict) -> list[Judged]:
+    """The declared criteria campaign.json keeps (their quantity, bound and one run's window)."""
+    rows = []
+    for c in meta.get("criteria") or []:
+        if isinstance(c, dict) and isinstance(c.get("declared"), dict):
+            rows.append(Judged(str(c.get("label")), None, True, str(c.get("bound", "")), c["declared"]))
+    return rows
 
 
 def write_campaign_report(campaign_dir, records: pd.DataFrame | None = None,
@@ -337,41 +373,22 @@ def write_campaign_report(campaign_dir, records: pd.DataFrame | None = None,
     bounds = {str(c.get("label")): str(c.get("bound", "")) for c in meta.get("criteria") or [] if isinstance(c, dict)}
     summary = stats.criterion_summary(records)
     units = meta.get("envelope_quantities") or {}
-    parameters = _parameters(records)
+    declared = _declared(meta)
 
-    sections = [("summary", "Summary", _summary(meta, records, summary, bounds))]
-    items = [_envelope_figure(name, str(units.get(name, "")), env) for name, env in envelopes.items()]
-    sections.append(("envelopes", "Envelopes", items or ["<p class='note'>No envelope was recorded.</p>"]))
-    items = [_criterion_figure(label, values, bounds.get(label, "")) for label in labels
-             if (values := _numeric_values(records, label)) is not None]
-    sections.append(("criteria", "Criteria", items or ["<p class='note'>No criterion has numeric values.</p>"]))
-    if parameters and len(records):
-        rows, note = _sample(records)
-        items = ([f"<p class='note'>{_e(note)}</p>"] if note else []) + [
-            _driver_figure(label, records, rows, parameters, bounds.get(label, "")) for label in labels]
-    else:
-        items = ["<p class='note'>No dispersed parameter in the records.</p>"]
-    sections.append(("drivers", "Drivers of failure", items))
-    sections.append(("runs", "Failed and worst runs", _runs_section(meta, records, labels, bounds, campaign_dir)))
-
-    title = f"Campaign: {meta.get('mission', '?')}"
-    body, nav, first_plot = [], [], True
-    for anchor, heading, items in sections:
-        nav.append(f"<a href='#{anchor}'>{_e(heading)}</a>")
-        parts = []
-        for item in items:
-            if isinstance(item, str):
-                parts.append(item)
-            else:
-                parts.append(item.to_html(full_html=False, include_plotlyjs=first_plot))
-                first_plot = False
-        body.append(f"<section id='{anchor}'><h2>{_e(heading)}</h2>{''.join(parts)}</section>")
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title><style>{_CSS}</style>"
-            f"</head><body><h1>{_e(title)}</h1><nav>{''.join(nav)}</nav>{''.join(body)}"
-            "<p><small>attsim campaign report; every run's record is in records/ beside this file.</small></p>"
-            "</body></html>")
-    out = campaign_dir / "report.html"
-    tmp = out.with_name(".report.html.tmp")
-    tmp.write_text(page, encoding="utf-8")
-    tmp.replace(out)  # a reader never sees half a page
-    return out
+    sections = [Section("summary", "Summary", _summary(meta, records, summary, bounds))]
+    items = [envelope_plot(name, str(units.get(name, "")), env.result(),
+                           [row for row in declared if row.declared.get("quantity") == name])
+             for name, env in envelopes.items()]
+    sections.append(Section("envelopes", "Envelopes", items or ["<p class='note'>No envelope was recorded.</p>"]))
+    items = [criterion_plot(label, values, parse_bound(bounds.get(label)), ~_passed(records, label))
+             for label in labels if (values := _numeric_values(records, label)) is not None]
+    missing = [label for label in labels if _numeric_values(records, label) is None]
+    if missing:
+        items.append("<p class='note'>No numeric value to draw for: " + "; ".join(_e(m) for m in missing)
+                     + " (their verdicts are in the summary and under Influence).</p>")
+    sections.append(Section("criteria", "Criteria", items or ["<p class='note'>No criterion has numeric values.</p>"]))
+    sections.append(Section("influence", "Influence of the parameters", _influence_section(records, labels, bounds)))
+    sections.append(Section("runs", "Failed and nearest runs", _runs_section(meta, records, labels, bounds,
+                                                                            campaign_dir)))
+    footer = "<p><small>attsim campaign report; every run's record is in records/ beside this file.</small></p>"
+    return write_page(campaign_dir / "report.html", f"Campaign: {mission_name(meta)}", sections, footer=footer)

@@ -343,10 +343,13 @@ class _State:
                 self.pending.setdefault(name, []).append(values)
             self.covered.add(index)
         described = False
-        for label, bound in criteria:
+        for label, bound, *declared in criteria:
             if label not in self.labels:
                 self.labels.append(label)
-                self.description["criteria"].append({"label": label, "bound": bound})
+                entry = {"label": label, "bound": bound}
+                if declared and declared[0] is not None:  # drawn on the envelope of its quantity, over its window
+                    entry["declared"] = {**declared[0], "run": index}
+                self.description["criteria"].append(entry)
                 described = True
         for name, unit in units.items():
             if name not in self.description["envelope_quantities"]:

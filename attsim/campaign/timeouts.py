@@ -42,6 +42,7 @@ restarting its process.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import sys
 import threading
@@ -200,8 +201,10 @@ def recover_worker(client, address: str, excluded: set) -> bool:
     """
     try:
         status = client.restart_workers([address], timeout=RESTART_TIMEOUT_S, raise_for_error=False).get(address)
+    except (TimeoutError, asyncio.TimeoutError):  # the restart itself outlived its timeout (one class from 3.11)
+        status = "timed out"
     except Exception as exc:  # noqa: BLE001 - distributed raises what its comms raise; the campaign goes on
-        status = f"{type(exc).__name__}: {exc}"
+        status = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     if status == "OK":
         return True
     if address not in excluded:

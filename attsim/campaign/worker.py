@@ -31,6 +31,7 @@ import numpy as np
 from ..dispersions import checked, flatten, run_seed
 from ..script_runs import build_missions
 from ..errors import InputError
+from ..scripts import call_script, load_module
 from .records import RUNS_DIR
 from .timeouts import announce_start
 
@@ -65,7 +66,7 @@ class RunSpec(NamedTuple):
 
 class RunResult(NamedTuple):
     record: dict              # the record's columns (records.py)
-    criteria: tuple           # ((label, bound), ...) in the script's order; () for an ERROR
+    criteria: tuple           # ((label, bound, declared or None), ...) in the script's order; () for an ERROR
     envelopes: dict           # {quantity: values on the envelope grid}; {} for an ERROR
     units: dict               # {quantity: unit}
 
@@ -76,8 +77,6 @@ _WARM: set = set()  # the mission scripts this process has run (their loop compi
 
 def mission_module(script):
     """The mission script's module, loaded once per path and modification time in this process."""
-    from ..scripts import load_module
-
     path = Path(script)
     mtime = path.stat().st_mtime_ns
     cached = _MODULES.get(str(path))
@@ -104,7 +103,7 @@ def mission_dispersions(namespace) -> dict:
     if not callable(declared):
         raise InputError("dispersions", "must be a function of the mission script returning {name: Dispersion}",
                          f"got a {type(declared).__name__}: write def dispersions(): return {{...}}")
-    return checked(declared())
+    return checked(call_script(declared, "dispersions()"))
 
 
 def run_directory(campaign_dir, index: int) -> Path:
@@ -120,8 +119,8 @@ def _worker_name() -> str:
         return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def judge(results) -> tuple[dict, str, tuple]:
-    """``(columns, status, ((label, bound), ...))`` of a script's ``criteria`` list.
+def judge(results, telemetry=None) -> tuple[dict, str, tuple]:
+    """``(columns, status, ((label, bound, declared), ...))`` of a script's ``criteria`` list.
 
     Judged by the function ``attsim run`` judges with
     (:func:`attsim.criteria.judge`, verdict :func:`attsim.criteria.passed`),
@@ -131,11 +130,12 @@ def judge(results) -> tuple[dict, str, tuple]:
     label are refused (:class:`attsim.criteria.SharedLabelError`, an ERROR
     record) rather than kept in one column. The ``v:`` column holds the value
     as a float, NaN for one that is not a number (a mode's name, a vector:
-    its verdict stands).
+    its verdict stands). ``declared`` is a declared criterion's record
+    (:mod:`attsim.requirements`) without this run's intervals, or None.
     """
     from ..criteria import judge as judge_criteria, passed
 
-    judged = judge_criteria(results)
+    judged = judge_criteria(results, telemetry)
     columns = {}
     for label, value, ok, _ in judged:
         try:
@@ -144,7 +144,16 @@ def judge(results) -> tuple[dict, str, tuple]:
             number = float("nan")
         columns[f"v:{label}"] = number
         columns[f"ok:{label}"] = bool(ok)
-    return columns, "OK" if passed(judged) else "FAIL", tuple((str(c.label), str(c.bound)) for c in judged)
+    return columns, "OK" if passed(judged) else "FAIL", tuple((str(c.label), str(c.bound), _described(c))
+                                                              for c in judged)
+
+
+def _described(criterion) -> dict | None:
+    """What a campaign keeps of a declared criterion: its quantity, bound and window (one run's intervals)."""
+    declared = getattr(criterion, "declared", None)
+    if declared is None:
+        return None
+    return {k: v for k, v in declared.items() if k not in ("at_s", "margin")}
 
 
 def quantity_unit(name: str) -> str:
@@ -209,8 +218,8 @@ def run_one(spec: RunSpec) -> RunResult:
         module = mission_module(campaign.script)
         out_dir = None if campaign.telemetry == "summary" else run_directory(campaign.directory, index)
         tel = _run(module, campaign, spec.params, seed, out_dir)
-        columns, status, criteria = judge(module.criteria(tel))
-        quantities = getattr(module, "envelopes", default_envelopes)(tel)
+        columns, status, criteria = judge(call_script(module.criteria, "criteria(telemetry)", tel), tel)
+        quantities = call_script(getattr(module, "envelopes", default_envelopes), "envelopes(telemetry)", tel)
         times_s = np.linspace(0.0, campaign.envelope_t_end_s, campaign.envelope_points)
         envelopes = {name: _on_grid(series, times_s) for name, series in quantities.items()}
         if campaign.telemetry == "decimated":

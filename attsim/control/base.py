@@ -30,7 +30,7 @@ import numpy as np
 
 from .._core.validate import function as callable_argument
 from .._core.validate import non_negative_scalar, positive_scalar, sequence
-from ..actuators.devices import ReactionWheel
+from ..actuators.devices import Magnetorquer, ReactionWheel
 from ..engine.component import Component, LazyCycle, periodic
 from ..errors import AttsimError, ControllerError, InputError
 from ..sensors.base import Sensor
@@ -81,6 +81,8 @@ class Controller(Component):
                                  "ReactionWheel, Magnetorquer, Thruster)",
                                  f"got {type(actuator).__name__} {actuator.name!r}")
         self.actuators = {a.name: a for a in actuators}
+        if any(isinstance(a, Magnetorquer) for a in actuators):  # a user's own magnetic law too, not only ours
+            self.require_field(mission)
         for sensor in self.sensors:
             sensor.add_reader(self)
 
@@ -162,10 +164,7 @@ class Controller(Component):
 
     def require_field(self, mission) -> None:
         """Refuse a magnetic law in a mission without a magnetic field: its dipole would make no torque at all."""
-        if not mission.has_field:
-            raise InputError("field", f"controller {self.name!r} ({type(self).__name__}) needs a magnetic field: give "
-                             "the mission field= or an environment= with a field model (without one, its "
-                             "magnetorquers make no torque and the rate stays exactly as it was)")
+        Magnetorquer.require_field(mission, f"controller {self.name!r} ({type(self).__name__})")
 
     def start(self, sc):
         self.cycles = 0
@@ -173,8 +172,6 @@ class Controller(Component):
 
     def stop_commands(self, sc) -> None:
         """Zero every actuator this controller drives (its mode stopped it)."""
-        from ..actuators.devices import Magnetorquer, ReactionWheel
-
         for actuator in self.actuators.values():
             if isinstance(actuator, ReactionWheel):
                 actuator.command(sc, 0.0)

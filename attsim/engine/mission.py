@@ -32,14 +32,15 @@ import numpy as np
 
 from .. import __version__
 from ..control import knowledge
-from .._core.validate import int_in, one_of, path_like, positive_scalar, safe_name, unit_quaternion, vector3
+from .._core.validate import path_like, safe_name, vector3
 from ..errors import ControllerError, InputError
-from ..inertia import check_inertia, check_rate
-from ..plausibility import check_body_rate
+from ..inertia import check_inertia
 from ..telemetry.recorder import Telemetry
 from .component import Component, periodic
 from .precompile import compile_needs
-from .run import MAX_ROWS, MAX_STEPS, RECORD_PRIORITY, MissionRun
+from . import settings
+from .run import RECORD_PRIORITY, MissionRun
+from .settings import engine_methods
 from .spacecraft import Spacecraft
 
 # ENGINE_METHODS is provided by the module's __getattr__ (the registry imports the compiled integrators on use)
@@ -50,9 +51,7 @@ __all__ = ["Mission", "Spacecraft", "Component", "ControllerError", "periodic", 
 
 def __getattr__(name: str):
     if name == "ENGINE_METHODS":  # computed on use: the registry imports the compiled integrators
-        from ..integrators import REGISTRY
-
-        return tuple(key for key, cls in REGISTRY.items() if getattr(cls, "mission_ready", False))
+        return engine_methods()
     raise AttributeError(f"module 'attsim.engine' has no attribute {name!r}")
 
 
@@ -186,27 +185,16 @@ class Mission:
         checked = check_inertia(inertia, allow_nonphysical=allow_nonphysical)
         self.inertia_kg_m2 = checked.matrix_kg_m2
         self.nonphysical_inertia = checked.nonphysical
-        self.omega0_rad_s = vector3(omega0, "omega0")
-        check_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")
-        check_body_rate(self.inertia_kg_m2, self.omega0_rad_s, "omega0")  # warns of deg/s given as rad/s
-        self.q0 = unit_quaternion(q0, "q0")
-        self.duration_s = positive_scalar(duration, "duration")
-        self.method = one_of(method, "method", __getattr__("ENGINE_METHODS"))
-        self.max_step_s = positive_scalar(max_step, "max_step")
-        self.telemetry_dt_s = positive_scalar(telemetry_dt, "telemetry_dt")
-        for step, name_, most in ((self.max_step_s, "max_step", MAX_STEPS),
-                                  (self.telemetry_dt_s, "telemetry_dt", MAX_ROWS)):
-            if self.duration_s / step > most:  # bound the work and the disk, not only the memory
-                raise InputError(name_, f"gives more than {most:.0e} steps over the duration",
-                                 f"duration {self.duration_s:g} s / {name_} {step:g} s")
-        self.seed = int_in(seed, "seed", 0, 2**63 - 1)
+        # checked by __setattr__ (attsim.engine.settings), as when a script changes them later
+        self.omega0_rad_s, self.q0, self.duration_s, self.method = omega0, q0, duration, method
+        self.max_step_s, self.telemetry_dt_s, self.seed = max_step, telemetry_dt, seed
         if out_dir is not None:
             path_like(out_dir, "out_dir")
         self.out_dir = Path(out_dir) if out_dir is not None else Path("reports") / name
         if field is not None and not callable(field):
             field = vector3(field, "field")  # a callable is checked where its values enter (the field table)
         self.field_spec = field
-        self.field_dt_s = positive_scalar(field_dt, "field_dt") if field_dt is not None else self.max_step_s
+        self.field_dt_s = field_dt if field_dt is not None else self.max_step_s
         if environment is not None:
             from ..environment import Environment
 
@@ -218,6 +206,11 @@ class Mission:
         self.environment = environment
         self.components: list[Component] = []
         self._added_at: dict[str, str | None] = {}  # component name -> where it was added, for its errors
+
+    def __setattr__(self, name: str, value) -> None:
+        """A setting changed after construction is checked as its keyword; a keyword's own name is refused."""
+        object.__setattr__(self, name, settings.checked(self, name, value))
+        settings.check_work(self, name)
 
     @property
     def has_field(self) -> bool:

@@ -34,8 +34,9 @@ from .choice import choose_backend
 from .compiled import run_compiled
 from .component import At
 from .spacecraft import Spacecraft
+from .settings import MAX_STEPS
 
-__all__ = ["MissionRun", "RECORD_PRIORITY", "END_PRIORITY", "MAX_STEPS", "MAX_ROWS", "ENVIRONMENT_COLUMNS"]
+__all__ = ["MissionRun", "RECORD_PRIORITY", "END_PRIORITY", "ENVIRONMENT_COLUMNS"]
 
 # SimPy serves events at one time by priority (lower first); samples, decisions
 # and commands run at NORMAL (1), so a row recorded after them sees them all.
@@ -43,7 +44,6 @@ RECORD_PRIORITY = NORMAL + 1
 END_PRIORITY = NORMAL + 2
 # the most integration sub-steps and periodic cycles (each ~1 us compiled: hours) and telemetry rows (tens of GB) a
 # mission may ask for
-MAX_STEPS, MAX_ROWS = 1e10, 1e9
 ENVIRONMENT_COLUMNS = ["B_I_x", "B_I_y", "B_I_z", "lit"] + [f"tau_{d}_{a}" for d in DISTURBANCE_NAMES for a in "xyz"]
 
 

@@ -14,8 +14,9 @@ works offline. Its sections depend on what the run is:
   actuators (each quantity in its unit, limits, each actuator's own
   saturation), estimation, sensors as errors against the truth, modes and
   events, environment; then the free-body diagnostics over its longest
-  torque-free interval, or a sentence saying why they are left out; the
-  3D view.
+  torque-free interval where the body holds momentum (none otherwise: no
+  section, no link); the 3D view. A section is there only for what the run
+  has: no panel for a disturbance switched off.
 
 A mission's own figures (``figures(telemetry)`` in its script, or
 ``extra_figures=``) get their own section. Several pages written together
@@ -36,7 +37,7 @@ import numpy as np
 
 from .. import analysis
 from .._core.validate import path_like, sequence
-from ..errors import InputError, add_note, one_line
+from ..errors import InputError, add_note, exit_as_error, one_line
 from . import actuators
 from . import comparison
 from . import environment
@@ -67,16 +68,14 @@ def _holds_momentum(tel, rows: slice) -> bool:
 
 
 def _free_body(tel, controlled: bool) -> list[Section]:
+    """The free-body diagnostics: over the whole of a torque-free run, or over the longest torque-free interval of
+    a controlled one where the body holds momentum; nothing (no section, no link) when a controlled run has none."""
     if "inertia_kg_m2" not in tel.meta or len(tel.df) < 2:
         return []
     if not controlled:
         return freebody.sections(tel)
-    torque = applied_torque(tel.meta)
-    if torque is not None:
-        reason = ("Free-body diagnostics (momentum conservation, nutation, polhode) are left out: they describe a "
-                  f"body left to itself, and {torque} acts on this one throughout (given to the propagation; "
-                  "its momentum changes by design, and no row says where the torque is zero).")
-        return [Section("freebody", "Free-body diagnostics", [f"<p class='note'>{html.escape(reason)}</p>"])]
+    if applied_torque(tel.meta) is not None:  # acts throughout (the summary says what it is)
+        return []
     rows = longest_interval(torque_free_mask(tel.df, tel.meta))
     length = rows.stop - rows.start
     if length >= MIN_FREE_ROWS and _holds_momentum(tel, rows):
@@ -86,19 +85,7 @@ def _free_body(tel, controlled: bool) -> list[Section]:
             f"({length} rows): no actuator output and no disturbance above round-off there."
         )
         return freebody.sections(tel, rows, note)
-    if length >= MIN_FREE_ROWS:
-        reason = (
-            "Free-body diagnostics (momentum conservation, nutation, polhode) are left out: over the longest "
-            f"torque-free interval ({length} rows) the body and its wheels hold no momentum (at most "
-            f"{AT_REST:g} of the run's largest), so there is nothing to conserve and no spin to describe."
-        )
-    else:
-        reason = (
-            "Free-body diagnostics (momentum conservation, nutation, polhode) are left out: they describe a body "
-            "left to itself, and this run has no torque-free interval of at least "
-            f"{MIN_FREE_ROWS} rows (actuators or disturbances act on it throughout; its longest is {length} rows)."
-        )
-    return [Section("freebody", "Free-body diagnostics", [f"<p class='note'>{reason}</p>"])]
+    return []
 
 
 def _attitude_3d(tel) -> Section | None:
@@ -199,11 +186,7 @@ def _mission_figures(figures, run) -> tuple[list, Exception | None]:
         raise
     except BaseException as exc:  # noqa: BLE001 - the user's code: reported on the page, then raised
         if not isinstance(exc, Exception):  # SystemExit, GeneratorExit
-            code = f"({exc.code!r})" if isinstance(exc, SystemExit) else ""
-            error = InputError("figures(telemetry)", "must return plotly figures, not end the process",
-                               f"it raised {type(exc).__name__}{code}")
-            error.__cause__ = exc
-            exc = error.with_traceback(exc.__traceback__)
+            exc = exit_as_error(exc, "figures(telemetry)", "must return plotly figures, not end the process")
         text = f"{type(exc).__name__}: {one_line(exc)}"  # a user's exception whose __str__ raises still gets a line
         return [f"<p class='note bad'>The mission script's figures(telemetry) failed, so its figures are not shown "
                 f"(the rest of the report is complete): {html.escape(text)}</p>"], exc
@@ -221,7 +204,8 @@ def _check_runs(telemetry) -> list:
     return runs
 
 
-def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), plotlyjs="inline") -> Path:
+def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), plotlyjs="inline",
+           reference=None) -> Path:
     """Write the HTML report of one run, or a comparison of several.
 
     Parameters
@@ -240,6 +224,9 @@ def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), pl
         "inline" (default) embeds plotly.js (compressed) in the page; a path
         writes plotly.js there once and the page references it (pages
         written together share it).
+    reference : int or Telemetry, optional
+        A comparison's reference run (its index, or the run itself): the
+        others' differences are to it. Default: the first.
 
     Returns
     -------
@@ -247,10 +234,12 @@ def report(telemetry, path=None, criteria=None, extra_figures: Sequence = (), pl
         The file written.
     """
     runs = _check_runs(telemetry)
-    return _write(runs, path, criteria, _user_plots(extra_figures, "extra_figures"), plotlyjs)
+    if len(runs) > 1:
+        comparison.reference_index(runs, reference)  # refused before anything is written
+    return _write(runs, path, criteria, _user_plots(extra_figures, "extra_figures"), plotlyjs, reference)
 
 
-def _write(runs, path, criteria, extra: list, plotlyjs) -> Path:
+def _write(runs, path, criteria, extra: list, plotlyjs, reference=None) -> Path:
     """:func:`report` once its figures are plots (or a sentence saying why they are missing)."""
     first = runs[0]
     if path is None:
@@ -263,14 +252,15 @@ def _write(runs, path, criteria, extra: list, plotlyjs) -> Path:
     if criteria is not None:
         criteria = sequence(criteria, "criteria")
         for k, criterion in enumerate(criteria):
-            if isinstance(criterion, (str, bytes)) or not isinstance(criterion, Sequence) or len(criterion) != 4:
+            if isinstance(criterion, (str, bytes)) or not isinstance(criterion, Sequence) or not (
+                    len(criterion) == 4 or (len(criterion) == 5 and isinstance(criterion[4], dict))):
                 raise InputError(f"criteria[{k}]", "must be (label, value, ok, bound)", f"got {criterion!r}")
     if len(runs) == 1:
         title = first.meta.get("name", "attsim run")
         sections = single_sections(first, criteria if criteria is not None else first.meta.get("criteria"), extra)
     else:
         title = comparison.title(runs)
-        sections = comparison.sections(runs, criteria)
+        sections = comparison.sections(runs, criteria, reference)
     footer = "<p><small>attsim report; full-rate telemetry in telemetry.parquet beside each run's page.</small></p>"
     try:
         return write_page(path, title, sections, plotlyjs, footer)

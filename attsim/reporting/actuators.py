@@ -148,11 +148,15 @@ def _array_panel(df, wheels, limits, t) -> Panel:
     ):
         capacity = np.array([float(w["max_speed_rad_s"]) * float(w["inertia_kg_m2"]) for w in wheels])
         everywhere = float(np.min(_envelope(axes, capacity, _fibonacci_directions())))
-        # along a direction the array barely holds momentum in, the direction is noise: the envelope is left out
+        # while the array holds next to no momentum its direction is noise: the envelope holds the one along the
+        # last direction that meant something (the first, before it), so the line runs over the whole run
         meaningful = norm > 0.02 * everywhere
-        safe = np.where(meaningful[:, None], h_B / np.where(meaningful, norm, 1.0)[:, None], 0.0)
-        envelope = np.where(meaningful, _envelope(axes, capacity, safe), np.nan)
-        array.append(line(t, envelope, "envelope along h (array)", len(wheels) + 1, dash="dash"))
+        if meaningful.any():
+            last = np.maximum.accumulate(np.where(meaningful, np.arange(len(norm)), -1))
+            last = np.where(last < 0, int(np.argmax(meaningful)), last)
+            direction = h_B[last] / norm[last][:, None]
+            array.append(line(t, _envelope(axes, capacity, direction), "envelope along h (array)",
+                              len(wheels) + 1, dash="dash"))
         if everywhere > 0:
             array.append(limit_lines(float(t[0]), float(t[-1]), everywhere,
                                      f"held in any direction {fmt(everywhere)} N m s", symmetric=False))

@@ -1,5 +1,11 @@
 """The comparison page: several runs side by side, each named by its directory, seed and method.
 
+The page has the run pages' sections in their units, each run in its own
+colour (:mod:`.overlays`): a table of the runs (status, differences to the
+reference run) and of their criteria side by side, then pointing, body
+rates, actuators, estimation and the differences to the reference run
+(the first unless ``reference`` names another).
+
 Criteria given for all the runs together are shared out by their labels: a
 row whose label starts with a run's method or name and a colon
 (``rk4: ...``) is that run's alone; otherwise a row naming exactly one run
@@ -16,11 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import rotations
-from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
+from ..errors import InputError
+from . import overlays
 from .page import Section
-from .runinfo import method_label, status
-from .style import Panel, fmt, line, stacked
+from .runinfo import judged, method_label, status
+from .style import fmt
+from .summary import margin_text
 
 _esc = html.escape
 MAX_TITLE_RUNS = 3
@@ -108,26 +115,12 @@ def _own_criteria(run, criteria, runs=None):
 def _verdicts(rows) -> str:
     return (
         "<br>".join(
-            f"<span class='{'pass' if ok else 'fail'}'>{'PASS' if ok else 'FAIL'}</span> "
-            f"{_esc(str(text))}: {_esc(fmt(value))} ({_esc(str(bound))})"
-            for text, value, ok, bound in rows
+            f"<span class='{'pass' if row.ok else 'fail'}'>{'PASS' if row.ok else 'FAIL'}</span> "
+            f"{_esc(str(row.label))}: {_esc(fmt(row.value))} ({_esc(str(row.bound))})"
+            for row in judged(rows)
         )
         or "–"
     )
-
-
-def _differences(base, df):
-    """Attitude (rad) and largest rate (rad/s) differences at the times both runs have, or None."""
-    columns = list(QUATERNION_COLUMNS + RATE_COLUMNS)
-    if not all(c in base for c in columns) or not all(c in df for c in columns):
-        return None
-    common = np.intersect1d(base.index.to_numpy(), df.index.to_numpy())
-    if not len(common):
-        return None
-    a, b = base.loc[common], df.loc[common]
-    dq = rotations.quat_angle_between(a[list(QUATERNION_COLUMNS)].to_numpy(), b[list(QUATERNION_COLUMNS)].to_numpy())
-    dw = np.abs(a[list(RATE_COLUMNS)].to_numpy() - b[list(RATE_COLUMNS)].to_numpy()).max(axis=1)
-    return common, dq, dw
 
 
 def _largest(values) -> str:
@@ -135,58 +128,97 @@ def _largest(values) -> str:
     return fmt(float(np.nanmax(values))) if np.isfinite(values).any() else "–"
 
 
-def sections(runs, criteria=None) -> list[Section]:
-    names = labels(runs)
-    per_run, common = share_criteria(runs, criteria)
-    base = runs[0].df
-    rows, differences = [], {}
+def reference_index(runs, reference) -> int:
+    """The reference run's position: an index, or one of the runs itself."""
+    if reference is None:
+        return 0
+    for k, run in enumerate(runs):
+        if run is reference:
+            return k
+    if isinstance(reference, (int, np.integer)) and not isinstance(reference, bool) and 0 <= reference < len(runs):
+        return int(reference)
+    raise InputError("reference", f"must be the index of one of the {len(runs)} runs (0 to {len(runs) - 1}) or "
+                     "one of them", f"got {reference!r}")
+
+
+def _side_by_side(names, per_run) -> str:
+    """The criteria of every run in one table: a row per criterion, a column per run (a declared criterion's margin
+    to its bound under its value: how near a PASS came to failing)."""
+    rows = [judged(own) for own in per_run]
+    labels = list(dict.fromkeys(str(row.label) for own in rows for row in own))
+    if not labels:
+        return ""
+    bounds = {str(row.label): str(row.bound) for own in rows for row in own}
+    head = "".join(f"<th>{_esc(name)}</th>" for name in names)
+    body = []
+    for label in labels:
+        cells = []
+        for own in rows:
+            row = next((r for r in own if str(r.label) == label), None)
+            margin = margin_text(row.declared) if row is not None else ""
+            cells.append("<td class='num'>–</td>" if row is None else
+                         f"<td class='num'><span class='{'pass' if row.ok else 'fail'}'>"
+                         f"{'PASS' if row.ok else 'FAIL'}</span> {_esc(fmt(row.value))}"
+                         + (f"<br><small>{_esc(margin)}</small>" if margin else "") + "</td>")
+        body.append(f"<tr><td>{_esc(label)}</td><td>{_esc(bounds[label])}</td>{''.join(cells)}</tr>")
+    return ("<h3>Criteria of every run, side by side</h3><div class='table-wrap'><table class='criteria side'>"
+            f"<tr><th>criterion</th><th>bound</th>{head}</tr>{''.join(body)}</table></div>")
+
+
+def _runs_table(runs, names, per_run, reference: int) -> tuple[str, dict]:
+    """The status and differences of each run, and the differences themselves (by run name)."""
+    base = runs[reference].df
+    rows, found = [], {}
     for k, (name, run, own) in enumerate(zip(names, runs, per_run)):
-        found = _differences(base, run.df)
-        if found is not None and k:
-            differences[name] = found
+        difference = overlays.differences(base, run.df) if k != reference else None
+        if difference is not None:
+            found[name] = (k, difference)
         state = status(run, own)
         rows.append(
             f"<tr class='{'pass' if state == 'complete' else 'fail'}'><td>{_esc(state)}</td><td>{_esc(name)}</td>"
             f"<td class='num'>{len(run.df)}</td>"
             f"<td class='num'>{_esc(fmt(run.meta.get('max_step_s')))}</td>"
             f"<td class='num'>{_esc(fmt(run.meta.get('wall_s'), 3))}</td>"
-            + ("<td>(reference)</td><td>(reference)</td>" if k == 0 else
-               f"<td class='num'>{_esc(_largest(found[1]) if found else '–')}</td>"
-               f"<td class='num'>{_esc(_largest(found[2]) if found else '–')}</td>")
-            + f"<td>{_verdicts(own)}</td></tr>"
+            + ("<td>(reference)</td><td>(reference)</td>" if k == reference else
+               f"<td class='num'>{_esc(_largest(difference.attitude_deg) if difference else '–')}</td>"
+               f"<td class='num'>{_esc(_largest(difference.rate_deg_s) if difference else '–')}</td>")
+            + "</tr>"
         )
     table = (
         "<div class='table-wrap'><table class='params'><tr><th>status</th><th>run (directory, seed, method)</th>"
         "<th>rows</th><th>max step [s]</th><th>wall [s]</th>"
-        f"<th>max attitude difference to {_esc(names[0])} [rad]</th>"
-        "<th>max rate difference [rad/s]</th><th>criteria</th></tr>" + "".join(rows) + "</table></div>"
+        f"<th>max attitude difference to {_esc(names[reference])} [deg]</th>"
+        "<th>max rate difference [deg/s]</th></tr>" + "".join(rows) + "</table></div>"
     )
+    return table, found
+
+
+def sections(runs, criteria=None, reference=None) -> list[Section]:
+    """The comparison's sections (see the module docstring)."""
+    names = labels(runs)
+    per_run, common = share_criteria(runs, criteria)
+    ref = reference_index(runs, reference)
+    table, found = _runs_table(runs, names, per_run, ref)
     items = [
         "<p class='note'>Status: <b>failed</b> when the run stopped on an error or one of its criteria failed, "
         "<b>partial</b> when it was cut short (killed), <b>running</b> when it was still going when this page was "
-        "written, <b>complete</b> otherwise. Differences are taken at the "
-        "times both runs recorded.</p>",
+        f"written, <b>complete</b> otherwise. Differences are to the reference run, {_esc(names[ref])} "
+        "(<code>attsim report ... --reference DIR</code> picks another), at the times both runs recorded. "
+        "Every plot below draws each run in its own colour, in the run pages' units.</p>",
         table,
+        _side_by_side(names, per_run),
     ]
     if common:
         items.append("<h3>Criteria of the mission (naming no single run)</h3>"
                      f"<div class='table-wrap'><p>{_verdicts(common)}</p></div>")
-    if differences:
-        traces = [line(common_t, dq, name, k, log_y=True)
-                  for k, (name, (common_t, dq, _dw)) in enumerate(differences.items())]
-        items.append(
-            stacked(f"Attitude difference to {names[0]}", [Panel("angle [rad]", traces, log_y=True, height_px=320)])
-        )
-    panels = []
-    for columns, unit in ((RATE_COLUMNS, "rad/s"), (QUATERNION_COLUMNS, "-")):
-        for c in columns:
-            traces = [
-                line(run.df.index.to_numpy(), run.df[c].to_numpy(), name, k, group=name)
-                for k, (name, run) in enumerate(zip(names, runs))
-                if c in run.df and len(run.df)
-            ]
-            if traces:
-                panels.append(Panel(f"{c} [{unit}]", traces, height_px=150))
-    if panels:
-        items.append(stacked("Body rates and attitude of every run (one colour per run)", panels))
-    return [Section("comparison", "Comparison", items)]
+    out = [Section("comparison", "Comparison", [item for item in items if item])]
+    for anchor, heading, plot in (
+            ("pointing", "Pointing", overlays.pointing(runs, names, per_run, ref)),
+            ("rates", "Body rates", overlays.rates(runs, names)),
+            ("wheels", "Reaction wheels", overlays.wheels(runs, names)),
+            ("dipoles", "Magnetorquers", overlays.dipoles(runs, names)),
+            ("estimation", "Estimation", overlays.estimation(runs, names)),
+            ("differences", "Differences", overlays.difference_plot(found, names[ref]))):
+        if plot is not None:
+            out.append(Section(anchor, heading, [plot]))
+    return out

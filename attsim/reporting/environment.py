@@ -131,12 +131,25 @@ def _ground_track(geo: Geometry, t, stations=()) -> Plot:
     return Plot("Ground track (geodetic; coastlines of Natural Earth 1:110m)", {"data": data, "layout": layout})
 
 
-def _disturbances_plot(df, t, eclipse) -> Plot | None:
-    """Each disturbance's magnitude on one log axis (they differ by decades), then each one's body-axis components."""
+_SWITCHES = {"gg": "gravity_gradient", "aero": "aerodynamic", "srp": "solar_pressure"}
+
+
+def _switched_on(kind: str, env: dict, df, columns) -> bool:
+    """False for a disturbance the environment switched off (its columns then hold zeros): no flat panel for it."""
+    if kind in _SWITCHES and _SWITCHES[kind] in env and not env[_SWITCHES[kind]]:
+        return False
+    if kind == "res" and "residual_dipole_Am2" in env and not np.any(np.asarray(env["residual_dipole_Am2"]) != 0):
+        return False
+    return bool(np.any(df[columns].to_numpy() != 0.0))
+
+
+def _disturbances_plot(df, t, eclipse, env=None) -> Plot | None:
+    """Each disturbance's magnitude on one log axis (they differ by decades), then each one's body-axis components;
+    only the disturbances switched on."""
     sources = []
     for prefix in DISTURBANCE_PREFIXES:
         columns = [f"{prefix}{a}" for a in "xyz"]
-        if all(c in df for c in columns):
+        if all(c in df for c in columns) and _switched_on(prefix.split("_")[1], env or {}, df, columns):
             sources.append((prefix.split("_")[1], columns))
     if not sources:
         return None
@@ -220,7 +233,7 @@ def section(tel) -> Section | None:
                 ],
             )
         )
-    disturbances = _disturbances_plot(df, t, eclipse)
+    disturbances = _disturbances_plot(df, t, eclipse, meta.get("environment"))
     if disturbances is not None:
         items.append(disturbances)
     return Section("environment", "Environment and disturbances", items) if items else None

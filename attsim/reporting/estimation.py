@@ -107,6 +107,19 @@ def _nis_panel(df, name, t) -> Panel | None:
     return Panel(title, traces, log_y=True)
 
 
+ARCSEC_UP_TO = 1000.0  # an attitude error axis reading beyond this many arcsec reads in deg ("10k arcsec" does not)
+
+
+def angle_unit(error_rad: np.ndarray, sigma3_rad: np.ndarray | None) -> tuple[str, float]:
+    """``("arcsec", factor)`` or ``("deg", factor)`` for an attitude error: what its converged range (or its 99th
+    percentile) reads best in."""
+    error = error_rad * ARCSEC_PER_RAD
+    shown = converged_range(error, sigma3_rad * ARCSEC_PER_RAD) if sigma3_rad is not None else None
+    finite = np.abs(error[np.isfinite(error)])
+    peak = shown[1] if shown is not None else (float(np.percentile(finite, 99)) if finite.size else 0.0)
+    return ("deg", np.degrees(1.0)) if peak > ARCSEC_UP_TO else ("arcsec", ARCSEC_PER_RAD)
+
+
 def _estimator_plot(df, name, t) -> Plot:
     estimate = df[[f"{name}_q{a}" for a in "wxyz"]].to_numpy()
     truth = df[list(QUATERNION_COLUMNS)].to_numpy()
@@ -116,18 +129,20 @@ def _estimator_plot(df, name, t) -> Plot:
         q_err = rotations.quat_canonical(
             rotations.quat_multiply(rotations.quat_conjugate(truth[valid]), estimate[valid])
         )
-        error[valid] = rotations.quat_to_rotvec(q_err) * ARCSEC_PER_RAD
+        error[valid] = rotations.quat_to_rotvec(q_err)
+    sigma_att = [f"{name}_sigma3_att_{a}" for a in "xyz"]
+    sigma = df[sigma_att].to_numpy() if all(c in df for c in sigma_att) else None
+    unit, scale = angle_unit(error, sigma)
+    error = error * scale
     attitude = []
     for k, a in enumerate("xyz"):
         attitude.append(line(t, error[:, k], f"{a} error", color=AXIS_COLOURS[a]))
         if f"{name}_sigma3_att_{a}" in df:
-            attitude += _bounds(t, df[f"{name}_sigma3_att_{a}"].to_numpy(), k, ARCSEC_PER_RAD, a)
-    sigma_att = [f"{name}_sigma3_att_{a}" for a in "xyz"]
+            attitude += _bounds(t, df[f"{name}_sigma3_att_{a}"].to_numpy(), k, scale, a)
     narrowed = False
-    att_range = converged_range(error, df[sigma_att].to_numpy() * ARCSEC_PER_RAD) if all(
-        c in df for c in sigma_att) else None
+    att_range = converged_range(error, sigma * scale) if sigma is not None else None
     narrowed |= att_range is not None
-    panels = [Panel("attitude error [arcsec]", attitude, y_range=att_range)]
+    panels = [Panel(f"attitude error [{unit}]", attitude, y_range=att_range)]
     if all(f"{name}_bias_{a}" in df for a in "xyz"):
         bias, errors = [], []
         for k, a in enumerate("xyz"):

@@ -16,8 +16,8 @@ import numpy as np
 from .. import rotations
 from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .page import Section
-from .runinfo import ANGLE_TO_DEG, RATE_TO_DEG_S, requirement
-from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, stacked
+from .runinfo import ANGLE_TO_DEG, RATE_TO_DEG_S, declared_on, requirement
+from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, requirement_marks, stacked
 
 REFERENCE_COLUMNS = ("q_ref_w", "q_ref_x", "q_ref_y", "q_ref_z")
 ERROR_COLUMNS = ("att_err_x", "att_err_y", "att_err_z")
@@ -91,8 +91,57 @@ def _requirement_deg(criteria, meta=None):
     return None if factor is None else (found.value * factor, found)
 
 
+def _declared_marks(criteria, quantity: str, units: dict, panel_unit: str):
+    """The declared requirements on ``quantity`` (traces, shapes, a sentence), in the panel's unit."""
+    rows = [row for row in declared_on(criteria, quantity)
+            if row.declared.get("unit") in units or row.declared.get("statistic") == "settle"]
+    traces, shapes = requirement_marks(rows, units, panel_unit)
+    if not traces:
+        return [], [], ""
+    said = "; ".join(f"{row.label}: {row.declared.get('statistic')} {row.bound} {row.declared.get('window')}"
+                     for row in rows)
+    return traces, shapes, (f" Requirements (red, drawn only over the window where each applies, shaded; x: where "
+                            f"the value was reached): {html.escape(said)}.")
+
+
+ZOOM_BELOW = 0.3  # windows covering less of the run than this get a plot of their own, zoomed to them
+
+
+def _window_zoom(t, total_deg, rows, marks, windows) -> Plot | None:
+    """The pointing error over the span of the requirements' windows, when they cover little of the run (a pass of
+    minutes in a run of hours is a sliver of the whole run's plot)."""
+    spans = [(float(a), float(b)) for row in rows for a, b in row.declared.get("intervals") or []]
+    if not spans or len(t) < 2:
+        return None
+    start, stop = min(a for a, _ in spans), max(b for _, b in spans)
+    covered = sum(b - a for a, b in spans)
+    if covered >= ZOOM_BELOW * (t[-1] - t[0]) or stop <= start:
+        return None
+    pad = 0.25 * (stop - start)
+    keep = (t >= start - pad) & (t <= stop + pad)
+    if keep.sum() < 2:
+        return None
+    trace = line(t[keep], total_deg[keep], "pointing error", 0, log_y=True, color=TOTAL_COLOUR)
+    plot = stacked("Pointing error over the requirement windows (zoomed)",
+                   [Panel("pointing error [deg]", [trace] + marks, windows, log_y=True, height_px=300)])
+    plot.figure["layout"]["xaxis"]["range"] = [max(float(t[0]), start - pad), min(float(t[-1]), stop + pad)]
+    return plot
+
+
+def lines_over_run(criteria, meta, t) -> tuple[list, str]:
+    """A requirement read from a criterion's label (a (label, value, ok, bound) tuple): a line across the run."""
+    bound = _requirement_deg(criteria, meta)
+    if bound is None:
+        return [], ""
+    deg, found = bound
+    shown = f"{fmt(deg)} deg" + (f" ({fmt(found.value)} {found.unit})" if found.unit != "deg" else "")
+    trace = limit_lines(t[0], t[-1], deg, f"requirement {shown}", color="#c00", symmetric=False)
+    return [trace], (f" Requirement (red line, {html.escape(shown)}): {html.escape(found.label)}; its window is not "
+                     "declared, so it is drawn across the run.")
+
+
 def section(tel, criteria, mode_shapes=()) -> Section | None:
-    """Total pointing error (log scale, requirement line), per-axis error, reference against actual attitude."""
+    """Total pointing error (log scale, requirement over its window), per-axis error, reference against actual."""
     df = tel.df
     error = pointing_error(df, tel.meta)
     if error is None:
@@ -100,27 +149,19 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
     t = df.index.to_numpy()
     # dark, not the x axis's blue: the per-axis errors share this figure's legend
     total = [line(t, error.total_deg, "pointing error", 0, log_y=True, color=TOTAL_COLOUR)]
-    bound = _requirement_deg(criteria, tel.meta)
-    if bound is not None:
-        deg, found = bound
-        total.append(
-            limit_lines(
-                t[0],
-                t[-1],
-                deg,
-                f"requirement {fmt(found.value)} {found.unit}",
-                color="#c00",
-                symmetric=False,
-            )
-        )
-    panels = [Panel("pointing error [deg]", total, list(mode_shapes), log_y=True)]
+    marks, windows, said = _declared_marks(criteria, "att_err_deg", ANGLE_TO_DEG, "deg")
+    if not marks:
+        marks, said = lines_over_run(criteria, tel.meta, t)
+    panels = [Panel("pointing error [deg]", total + marks, list(mode_shapes) + windows, log_y=True)]
     if error.axes_deg is not None:
         panels.append(
             Panel(
                 "error per axis [deg]",
                 [line(t, error.axes_deg[:, k], f"{a} (body)", color=AXIS_COLOURS[a]) for k, a in enumerate("xyz")],
+                windows,
             )
         )
+    zoom = _window_zoom(t, error.total_deg, declared_on(criteria, "att_err_deg"), marks, windows)
     items = [
         f"<p class='note'>Pointing error from {error.source}: the angle of q_IR* ⊗ q_IB (reference R, body B); "
         "per axis, its rotation vector in body axes. Final error "
@@ -128,11 +169,12 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
         + " deg, largest over the last tenth of the run "
         + fmt(float(np.nanmax(error.total_deg[int(0.9 * len(t)) :])))
         + " deg."
-        + (f" Requirement (red line, {html.escape(fmt(bound[1].value))} {html.escape(bound[1].unit)}): "
-           f"{html.escape(bound[1].label)}." if bound is not None else "")
+        + said
         + "</p>",
         stacked("Pointing error", panels),
     ]
+    if zoom is not None:
+        items.append(zoom)
     items.append(attitude_plot(df, error.q_ref))
     return Section("pointing", "Pointing", items)
 
@@ -165,23 +207,25 @@ def rates_section(tel, criteria) -> Section:
     w = np.degrees(df[list(RATE_COLUMNS)].to_numpy())
     norm = np.linalg.norm(w, axis=1)
     magnitude = [line(t, norm, "|ω|", 3, log_y=True)]
-    found = requirement(criteria, ("omega", "rate", "|ω|"))
+    marks, windows, _ = _declared_marks(criteria, "rate_deg_s", RATE_TO_DEG_S, "deg/s")
+    magnitude += marks
+    found = None if marks else requirement(criteria, ("omega", "rate", "|ω|"))
+    said = ""
     if found is not None and found.unit in RATE_TO_DEG_S:
-        magnitude.append(
-            limit_lines(
-                t[0],
-                t[-1],
-                found.value * RATE_TO_DEG_S[found.unit],
-                f"requirement {fmt(found.value)} {found.unit}",
-                color="#c00",
-                symmetric=False,
-            )
-        )
+        deg_s = found.value * RATE_TO_DEG_S[found.unit]
+        # in the axis's unit, the criterion's own in brackets: a legend in rad/s on a deg/s axis misleads
+        own = f" ({fmt(found.value)} {found.unit})" if found.unit != "deg/s" else ""
+        name = f"requirement {fmt(deg_s)} deg/s"
+        magnitude.append(limit_lines(t[0], t[-1], deg_s, name + own if len(name + own) <= 40 else name,
+                                     color="#c00", symmetric=False))
+        said = (f"<p class='note'>|ω| on a log scale; requirement (red line, {fmt(deg_s)} deg/s"
+                + (f" = {fmt(found.value)} {html.escape(found.unit)}" if own else "")
+                + f"): {html.escape(found.label)}.</p>")
     plot = stacked(
         "Body rates ω (body axes, relative to inertial space)",
         [
             Panel("ω [deg/s]", [line(t, w[:, k], f"ω_{a}", color=AXIS_COLOURS[a]) for k, a in enumerate("xyz")]),
-            Panel("|ω| [deg/s]", magnitude, log_y=True),
+            Panel("|ω| [deg/s]", magnitude, windows, log_y=True),
         ],
     )
-    return Section("rates", "Body rates", [plot])
+    return Section("rates", "Body rates", ([said] if said else []) + [plot])

@@ -14,6 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .style import fmt
+
 SENSOR_TYPES = frozenset({"Gyro", "Magnetometer", "SunSensor", "StarTracker"})
 ACTUATOR_TYPES = frozenset({"ReactionWheel", "Magnetorquer", "Thruster", "TorqueSchedule", "CommandSchedule"})
 DISTURBANCE_PREFIXES = ("tau_gg_", "tau_aero_", "tau_srp_", "tau_res_")
@@ -27,6 +29,36 @@ class Requirement(NamedTuple):
     label: str
     value: float
     unit: str
+
+
+class Judged(NamedTuple):
+    """One judged criterion as the report reads it: a ``(label, value, ok, bound)`` row, and a declared criterion's
+    record (``declared``: quantity, statistic, op, limit, unit, window, intervals, at_s, margin) or None."""
+
+    label: str
+    value: object
+    ok: bool
+    bound: str
+    declared: dict | None
+
+
+def judged(criteria) -> list[Judged]:
+    """The criteria as :class:`Judged` rows, from judged criteria (``.declared``), tuples of four, or the rows
+    ``meta.json`` keeps (a fifth element, the declared record, for a declared criterion)."""
+    rows = []
+    for row in criteria or []:
+        items = list(row)
+        declared = getattr(row, "declared", None)
+        if declared is None and len(items) == 5 and isinstance(items[4], dict):
+            declared = items[4]
+        label, value, ok, bound = items[:4]
+        rows.append(Judged(label, value, ok, bound, declared if isinstance(declared, dict) else None))
+    return rows
+
+
+def declared_on(criteria, quantity: str) -> list[Judged]:
+    """The declared criteria drawn on the plot of ``quantity`` (those with a window to draw)."""
+    return [row for row in judged(criteria) if row.declared and row.declared.get("quantity") == quantity]
 
 
 def components(meta: dict, types=None) -> list[dict]:
@@ -109,7 +141,9 @@ def requirement(criteria, words, exclude=(), units=None) -> Requirement | None:
     and with ``units`` those whose unit (``[unit]`` at the label's end) is not among them.
     """
     ranked = []
-    for label, _value, _ok, bound in criteria or []:
+    for label, _value, _ok, bound, declared in judged(criteria):
+        if declared:  # drawn over its window (declared_on), not across the run
+            continue
         text = str(label).lower()
         if any(x in text for x in exclude):
             continue
@@ -149,7 +183,7 @@ def status(run, criteria) -> str:
     stopped = str(run.meta.get("stopped", ""))
     if run.meta.get("partial") and stopped and stopped != "killed" and "killed" not in stopped:
         return "failed"
-    if any(not ok for _label, _value, ok, _bound in criteria or []):
+    if any(not row.ok for row in judged(criteria)):
         return "failed"
     return "partial" if run.meta.get("partial") else "complete"
 
@@ -159,3 +193,52 @@ def method_label(meta) -> str:
     options = meta.get("method_options") or {}
     listed = ", ".join(f"{k}={v}" for k, v in options.items())
     return f"{meta.get('method')} ({listed})" if listed else str(meta.get("method"))
+
+
+# --- what other parts of attsim record about a run, read in one place (each optional: absent, nothing is shown) ---
+
+PATHS = {"loop": "the mission loop", "objects": "the components' SimPy processes"}
+
+
+def timing(meta: dict) -> str | None:
+    """Wall time, real-time factor and, where the run records them (``path``, ``backend``, ``compile_s``), how it
+    ran and its compile time apart (the wall time then excludes it)."""
+    wall, factor = meta.get("wall_s"), meta.get("realtime_factor_achieved")
+    if not isinstance(wall, (int, float)):
+        return None
+    text = f"{fmt(float(wall), 3)} s wall" + (f", real-time factor {fmt(float(factor), 3)}"
+                                               if isinstance(factor, (int, float)) else "")
+    path, backend = meta.get("path"), meta.get("backend")
+    where = PATHS.get(path, str(path)) if isinstance(path, str) and path else ""
+    if isinstance(backend, str) and backend:
+        where = f"{where} ({backend})" if where else f"the {backend} backend"
+    if where:
+        text += f"; ran on {where}"
+    compile_s = meta.get("compile_s")
+    if isinstance(compile_s, (int, float)):
+        text += f"; compiling took {fmt(float(compile_s), 3)} s more (not in the wall time)"
+    return text
+
+
+_EFFECTS = (("gravity_gradient", "gravity gradient"), ("aerodynamic", "aerodynamic drag"),
+            ("solar_pressure", "solar radiation pressure"))
+
+
+def environment_effects(meta: dict) -> list[str] | None:
+    """The environment's effects switched on: ``meta["environment"]["effects"]`` when the run records it, else what
+    its environment description says (field model, disturbances, residual dipole, shadow); None without one."""
+    env = meta.get("environment")
+    if not isinstance(env, dict) or not env:
+        return None
+    if isinstance(env.get("effects"), list):
+        return [str(e) for e in env["effects"]]
+    effects = []
+    if env.get("field"):
+        effects.append(f"magnetic field ({env['field']})")
+    effects += [words for key, words in _EFFECTS if env.get(key)]
+    residual = np.asarray(env.get("residual_dipole_Am2") or [0.0], dtype=float)
+    if np.any(residual != 0):
+        effects.append("residual dipole [" + ", ".join(f"{v:.3g}" for v in residual) + "] A m²")
+    if env.get("shadow"):
+        effects.append(f"eclipses ({env['shadow']})" if isinstance(env["shadow"], str) else "eclipses")
+    return effects

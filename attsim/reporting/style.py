@@ -44,7 +44,7 @@ AXIS_COLOURS = {"x": PALETTE[0], "y": PALETTE[1], "z": PALETTE[2]}
 PANEL_HEIGHT_PX = 260
 TIME_TITLE = "t [s]"
 MODEBAR_MARGIN_PX = 36
-LEGEND_CHARS = 36  # what a legend entry of 11 px text holds beside a 390 px screen's axis labels
+LEGEND_CHARS = 40  # what a legend entry of 11 px text holds beside a 390 px screen's axis labels
 
 
 class Plot(NamedTuple):
@@ -148,6 +148,52 @@ def limit_lines(
     return trace
 
 
+REQUIREMENT_COLOUR = "#c00"
+WINDOW_OPACITY = 0.07
+
+
+def requirement_marks(rows, factors: dict, unit: str) -> tuple[list[dict], list[dict]]:
+    """Traces and shapes of declared requirements on one panel: each bound drawn only over its window's intervals,
+    the windows shaded, and the worst point (where the value was reached) marked. ``rows`` are
+    :class:`~.runinfo.Judged` with a ``declared`` record; ``factors[their unit]`` turns it into the panel's ``unit``
+    (a row in a unit not among them is left out)."""
+    traces, shapes, shaded = [], [], set()
+    for k, row in enumerate(rows):
+        d = row.declared
+        factor = factors.get(d.get("unit") if d.get("statistic") != "settle" else unit)
+        level = d.get("settle_below", d.get("settle_above", d.get("limit")))
+        if factor is None:
+            continue
+        intervals = [(float(a), float(b)) for a, b in d.get("intervals") or []]
+        if not isinstance(level, (int, float)) or not intervals:
+            continue
+        what = "settles" if d.get("statistic") == "settle" else str(d.get("statistic"))
+        x, y = [], []
+        for a, b in intervals:
+            x += [a, b, None]
+            y += [level * factor, level * factor, None]
+        if what == "settles":
+            name = f"requirement: settle {'below' if 'settle_below' in d else 'above'} {fmt(level * factor)} {unit}"
+        else:
+            name = f"requirement: {what} {d.get('op')} {fmt(level * factor)} {unit}"
+        dash = DASHES[(k + 1) % len(DASHES)]
+        traces.append({"type": "scatter", "mode": "lines", "name": name, "x": x[:-1], "y": y[:-1],
+                       "hoverinfo": "name+y", "line": {"color": REQUIREMENT_COLOUR, "dash": dash, "width": 1.6},
+                       "meta": {"limit": True}})
+        if d.get("window") not in shaded:
+            shaded.add(d.get("window"))
+            shapes += shade(intervals, REQUIREMENT_COLOUR, f"window: {d.get('window')}", opacity=WINDOW_OPACITY)
+        at = d.get("at_s")
+        value = level if d.get("statistic") == "settle" else row.value
+        if isinstance(at, (int, float)) and isinstance(value, (int, float)) and math.isfinite(value):
+            word = {"max": "worst", "min": "worst", "final": "final", "settle": "settled"}.get(d.get("statistic"), "")
+            traces.append({"type": "scatter", "mode": "markers", "x": [float(at)], "y": [float(value) * factor],
+                           "name": f"{word} {fmt(float(value) * factor)} {unit} at {fmt(float(at), 6)} s",
+                           "marker": {"color": REQUIREMENT_COLOUR, "size": 11, "symbol": "x-thin-open",
+                                      "line": {"width": 2.5, "color": REQUIREMENT_COLOUR}}})
+    return traces, shapes
+
+
 def shade(intervals, color: str, name: str, yref: str = "y", opacity: float = 0.18, min_width_s: float = 0.0
           ) -> list[dict]:
     """Shaded time intervals ``[(start, stop), ...]`` on the panel of ``yref``, one legend entry.
@@ -208,8 +254,11 @@ def stacked(title: str, panels: Sequence[Panel], x_title: str = TIME_TITLE) -> P
         }
         if panel.log_y:
             yaxis["type"] = "log"
-            if _decades(panel.traces) < 2.0:  # plotly labels every digit of a short log axis: 2 and 5 read better
+            decades = _decades(panel.traces)
+            if decades < 2.0:  # plotly labels every digit of a short log axis: 2 and 5 read better
                 yaxis["dtick"] = "D2"
+            elif decades >= 3.0:  # and 2 and 5 between the decades of a long one: the decades alone read better
+                yaxis["dtick"] = 1
         if panel.y_range is not None:
             yaxis["range"] = list(panel.y_range)
         xaxis = {"anchor": f"y{suffix}", "showticklabels": k == len(panels) - 1, "automargin": True}

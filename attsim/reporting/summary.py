@@ -1,4 +1,12 @@
-"""The summary section: banners, the run's parameters and the success criteria, as tables."""
+"""The summary section: did the run work, and under what assumptions — in one screen.
+
+First the verdict (every criterion passed, or which failed), the criteria
+(value, bound, where each applies and where its value was reached, margin),
+then what the result assumes: one line per kind of actuator (saturated or
+not, when first, for how long), what the control laws knew (a sensor, an
+estimator or the true state), the environment's effects, how the run ran
+(wall time apart from compiling); the run's parameters last.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +14,8 @@ import html
 
 import numpy as np
 
-from .runinfo import applied_torque, method_label
+from .actuators import saturation_intervals
+from .runinfo import applied_torque, components, environment_effects, judged, method_label, timing
 from .style import fmt, fmt_vector
 
 _esc = html.escape
@@ -17,19 +26,98 @@ def _table(rows, css: str = "params") -> str:
     return f"<div class='table-wrap'><table class='{css}'>{body}</table></div>"
 
 
-def criteria_table(criteria) -> str:
-    """PASS/FAIL, criterion, measured value (rounded), bound."""
-    if not criteria:
+def _where(declared: dict | None) -> str:
+    """Where a declared criterion applies and where its value was reached; nothing for a tuple's."""
+    if not declared:
         return ""
+    where = str(declared.get("window", ""))
+    at = declared.get("at_s")
+    if isinstance(at, (int, float)):
+        where += f"; reached at t = {fmt(float(at), 6)} s"
+    elif declared.get("statistic") in ("mean", "rms"):
+        where += f"; {declared['statistic']} over the window"
+    left = declared.get("intervals_left_out")
+    return where + (f" ({left} more intervals not kept)" if left else "")
+
+
+def margin_text(declared: dict | None) -> str:
+    """A declared criterion's margin to its bound, in its unit ("-" is no unit): "0.02 deg inside" or "beyond"."""
+    margin = (declared or {}).get("margin")
+    if not isinstance(margin, (int, float)):
+        return ""
+    unit = str(declared.get("unit") or "").strip()
+    unit = "" if unit == "-" else unit
+    return f"{fmt(abs(float(margin)))} {unit}".strip() + (" inside" if margin >= 0 else " beyond")
+
+
+def verdict(criteria, meta=None) -> str:
+    """One line: every criterion passed, or how many failed and which (nothing without criteria). A run cut short
+    or still going gets no green PASS: its criteria speak only for the part that ran."""
+    rows = judged(criteria)
+    if not rows:
+        return ""
+    failed = [row.label for row in rows if not row.ok]
+    meta = meta or {}
+    if failed:
+        return (f"<div class='banner bad verdict'>FAIL: {len(failed)} of {len(rows)} criteria not met — "
+                f"{_esc('; '.join(str(label) for label in failed))}.</div>")
+    if meta.get("running") or meta.get("partial"):
+        what = "still running" if meta.get("running") else "cut short"
+        return (f"<div class='banner warn verdict'>NOT DECIDED: all {len(rows)} criteria met over the part that ran, "
+                f"but the run is {what}.</div>")
+    return f"<div class='banner good verdict'>PASS: all {len(rows)} criteria met.</div>"
+
+
+def criteria_table(criteria) -> str:
+    """PASS/FAIL, criterion, measured value (rounded), bound, where it applies and was reached, margin."""
+    rows = judged(criteria)
+    if not rows:
+        return ""
+    declared = any(row.declared for row in rows)
+    extra = "<th>where (window; reached at)</th><th>margin</th>" if declared else ""
     lines = "".join(
-        f"<tr class='{'pass' if ok else 'fail'}'><td>{'PASS' if ok else 'FAIL'}</td><td>{_esc(str(label))}</td>"
-        f"<td class='num'>{_esc(fmt(value))}</td><td>{_esc(str(bound))}</td></tr>"
-        for label, value, ok, bound in criteria
+        f"<tr class='{'pass' if row.ok else 'fail'}'><td>{'PASS' if row.ok else 'FAIL'}</td><td>{_esc(str(row.label))}"
+        f"</td><td class='num'>{_esc(fmt(row.value))}</td><td>{_esc(str(row.bound))}</td>"
+        + (f"<td>{_esc(_where(row.declared))}</td><td class='num'>{_esc(margin_text(row.declared))}</td>"
+           if declared else "") + "</tr>"
+        for row in rows
     )
     return (
         "<h3>Success criteria</h3><div class='table-wrap'><table class='criteria'><tr><th></th><th>criterion</th>"
-        f"<th>measured</th><th>bound</th></tr>{lines}</table></div>"
+        f"<th>measured</th><th>bound</th>{extra}</tr>{lines}</table></div>"
     )
+
+
+KINDS = (("ReactionWheel", "Reaction wheels"), ("Magnetorquer", "Magnetorquers"), ("Thruster", "Thrusters"))
+
+
+def saturation_lines(tel) -> list[tuple[str, str]]:
+    """``(kind, sentence)`` per kind of actuator the run has: saturated or not, when first, total time saturated."""
+    end = float(tel.df.index[-1]) if len(tel.df) else 0.0
+    found = saturation_intervals(tel.events, end)
+    lines = []
+    for kind, words in KINDS:
+        names = [c["name"] for c in components(tel.meta, {kind})]
+        if not names:
+            continue
+        mine = {key: spans for key, spans in found.items() if key[0] in names}
+        heading = f"{words} ({len(names)})"
+        if not mine:
+            lines.append((heading, "<span class='pass'>none saturated</span>"))
+            continue
+        first_t, first = min((spans[0][0], key) for key, spans in mine.items())
+        spans = sorted(span for each in mine.values() for span in each)
+        total, reach = 0.0, -np.inf
+        for start, stop in spans:  # the union: two wheels saturated at once count once
+            total += max(0.0, stop - max(start, reach))
+            reach = max(reach, stop)
+        each = ", ".join(f"{a} {w or 'output'} {fmt(sum(b - a_ for a_, b in v), 3)} s"
+                         for (a, w), v in sorted(mine.items())[:4])
+        more = f", and {len(mine) - 4} more" if len(mine) > 4 else ""
+        lines.append((heading, f"<span class='fail'>saturated</span>: first at t = {_esc(fmt(first_t, 6))} s "
+                      f"({_esc(first[0])}, {_esc(first[1] or 'output')}); {_esc(fmt(total, 4))} s in total over "
+                      f"{len(spans)} episode{'s' if len(spans) != 1 else ''} ({_esc(each + more)})"))
+    return lines
 
 
 def _environment_rows(env: dict) -> str:
@@ -72,8 +160,25 @@ def _knowledge(meta: dict) -> tuple[list, str | None]:
     return banners, row
 
 
+def _assumptions(tel, knowledge_row) -> str:
+    """Saturation per kind of actuator, what the laws knew, the environment's effects, how the run ran."""
+    meta = tel.meta
+    rows = [(f"{kind}", line) for kind, line in saturation_lines(tel)]
+    if knowledge_row is not None:
+        rows.append(("Knowledge (attitude, rate)", knowledge_row))
+    effects = environment_effects(meta)
+    if effects is not None:
+        rows.append(("Environment", _esc(", ".join(effects)) if effects else "no effect switched on"))
+    if applied_torque(meta) is not None:  # given to the propagation (torque=), in no component
+        rows.append(("Applied torque", _esc(applied_torque(meta))))
+    ran = timing(meta)
+    if ran is not None:
+        rows.append(("How it ran", _esc(ran)))
+    return "<h3>Assumptions and how it ran</h3>" + _table(rows, "glance") if rows else ""
+
+
 def summary(tel, criteria, kind_sentence: str) -> str:
-    """Banners, parameters, criteria and what the report shows for this kind of run."""
+    """Banners, the verdict and criteria, the assumptions, then the parameters (see the module docstring)."""
     meta = tel.meta
     banners = []
     if meta.get("running"):  # read while its writer was alive (attsim.load of a live run): not stopped, not killed
@@ -97,8 +202,6 @@ def summary(tel, criteria, kind_sentence: str) -> str:
     J = np.asarray(meta.get("inertia_kg_m2", np.eye(3)), dtype=float)
     end = float(tel.df.index[-1]) if len(tel.df) else 0.0
     duration = meta.get("duration_s")
-    wall = meta.get("wall_s")
-    factor = meta.get("realtime_factor_achieved")
     parts = ", ".join(f"{_esc(c['name'])} ({_esc(str(c.get('type')))})" for c in meta.get("components", [])) or "none"
     rows = [
         ("Description", _esc(str(meta.get("description", "")))),
@@ -109,13 +212,9 @@ def summary(tel, criteria, kind_sentence: str) -> str:
         ("Initial ω [rad/s]", _esc(fmt_vector(meta.get("omega0_rad_s", []), 4))),
         ("Max step, telemetry step [s]", _esc(f"{fmt(meta.get('max_step_s'))}, {fmt(meta.get('telemetry_dt_s'))}")),
         ("Simulated time [s]", _esc(f"{fmt(end, 6)} of {fmt(duration, 6)}")),
-        ("Wall time [s], real-time factor", _esc(f"{fmt(wall, 3)}, {fmt(factor, 3)}")),
         ("Components", parts),
         ("Environment", _environment_rows(meta.get("environment"))),
         ("Versions", _esc(", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items()))),
     ]
-    if knowledge_row is not None:
-        rows.insert(-2, ("Knowledge (attitude, rate)", knowledge_row))
-    if applied_torque(meta) is not None:  # given to the propagation (torque=), in no component
-        rows.insert(-2, ("Applied torque", _esc(applied_torque(meta))))
-    return "".join(banners) + f"<p class='note'>{_esc(kind_sentence)}</p>" + _table(rows) + criteria_table(criteria)
+    return ("".join(banners) + verdict(criteria, meta) + criteria_table(criteria) + _assumptions(tel, knowledge_row)
+            + f"<p class='note'>{_esc(kind_sentence)}</p><h3>Spacecraft and run parameters</h3>" + _table(rows))

@@ -54,6 +54,9 @@ class MemoryTelemetry(Telemetry):
         return self._events
 
 
+MAX_TABLE_BYTES = 2.0**31  # the most an in-memory run keeps (2 GiB): beyond that, a run streams its rows to disk
+
+
 class MemoryRecorder:
     """The recorder interface of :class:`~attsim.telemetry.Recorder` (``start``, ``append``, ``append_rows``,
     ``event``, ``flush``, ``close``, ``abort``) over memory; :meth:`telemetry` gives the result.
@@ -82,6 +85,12 @@ class MemoryRecorder:
             raise InputError("columns", f"must be unique strings and must not include the index {TIME_INDEX!r}",
                              f"got {columns}")
         self.columns = columns
+        table_bytes = 8.0 * self._capacity * (len(columns) + 1)
+        if table_bytes > MAX_TABLE_BYTES:
+            raise InputError("in_memory", f"keeps every telemetry row in memory: this run's {self._capacity:.3g} rows "
+                             f"of {len(columns) + 1} values need {table_bytes / 2**30:.3g} GiB (limit "
+                             f"{MAX_TABLE_BYTES / 2**30:.0f} GiB)",
+                             "run it with files (in_memory=False: rows streamed to disk), or a longer telemetry_dt")
         self._table = np.empty((self._capacity, len(columns) + 1))
         self.meta.update(columns=[TIME_INDEX] + columns, row_width=len(columns) + 1, stage="running")
 

@@ -292,7 +292,8 @@ def test_a_criterion_whose_value_is_nan_never_passes():
     assert columns == {"v:a": columns["v:a"], "ok:a": False, "v:b": 0.5, "ok:b": True, "v:c": columns["v:c"],
                        "ok:c": False, "v:d": columns["v:d"], "ok:d": False}
     assert math.isnan(columns["v:a"]) and math.isnan(columns["v:c"]) and status == "FAIL"
-    assert labels == (("a", "< 1"), ("b", "< 1"), ("c", "< 1"), ("d", ""))
+    # (label, bound, declared record): None for a (label, value, ok, bound) tuple
+    assert labels == (("a", "< 1", None), ("b", "< 1", None), ("c", "< 1", None), ("d", "", None))
 
 
 def test_a_criterion_that_is_not_a_number_keeps_the_verdict_attsim_run_prints():

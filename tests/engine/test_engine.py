@@ -254,13 +254,15 @@ def test_controller_that_raises_stops_the_run_and_keeps_telemetry(tmp_path):
 
 
 def test_unknown_controller_output_is_refused(tmp_path):
-    mission = attsim.Mission("unknown", FULL_J, (0.1, 0, 0), duration=10.0, out_dir=tmp_path)
+    mission = attsim.Mission("unknown", FULL_J, (0.1, 0, 0), duration=10.0, out_dir=tmp_path,
+                             field=(2e-5, 0, 0))  # magnetorquers need a field (else refused first)
     mtq = mission.add(attsim.Magnetorquer(0.1))
     mission.add(attsim.FunctionController(lambda t, r: {"wheel9": 1.0}, period_s=1.0, actuators=[mtq], name="c"))
     with pytest.raises(attsim.ControllerError, match=r"controller 'c' at t = 0 s returned a command for 'wheel9', "
                                                      r"which is not one of its actuators \['mtq'\]"):
         mission.run()
-    mission2 = attsim.Mission("badvalue", FULL_J, (0.1, 0, 0), duration=10.0, out_dir=tmp_path / "2")
+    mission2 = attsim.Mission("badvalue", FULL_J, (0.1, 0, 0), duration=10.0, out_dir=tmp_path / "2",
+                              field=(2e-5, 0, 0))
     mtq2 = mission2.add(attsim.Magnetorquer(0.1))
     mission2.add(attsim.FunctionController(lambda t, r: {"mtq": (np.nan, 0, 0)}, period_s=1.0, actuators=[mtq2],
                                            name="c"))

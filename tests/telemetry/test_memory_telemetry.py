@@ -80,3 +80,11 @@ def test_the_recorder_grows_past_its_first_guess_of_rows():
     pd.testing.assert_frame_equal(tel.df, expected)
     assert tel.events.to_dict("records") == [{"t": 5.0, "kind": "command", "value": [1.0, 2.0]}]
     assert tel.meta["rows"] == 6 and tel.meta["columns"] == ["t", "a", "b"] and not tel.partial
+
+
+def test_an_in_memory_run_too_large_for_memory_is_refused_by_name(tmp_path):
+    """1e8 rows of 8 values would need ~6 GiB: refused before anything is allocated (it was a raw MemoryError)."""
+    m = attsim.Mission("huge", np.diag([1.0, 2.0, 3.0]), (0.0, 0.0, 0.01), duration=1e6, max_step=0.1,
+                       telemetry_dt=1e-2, out_dir=tmp_path / "huge")
+    with pytest.raises(attsim.errors.InputError, match="in_memory.*GiB.*in_memory=False"):
+        m.run(in_memory=True)
