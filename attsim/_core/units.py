@@ -212,7 +212,8 @@ def unit_is_cached(unit: Unit, signature, **options) -> bool:
     cache = dispatcher._cache  # numba's own index of the function's cache file (what load_overload reads)
     if cache is None or not hasattr(cache, "_cache_file"):
         return False
-    key = cache._index_key(signature.args, dispatcher.targetctx.codegen())
+    # the index is keyed by the signature as compile() was given it (return type included), as numba saves it
+    key = cache._index_key(signature, dispatcher.targetctx.codegen())
     return cache._cache_file._load_index().get(key) is not None
 
 
