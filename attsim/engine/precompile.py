@@ -18,14 +18,16 @@ took (:func:`compile_estimate` reads it back). A user's
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
+import pkgutil
 import subprocess
 import sys
 import time
 
 import numpy as np
 
-from .. import actuators, control, estimation, sensors  # noqa: F401 - every component class, so every unit, is known
+from .. import actuators, control, estimation, guidance, sensors
 from .._core.units import compile_records, compile_unit, unit_is_cached
 from ..integrators import REGISTRY
 from ..telemetry.lock import RunLock
@@ -38,8 +40,20 @@ from .world import KIND_PARTS, example_world, world_signatures
 __all__ = ["all_needs", "compile_all", "compile_needs", "background_compile", "running", "main"]
 
 
+KIND_PACKAGES = (sensors, actuators, control, estimation, guidance)
+
+
+def _import_every_kind_module() -> None:
+    """Import every module of the kinds' packages, so that every component class, and so every unit, is known: a
+    class in a module of its own that its package does not import is compiled ahead of need too."""
+    for package in KIND_PACKAGES:
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{package.__name__}.{module.name}")
+
+
 def all_needs():
     """Every unit this machine's missions can use (but a user's law): ``(Unit, signature, options)`` each."""
+    _import_every_kind_module()
     world = example_world()
     sig = world_signatures(world)
     kinds = {"sample": sig.sample, "at_time": sig.at_time, "write": sig.write, "hold": sig.hold}
