@@ -53,6 +53,7 @@ _LAZY = {
     "Magnetometer": "attsim.sensors.devices",
     "SunSensor": "attsim.sensors.devices",
     "StarTracker": "attsim.sensors.devices",
+    "HorizonSensor": "attsim.sensors.horizon",
     "SensorFault": "attsim.sensors.faults",
     "Controller": "attsim.control.base",
     "FunctionController": "attsim.control.base",

@@ -143,9 +143,37 @@ def wheels_with_friction_and_imbalance(out):
     return m
 
 
+@numba.njit
+def point_z_to_nadir(t_s, readings, parameters, memory, commands):
+    # readings: row 0 the horizon sensor's nadir n, row 1 the gyro's rate; body torque k (z × n) - c ω, and the
+    # wheels' motor torques are its opposite (wheels along x, y, z)
+    n, w = readings[0], readings[1]
+    tau = (-parameters[0] * n[1] - parameters[1] * w[0], parameters[0] * n[0] - parameters[1] * w[1],
+           -parameters[1] * w[2])
+    for i in range(3):
+        commands[i] = -tau[i]
+
+
+def horizon_in_a_pointing_loop(out):
+    """Horizon sensors free-running (one mounted, misaligned, with faults) and one read by a compiled law: the
+    sensor in each role a sensor has in the compiled loop."""
+    m = attsim.Mission("horizon_loop", J, (0.003, -0.002, 0.001), duration=120.0, max_step=0.1, telemetry_dt=0.5,
+                       seed=8, environment=_orbit_environment(table_dt_s=1.0), out_dir=out)
+    wheels = _wheels(m)
+    gyro = m.add(attsim.Gyro(5.0, arw_rad_sqrt_s=1e-5))
+    horizon = m.add(attsim.HorizonSensor(2.0, noise_rad=2e-3, name="hs"))
+    m.add(attsim.NumbaController(point_z_to_nadir, period_s=0.5, sensors=[horizon, gyro], wheels=wheels,
+                                 parameters=(2e-3, 2e-2)))
+    faults = [attsim.SensorFault(20.0, "bias_jump", 30.0, bias=(0.0, 2e-3, 0.0)),
+              attsim.SensorFault(60.0, "dropout", 5.0), attsim.SensorFault(80.0, "stuck", 4.0)]
+    m.add(attsim.HorizonSensor(1.0, noise_rad=5e-4, phase_s=0.25, name="hs_mounted", faults=faults,
+                               q_BS=rotations.axis_angle_to_quat([1.0, 0.0, 0.0], 0.7), misalignment_rad=(1e-3, 0, 0)))
+    return m
+
+
 @pytest.mark.parametrize("build", [wheel_pd_with_noisy_sensors, detumble_both_forms, orbit_frame_hold,
                                    magnetic_pd_torque_to_dipole, playback_to_wheels_and_magnetorquers,
-                                   wheels_with_friction_and_imbalance],
+                                   wheels_with_friction_and_imbalance, horizon_in_a_pointing_loop],
                          ids=lambda f: f.__name__)
 def test_every_built_in_component_gives_the_same_run_both_ways(tmp_path, build):
     python, compiled = both_ways(tmp_path, build)
