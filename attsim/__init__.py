@@ -60,6 +60,7 @@ _LAZY = {
     "BDot": "attsim.control.laws",
     "QuaternionPD": "attsim.control.laws",
     "MagneticPD": "attsim.control.laws",
+    "MRPFeedback": "attsim.control.mrp_feedback",
     "MomentumUnloading": "attsim.control.laws",
     "NumbaController": "attsim.control.numba_law",
     "MEKF": "attsim.estimation.mekf",

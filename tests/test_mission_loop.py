@@ -13,6 +13,7 @@ import attsim
 from attsim import rotations
 from attsim.engine.build import compiled_form
 from attsim.environment import Environment, Face, KeplerOrbit
+from attsim.guidance import Slew
 
 ROOT = Path(__file__).resolve().parents[1]
 J = np.array([[0.06, 0.001, -0.0005], [0.001, 0.055, 0.0008], [-0.0005, 0.0008, 0.02]])
@@ -171,9 +172,27 @@ def horizon_in_a_pointing_loop(out):
     return m
 
 
+def mrp_feedback_slew(out):
+    """Basilisk's mrpFeedback (attsim.MRPFeedback) through a slew, from a star tracker and a gyro, to a
+    four-wheel pyramid with null-space management, integral action reaching its limit and a known torque."""
+    m = attsim.Mission("mrp", J, (0.01, -0.005, 0.004), duration=90.0, max_step=0.1, telemetry_dt=0.5, seed=12,
+                       out_dir=out)
+    wheels = [m.add(attsim.ReactionWheel(f"rw{k}", axis, 2e-5, 2e-3, 600.0, speed0_rad_s=50.0 * (k - 1.5)))
+              for k, axis in enumerate(attsim.allocation.pyramid_axes(4))]
+    gyro = m.add(attsim.Gyro(5.0, arw_rad_sqrt_s=1e-5, bias_rw_rad_s_sqrt_s=1e-6))
+    tracker = m.add(attsim.StarTracker(2.0, noise_arcsec=(5.0, 5.0, 30.0)))
+    target = Slew((1, 0, 0, 0), rotations.axis_angle_to_quat([0.3, -0.5, 0.8], 0.6), 0.05, 2e-3, t_start_s=5.0)
+    m.add(attsim.MRPFeedback(2e-2, 6e-2, 0.5, wheels, target=target, Ki_per_kg_m2=5.0, integral_limit_Nms=2e-4,
+                             known_torque_Nm=(1e-6, 0.0, -1e-6), attitude_source=tracker, rate_source=gyro,
+                             null_space_gain_Nm_s=1e-5, wheel_speed_target_rad_s=(80.0, -80.0, 80.0, -80.0)))
+    m.add(attsim.TorqueSchedule([(10.0, 60.0, (2e-5, -1e-5, 1e-5))]))
+    return m
+
+
 @pytest.mark.parametrize("build", [wheel_pd_with_noisy_sensors, detumble_both_forms, orbit_frame_hold,
                                    magnetic_pd_torque_to_dipole, playback_to_wheels_and_magnetorquers,
-                                   wheels_with_friction_and_imbalance, horizon_in_a_pointing_loop],
+                                   wheels_with_friction_and_imbalance, horizon_in_a_pointing_loop,
+                                   mrp_feedback_slew],
                          ids=lambda f: f.__name__)
 def test_every_built_in_component_gives_the_same_run_both_ways(tmp_path, build):
     python, compiled = both_ways(tmp_path, build)
