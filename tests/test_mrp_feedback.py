@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 import attsim
-from attsim import rotations
+from attsim import modes, rotations
 from attsim.control.kernels import add_wheel_momentum, mrp_feedback_torque
-from attsim.guidance import Slew
+from attsim.guidance import NadirPointing, Slew
+from attsim.guidance.pointing import Pointing
 
-from .test_mission_loop import J, assert_same_run, both_ways, mrp_feedback_slew
+from .test_mission_loop import J, _orbit_environment, _wheels, assert_same_run, both_ways, mrp_feedback_slew
 
 SIGMA, W_BR, W_RN, WD_RN = (0.1, -0.2, 0.05), (0.01, -0.02, 0.005), (0.001, 0.0005, -0.002), (1e-5, -2e-5, 3e-6)
 INERTIA = (0.9, 0.02, -0.01, 0.02, 0.8, 0.03, -0.01, 0.03, 0.6)
@@ -114,8 +115,6 @@ def _slew_mission(out, law):
                                  integral_limit_Nms=gains[3], inertia_kg_m2=inertia, known_torque_Nm=known_torque,
                                  attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
     else:
-        from attsim.guidance.pointing import Pointing
-
         m.add(ReferenceMRPFeedback(Pointing(target), wheels, inertia, gains, 0.5, known_torque))
     m.add(attsim.TorqueSchedule([(2.0, 40.0, (2e-5, -1e-5, 1e-5))]))
     return m
@@ -159,3 +158,29 @@ def test_mrp_feedback_gives_the_same_run_both_ways(tmp_path):
     df = compiled.df
     turned = 2.0 * math.degrees(math.acos(min(1.0, abs(df["qw"].iloc[-1]))))
     assert turned > 30.0 and df["att_err_deg"].max() < 0.5 and df["att_err_deg"].iloc[-1] < 0.1
+
+
+def mrp_feedback_taking_turns(out):
+    """MRPFeedback on a nadir target (an orbit: ω_r and the wheels' momentum in its feed-forward), stopped by a
+    mode for a QuaternionPD on the same wheels and run again: its integral and prior time start afresh."""
+    m = attsim.Mission("mrp_modes", J, (0.002, -0.001, 0.0015), duration=240.0, telemetry_dt=1.0, seed=5,
+                       environment=_orbit_environment(), out_dir=out)
+    wheels = _wheels(m, max_torque_Nm=2e-3)
+    gyro = m.add(attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5))
+    tracker = m.add(attsim.StarTracker(2.0, noise_arcsec=10.0))
+    mrp = m.add(attsim.MRPFeedback(5e-3, 4e-2, 0.5, wheels, target=NadirPointing(), Ki_per_kg_m2=2.0,
+                                   integral_limit_Nms=5e-4, attitude_source=tracker, rate_source=gyro))
+    qpd = m.add(attsim.QuaternionPD(kp=5e-4, kd=9e-3, period_s=0.5, wheels=wheels, target=NadirPointing(),
+                                    attitude_source=tracker, rate_source=gyro))
+    m.add(attsim.ModeManager(modes=[("mrp", [mrp]), ("qpd", [qpd]), ("mrp_again", [mrp])],
+                             transitions=[("mrp", "qpd", modes.at_time(80.0)),
+                                          ("qpd", "mrp_again", modes.at_time(150.0))],
+                             initial="mrp", period_s=1.0))
+    return m
+
+
+def test_mrp_feedback_restarted_by_a_mode_runs_alike_both_ways(tmp_path):
+    python, compiled = both_ways(tmp_path, mrp_feedback_taking_turns)
+    assert_same_run(python, compiled)
+    assert list(compiled.events[compiled.events["kind"] == "mode"]["after"]) == ["qpd", "mrp_again"]
+    assert compiled.df["att_err_deg"].iloc[-1] < compiled.df["att_err_deg"].iloc[0]
