@@ -64,7 +64,8 @@ class SensorBank(NamedTuple):
     """One row per sensor. ``axes``: the output's width; ``period_s`` its sampling period; ``sampler``: its
     sampling unit's slot; ``noise``: its row of the World's noise. ``parameters`` by kind: gyro (arw, bias_rw,
     quantization); magnetometer (noise, bias x y z, quantization); sun sensor (noise, quantization, cos of the field
-    of view); star tracker (sigma x y z, rad; Sun and Earth exclusion half-angles, rad, NaN for none). ``output``
+    of view); star tracker (sigma x y z, rad; Sun and Earth exclusion half-angles, rad, NaN for none); horizon
+    sensor (noise, rad). ``output``
     holds the latest measurement (first columns), truth (from ``TRUTH_COLUMN``), 1/0 for an output or none
     (``VALID_COLUMN``) and the last good output, a stuck sensor's (from ``HELD_COLUMN``), NaN (and 0) before the
     first sample; ``bias`` a gyro's bias (its axes); ``t_last_s`` the time of the last sample (NaN before the first:
