@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 
 from .._core.jit import njit
-from ..dynamics import dcm_to_quat_tuple, qconj, qmul, qrotate
+from ..dynamics import cross3, dcm_to_quat_tuple, qconj, qmul, qrotate
 
 __all__ = ["pd_torque", "pid_torque", "dipole_for_torque", "bdot_rate", "bdot_direction", "lvlh_quaternion_tuple",
-           "orbit_rate_inertial", "body_rate_relative", "known"]
+           "orbit_rate_inertial", "body_rate_relative", "known", "mrp_error", "add_wheel_momentum",
+           "mrp_feedback_torque", "mrp_feedback"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -129,3 +130,89 @@ def body_rate_relative(q, w, w_frame_inertial):
 def known(q, w):
     """False while an estimator has no estimate yet (NaN): an attitude law then holds its commands for the cycle."""
     return not (math.isnan(q[0]) or math.isnan(w[0]) or math.isnan(w[1]) or math.isnan(w[2]))
+
+
+@njit(**_JIT)
+def mrp_error(q, q_ref, w_ref, wd_ref):
+    """``(σ_BR, ω_RN, ω̇_RN)``: the attitude error as MRPs and the reference's rate and acceleration, body axes.
+
+    ``q_RB = q_IR* ⊗ q_IB`` taken with ``w >= 0`` gives ``σ_BR = vec(q_RB) / (1 + w)`` (|σ| <= 1, the short way
+    round, as Basilisk's ``attTrackingError`` gives it); ``ω_R``, ``ω̇_R`` (R axes, :mod:`attsim.guidance.kernels`)
+    are turned into body axes by ``R_BR``.
+    """
+    e = qmul(qconj(q_ref), q)
+    if e[0] < 0.0:
+        e = (-e[0], -e[1], -e[2], -e[3])
+    d = 1.0 + e[0]
+    back = qconj(e)
+    return (e[1] / d, e[2] / d, e[3] / d), qrotate(back, w_ref), qrotate(back, wd_ref)
+
+
+@njit(**_JIT)
+def add_wheel_momentum(h, axis, inertia_kg_m2, speed_rad_s, w):
+    """``h + J_s (ĝ·ω + Ω) ĝ``: one wheel's momentum (spin inertia ``J_s``, axis ``ĝ``, speed ``Ω`` relative to
+    the body) added to ``h`` (N m s, body axes), with the body rate ``w`` the law knows."""
+    hs = inertia_kg_m2 * (w[0] * axis[0] + w[1] * axis[1] + w[2] * axis[2] + speed_rad_s)
+    return (h[0] + hs * axis[0], h[1] + hs * axis[1], h[2] + hs * axis[2])
+
+
+@njit(**_JIT)
+def _matvec(m, v):
+    """``M v`` for a 3x3 matrix given row by row as 9 values."""
+    return (m[0] * v[0] + m[1] * v[1] + m[2] * v[2], m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
+            m[6] * v[0] + m[7] * v[1] + m[8] * v[2])
+
+
+@njit(**_JIT)
+def mrp_feedback_torque(sigma, w_BR, w_RN, wd_RN, inertia, h_wheels, gains, integral, dt_s, known_torque):
+    """Basilisk's ``mrpFeedback`` law (control law type 0): the body torque ``u`` and its integral state.
+
+    ``gains = (K, P, K_i, limit)``. With ``K_i > 0`` the integral
+    ``s ← s + K σ Δt``, each component scaled back to ``±limit``, and
+    ``z = s + I δω``; else ``z = 0`` and ``s`` is left as it was. Then
+    ``L_r = K σ + P δω + P K_i z - (ω_r + K_i z) × (I ω + G_s h_s)
+    + I (ω × ω_r - ω̇_r) + L`` and ``u = -L_r``, with ``δω = ω_BR``,
+    ``ω = δω + ω_r`` (Schaub & Junkins, *Analytical Mechanics of Space
+    Systems*, 4th ed., sec. 8.4; Basilisk ``src/fswAlgorithms/attControl/mrpFeedback/mrpFeedback.c``,
+    ``Update_mrpFeedback``). ``inertia`` is ``I`` row by row (9 values), ``h_wheels`` the wheels' ``G_s h_s``.
+    Returns ``(u, s)``.
+    """
+    K, P, ki, limit = gains[0], gains[1], gains[2], gains[3]
+    w = (w_BR[0] + w_RN[0], w_BR[1] + w_RN[1], w_BR[2] + w_RN[2])
+    s = (integral[0], integral[1], integral[2])
+    z = (0.0, 0.0, 0.0)
+    if ki > 0.0:
+        s = (s[0] + K * dt_s * sigma[0], s[1] + K * dt_s * sigma[1], s[2] + K * dt_s * sigma[2])
+        s = (_scaled_back(s[0], limit), _scaled_back(s[1], limit), _scaled_back(s[2], limit))
+        i_dw = _matvec(inertia, w_BR)
+        z = (s[0] + i_dw[0], s[1] + i_dw[1], s[2] + i_dw[2])
+    i_w = _matvec(inertia, w)
+    H = (i_w[0] + h_wheels[0], i_w[1] + h_wheels[1], i_w[2] + h_wheels[2])
+    gyro = cross3((w_RN[0] + ki * z[0], w_RN[1] + ki * z[1], w_RN[2] + ki * z[2]), H)
+    c = cross3(w, w_RN)
+    ff = _matvec(inertia, (c[0] - wd_RN[0], c[1] - wd_RN[1], c[2] - wd_RN[2]))
+    return (-_required(K, P, ki, sigma, w_BR, z, gyro, ff, known_torque, 0),
+            -_required(K, P, ki, sigma, w_BR, z, gyro, ff, known_torque, 1),
+            -_required(K, P, ki, sigma, w_BR, z, gyro, ff, known_torque, 2)), s
+
+
+@njit(**_JIT)
+def _required(K, P, ki, sigma, w_BR, z, gyro, ff, known_torque, i):
+    """Component ``i`` of ``L_r``, summed in Basilisk's order."""
+    return known_torque[i] + (ff[i] + (((K * sigma[i] + P * w_BR[i]) + P * (ki * z[i])) - gyro[i]))
+
+
+@njit(**_JIT)
+def _scaled_back(x, limit):
+    """``x`` scaled back to ``±limit`` when beyond it (Basilisk scales each component of its integral)."""
+    a = abs(x)
+    return x * (limit / a) if a > limit else x
+
+
+@njit(**_JIT)
+def mrp_feedback(q, w, q_ref, w_ref, wd_ref, inertia, h_wheels, gains, integral, dt_s, known_torque):
+    """:func:`mrp_feedback_torque` for the attitude ``q`` and rate ``w`` the law knows and the guidance reference
+    ``(q_IR, ω_R, ω̇_R)`` (:func:`mrp_error`; ``δω = ω - ω_r``). Returns ``(u, s)``."""
+    sigma, w_RN, wd_RN = mrp_error(q, q_ref, w_ref, wd_ref)
+    w_BR = (w[0] - w_RN[0], w[1] - w_RN[1], w[2] - w_RN[2])
+    return mrp_feedback_torque(sigma, w_BR, w_RN, wd_RN, inertia, h_wheels, gains, integral, dt_s, known_torque)

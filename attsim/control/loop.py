@@ -27,26 +27,31 @@ from ..guidance.kernels import PARAMETER_LENGTH, error_angle_deg, error_vector, 
 from ..guidance.kernels import reference_now
 from ..sensors.loop import VALID_COLUMN, sample
 from .allocation import allocate, null_space_torque, unloading_dipole
-from .kernels import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known, lvlh_quaternion_tuple,
-                      orbit_rate_inertial, pd_torque, pid_torque)
+from .kernels import (add_wheel_momentum, bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
+                      lvlh_quaternion_tuple, mrp_feedback, orbit_rate_inertial, pd_torque, pid_torque)
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inlined in the units
 
-__all__ = ["ControllerBank", "PART", "quaternion_pd", "magnetic_pd", "unloading", "bdot", "user_law",
-           "law_attitude", "stop_law", "USER_FAULT", "MAX_READING_WIDTH"]
+__all__ = ["ControllerBank", "PART", "quaternion_pd", "mrp_feedback_cycle", "magnetic_pd", "unloading", "bdot",
+           "user_law", "law_attitude", "stop_law", "USER_FAULT", "MAX_READING_WIDTH", "PARAMETER_INERTIA",
+           "PARAMETER_WIDTH"]
 
 # what a user's law unit returns when the law wrote an infinite command (the engine raises, naming it)
 USER_FAULT = 40
 MAX_READING_WIDTH = 6  # the widest sensor reading (a sun sensor's six detectors)
+# a controller's parameters row: ten shared columns (ControllerBank), then an MRPFeedback's inertia (9, row by row)
+PARAMETER_INERTIA, PARAMETER_WIDTH = 10, 19
 
 
 class ControllerBank(NamedTuple):
     """One row per controller. ``period_s``; ``clock_row`` its row of the engine's clock (whose ``active`` a mode
     switches); ``attitude_law`` 1.0 for a law with a pointing target. ``parameters``: a QPD's ki (0) and integral
     limit (1), a B-dot's form (2: 1.0 direction, 0.0 rate), kp (4), kd (5), gain (6: B-dot, unloading; QPD: null-space
-    gain), dipole compensation (7-9: magnetic PD, QPD on magnetorquers). ``memory``: a B-dot's previous field sample
-    (0-2) and whether there is one (3); a QPD's integrated attitude error (0-2, rad s); zeroed when a mode switch
-    starts the controller again. ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state /
+    gain), dipole compensation (7-9: magnetic PD, QPD on magnetorquers); an MRPFeedback's Ki (0), integral limit (1),
+    K (4), P (5), null-space gain (6), known torque (7-9) and inertia (``PARAMETER_INERTIA``, 9). ``memory``: a
+    B-dot's previous field sample (0-2) and whether there is one (3); a QPD's integrated attitude error (0-2, rad s);
+    an MRPFeedback's integral (0-2, N m s) and the time of its previous cycle (3); zeroed when a mode switch starts
+    the controller again. ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state /
     none). ``sources``: estimator rows giving the attitude and the rate (-1: ``roles`` decide). ``samples``: the sensor
     rows sampled each cycle, -1 padded. ``target_kind``, ``target``: an attitude law's guidance target
     (:mod:`attsim.guidance.kernels` kind and parameters). ``allocation[c, j]``: the torque-to-motor row of wheel
@@ -190,6 +195,36 @@ def quaternion_pd(pw, samplers, t, c):
     return 0
 
 
+def mrp_feedback_cycle(pw, samplers, t, c):
+    """An :class:`~attsim.MRPFeedback`'s cycle: Basilisk's ``mrpFeedback`` on the error to its target, to wheels."""
+    world = deref(pw)
+    if not _sample(pw, samplers, t, c):
+        return 0
+    controllers, wheels = world.controllers, world.actuators.wheels
+    q_in, w_in = law_attitude(pw, c), _law_rate(pw, c)
+    if not known(q_in, w_in):
+        return 0
+    p, mem = controllers.parameters[c], controllers.memory[c]
+    env = world.environment
+    q_ref, w_ref, wd_ref = reference_now(controllers.target_kind[c], controllers.target[c], t, env.env_t, env.env_v)
+    w_true = (world.plant.q_w[4], world.plant.q_w[5], world.plant.q_w[6])
+    h = (0.0, 0.0, 0.0)
+    for i in range(controllers.wheel_order.shape[1]):  # the law's wheels, in its order (as the Python path sums)
+        j = controllers.wheel_order[c, i]
+        if j >= 0:
+            a = wheels.axis[j]
+            h = add_wheel_momentum(h, (a[0], a[1], a[2]), wheels.inertia_kg_m2[j],
+                                   wheel_speed(wheels, j, wheels.h_Nms[j], w_true), w_in)
+    i0 = PARAMETER_INERTIA
+    inertia = (p[i0], p[i0 + 1], p[i0 + 2], p[i0 + 3], p[i0 + 4], p[i0 + 5], p[i0 + 6], p[i0 + 7], p[i0 + 8])
+    dt = 0.0 if mem[3] == 0.0 else t - mem[3]  # Basilisk's priorTime: nothing is added after a cycle at t = 0
+    tau, s = mrp_feedback(q_in, w_in, q_ref, w_ref, wd_ref, inertia, h, (p[4], p[5], p[0], p[1]),
+                          (mem[0], mem[1], mem[2]), dt, (p[7], p[8], p[9]))
+    mem[0], mem[1], mem[2], mem[3] = s[0], s[1], s[2], t
+    _command_wheels(pw, c, tau, t)
+    return 0
+
+
 def magnetic_pd(pw, samplers, t, c):
     """A :class:`~attsim.MagneticPD`'s cycle: PD toward the orbit frame, as a dipole through the field."""
     world = deref(pw)
@@ -328,6 +363,7 @@ def no_user_decide(t_s, readings, parameters, memory, commands):
 
 
 QUATERNION_PD = Unit(quaternion_pd, "quaternion_pd", {})
+MRP_FEEDBACK = Unit(mrp_feedback_cycle, "mrp_feedback", {})
 MAGNETIC_PD = Unit(magnetic_pd, "magnetic_pd", {})
 UNLOADING = Unit(unloading, "unloading", {})
 BDOT = Unit(bdot, "bdot", {})
@@ -376,7 +412,8 @@ class ControlPart:
             period_s=np.array([c.period_s for c in laws], dtype=float),
             clock_row=np.array([build.clock_row(c) for c in laws], dtype=np.int64),
             attitude_law=np.array([1.0 if getattr(c, "pointing", None) is not None else 0.0 for c in laws]),
-            parameters=np.zeros((n, 10)), memory=np.zeros((n, 4)), roles=np.full((n, 3), -1, dtype=np.int64),
+            parameters=np.zeros((n, PARAMETER_WIDTH)), memory=np.zeros((n, 4)),
+            roles=np.full((n, 3), -1, dtype=np.int64),
             sources=np.full((n, 2), -1, dtype=np.int64), samples=np.full((n, width), -1, dtype=np.int64),
             target_kind=np.zeros(n, dtype=np.int64), target=np.zeros((n, PARAMETER_LENGTH)),
             allocation=np.zeros((n, n_wheels, 3)), null_projector=np.zeros((n, n_wheels, n_wheels)),

@@ -24,11 +24,12 @@ import math
 from .._core.jit import njit
 from ..constants import R_EARTH_M
 from ..dynamics import qconj, qexp, qmul, qrotate
-from ..environment.table import B_I, lerp3, table_cell
+from ..environment.table import B_I, R, lerp3, table_cell
 
 __all__ = ["quantize", "gyro_measure", "field_body", "magnetometer_measure", "star_tracker_measure", "sun_sensor_truth",
            "sun_sensor_measure", "SUN_SENSOR_NORMALS", "gyro_sample", "magnetometer_sample", "star_tracker_sample",
-           "star_tracker_blinded", "sun_sensor_signals", "sun_sensor_detect", "angle_between", "BORESIGHT"]
+           "star_tracker_blinded", "sun_sensor_signals", "sun_sensor_detect", "angle_between", "BORESIGHT",
+           "nadir_body", "horizon_measure", "horizon_sample"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -219,3 +220,33 @@ def sun_sensor_detect(signals, scale, bias):
     return (_respond(signals[0], scale[0], bias[0]), _respond(signals[1], scale[1], bias[1]),
             _respond(signals[2], scale[2], bias[2]), _respond(signals[3], scale[3], bias[3]),
             _respond(signals[4], scale[4], bias[4]), _respond(signals[5], scale[5], bias[5]))
+
+
+@njit(**_JIT)
+def nadir_body(q, env_t, env_v, t):
+    """``n_B = -R_IBᵀ r_I / |r_I|``: the unit vector toward the Earth's centre in body axes, from the tabulated
+    position at ``t`` (interpolated linearly between the table's rows)."""
+    k, f = table_cell(env_t, t)
+    r = lerp3(env_v, k, f, R)
+    n = math.sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2])
+    return qrotate(qconj(q), (-r[0] / n, -r[1] / n, -r[2] / n))
+
+
+@njit(**_JIT)
+def horizon_measure(nadir_B, noise_rad, normals):
+    """``n_m = exp(σ ν) n``: the nadir direction turned by a small random rotation, ``ν`` three standard normals
+    (rad). The part of ``σ ν`` along ``n`` turns nothing, so the pointing error has ``σ`` on each of the two
+    axes across ``n``, and ``n_m`` stays a unit vector. With ``σ = 0`` the output is ``n`` to the bit."""
+    return qrotate(qexp((noise_rad * normals[0], noise_rad * normals[1], noise_rad * normals[2])),
+                   (nadir_B[0], nadir_B[1], nadir_B[2]))
+
+
+@njit(**_JIT)
+def horizon_sample(nadir_B, noise_rad, normals, q_BS_true, q_BS, bias_rad):
+    """The mounted horizon sensor: the nadir in its true axes, ``R_BS_trueᵀ n``, turned by its noise and the
+    small rotation ``bias_rad`` (its axes; a fault's bias jump), reported in body axes through the nominal
+    ``q_BS``."""
+    v = qrotate(qconj((q_BS_true[0], q_BS_true[1], q_BS_true[2], q_BS_true[3])), (nadir_B[0], nadir_B[1], nadir_B[2]))
+    m = qrotate(qexp((noise_rad * normals[0] + bias_rad[0], noise_rad * normals[1] + bias_rad[1],
+                      noise_rad * normals[2] + bias_rad[2])), v)
+    return qrotate((q_BS[0], q_BS[1], q_BS[2], q_BS[3]), m)

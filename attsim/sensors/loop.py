@@ -31,9 +31,10 @@ from .._core.units import Unit, as_function, deref
 from ..dynamics import qconj, qrotate
 from ..environment.table import B_I, P_SRP, R, SUN, lerp1, lerp3, table_cell
 from .faults import fault_fields, fault_schedule, fault_table, faults_at
-from .kernels import (gyro_measure, gyro_sample, magnetometer_measure, magnetometer_sample, star_tracker_blinded,
-                      star_tracker_measure, star_tracker_sample, sun_sensor_any_light, sun_sensor_detect,
-                      sun_sensor_measure, sun_sensor_signals, sun_sensor_truth)
+from .kernels import (gyro_measure, gyro_sample, horizon_measure, horizon_sample, magnetometer_measure,
+                      magnetometer_sample, nadir_body, star_tracker_blinded, star_tracker_measure, star_tracker_sample,
+                      sun_sensor_any_light, sun_sensor_detect, sun_sensor_measure, sun_sensor_signals,
+                      sun_sensor_truth)
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inlined in the units
 
@@ -41,7 +42,7 @@ __all__ = ["SensorBank", "PART", "TRUTH_COLUMN", "VALID_COLUMN", "HELD_COLUMN", 
            "REAL_Q_TRUE", "REAL_Q_NOMINAL", "REAL_SCALE", "REAL_OFFSET", "REAL_REPORTS_VALID", "REAL_NORMALS_TRUE",
            "REAL_NORMALS_NOMINAL", "REAL_SUN_MATRIX", "REALISM_WIDTH", "BOUNDARY_T", "BOUNDARY_SENSOR",
            "BOUNDARY_FAULT", "BOUNDARY_END", "BOUNDARY_WIDTH", "EVENT_FAULT", "sample_gyro", "sample_magnetometer",
-           "sample_sun_sensor", "sample_star_tracker", "NORMALS_BLOCK", "sample"]
+           "sample_sun_sensor", "sample_star_tracker", "sample_horizon", "NORMALS_BLOCK", "sample"]
 
 # a sensor's output row: the measurement from column 0, the truth from TRUTH_COLUMN, 1/0 output or none, the last
 # good output (HELD_COLUMN, six)
@@ -63,7 +64,8 @@ class SensorBank(NamedTuple):
     """One row per sensor. ``axes``: the output's width; ``period_s`` its sampling period; ``sampler``: its
     sampling unit's slot; ``noise``: its row of the World's noise. ``parameters`` by kind: gyro (arw, bias_rw,
     quantization); magnetometer (noise, bias x y z, quantization); sun sensor (noise, quantization, cos of the field
-    of view); star tracker (sigma x y z, rad; Sun and Earth exclusion half-angles, rad, NaN for none). ``output``
+    of view); star tracker (sigma x y z, rad; Sun and Earth exclusion half-angles, rad, NaN for none); horizon
+    sensor (noise, rad). ``output``
     holds the latest measurement (first columns), truth (from ``TRUTH_COLUMN``), 1/0 for an output or none
     (``VALID_COLUMN``) and the last good output, a stuck sensor's (from ``HELD_COLUMN``), NaN (and 0) before the
     first sample; ``bias`` a gyro's bias (its axes); ``t_last_s`` the time of the last sample (NaN before the first:
@@ -262,6 +264,30 @@ def sample_star_tracker(pw, t, s):
     for i in range(4):
         out[TRUTH_COLUMN + i] = q[i]
     _keep_output(out, m, 4, dropout, stuck, blinded)
+    sensors.t_last_s[s] = t
+    return 0
+
+
+def sample_horizon(pw, t, s):
+    """Horizon sensor ``s``'s sample at ``t`` (:class:`attsim.sensors.horizon.HorizonSensor`): the nadir of the
+    tabulated orbit in body axes, measured."""
+    world = deref(pw)
+    sensors = world.sensors
+    if sensors.t_last_s[s] == t:
+        return 0
+    p, r, out = sensors.parameters[s], sensors.realism[s], sensors.output[s]
+    q, _ = _state(pw)
+    env = world.environment
+    dropout, stuck, extra = _faults_now(sensors, s, t)
+    n_B = nadir_body(q, env.env_t, env.env_v, t)
+    d = _draws(pw, s, 3)
+    if r[REAL_PLAIN] != 0.0:
+        m = horizon_measure(n_B, p[0], (d[0], d[1], d[2]))
+    else:
+        q_true, q_nom = _mounting(r)
+        m = horizon_sample(n_B, p[0], (d[0], d[1], d[2]), q_true, q_nom, (extra[0], extra[1], extra[2]))
+    out[TRUTH_COLUMN], out[TRUTH_COLUMN + 1], out[TRUTH_COLUMN + 2] = n_B
+    _keep_output(out, m, 3, dropout, stuck, False)
     sensors.t_last_s[s] = t
     return 0
 

@@ -13,6 +13,7 @@ import attsim
 from attsim import rotations
 from attsim.engine.build import compiled_form
 from attsim.environment import Environment, Face, KeplerOrbit
+from attsim.guidance import Slew
 
 ROOT = Path(__file__).resolve().parents[2]
 J = np.array([[0.06, 0.001, -0.0005], [0.001, 0.055, 0.0008], [-0.0005, 0.0008, 0.02]])
@@ -143,9 +144,55 @@ def wheels_with_friction_and_imbalance(out):
     return m
 
 
+@numba.njit
+def point_z_to_nadir(t_s, readings, parameters, memory, commands):
+    # readings: row 0 the horizon sensor's nadir n, row 1 the gyro's rate; body torque k (z × n) - c ω, and the
+    # wheels' motor torques are its opposite (wheels along x, y, z)
+    n, w = readings[0], readings[1]
+    tau = (-parameters[0] * n[1] - parameters[1] * w[0], parameters[0] * n[0] - parameters[1] * w[1],
+           -parameters[1] * w[2])
+    for i in range(3):
+        commands[i] = -tau[i]
+
+
+def horizon_in_a_pointing_loop(out):
+    """Horizon sensors free-running (one mounted, misaligned, with faults) and one read by a compiled law: the
+    sensor in each role a sensor has in the compiled loop."""
+    m = attsim.Mission("horizon_loop", J, (0.003, -0.002, 0.001), duration=120.0, max_step=0.1, telemetry_dt=0.5,
+                       seed=8, environment=_orbit_environment(table_dt_s=1.0), out_dir=out)
+    wheels = _wheels(m)
+    gyro = m.add(attsim.Gyro(5.0, arw_rad_sqrt_s=1e-5))
+    horizon = m.add(attsim.HorizonSensor(2.0, noise_rad=2e-3, name="hs"))
+    m.add(attsim.NumbaController(point_z_to_nadir, period_s=0.5, sensors=[horizon, gyro], wheels=wheels,
+                                 parameters=(2e-3, 2e-2)))
+    faults = [attsim.SensorFault(20.0, "bias_jump", 30.0, bias=(0.0, 2e-3, 0.0)),
+              attsim.SensorFault(60.0, "dropout", 5.0), attsim.SensorFault(80.0, "stuck", 4.0)]
+    m.add(attsim.HorizonSensor(1.0, noise_rad=5e-4, phase_s=0.25, name="hs_mounted", faults=faults,
+                               q_BS=rotations.axis_angle_to_quat([1.0, 0.0, 0.0], 0.7), misalignment_rad=(1e-3, 0, 0)))
+    return m
+
+
+def mrp_feedback_slew(out):
+    """Basilisk's mrpFeedback (attsim.MRPFeedback) through a slew, from a star tracker and a gyro, to a
+    four-wheel pyramid with null-space management, integral action reaching its limit and a known torque."""
+    m = attsim.Mission("mrp", J, (0.01, -0.005, 0.004), duration=90.0, max_step=0.1, telemetry_dt=0.5, seed=12,
+                       out_dir=out)
+    wheels = [m.add(attsim.ReactionWheel(f"rw{k}", axis, 2e-5, 2e-3, 600.0, speed0_rad_s=50.0 * (k - 1.5)))
+              for k, axis in enumerate(attsim.allocation.pyramid_axes(4))]
+    gyro = m.add(attsim.Gyro(5.0, arw_rad_sqrt_s=1e-5, bias_rw_rad_s_sqrt_s=1e-6))
+    tracker = m.add(attsim.StarTracker(2.0, noise_arcsec=(5.0, 5.0, 30.0)))
+    target = Slew((1, 0, 0, 0), rotations.axis_angle_to_quat([0.3, -0.5, 0.8], 0.6), 0.05, 2e-3, t_start_s=5.0)
+    m.add(attsim.MRPFeedback(2e-2, 6e-2, 0.5, wheels, target=target, Ki_per_kg_m2=5.0, integral_limit_Nms=2e-4,
+                             known_torque_Nm=(1e-6, 0.0, -1e-6), attitude_source=tracker, rate_source=gyro,
+                             null_space_gain_Nm_s=1e-5, wheel_speed_target_rad_s=(80.0, -80.0, 80.0, -80.0)))
+    m.add(attsim.TorqueSchedule([(10.0, 60.0, (2e-5, -1e-5, 1e-5))]))
+    return m
+
+
 @pytest.mark.parametrize("build", [wheel_pd_with_noisy_sensors, detumble_both_forms, orbit_frame_hold,
                                    magnetic_pd_torque_to_dipole, playback_to_wheels_and_magnetorquers,
-                                   wheels_with_friction_and_imbalance],
+                                   wheels_with_friction_and_imbalance, horizon_in_a_pointing_loop,
+                                   mrp_feedback_slew],
                          ids=lambda f: f.__name__)
 def test_every_built_in_component_gives_the_same_run_both_ways(tmp_path, build):
     python, compiled = both_ways(tmp_path, build)
