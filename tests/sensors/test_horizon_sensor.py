@@ -10,7 +10,7 @@ import attsim
 from attsim import rotations
 from attsim.environment import Environment, KeplerOrbit
 
-from .test_mission_loop import J, assert_same_run, both_ways, horizon_in_a_pointing_loop
+from tests.paths.test_mission_loop import J, assert_same_run, both_ways, horizon_in_a_pointing_loop
 
 ORBIT = KeplerOrbit.circular(600.0, 97.8, epoch="2024-03-20T00:00:00")
 

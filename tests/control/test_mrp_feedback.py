@@ -13,7 +13,7 @@ from attsim.control.kernels import add_wheel_momentum, mrp_feedback_torque
 from attsim.guidance import NadirPointing, Slew
 from attsim.guidance.pointing import Pointing
 
-from .test_mission_loop import J, _orbit_environment, _wheels, assert_same_run, both_ways, mrp_feedback_slew
+from tests.paths.test_mission_loop import J, _orbit_environment, _wheels, assert_same_run, both_ways, mrp_feedback_slew
 
 SIGMA, W_BR, W_RN, WD_RN = (0.1, -0.2, 0.05), (0.01, -0.02, 0.005), (0.001, 0.0005, -0.002), (1e-5, -2e-5, 3e-6)
 INERTIA = (0.9, 0.02, -0.01, 0.02, 0.8, 0.03, -0.01, 0.03, 0.6)
