@@ -93,7 +93,7 @@ def _biased(out, target=(60.0, -60.0, 60.0, -60.0)):
 
 
 def test_a_per_wheel_speed_target_in_the_null_space_is_reached_without_turning_the_body(tmp_path):
-    from .test_mission_loop import assert_same_run, both_ways
+    from tests.paths.test_mission_loop import assert_same_run, both_ways
 
     python, compiled = both_ways(tmp_path, _biased)
     assert_same_run(python, compiled)
