@@ -87,8 +87,10 @@ def test_the_summary_answers_first_did_it_work_and_under_what_assumptions(tmp_pa
     summary = page.split("<section id='summary'")[1].split("</section>")[0]
     assert "FAIL: 1 of 2 criteria not met — b [-]." in summary
     # the wheels: first at 10 s; the union of [10, 14] and [50, 199.5] is 153.5 s; three episodes
-    assert ("<th>Reaction wheels (3)</th><td><span class='fail'>saturated</span>: first at t = 10 s (rw_x, torque); "
-            "153.5 s in total over 3 episodes (rw_x torque 152 s, rw_y speed 3 s)</td>") in summary
+    # the wheels: torque-limited [10, 12.5] and [50, 199.5] (rw_x), speed-saturated [11, 14] (rw_y), each apart
+    assert ("<th>Reaction wheels (3)</th><td><span class='fail'>torque-limited</span>: first at t = 10 s (rw_x); "
+            "152 s in total over 2 episodes (rw_x 152 s)<br><span class='fail'>speed-saturated</span>: first at "
+            "t = 11 s (rw_y); 3 s in total over 1 episode (rw_y 3 s)</td>") in summary
     assert "<th>Magnetorquers (1)</th><td><span class='pass'>none saturated</span></td>" in summary
     assert "<th>Environment</th><td>magnetic field (igrf), gravity gradient, eclipses (conical)</td>" in summary
     assert ("12 s wall, real-time factor 16.6; ran on the mission loop (compiled); compiling took 41.5 s more (not "
@@ -97,6 +99,28 @@ def test_the_summary_answers_first_did_it_work_and_under_what_assumptions(tmp_pa
     # the order: the verdict and criteria, then the assumptions, then the parameters
     assert summary.index("verdict") < summary.index("Success criteria") < summary.index("Assumptions") < \
         summary.index("Spacecraft and run parameters")
+
+
+def test_a_wheel_torque_on_its_limit_counts_as_torque_limited_without_an_event(tmp_path):
+    """The review of issue 23: cubesat_target_tracking's slews held the motor torque on its ±max_torque limit (the
+    controller scales its allocation to the limits, so the wheel clips nothing and logs no event), while the summary
+    said 'none saturated' in green."""
+    limit = WHEELS[0]["max_torque_Nm"]
+    def slews(t):
+        return np.where((t >= 20.0) & (t <= 30.0), limit, np.where((t >= 100.0) & (t <= 105.0), -limit, 0.0))
+    tel = _telemetry(tmp_path, _wheel_columns(torque_x=slews), WHEELS)
+    page = attsim.report(tel, tmp_path / "r.html").read_text()
+    summary = page.split("<section id='summary'")[1].split("</section>")[0]
+    assert ("<span class='fail'>torque-limited</span>: first at t = 20 s (rw_x); 15 s in total over 2 episodes "
+            "(rw_x 15 s)<br><span class='pass'>never speed-saturated</span> (peak |speed| 0.17 of the limit)"
+            ) in summary
+    assert "none saturated" not in summary
+    wheels = next(f for f in _figures(page) if f["title"].startswith("Reaction wheels"))
+    shaded = [s for s in wheels["layout"]["shapes"] if s.get("name") == "rw_x torque-limited"]
+    assert [(s["x0"], s["x1"]) for s in shaded] == [(20.0, 30.0), (100.0, 105.0)]
+    torque_axis = next(key for key, axis in wheels["layout"].items()
+                       if key.startswith("yaxis") and "motor torque" in str(axis.get("title")))
+    assert {s["yref"] for s in shaded} == {f"y{torque_axis[5:]} domain"}  # on the motor-torque panel
 
 
 def test_what_other_issues_record_is_shown_only_when_recorded(tmp_path):
