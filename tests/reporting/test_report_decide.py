@@ -50,6 +50,25 @@ def test_a_declared_requirement_is_drawn_over_its_window_with_its_worst_point(tm
     assert "from 100 to 150 s; reached at t = 100 s" in page and "0.08909 deg inside" in page
 
 
+def test_a_bound_on_the_windows_mean_is_drawn_beside_the_measured_mean_not_as_a_threshold(tmp_path):
+    """The review of issue 23: advitiy_adcs drew 'requirement: mean < 15 deg' over the instantaneous error, so the
+    trace crossing it looked like a failure; what is judged is the mean over orbit 4."""
+    tel = _pointing_run(tmp_path)
+    criteria = judge([Requirement("mean pointing error [deg]", "att_err_deg", "mean", "<", 5.0,
+                                  window=Window.between(0.0, 50.0))], tel)
+    page = attsim.report(tel, tmp_path / "r.html", criteria=criteria).read_text()
+    pointing = next(f for f in _figures(page) if f["title"] == "Pointing error")
+    bound = _trace(pointing, "requirement: window mean < 5 deg")
+    assert bound["x"] == [0.0, 50.0] and bound["y"] == [5.0, 5.0]
+    measured = _trace(pointing, "measured window mean")
+    mean = criteria[0].value
+    assert mean == pytest.approx(np.mean(20.0 * np.exp(-np.arange(0.0, 50.5, 0.5) / 10.0) + 0.01), rel=0.05)
+    assert measured["x"] == [0.0, 50.0] and measured["y"] == [pytest.approx(mean)] * 2
+    assert measured["line"]["width"] > bound["line"]["width"]  # the value stands out from its bound
+    # the instantaneous error crosses the bound (20 deg at the start): no worst point is marked on the trace
+    assert not [t for t in pointing["data"] if str(t["name"]).startswith("worst")]
+
+
 def test_a_tuple_requirement_is_drawn_across_the_run_as_before(tmp_path):
     tel = _pointing_run(tmp_path)
     page = attsim.report(tel, tmp_path / "r.html",
