@@ -40,14 +40,36 @@ def _where(declared: dict | None) -> str:
     return where + (f" ({left} more intervals not kept)" if left else "")
 
 
+THIN_MARGIN = 0.05  # a pass by less than this fraction of its bound is flagged: near the bound, not comfortably in
+
+
+def thin_margin(declared: dict | None) -> float | None:
+    """A declared criterion's passing margin as a fraction of its bound when under :data:`THIN_MARGIN`, else None."""
+    margin, limit = (declared or {}).get("margin"), (declared or {}).get("limit")
+    if not isinstance(margin, (int, float)) or not isinstance(limit, (int, float)) or limit == 0:
+        return None
+    fraction = float(margin) / abs(float(limit))
+    return fraction if 0.0 <= fraction < THIN_MARGIN else None
+
+
 def margin_text(declared: dict | None) -> str:
-    """A declared criterion's margin to its bound, in its unit ("-" is no unit): "0.02 deg inside" or "beyond"."""
+    """A declared criterion's margin to its bound, in its unit ("-" is no unit): "0.02 deg inside" or "beyond";
+    a thin one says its share of the bound ("0.0002 deg inside (0.2 % of the bound)")."""
     margin = (declared or {}).get("margin")
     if not isinstance(margin, (int, float)):
         return ""
     unit = str(declared.get("unit") or "").strip()
     unit = "" if unit == "-" else unit
-    return f"{fmt(abs(float(margin)))} {unit}".strip() + (" inside" if margin >= 0 else " beyond")
+    thin = thin_margin(declared)
+    return (f"{fmt(abs(float(margin)))} {unit}".strip() + (" inside" if margin >= 0 else " beyond")
+            + (f" ({fmt(100.0 * thin, 2)} % of the bound)" if thin is not None else ""))
+
+
+def status_class(row) -> str:
+    """'pass', 'thin' (a pass by a thin margin) or 'fail': the colour of a judged row's verdict."""
+    if not row.ok:
+        return "fail"
+    return "thin" if thin_margin(row.declared) is not None else "pass"
 
 
 def verdict(criteria, meta=None) -> str:
@@ -65,7 +87,10 @@ def verdict(criteria, meta=None) -> str:
         what = "still running" if meta.get("running") else "cut short"
         return (f"<div class='banner warn verdict'>NOT DECIDED: all {len(rows)} criteria met over the part that ran, "
                 f"but the run is {what}.</div>")
-    return f"<div class='banner good verdict'>PASS: all {len(rows)} criteria met.</div>"
+    thin = [str(row.label) for row in rows if status_class(row) == "thin"]
+    near = (f" {len(thin)} by a thin margin (under {fmt(100 * THIN_MARGIN)} % of the bound): "
+            f"<span class='thin'>{_esc('; '.join(thin))}</span>.") if thin else ""
+    return f"<div class='banner good verdict'>PASS: all {len(rows)} criteria met.{near}</div>"
 
 
 def criteria_table(criteria) -> str:
@@ -76,7 +101,7 @@ def criteria_table(criteria) -> str:
     declared = any(row.declared for row in rows)
     extra = "<th>where (window; reached at)</th><th>margin</th>" if declared else ""
     lines = "".join(
-        f"<tr class='{'pass' if row.ok else 'fail'}'><td>{'PASS' if row.ok else 'FAIL'}</td><td>{_esc(str(row.label))}"
+        f"<tr class='{status_class(row)}'><td>{'PASS' if row.ok else 'FAIL'}</td><td>{_esc(str(row.label))}"
         f"</td><td class='num'>{_esc(fmt(row.value))}</td><td>{_esc(str(row.bound))}</td>"
         + (f"<td>{_esc(_where(row.declared))}</td><td class='num'>{_esc(margin_text(row.declared))}</td>"
            if declared else "") + "</tr>"

@@ -266,11 +266,58 @@ def test_a_comparison_shows_each_runs_margin_and_runs_that_agree_both(tmp_path):
         runs.append(tel)
     page = attsim.report(runs, tmp_path / "c.html").read_text()
     side = page.split("<table class='criteria side'>")[1].split("</table>")[0]
-    assert "PASS</span> 0.0998<br><small>2e-4 deg inside</small>" in side
+    assert "PASS</span> 0.0998<br><small>2e-4 deg inside (0.2 % of the bound)</small>" in side
     assert "PASS</span> 0.07<br><small>0.03 deg inside</small>" in side
     rates = next(f for f in _figures(page) if f["title"].startswith("Body rates of every run"))
     dashes = {t["name"]: t["line"]["dash"] for t in rates["data"] if t["yaxis"] == "y"}
     assert dashes == {"near (seed 7, rk4)": "solid", "far (seed 7, rk4)": "dash"}
+
+
+def _near_and_far(tmp_path, **far_meta):
+    runs = []
+    for name, worst, meta in (("near", 0.0998, {}), ("far", 0.07, far_meta)):
+        tel = _telemetry(tmp_path / name, _wheel_columns() | {"att_err_deg": worst}, WHEELS + [PD_LAW], name=name,
+                         **meta)
+        criteria = judge([Requirement("pointing error after 100 s [deg]", "att_err_deg", "max", "<", 0.1,
+                                      window=Window.after(100.0))], tel)
+        tel.meta["criteria"] = [[*row, row.declared] for row in criteria]
+        runs.append((tel, criteria))
+    return runs
+
+
+def test_a_pass_by_a_thin_margin_is_flagged_amber_on_the_run_and_the_comparison_page(tmp_path):
+    """The review of issue 23: a pass by 0.2 % of its bound read in the same green as one by 30 %."""
+    (near, near_criteria), (far, far_criteria) = _near_and_far(tmp_path)
+    page = attsim.report(near, tmp_path / "near.html", criteria=near_criteria).read_text()
+    assert "<tr class='thin'><td>PASS</td><td>pointing error after 100 s [deg]</td>" in page
+    assert "2e-4 deg inside (0.2 % of the bound)" in page
+    assert ("PASS: all 1 criteria met. 1 by a thin margin (under 5 % of the bound): <span class='thin'>pointing "
+            "error after 100 s [deg]</span>.") in page
+    assert "tr.thin td:first-child{color:#b36b00" in page  # amber, not the pass green
+    far_page = attsim.report(far, tmp_path / "far.html", criteria=far_criteria).read_text()
+    assert "<tr class='pass'><td>PASS</td>" in far_page and "thin margin" not in far_page
+    side = attsim.report([near, far], tmp_path / "c.html").read_text().split("<table class='criteria side'>")[1]
+    assert "<span class='thin'>PASS</span> 0.0998" in side and "<span class='pass'>PASS</span> 0.07" in side
+
+
+def test_a_comparisons_requirement_has_a_style_of_its_own_and_the_page_says_what_differs(tmp_path):
+    """The review of issue 23: the second run (red, dashed) and the requirement (red, dashed) met at the bound;
+    and nothing said what differed between 'nominal' and 'biased'."""
+    (near, _), (far, _) = _near_and_far(tmp_path, seed=8, max_step_s=0.05)
+    page = attsim.report([near, far], tmp_path / "c.html").read_text()
+    pointing = next(f for f in _figures(page) if f["title"].startswith("Pointing error of every run"))
+    bound = _trace(pointing, "requirement")
+    runs = [t for t in pointing["data"] if str(t["name"]).startswith(("near", "far"))]
+    assert len(runs) == 2
+    assert all((bound["line"]["color"], bound["line"]["dash"]) != (t["line"]["color"], t["line"]["dash"])
+               for t in runs)
+    assert bound["line"]["color"] not in {t["line"]["color"] for t in runs}
+    differs = page.split("<table class='params differs'>")[1].split("</table>")[0]
+    assert "<tr><th>seed</th><td>7</td><td>8</td></tr>" in differs
+    assert "<tr><th>max_step_s</th><td>0.1</td><td>0.05</td></tr>" in differs
+    assert "<th>method</th>" not in differs and "components" not in differs  # the same in both: not listed
+    same = attsim.report([near, _near_and_far(tmp_path / "again")[1][0]], tmp_path / "s.html").read_text()
+    assert "nothing the runs record as input" in same  # said, rather than a table left out
 
 
 def test_a_margin_in_no_unit_reads_as_a_number(tmp_path):
