@@ -100,8 +100,11 @@ def _table(header: list[str], rows: list[list[str]], numeric: set[int] = frozens
     """An HTML table; cells are already HTML (escape user text before); ``classes`` one per row ("" none)."""
     head = f"<tr>{''.join(f'<th>{h}</th>' for h in header)}</tr>" if header else ""
     classes = classes or [""] * len(rows)
+    cards = "cards" in css.split()  # a card per row on a phone (reporting.page): each cell labelled by its column
+    labels = [("" if not cards else " class='name'" if k == 0 else f" data-label='{h}'")
+              for k, h in enumerate(header)]
     body = "".join((f"<tr class='{c}'>" if c else "<tr>")
-                   + "".join(f"<td class='num'>{c}</td>" if i in numeric else f"<td>{c}</td>"
+                   + "".join(f"<td class='num'{labels[i]}>{c}</td>" if i in numeric else f"<td{labels[i]}>{c}</td>"
                              for i, c in enumerate(row)) + "</tr>" for row, c in zip(rows, classes))
     return f"<div class='table-wrap'><table{f' class={css!r}' if css else ''}>{head}{body}</table></div>"
 
@@ -218,7 +221,7 @@ def _summary(meta: dict, records: pd.DataFrame, summary: pd.DataFrame, bounds: d
     few = 0 < len(records) < FEW_RUNS
     header, rows, classes = _criteria_rows(records, summary, bounds, confidence, few)
     parts.append("<h3>Criteria</h3>" + (_table(header, rows, numeric=set(range(2, len(header))), classes=classes,
-                                               css="criteria") if rows
+                                               css="criteria cards") if rows
                                         else "<p class='note'>No criteria in the records.</p>"))
     if few and rows:
         parts.append(f"<p class='note'>With {len(records)} runs (under {FEW_RUNS}) no p1 or p99 is given, here or "

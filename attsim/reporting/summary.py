@@ -100,16 +100,19 @@ def criteria_table(criteria) -> str:
         return ""
     declared = any(row.declared for row in rows)
     extra = "<th>where (window; reached at)</th><th>margin</th>" if declared else ""
+    # data-label: on a phone each row is a card (page.py's table.cards), its cells labelled, the window last
     lines = "".join(
-        f"<tr class='{status_class(row)}'><td>{'PASS' if row.ok else 'FAIL'}</td><td>{_esc(str(row.label))}"
-        f"</td><td class='num'>{_esc(fmt(row.value))}</td><td>{_esc(str(row.bound))}</td>"
-        + (f"<td>{_esc(_where(row.declared))}</td><td class='num'>{_esc(margin_text(row.declared))}</td>"
-           if declared else "") + "</tr>"
+        f"<tr class='{status_class(row)}'><td>{'PASS' if row.ok else 'FAIL'}</td>"
+        f"<td class='name'>{_esc(str(row.label))}</td><td class='num' data-label='measured'>{_esc(fmt(row.value))}</td>"
+        f"<td data-label='bound'>{_esc(str(row.bound))}</td>"
+        + (f"<td class='wide' data-label='where'>{_esc(_where(row.declared))}</td>"
+           f"<td class='num' data-label='margin'>{_esc(margin_text(row.declared))}</td>" if declared else "")
+        + "</tr>"
         for row in rows
     )
     return (
-        "<h3>Success criteria</h3><div class='table-wrap'><table class='criteria'><tr><th></th><th>criterion</th>"
-        f"<th>measured</th><th>bound</th>{extra}</tr>{lines}</table></div>"
+        "<h3>Success criteria</h3><div class='table-wrap'><table class='criteria cards'><tr><th></th>"
+        f"<th>criterion</th><th>measured</th><th>bound</th>{extra}</tr>{lines}</table></div>"
     )
 
 

@@ -363,7 +363,7 @@ def test_the_banner_tells_the_design_from_the_statistics_and_the_failing_row_sta
     assert statistics.startswith("Statistics — Requirement NOT met") and "cannot be met by 4 runs" in statistics
     assert summary.index("design") < summary.index("statistics")
     row = summary.split("<tr class='fail bad'>")[1].split("</tr>")[0]
-    assert row.startswith("<td>pointing error [deg]</td>") and "<td class='num'>-0.021 (run 1)</td>" in row
+    assert row.startswith("<td class='name'>pointing error [deg]</td>") and ">-0.021 (run 1)</td>" in row
     assert summary.count("<tr class='fail bad'>") == 1  # the passing criteria are ordinary rows
 
 
@@ -379,7 +379,7 @@ def test_the_nearest_runs_show_the_criterions_own_status(tmp_path):
 
 def test_with_few_runs_no_percentile_poses_as_a_distribution(tmp_path):
     _, page = _four_runs(tmp_path)
-    table = page.split("<table class='criteria'>")[1].split("</table>")[0]
+    table = page.split("<table class='criteria cards'>")[1].split("</table>")[0]
     assert "<th>p1</th>" not in table and "<th>p99</th>" not in table and "<th>min</th>" in table
     assert "With 4 runs (under 20) no p1 or p99 is given" in page
     envelope = next(f for f in _figures(page) if f["title"].startswith("att_err_deg over 4 runs"))

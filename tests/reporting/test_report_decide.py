@@ -289,7 +289,7 @@ def test_a_pass_by_a_thin_margin_is_flagged_amber_on_the_run_and_the_comparison_
     """The review of issue 23: a pass by 0.2 % of its bound read in the same green as one by 30 %."""
     (near, near_criteria), (far, far_criteria) = _near_and_far(tmp_path)
     page = attsim.report(near, tmp_path / "near.html", criteria=near_criteria).read_text()
-    assert "<tr class='thin'><td>PASS</td><td>pointing error after 100 s [deg]</td>" in page
+    assert "<tr class='thin'><td>PASS</td><td class='name'>pointing error after 100 s [deg]</td>" in page
     assert "2e-4 deg inside (0.2 % of the bound)" in page
     assert ("PASS: all 1 criteria met. 1 by a thin margin (under 5 % of the bound): <span class='thin'>pointing "
             "error after 100 s [deg]</span>.") in page

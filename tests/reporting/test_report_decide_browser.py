@@ -195,3 +195,42 @@ def test_the_campaign_report_shows_the_pass_band(browser, tmp_path):
     for label in labels:
         figure = next(f for title, f in histograms.items() if title.startswith(label))
         assert np.nansum(figure["traces"][0]["y"]) > 0, label  # runs in it
+
+
+# each criteria table's rows at the window's width: the table's right edge and each labelled cell's
+CARDS = """
+Array.from(document.querySelectorAll('table.cards')).map(t => ({
+  right: t.getBoundingClientRect().right,
+  cells: Array.from(t.querySelectorAll('td[data-label]')).filter(c => c.offsetParent !== null).map(c => ({
+    label: c.dataset.label, right: c.getBoundingClientRect().right, text: c.textContent})),
+}))
+"""
+
+
+def test_on_a_phone_the_criteria_are_cards_with_their_margin_on_screen(browser, tmp_path):
+    """The review of issue 23: at 390 px the criteria table ran off the screen, its margin column cut."""
+    from attsim import Requirement, Window
+
+    from tests.campaign.test_campaign_report import _four_runs
+    from tests.reporting.test_report_decide import _pointing_run
+
+    tel = _pointing_run(tmp_path / "run")
+    criteria = judge([Requirement(f"pointing error after {t:g} s, over the slew and the hold after it [deg]",
+                                  "att_err_deg", "max", "<", 25.0, window=Window.after(t)) for t in (0.0, 100.0)],
+                     tel)
+    page = attsim.report(tel, tmp_path / "r.html", criteria=criteria)
+    campaign = tmp_path / "campaign"
+    campaign.mkdir()
+    _four_runs(campaign)
+    for path in (page, campaign / "report.html"):
+        browser.load(path, width_px=390, height_px=800)
+        tables = browser.evaluate(CARDS)
+        assert tables, path
+        for table in tables:
+            assert table["right"] <= 390, path  # no sideways scroll needed
+            labels = {cell["label"] for cell in table["cells"]}
+            assert labels & {"margin", "worst margin"}, path
+            assert all(cell["right"] <= 390 for cell in table["cells"]), path
+    browser.load(page, width_px=1280)  # a wide window keeps the table, no labels repeated in the cells
+    assert browser.evaluate(CARDS)[0]["cells"][0]["right"] < 1280
+    assert browser.evaluate("getComputedStyle(document.querySelector('table.cards tr')).display") == "table-row"
