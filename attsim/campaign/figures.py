@@ -19,10 +19,11 @@ import numpy as np
 
 from ..reporting.style import (PALETTE, Panel, Plot, base_layout, fmt, line, requirement_marks, stacked)
 
-__all__ = ["envelope_plot", "criterion_plot", "influence_plot", "PASS_COLOUR", "FAIL_COLOUR", "log_scale"]
+__all__ = ["envelope_plot", "criterion_plot", "influence_plot", "PASS_COLOUR", "FAIL_COLOUR", "log_scale", "FEW_RUNS"]
 
 PASS_COLOUR, FAIL_COLOUR = "#2a9d3a", "#d62728"
 BAND = "rgba(31,119,180,0.25)"
+FEW_RUNS = 20  # under this many runs, percentiles p1/p99 are the min/max: the band says min-max
 UNIT_FACTORS = {"deg": {"deg": 1.0, "rad": 180.0 / math.pi, "arcsec": 1 / 3600.0},
                 "deg/s": {"deg/s": 1.0, "rad/s": 180.0 / math.pi}, "rad/s": {"rad/s": 1.0},
                 "rad": {"rad": 1.0, "deg": math.pi / 180.0}}
@@ -42,7 +43,8 @@ def log_scale(values, limits=()) -> bool:
 
 
 def envelope_plot(name: str, unit: str, frame, declared: list) -> Plot:
-    """The p1-p99 band, median and min/max of one quantity over the runs, with the requirements on it."""
+    """The p1-p99 band (min-max under :data:`FEW_RUNS` runs), median and min/max of one quantity over the runs,
+    with the requirements on it."""
     t = frame.index.to_numpy(dtype=float)
     rows = [row for row in declared if row.declared.get("unit", unit) in UNIT_FACTORS.get(unit, {unit: 1.0})]
     limits = [float(row.declared["limit"]) * UNIT_FACTORS.get(unit, {unit: 1.0})[row.declared.get("unit", unit)]
@@ -50,7 +52,14 @@ def envelope_plot(name: str, unit: str, frame, declared: list) -> Plot:
     columns = [c for c in ("p0", "p1", "p50", "p99", "p100") if c in frame]
     log_y = log_scale(frame[columns].to_numpy().ravel(), limits)
     traces = []
-    if "p1" in frame and "p99" in frame:
+    runs = int(frame["runs"].max()) if len(frame) else 0
+    if runs < FEW_RUNS and "p0" in frame and "p100" in frame:  # a p1-p99 band of a few runs is their min-max
+        high = line(t, frame["p100"].to_numpy(), "max", 0, log_y=log_y, width=0)
+        low = line(t, frame["p0"].to_numpy(), f"min-max of the {runs} runs", 0, log_y=log_y, width=0)
+        high.update(showlegend=False, hoverinfo="skip")
+        low.update(fill="tonexty", fillcolor=BAND)
+        traces += [high, low]
+    elif "p1" in frame and "p99" in frame:
         high = line(t, frame["p99"].to_numpy(), "p99", 0, log_y=log_y, width=0)
         low = line(t, frame["p1"].to_numpy(), "p1-p99 of the runs", 0, log_y=log_y, width=0)
         high.update(showlegend=False, hoverinfo="skip")
@@ -59,12 +68,11 @@ def envelope_plot(name: str, unit: str, frame, declared: list) -> Plot:
     if "p50" in frame:
         traces.append(line(t, frame["p50"].to_numpy(), "median", 0, log_y=log_y, color=PALETTE[0], width=2))
     for column, label in (("p0", "min"), ("p100", "max")):
-        if column in frame:
+        if column in frame and runs >= FEW_RUNS:
             traces.append(line(t, frame[column].to_numpy(), label, 0, log_y=log_y, color="#444", dash="dash",
                                width=1))
     marks, windows = requirement_marks(rows, UNIT_FACTORS.get(unit, {unit: 1.0}), unit)
     marks = [m for m in marks if m.get("mode") == "lines"]  # a worst point is one run's, not the envelope's
-    runs = int(frame["runs"].max()) if len(frame) else 0
     whose = {str(row.declared.get("run")) for row in rows}
     title = f"{name} over {runs} runs" + (f" (requirement window: run {', '.join(sorted(whose))}'s)" if marks
                                           and rows[0].declared.get("window_kind") not in ("run", "after", "between")

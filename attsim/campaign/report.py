@@ -2,7 +2,8 @@
 
 Sections (anchors in brackets):
 
-* Summary [summary] — the campaign-level requirement and its decision, the
+* Summary [summary] — the design finding (criteria failed, in how many runs, worst) apart from the
+  campaign-level requirement and its decision, the
   runs by status, each criterion's pass rate as its one-sided lower
   confidence bound (the convention of the decision, stated on the page) with
   the percentiles of its value, the dispersed parameters.
@@ -42,7 +43,7 @@ from ..reporting.runinfo import Judged
 from ..reporting.style import fmt
 from . import stats
 from .envelope import Envelope, load_envelopes
-from .figures import criterion_plot, envelope_plot, influence_plot
+from .figures import FEW_RUNS, criterion_plot, envelope_plot, influence_plot
 
 __all__ = ["write_campaign_report", "read_records", "parse_bound", "Bound", "MAX_SCATTER", "MAX_TABLE_ROWS",
            "influence", "worst_runs", "mission_name"]
@@ -94,12 +95,18 @@ def _num(value, digits: int = 4) -> str:
     return f"{value:.{digits}g}" if isinstance(value, (float, np.floating)) else str(value)
 
 
-def _table(header: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
-    """An HTML table; cells are already HTML (escape user text before)."""
+def _table(header: list[str], rows: list[list[str]], numeric: set[int] = frozenset(), classes=None,
+           css: str = "") -> str:
+    """An HTML table; cells are already HTML (escape user text before); ``classes`` one per row ("" none)."""
     head = f"<tr>{''.join(f'<th>{h}</th>' for h in header)}</tr>" if header else ""
-    body = "".join("<tr>" + "".join(f"<td class='num'>{c}</td>" if i in numeric else f"<td>{c}</td>"
-                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
-    return f"<div class='table-wrap'><table>{head}{body}</table></div>"
+    classes = classes or [""] * len(rows)
+    cards = "cards" in css.split()  # a card per row on a phone (reporting.page): each cell labelled by its column
+    labels = [("" if not cards else " class='name'" if k == 0 else f" data-label='{h}'")
+              for k, h in enumerate(header)]
+    body = "".join((f"<tr class='{c}'>" if c else "<tr>")
+                   + "".join(f"<td class='num'{labels[i]}>{c}</td>" if i in numeric else f"<td{labels[i]}>{c}</td>"
+                             for i, c in enumerate(row)) + "</tr>" for row, c in zip(rows, classes))
+    return f"<div class='table-wrap'><table{f' class={css!r}' if css else ''}>{head}{body}</table></div>"
 
 
 def _passed(records: pd.DataFrame, label: str) -> np.ndarray:
@@ -137,28 +144,88 @@ def _margins(values: np.ndarray, bound: Bound) -> np.ndarray:
     return -np.abs(values - bound.value)
 
 
+class Worst(NamedTuple):
+    """A criterion's worst run by margin to its bound: its row position, value and margin (positive inside)."""
+
+    position: int
+    value: float
+    margin: float
+
+
+def worst_of(records: pd.DataFrame, label: str, bound: Bound | None) -> Worst | None:
+    """The run with the smallest margin to the bound (None without numeric values or a bound)."""
+    values = _numeric_values(records, label)
+    if values is None or bound is None or not math.isfinite(bound.value):
+        return None
+    margins = np.where(np.isfinite(values), _margins(values, bound), np.inf)
+    k = int(np.argmin(margins))
+    return Worst(k, float(values[k]), float(margins[k])) if math.isfinite(margins[k]) else None
+
+
+def _design_banner(records: pd.DataFrame, summary: pd.DataFrame, bounds: dict) -> tuple[str, bool]:
+    """The design finding, apart from the statistics: which criteria failed in how many runs and by how much at
+    worst, and the runs that stopped on an error; True when every recorded run passed every criterion."""
+    found = []
+    for label, row in summary.iterrows():
+        if int(row.passed) < int(row.runs):
+            worst = worst_of(records, label, parse_bound(bounds.get(label)))
+            at = (f" (worst {fmt(worst.value)} vs {bounds.get(label)}, run {int(records['run'].iloc[worst.position])})"
+                  if worst is not None else "")
+            found.append(f"{label} in {int(row.runs) - int(row.passed)}/{int(row.runs)} runs{at}")
+    errors = int((records["status"] == "ERROR").sum()) if len(records) else 0
+    if errors:
+        found.append(f"{errors} run{'s' if errors != 1 else ''} stopped on an error")
+    if not found:
+        return (f"<div class='banner good design'>Design: every one of the {len(records)} runs passed every "
+                "criterion.</div>"), True
+    failed = sum(1 for label, row in summary.iterrows() if int(row.passed) < int(row.runs))
+    return (f"<div class='banner bad design'>Design: {failed} criteri{'a' if failed != 1 else 'on'} failed in some "
+            f"runs — {_e('; '.join(found))}.</div>"), False
+
+
+def _criteria_rows(records, summary, bounds, confidence: float, few: bool) -> tuple[list, list, list]:
+    """The header, the rows and their classes of the criteria table: a failing criterion's row marked, with its
+    worst margin; with few runs no p1/p99 (they would be the min and max under another name)."""
+    header = ["criterion", "bound", "passed / runs", "worst margin", f"pass rate ≥ ({confidence:.4g}, one-sided)"]
+    header += ["median", "min", "max"] if few else ["p1", "p50", "p99", "min", "max"]
+    rows, classes = [], []
+    for label, row in summary.iterrows():
+        low = stats.lower_bound(int(row.passed), int(row.runs), confidence) if row.runs else math.nan
+        worst = worst_of(records, label, parse_bound(bounds.get(label)))
+        margin = "" if worst is None else f"{fmt(worst.margin)} (run {int(records['run'].iloc[worst.position])})"
+        spread = [row.p50, row["min"], row["max"]] if few else [row.p1, row.p50, row.p99, row["min"], row["max"]]
+        rows.append([_e(label), _e(bounds.get(label, "")), f"{int(row.passed)} / {int(row.runs)}", _e(margin),
+                     _num(low)] + [_num(v) for v in spread])
+        classes.append("fail bad" if int(row.passed) < int(row.runs) else "")
+    return header, rows, classes
+
+
 def _summary(meta: dict, records: pd.DataFrame, summary: pd.DataFrame, bounds: dict) -> list:
     requirement = meta.get("requirement") or {}
     rate, confidence = float(requirement.get("rate", 0.99)), float(requirement.get("confidence", 0.95))
     decision = stats.requirement(records, rate, confidence)
+    parts = []
+    design_ok = True
     if decision.runs:
+        design, design_ok = _design_banner(records, summary, bounds)
+        parts.append(design)
         verdict = "met" if decision.met else "NOT met"
         needed = stats.needs(decision.runs, rate, confidence)
-        text = (f"Requirement {verdict}: at least {rate:.4g} of runs pass with {confidence:.4g} confidence — "
-                f"{decision.passed} of {decision.runs} runs passed every criterion ({needed}); "
+        text = (f"Statistics — Requirement {verdict}: at least {rate:.4g} of runs pass with {confidence:.4g} "
+                f"confidence — {decision.passed} of {decision.runs} runs passed every criterion ({needed}); "
                 f"one-sided lower bound of the pass rate {decision.lower_bound:.5g}.")
     else:
         verdict, text = "NOT met", "Requirement NOT met: no run recorded yet."
-    parts = [f"<div class='banner {'good' if verdict == 'met' else 'bad'}'>{_e(text)}</div>"]
-    header = ["criterion", "bound", "passed / runs", f"pass rate ≥ ({confidence:.4g}, one-sided)", "p1", "p50",
-              "p99", "min", "max"]
-    rows = []
-    for label, row in summary.iterrows():
-        low = stats.lower_bound(int(row.passed), int(row.runs), confidence) if row.runs else math.nan
-        rows.append([_e(label), _e(bounds.get(label, "")), f"{int(row.passed)} / {int(row.runs)}", _num(low),
-                     _num(row.p1), _num(row.p50), _num(row.p99), _num(row["min"]), _num(row["max"])])
-    parts.append("<h3>Criteria</h3>" + (_table(header, rows, numeric=set(range(2, 9))) if rows
+    css = "good" if verdict == "met" else ("warn" if design_ok and decision.runs else "bad")
+    parts.append(f"<div class='banner {css} statistics'>{_e(text)}</div>")
+    few = 0 < len(records) < FEW_RUNS
+    header, rows, classes = _criteria_rows(records, summary, bounds, confidence, few)
+    parts.append("<h3>Criteria</h3>" + (_table(header, rows, numeric=set(range(2, len(header))), classes=classes,
+                                               css="criteria cards") if rows
                                         else "<p class='note'>No criteria in the records.</p>"))
+    if few and rows:
+        parts.append(f"<p class='note'>With {len(records)} runs (under {FEW_RUNS}) no p1 or p99 is given, here or "
+                     "on the envelopes: they would be the min and max under another name.</p>")
     parts.append(f"<p class='note'>One interval convention throughout: a pass rate is stated as the lower bound "
                  f"that holds with {confidence:.4g} confidence (one-sided Clopper-Pearson), as the requirement is "
                  "judged.</p>")
@@ -318,16 +385,40 @@ def _runs_section(meta: dict, records: pd.DataFrame, labels: list[str], bounds: 
         for i in chosen:
             record = records.iloc[i]
             value = float(record[f"v:{label}"])
-            rows.append([_e(label), _e(bounds.get(label, "")), str(int(record["run"])), _e(record["status"]),
+            own = "PASS" if _passed(records.iloc[[i]], label)[0] else "FAIL"  # this criterion's, not the run's
+            rows.append([_e(label), _e(bounds.get(label, "")), str(int(record["run"])),
+                         f"<span class='{own.lower()}'>{own}</span>", _e(record["status"]),
                          _num(value, 6), _e(fmt(float(_margins(np.array([value]), bound)[0]))),
                          f"<code>{_e(_command(mission, campaign_dir, int(record['run'])))}</code>"])
     parts.append(f"<h3>Runs nearest to failing, by margin to the bound (at most {WORST_PER_CRITERION} a criterion; "
                  f"a run is listed when its margin is under {FAR_INSIDE:g} of the bound's magnitude)</h3>")
-    parts.append(_table(["criterion", "bound", "run", "status", "value", "margin", "reproduce"], rows,
-                        numeric={2, 4, 5}) if rows else "<p>None.</p>")
+    parts.append(_table(["criterion", "bound", "run", "this criterion", "run status", "value", "margin",
+                         "reproduce"], rows, numeric={2, 5, 6}) if rows else "<p>None.</p>")
     if quiet:
         parts.append("<p class='note'>None listed for " + "; ".join(quiet) + ".</p>")
     return parts
+
+
+MAX_COUNTED = 10  # an integer criterion with at most this many distinct values is counted, not drawn
+
+
+def _integers(values: np.ndarray) -> bool:
+    """True for a count (integer values, few distinct): a histogram of it says less than its counts."""
+    finite = values[np.isfinite(values)]
+    return bool(finite.size) and bool(np.all(finite == np.round(finite))) and np.unique(finite).size <= MAX_COUNTED
+
+
+def _counts(label: str, values: np.ndarray, bound, passed: np.ndarray) -> str:
+    """An integer criterion's values as counts of runs, each value with how many of its runs passed."""
+    keep = np.isfinite(values)
+    parts = []
+    for value in np.unique(values[keep]):
+        these = keep & (values == value)
+        ok = int(np.sum(passed & these))
+        parts.append(f"{fmt(float(value))} in {int(these.sum())} run{'s' if these.sum() != 1 else ''}"
+                     + (f" ({int(these.sum()) - ok} failed it)" if ok < these.sum() else ""))
+    return (f"<h3>{_e(label)}{f' (bound {_e(bound)})' if bound else ''}</h3><p class='counts'>An integer count: "
+            f"{_e('; '.join(parts))}.</p>")
 
 
 def _declared(meta: dict) -> list[Judged]:
@@ -380,7 +471,8 @@ def write_campaign_report(campaign_dir, records: pd.DataFrame | None = None,
                            [row for row in declared if row.declared.get("quantity") == name])
              for name, env in envelopes.items()]
     sections.append(Section("envelopes", "Envelopes", items or ["<p class='note'>No envelope was recorded.</p>"]))
-    items = [criterion_plot(label, values, parse_bound(bounds.get(label)), ~_passed(records, label))
+    items = [(_counts(label, values, bounds.get(label), _passed(records, label)) if _integers(values) else
+              criterion_plot(label, values, parse_bound(bounds.get(label)), ~_passed(records, label)))
              for label in labels if (values := _numeric_values(records, label)) is not None]
     missing = [label for label in labels if _numeric_values(records, label) is None]
     if missing:

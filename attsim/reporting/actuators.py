@@ -9,7 +9,10 @@ Magnetorquers: dipole against its limit. Torque schedules: the held torque
 (a schedule cannot saturate, so nothing is shaded). Thrusters: an on/off
 timeline. Saturation, from the run's events, is shaded in the saturated
 actuator's colour, on the panel of the saturated quantity, only where it
-saturated.
+saturated. A wheel's motor torque on its limit counts as torque-limited
+even without an event: a controller that scales its allocation to the motor
+limits (``attsim.allocation.allocate``) commands at most the limit, so the
+wheel clips nothing and logs nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +47,44 @@ def saturation_intervals(events, t_end: float) -> dict:
             found[key].append((opened.pop(key), t))
     for key, start in opened.items():
         found[key].append((start, t_end))
+    return found
+
+
+# relative: a command scaled to the limit lands within round-off of it, a command below it stays further away
+AT_LIMIT = 1e-9
+
+
+def at_limit_intervals(t: np.ndarray, values: np.ndarray, limit: float) -> list[tuple[float, float]]:
+    """The runs of consecutive rows where ``|values|`` is on ``limit`` (first to last such row, seconds)."""
+    at = np.abs(np.asarray(values, dtype=float)) >= limit * (1.0 - AT_LIMIT)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], at.astype(np.int8), [0]))))
+    return [(float(t[a]), float(t[b - 1])) for a, b in zip(edges[::2], edges[1::2])]
+
+
+def _union(spans) -> list[tuple[float, float]]:
+    """Overlapping or touching spans merged, in time order."""
+    merged = []
+    for start, stop in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], stop))
+        else:
+            merged.append((start, stop))
+    return merged
+
+
+def limited_intervals(tel) -> dict:
+    """:func:`saturation_intervals` of the run, with each wheel's motor torque on its limit in the telemetry
+    counted as torque saturation (merged with the events' spans)."""
+    df = tel.df
+    t = df.index.to_numpy()
+    found = saturation_intervals(tel.events, float(t[-1]) if len(t) else 0.0)
+    for wheel in components(tel.meta, {"ReactionWheel"}):
+        column, limit = f"{wheel['name']}_torque", wheel.get("max_torque_Nm")
+        if column in df and isinstance(limit, (int, float)) and limit > 0:
+            spans = at_limit_intervals(t, df[column].to_numpy(), float(limit))
+            if spans:
+                key = (wheel["name"], "torque")
+                found[key] = _union(found.get(key, []) + spans)
     return found
 
 
@@ -107,7 +148,7 @@ def _wheels_plot(df, wheels, saturated, t) -> Plot:
             torque.append(line(t, df[f"{name}_friction"].to_numpy(), f"{name} friction", k, dash="dash", group=name))
         speed_shapes += shade(saturated.get((name, "speed"), []), colour, f"{name} at its speed limit",
                               min_width_s=visible_s)
-        torque_shapes += shade(saturated.get((name, "torque"), []), colour, f"{name} torque saturated",
+        torque_shapes += shade(saturated.get((name, "torque"), []), colour, f"{name} torque-limited",
                                min_width_s=visible_s)
         for key in ("max_speed_rad_s", "max_torque_Nm"):
             if wheel.get(key) is not None:
@@ -221,7 +262,7 @@ def section(tel) -> Section | None:
     t = df.index.to_numpy()
     if not len(t):
         return None
-    saturated = saturation_intervals(tel.events, float(t[-1]))
+    saturated = limited_intervals(tel)
     items = []
     wheels = [w for w in components(meta, {"ReactionWheel"}) if f"{w['name']}_speed" in df]
     if wheels:

@@ -26,8 +26,8 @@ from ..errors import InputError
 from . import overlays
 from .page import Section
 from .runinfo import judged, method_label, status
-from .style import fmt
-from .summary import margin_text
+from .style import fmt, fmt_vector, short
+from .summary import margin_text, status_class
 
 _esc = html.escape
 MAX_TITLE_RUNS = 3
@@ -157,12 +157,64 @@ def _side_by_side(names, per_run) -> str:
             row = next((r for r in own if str(r.label) == label), None)
             margin = margin_text(row.declared) if row is not None else ""
             cells.append("<td class='num'>–</td>" if row is None else
-                         f"<td class='num'><span class='{'pass' if row.ok else 'fail'}'>"
+                         f"<td class='num'><span class='{status_class(row)}'>"
                          f"{'PASS' if row.ok else 'FAIL'}</span> {_esc(fmt(row.value))}"
                          + (f"<br><small>{_esc(margin)}</small>" if margin else "") + "</td>")
         body.append(f"<tr><td>{_esc(label)}</td><td>{_esc(bounds[label])}</td>{''.join(cells)}</tr>")
     return ("<h3>Criteria of every run, side by side</h3><div class='table-wrap'><table class='criteria side'>"
             f"<tr><th>criterion</th><th>bound</th>{head}</tr>{''.join(body)}</table></div>")
+
+
+# what a run was given (meta.json); the rest (rows, wall time, criteria, run id) is what it gave
+INPUT_KEYS = ("seed", "method", "duration_s", "max_step_s", "telemetry_dt_s", "inertia_kg_m2", "q0", "omega0_rad_s",
+              "environment", "components", "knowledge", "modes")
+MAX_DIFFERENCES = 20
+_MISSING = object()  # an input one run records and another does not
+
+
+def _flat(value, key: str, out: dict) -> dict:
+    """``value`` as ``{"components.gyro.bias": ...}``: dicts by key, lists of named components by name."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flat(v, f"{key}.{k}" if key else str(k), out)
+    elif isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
+        for v in value:
+            _flat({k: x for k, x in v.items() if k != "name"}, f"{key}.{v['name']}", out)
+    else:
+        out[key] = value
+    return out
+
+
+def _shown(value) -> str:
+    if value is _MISSING:
+        return "(absent)"
+    if isinstance(value, list) and all(isinstance(v, (int, float)) for v in value):
+        return fmt_vector(value, 6)
+    return short(fmt(value, 6) if isinstance(value, (int, float)) and not isinstance(value, bool) else value, 60)
+
+
+def what_differs(runs) -> list[tuple[str, list]]:
+    """``(input, [its value in each run])`` for every recorded input (:data:`INPUT_KEYS`) not the same in all."""
+    flat = [_flat({k: run.meta[k] for k in INPUT_KEYS if k in run.meta}, "", {}) for run in runs]
+    keys = list(dict.fromkeys(k for each in flat for k in each))
+    return [(key, [each.get(key, _MISSING) for each in flat]) for key in keys
+            if any(each.get(key, _MISSING) != flat[0].get(key, _MISSING) for each in flat[1:])]
+
+
+def _differs_table(runs, names) -> str:
+    """What differs between the runs' recorded inputs, or that none does (then the cause is not in meta.json)."""
+    found = what_differs(runs)
+    if not found:
+        return ("<p class='differs'><b>What differs:</b> nothing the runs record as input (seed, method, steps, "
+                "inertia, initial state, components, environment, knowledge): whatever was changed between them "
+                "is not in their meta.json.</p>")
+    head = "".join(f"<th>{_esc(name)}</th>" for name in names)
+    rows = "".join(f"<tr><th>{_esc(key)}</th>" + "".join(f"<td>{_esc(_shown(v))}</td>" for v in values) + "</tr>"
+                   for key, values in found[:MAX_DIFFERENCES])
+    more = (f"<p class='note'>and {len(found) - MAX_DIFFERENCES} more inputs differ.</p>"
+            if len(found) > MAX_DIFFERENCES else "")
+    return (f"<h3>What differs between the runs (their recorded inputs)</h3><div class='table-wrap'><table "
+            f"class='params differs'><tr><th>input</th>{head}</tr>{rows}</table></div>{more}")
 
 
 def _runs_table(runs, names, per_run, reference: int) -> tuple[str, dict]:
@@ -205,6 +257,7 @@ def sections(runs, criteria=None, reference=None) -> list[Section]:
         f"written, <b>complete</b> otherwise. Differences are to the reference run, {_esc(names[ref])} "
         "(<code>attsim report ... --reference DIR</code> picks another), at the times both runs recorded. "
         "Every plot below draws each run in its own colour, in the run pages' units.</p>",
+        _differs_table(runs, names),
         table,
         _side_by_side(names, per_run),
     ]

@@ -25,6 +25,7 @@ from .style import DASHES, Panel, Plot, line, requirement_marks, stacked
 __all__ = ["Difference", "differences", "pointing", "rates", "wheels", "dipoles", "estimation", "difference_plot"]
 
 PANEL_PX = 200
+BOUND_LINE = {"color": "#222", "dash": "longdashdot", "width": 1.6}  # a requirement's line among the runs' lines
 
 
 class Difference(NamedTuple):
@@ -78,6 +79,8 @@ def pointing(runs, names, criteria, reference: int) -> Plot | None:
     marks = [m for m in marks if m.get("mode") == "lines"]  # a worst point is one run's: its own page marks it
     if not marks and len(runs[reference].df):  # a (label, value, ok, bound) tuple's: across the run, as its page
         marks, _ = lines_over_run(criteria[reference], runs[reference].meta, runs[reference].df.index.to_numpy())
+    for mark in marks:  # the bound in a style of its own: no run's colour or dash (run 1 is red and dashed)
+        mark["line"] = dict(mark.get("line") or {}, **BOUND_LINE)
     title = "Pointing error of every run" + (f" (requirement and window: {names[reference]}'s)" if marks else "")
     return stacked(title, [Panel("pointing error [deg]", traces + marks, windows, log_y=True, height_px=300)])
 

@@ -60,11 +60,17 @@ table{border-collapse:collapse;margin:0.5em 0}
 th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.pass td:first-child{color:#0a0;font-weight:bold} tr.fail td:first-child{color:#c00;font-weight:bold}
+tr.thin td:first-child{color:#b36b00;font-weight:bold}
 .banner{padding:0.6em 1em;margin:0.5em 0;border-radius:4px;font-weight:bold}
 .bad{background:#fdd} .warn{background:#ffd} .good{background:#dfd}
-span.pass{color:#080;font-weight:bold} span.fail{color:#c00;font-weight:bold}
+span.pass{color:#080;font-weight:bold} span.fail{color:#c00;font-weight:bold} span.thin{color:#b36b00;font-weight:bold}
 .note{color:#555} .attsim-plot{width:100%;min-height:120px}
 @media (max-width:600px){body{padding:0.3em 0.4em} th,td{padding:3px 4px;font-size:0.9em}}
+@media (max-width:600px){table.cards,table.cards tbody{display:block} table.cards tr:first-child{display:none}
+table.cards tr{display:flex;flex-wrap:wrap;border-top:1px solid #ccc;padding:3px 0}
+table.cards td{border:none;padding:1px 8px 1px 0} table.cards td.name{flex:1 1 70%;font-weight:bold}
+table.cards td.wide{order:9;flex-basis:100%}
+table.cards td[data-label]::before{content:attr(data-label) " ";color:#666;font-size:0.85em;font-weight:normal}}
 """
 
 _LOADER = """

@@ -149,6 +149,7 @@ def limit_lines(
 
 
 REQUIREMENT_COLOUR = "#c00"
+WINDOW_STATISTICS = ("mean", "rms")  # a declared statistic of the whole window (drawn as a value, not a threshold)
 WINDOW_OPACITY = 0.07
 
 
@@ -172,14 +173,25 @@ def requirement_marks(rows, factors: dict, unit: str) -> tuple[list[dict], list[
         for a, b in intervals:
             x += [a, b, None]
             y += [level * factor, level * factor, None]
+        over = what in WINDOW_STATISTICS  # a bound on the window's mean or RMS, not on every sample
         if what == "settles":
             name = f"requirement: settle {'below' if 'settle_below' in d else 'above'} {fmt(level * factor)} {unit}"
+        elif over:
+            name = f"requirement: window {what} {d.get('op')} {fmt(level * factor)} {unit}"
         else:
             name = f"requirement: {what} {d.get('op')} {fmt(level * factor)} {unit}"
         dash = DASHES[(k + 1) % len(DASHES)]
         traces.append({"type": "scatter", "mode": "lines", "name": name, "x": x[:-1], "y": y[:-1],
                        "hoverinfo": "name+y", "line": {"color": REQUIREMENT_COLOUR, "dash": dash, "width": 1.6},
                        "meta": {"limit": True}})
+        if over and isinstance(row.value, (int, float)) and math.isfinite(row.value):
+            # the measured statistic beside its bound, over the same window: the trace crossing the bound is no
+            # failure, the window's value is what is judged
+            traces.append({"type": "scatter", "mode": "lines", "x": x[:-1],
+                           "y": [None if v is None else float(row.value) * factor for v in y[:-1]],
+                           "name": f"measured window {what} {fmt(float(row.value) * factor)} {unit}",
+                           "hoverinfo": "name+y", "line": {"color": REQUIREMENT_COLOUR, "dash": "solid", "width": 3},
+                           "meta": {"limit": True}})
         if d.get("window") not in shaded:
             shaded.add(d.get("window"))
             shapes += shade(intervals, REQUIREMENT_COLOUR, f"window: {d.get('window')}", opacity=WINDOW_OPACITY)

@@ -14,7 +14,7 @@ import html
 
 import numpy as np
 
-from .actuators import saturation_intervals
+from .actuators import limited_intervals
 from .runinfo import applied_torque, components, environment_effects, judged, method_label, timing
 from .style import fmt, fmt_vector
 
@@ -40,14 +40,36 @@ def _where(declared: dict | None) -> str:
     return where + (f" ({left} more intervals not kept)" if left else "")
 
 
+THIN_MARGIN = 0.05  # a pass by less than this fraction of its bound is flagged: near the bound, not comfortably in
+
+
+def thin_margin(declared: dict | None) -> float | None:
+    """A declared criterion's passing margin as a fraction of its bound when under :data:`THIN_MARGIN`, else None."""
+    margin, limit = (declared or {}).get("margin"), (declared or {}).get("limit")
+    if not isinstance(margin, (int, float)) or not isinstance(limit, (int, float)) or limit == 0:
+        return None
+    fraction = float(margin) / abs(float(limit))
+    return fraction if 0.0 <= fraction < THIN_MARGIN else None
+
+
 def margin_text(declared: dict | None) -> str:
-    """A declared criterion's margin to its bound, in its unit ("-" is no unit): "0.02 deg inside" or "beyond"."""
+    """A declared criterion's margin to its bound, in its unit ("-" is no unit): "0.02 deg inside" or "beyond";
+    a thin one says its share of the bound ("0.0002 deg inside (0.2 % of the bound)")."""
     margin = (declared or {}).get("margin")
     if not isinstance(margin, (int, float)):
         return ""
     unit = str(declared.get("unit") or "").strip()
     unit = "" if unit == "-" else unit
-    return f"{fmt(abs(float(margin)))} {unit}".strip() + (" inside" if margin >= 0 else " beyond")
+    thin = thin_margin(declared)
+    return (f"{fmt(abs(float(margin)))} {unit}".strip() + (" inside" if margin >= 0 else " beyond")
+            + (f" ({fmt(100.0 * thin, 2)} % of the bound)" if thin is not None else ""))
+
+
+def status_class(row) -> str:
+    """'pass', 'thin' (a pass by a thin margin) or 'fail': the colour of a judged row's verdict."""
+    if not row.ok:
+        return "fail"
+    return "thin" if thin_margin(row.declared) is not None else "pass"
 
 
 def verdict(criteria, meta=None) -> str:
@@ -65,7 +87,10 @@ def verdict(criteria, meta=None) -> str:
         what = "still running" if meta.get("running") else "cut short"
         return (f"<div class='banner warn verdict'>NOT DECIDED: all {len(rows)} criteria met over the part that ran, "
                 f"but the run is {what}.</div>")
-    return f"<div class='banner good verdict'>PASS: all {len(rows)} criteria met.</div>"
+    thin = [str(row.label) for row in rows if status_class(row) == "thin"]
+    near = (f" {len(thin)} by a thin margin (under {fmt(100 * THIN_MARGIN)} % of the bound): "
+            f"<span class='thin'>{_esc('; '.join(thin))}</span>.") if thin else ""
+    return f"<div class='banner good verdict'>PASS: all {len(rows)} criteria met.{near}</div>"
 
 
 def criteria_table(criteria) -> str:
@@ -75,48 +100,81 @@ def criteria_table(criteria) -> str:
         return ""
     declared = any(row.declared for row in rows)
     extra = "<th>where (window; reached at)</th><th>margin</th>" if declared else ""
+    # data-label: on a phone each row is a card (page.py's table.cards), its cells labelled, the window last
     lines = "".join(
-        f"<tr class='{'pass' if row.ok else 'fail'}'><td>{'PASS' if row.ok else 'FAIL'}</td><td>{_esc(str(row.label))}"
-        f"</td><td class='num'>{_esc(fmt(row.value))}</td><td>{_esc(str(row.bound))}</td>"
-        + (f"<td>{_esc(_where(row.declared))}</td><td class='num'>{_esc(margin_text(row.declared))}</td>"
-           if declared else "") + "</tr>"
+        f"<tr class='{status_class(row)}'><td>{'PASS' if row.ok else 'FAIL'}</td>"
+        f"<td class='name'>{_esc(str(row.label))}</td><td class='num' data-label='measured'>{_esc(fmt(row.value))}</td>"
+        f"<td data-label='bound'>{_esc(str(row.bound))}</td>"
+        + (f"<td class='wide' data-label='where'>{_esc(_where(row.declared))}</td>"
+           f"<td class='num' data-label='margin'>{_esc(margin_text(row.declared))}</td>" if declared else "")
+        + "</tr>"
         for row in rows
     )
     return (
-        "<h3>Success criteria</h3><div class='table-wrap'><table class='criteria'><tr><th></th><th>criterion</th>"
-        f"<th>measured</th><th>bound</th>{extra}</tr>{lines}</table></div>"
+        "<h3>Success criteria</h3><div class='table-wrap'><table class='criteria cards'><tr><th></th>"
+        f"<th>criterion</th><th>measured</th><th>bound</th>{extra}</tr>{lines}</table></div>"
     )
 
 
 KINDS = (("ReactionWheel", "Reaction wheels"), ("Magnetorquer", "Magnetorquers"), ("Thruster", "Thrusters"))
+# what saturated, as the summary names it; a wheel is judged on both, each on its own
+WHAT_WORDS = {"torque": "torque-limited", "speed": "speed-saturated"}
+
+
+def _episodes(mine: dict, words: str) -> str:
+    """One sentence for the saturated spans ``{(actuator, what): spans}`` of one kind and quantity."""
+    first_t, first = min((spans[0][0], key) for key, spans in mine.items())
+    spans = sorted(span for each in mine.values() for span in each)
+    total, reach = 0.0, -np.inf
+    for start, stop in spans:  # the union: two wheels saturated at once count once
+        total += max(0.0, stop - max(start, reach))
+        reach = max(reach, stop)
+    each = ", ".join(f"{a}{'' if w in WHAT_WORDS else ' ' + (w or 'output')} {fmt(sum(b - a_ for a_, b in v), 3)} s"
+                     for (a, w), v in sorted(mine.items())[:4])
+    more = f", and {len(mine) - 4} more" if len(mine) > 4 else ""
+    who = first[0] if first[1] in WHAT_WORDS else f"{first[0]}, {first[1] or 'output'}"
+    return (f"<span class='fail'>{words}</span>: first at t = {_esc(fmt(first_t, 6))} s ({_esc(who)}); "
+            f"{_esc(fmt(total, 4))} s in total over {len(spans)} episode{'s' if len(spans) != 1 else ''} "
+            f"({_esc(each + more)})")
+
+
+def _peak_speed(tel, wheels: list) -> str:
+    """" (peak 0.44 of the limit)": the largest |speed| / speed limit of the wheels, when recorded."""
+    ratios = [float(np.max(np.abs(tel.df[f"{w['name']}_speed"].to_numpy()))) / float(w["max_speed_rad_s"])
+              for w in wheels if f"{w['name']}_speed" in tel.df and isinstance(w.get("max_speed_rad_s"), (int, float))
+              and w["max_speed_rad_s"] > 0 and len(tel.df)]
+    return f" (peak |speed| {_esc(fmt(max(ratios), 2))} of the limit)" if ratios else ""
 
 
 def saturation_lines(tel) -> list[tuple[str, str]]:
-    """``(kind, sentence)`` per kind of actuator the run has: saturated or not, when first, total time saturated."""
-    end = float(tel.df.index[-1]) if len(tel.df) else 0.0
-    found = saturation_intervals(tel.events, end)
+    """``(kind, sentence)`` per kind of actuator the run has: saturated or not, when first, total time saturated.
+
+    Wheels get two sentences, torque-limited (an event, or the motor torque on its limit in the telemetry) and
+    speed-saturated, each with its episodes and total time.
+    """
+    found = limited_intervals(tel)
     lines = []
     for kind, words in KINDS:
-        names = [c["name"] for c in components(tel.meta, {kind})]
+        wheels = components(tel.meta, {kind})
+        names = [c["name"] for c in wheels]
         if not names:
             continue
-        mine = {key: spans for key, spans in found.items() if key[0] in names}
+        mine = {key: spans for key, spans in found.items() if key[0] in names and spans}
         heading = f"{words} ({len(names)})"
-        if not mine:
-            lines.append((heading, "<span class='pass'>none saturated</span>"))
+        if kind != "ReactionWheel":
+            lines.append((heading, _episodes(mine, "saturated") if mine
+                          else "<span class='pass'>none saturated</span>"))
             continue
-        first_t, first = min((spans[0][0], key) for key, spans in mine.items())
-        spans = sorted(span for each in mine.values() for span in each)
-        total, reach = 0.0, -np.inf
-        for start, stop in spans:  # the union: two wheels saturated at once count once
-            total += max(0.0, stop - max(start, reach))
-            reach = max(reach, stop)
-        each = ", ".join(f"{a} {w or 'output'} {fmt(sum(b - a_ for a_, b in v), 3)} s"
-                         for (a, w), v in sorted(mine.items())[:4])
-        more = f", and {len(mine) - 4} more" if len(mine) > 4 else ""
-        lines.append((heading, f"<span class='fail'>saturated</span>: first at t = {_esc(fmt(first_t, 6))} s "
-                      f"({_esc(first[0])}, {_esc(first[1] or 'output')}); {_esc(fmt(total, 4))} s in total over "
-                      f"{len(spans)} episode{'s' if len(spans) != 1 else ''} ({_esc(each + more)})"))
+        parts = []
+        for what, said in WHAT_WORDS.items():
+            these = {key: spans for key, spans in mine.items() if key[1] == what}
+            parts.append(_episodes(these, said) if these else
+                         f"<span class='pass'>never {said}</span>" + (_peak_speed(tel, wheels) if what == "speed"
+                                                                         else ""))
+        other = {key: spans for key, spans in mine.items() if key[1] not in WHAT_WORDS}
+        if other:
+            parts.append(_episodes(other, "saturated"))
+        lines.append((heading, "<br>".join(parts)))
     return lines
 
 

@@ -47,7 +47,9 @@ UNITS = {
     "<wheel>_speed": "rad/s, the wheel's speed relative to the body",
     "<wheel>_h": "N m s, the wheel's absolute angular momentum about its axis",
     "<wheel>_torque": "N m, the motor torque on the wheel (after its torque and speed limits)",
-    "<wheel>_torque_cmd": "N m, the motor torque last commanded, before any limit",
+    "<wheel>_torque_cmd": "N m, the motor torque last commanded to the wheel, before the wheel's limits (a "
+                          "QuaternionPD scales its allocation to the motor limits first: its commands reach at "
+                          "most the limit)",
     "<wheel>_friction": "N m, the friction torque on the wheel about its axis (opposes its speed; the body feels "
                         "minus motor plus friction)",
     "<wheel>_angle": "rad, the rotor angle in [0, 2 pi) from its reference direction",

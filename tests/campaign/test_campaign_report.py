@@ -260,8 +260,8 @@ def test_histograms_fit_their_values_and_say_where_a_far_bound_lies(tmp_path):
     assert "lies off the axis, 4." in tiny["title"] and "decades above the largest value" in tiny["title"]
     counts = _decoded(tiny["data"][0]["y"])
     assert counts.sum() > 0 and not tiny["layout"].get("shapes")
-    flat = figures[FLAT]  # every run at 0: one bin holding them all, the bound drawn at it
-    assert _decoded(flat["data"][0]["y"]).max() == 200 and flat["layout"]["shapes"][0]["x0"] == 0.0
+    assert FLAT not in figures  # a count (every run at 0) is counted, not drawn as one bar (issue 23's review)
+    assert f"<h3>{FLAT} (bound = 0)</h3><p class='counts'>An integer count: 0 in 200 runs.</p>" in page
     pointing = figures[POINTING]
     assert pointing["layout"]["shapes"][0]["x0"] == 0.1  # a bound among the values is drawn
 
@@ -325,3 +325,64 @@ def test_the_runs_that_failed_a_criterion_show_in_its_histogram_and_a_near_bound
     # values of 0.01-0.016 under a bound of 0.1: drawn, so that how far inside they lie shows (a decade away at most)
     near = criterion_plot("e [deg]", np.array([0.011, 0.012, 0.0157]), parse_bound("< 0.1"))
     assert near.figure["layout"]["shapes"][0]["x0"] == 0.1 and "off the axis" not in near.title
+
+
+SPEED = "largest wheel speed / limit [-]"
+
+
+def _four_runs(directory):
+    """What issue 23's review read on a 4-run campaign: 2 runs failed one criterion, hidden behind 'too few runs';
+    the nearest runs' status was the run's (FAIL beside a passing 0.428 < 0.5); p1/p99 of 4 runs."""
+    frame = pd.DataFrame({"run": np.arange(4), "seed": np.arange(4), "status": ["OK", "FAIL", "OK", "FAIL"],
+                          "error": "", "wall_s": 1.0, "worker": "w", "p:bias": [0.0, 1.0, 2.0, 3.0],
+                          f"v:{POINTING}": [0.07, 0.121, 0.09, 0.103], f"ok:{POINTING}": [True, False, True, False],
+                          f"v:{SPEED}": [0.2, 0.428, 0.3, 0.41], f"ok:{SPEED}": True,
+                          f"v:{FLAT}": 1, f"ok:{FLAT}": True})
+    meta = {"mission": "ctt.py", "runs": 4, "seed": 0, "telemetry": "summary", "parameters": {},
+            "requirement": {"rate": 0.99, "confidence": 0.95}, "envelope_quantities": {"att_err_deg": "deg"},
+            "criteria": [{"label": POINTING, "bound": "< 0.1"}, {"label": SPEED, "bound": "< 0.5"},
+                         {"label": FLAT, "bound": ">= 1"}]}
+    (directory / "campaign.json").write_text(json.dumps(meta))
+    (directory / "records").mkdir()
+    frame.to_parquet(directory / "records" / "part-00000.parquet")
+    t = np.linspace(0.0, 100.0, 101)
+    envelope = Envelope(t)
+    for k in range(4):
+        envelope.add(0.05 + 0.01 * k + 0.0 * t)
+    save_envelopes(directory / "envelopes.npz", {"att_err_deg": envelope})
+    return frame, write_campaign_report(directory).read_text()
+
+
+def test_the_banner_tells_the_design_from_the_statistics_and_the_failing_row_stands_out(tmp_path):
+    _, page = _four_runs(tmp_path)
+    summary = page.split("<section id='summary'")[1].split("</section>")[0]
+    design = summary.split("<div class='banner bad design'>")[1].split("</div>")[0]
+    assert design == ("Design: 1 criterion failed in some runs — pointing error [deg] in 2/4 runs (worst 0.121 vs "
+                      "&lt; 0.1, run 1).")
+    statistics = summary.split("statistics'>")[1].split("</div>")[0]
+    assert statistics.startswith("Statistics — Requirement NOT met") and "cannot be met by 4 runs" in statistics
+    assert summary.index("design") < summary.index("statistics")
+    row = summary.split("<tr class='fail bad'>")[1].split("</tr>")[0]
+    assert row.startswith("<td class='name'>pointing error [deg]</td>") and ">-0.021 (run 1)</td>" in row
+    assert summary.count("<tr class='fail bad'>") == 1  # the passing criteria are ordinary rows
+
+
+def test_the_nearest_runs_show_the_criterions_own_status(tmp_path):
+    _, page = _four_runs(tmp_path)
+    runs = page.split("<section id='runs'")[1]
+    nearest = runs.split("Runs nearest to failing")[1]
+    speed_rows = [r for r in nearest.split("<tr>") if r.startswith(f"<td>{SPEED}</td>")]
+    assert speed_rows and all("<span class='pass'>PASS</span>" in r for r in speed_rows)
+    run_1 = next(r for r in speed_rows if "<td class='num'>1</td>" in r)
+    assert "<td>FAIL</td>" in run_1  # the run failed (another criterion): said apart, as the run's status
+
+
+def test_with_few_runs_no_percentile_poses_as_a_distribution(tmp_path):
+    _, page = _four_runs(tmp_path)
+    table = page.split("<table class='criteria cards'>")[1].split("</table>")[0]
+    assert "<th>p1</th>" not in table and "<th>p99</th>" not in table and "<th>min</th>" in table
+    assert "With 4 runs (under 20) no p1 or p99 is given" in page
+    envelope = next(f for f in _figures(page) if f["title"].startswith("att_err_deg over 4 runs"))
+    names = [t["name"] for t in envelope["data"]]
+    assert "min-max of the 4 runs" in names and not [n for n in names if "p1" in n or "p99" in n]
+    assert f"<h3>{FLAT} (bound &gt;= 1)</h3><p class='counts'>An integer count: 1 in 4 runs.</p>" in page

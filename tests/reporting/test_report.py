@@ -191,7 +191,7 @@ def test_saturation_is_shaded_only_for_the_wheel_that_saturated_and_only_there(t
     wheels = next(f for f in _figures(attsim.report(tel, tmp_path / "r.html").read_text())
                   if f["title"].startswith("Reaction wheels"))
     shapes = wheels["layout"]["shapes"]
-    assert [(s["name"], s["x0"], s["x1"]) for s in shapes] == [("rw_x torque saturated", 10.0, 12.5)]
+    assert [(s["name"], s["x0"], s["x1"]) for s in shapes] == [("rw_x torque-limited", 10.0, 12.5)]
     torque_axis = next(k.replace("axis", "") for k, v in wheels["layout"].items()
                        if k.startswith("yaxis") and v["title"]["text"] == "motor torque [N m]")
     assert any(t["name"] == "rw_x" and t["yaxis"] == torque_axis for t in wheels["data"])

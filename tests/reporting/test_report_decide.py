@@ -50,6 +50,25 @@ def test_a_declared_requirement_is_drawn_over_its_window_with_its_worst_point(tm
     assert "from 100 to 150 s; reached at t = 100 s" in page and "0.08909 deg inside" in page
 
 
+def test_a_bound_on_the_windows_mean_is_drawn_beside_the_measured_mean_not_as_a_threshold(tmp_path):
+    """The review of issue 23: advitiy_adcs drew 'requirement: mean < 15 deg' over the instantaneous error, so the
+    trace crossing it looked like a failure; what is judged is the mean over orbit 4."""
+    tel = _pointing_run(tmp_path)
+    criteria = judge([Requirement("mean pointing error [deg]", "att_err_deg", "mean", "<", 5.0,
+                                  window=Window.between(0.0, 50.0))], tel)
+    page = attsim.report(tel, tmp_path / "r.html", criteria=criteria).read_text()
+    pointing = next(f for f in _figures(page) if f["title"] == "Pointing error")
+    bound = _trace(pointing, "requirement: window mean < 5 deg")
+    assert bound["x"] == [0.0, 50.0] and bound["y"] == [5.0, 5.0]
+    measured = _trace(pointing, "measured window mean")
+    mean = criteria[0].value
+    assert mean == pytest.approx(np.mean(20.0 * np.exp(-np.arange(0.0, 50.5, 0.5) / 10.0) + 0.01), rel=0.05)
+    assert measured["x"] == [0.0, 50.0] and measured["y"] == [pytest.approx(mean)] * 2
+    assert measured["line"]["width"] > bound["line"]["width"]  # the value stands out from its bound
+    # the instantaneous error crosses the bound (20 deg at the start): no worst point is marked on the trace
+    assert not [t for t in pointing["data"] if str(t["name"]).startswith("worst")]
+
+
 def test_a_tuple_requirement_is_drawn_across_the_run_as_before(tmp_path):
     tel = _pointing_run(tmp_path)
     page = attsim.report(tel, tmp_path / "r.html",
@@ -87,8 +106,10 @@ def test_the_summary_answers_first_did_it_work_and_under_what_assumptions(tmp_pa
     summary = page.split("<section id='summary'")[1].split("</section>")[0]
     assert "FAIL: 1 of 2 criteria not met — b [-]." in summary
     # the wheels: first at 10 s; the union of [10, 14] and [50, 199.5] is 153.5 s; three episodes
-    assert ("<th>Reaction wheels (3)</th><td><span class='fail'>saturated</span>: first at t = 10 s (rw_x, torque); "
-            "153.5 s in total over 3 episodes (rw_x torque 152 s, rw_y speed 3 s)</td>") in summary
+    # the wheels: torque-limited [10, 12.5] and [50, 199.5] (rw_x), speed-saturated [11, 14] (rw_y), each apart
+    assert ("<th>Reaction wheels (3)</th><td><span class='fail'>torque-limited</span>: first at t = 10 s (rw_x); "
+            "152 s in total over 2 episodes (rw_x 152 s)<br><span class='fail'>speed-saturated</span>: first at "
+            "t = 11 s (rw_y); 3 s in total over 1 episode (rw_y 3 s)</td>") in summary
     assert "<th>Magnetorquers (1)</th><td><span class='pass'>none saturated</span></td>" in summary
     assert "<th>Environment</th><td>magnetic field (igrf), gravity gradient, eclipses (conical)</td>" in summary
     assert ("12 s wall, real-time factor 16.6; ran on the mission loop (compiled); compiling took 41.5 s more (not "
@@ -97,6 +118,28 @@ def test_the_summary_answers_first_did_it_work_and_under_what_assumptions(tmp_pa
     # the order: the verdict and criteria, then the assumptions, then the parameters
     assert summary.index("verdict") < summary.index("Success criteria") < summary.index("Assumptions") < \
         summary.index("Spacecraft and run parameters")
+
+
+def test_a_wheel_torque_on_its_limit_counts_as_torque_limited_without_an_event(tmp_path):
+    """The review of issue 23: cubesat_target_tracking's slews held the motor torque on its ±max_torque limit (the
+    controller scales its allocation to the limits, so the wheel clips nothing and logs no event), while the summary
+    said 'none saturated' in green."""
+    limit = WHEELS[0]["max_torque_Nm"]
+    def slews(t):
+        return np.where((t >= 20.0) & (t <= 30.0), limit, np.where((t >= 100.0) & (t <= 105.0), -limit, 0.0))
+    tel = _telemetry(tmp_path, _wheel_columns(torque_x=slews), WHEELS)
+    page = attsim.report(tel, tmp_path / "r.html").read_text()
+    summary = page.split("<section id='summary'")[1].split("</section>")[0]
+    assert ("<span class='fail'>torque-limited</span>: first at t = 20 s (rw_x); 15 s in total over 2 episodes "
+            "(rw_x 15 s)<br><span class='pass'>never speed-saturated</span> (peak |speed| 0.17 of the limit)"
+            ) in summary
+    assert "none saturated" not in summary
+    wheels = next(f for f in _figures(page) if f["title"].startswith("Reaction wheels"))
+    shaded = [s for s in wheels["layout"]["shapes"] if s.get("name") == "rw_x torque-limited"]
+    assert [(s["x0"], s["x1"]) for s in shaded] == [(20.0, 30.0), (100.0, 105.0)]
+    torque_axis = next(key for key, axis in wheels["layout"].items()
+                       if key.startswith("yaxis") and "motor torque" in str(axis.get("title")))
+    assert {s["yref"] for s in shaded} == {f"y{torque_axis[5:]} domain"}  # on the motor-torque panel
 
 
 def test_what_other_issues_record_is_shown_only_when_recorded(tmp_path):
@@ -223,11 +266,58 @@ def test_a_comparison_shows_each_runs_margin_and_runs_that_agree_both(tmp_path):
         runs.append(tel)
     page = attsim.report(runs, tmp_path / "c.html").read_text()
     side = page.split("<table class='criteria side'>")[1].split("</table>")[0]
-    assert "PASS</span> 0.0998<br><small>2e-4 deg inside</small>" in side
+    assert "PASS</span> 0.0998<br><small>2e-4 deg inside (0.2 % of the bound)</small>" in side
     assert "PASS</span> 0.07<br><small>0.03 deg inside</small>" in side
     rates = next(f for f in _figures(page) if f["title"].startswith("Body rates of every run"))
     dashes = {t["name"]: t["line"]["dash"] for t in rates["data"] if t["yaxis"] == "y"}
     assert dashes == {"near (seed 7, rk4)": "solid", "far (seed 7, rk4)": "dash"}
+
+
+def _near_and_far(tmp_path, **far_meta):
+    runs = []
+    for name, worst, meta in (("near", 0.0998, {}), ("far", 0.07, far_meta)):
+        tel = _telemetry(tmp_path / name, _wheel_columns() | {"att_err_deg": worst}, WHEELS + [PD_LAW], name=name,
+                         **meta)
+        criteria = judge([Requirement("pointing error after 100 s [deg]", "att_err_deg", "max", "<", 0.1,
+                                      window=Window.after(100.0))], tel)
+        tel.meta["criteria"] = [[*row, row.declared] for row in criteria]
+        runs.append((tel, criteria))
+    return runs
+
+
+def test_a_pass_by_a_thin_margin_is_flagged_amber_on_the_run_and_the_comparison_page(tmp_path):
+    """The review of issue 23: a pass by 0.2 % of its bound read in the same green as one by 30 %."""
+    (near, near_criteria), (far, far_criteria) = _near_and_far(tmp_path)
+    page = attsim.report(near, tmp_path / "near.html", criteria=near_criteria).read_text()
+    assert "<tr class='thin'><td>PASS</td><td class='name'>pointing error after 100 s [deg]</td>" in page
+    assert "2e-4 deg inside (0.2 % of the bound)" in page
+    assert ("PASS: all 1 criteria met. 1 by a thin margin (under 5 % of the bound): <span class='thin'>pointing "
+            "error after 100 s [deg]</span>.") in page
+    assert "tr.thin td:first-child{color:#b36b00" in page  # amber, not the pass green
+    far_page = attsim.report(far, tmp_path / "far.html", criteria=far_criteria).read_text()
+    assert "<tr class='pass'><td>PASS</td>" in far_page and "thin margin" not in far_page
+    side = attsim.report([near, far], tmp_path / "c.html").read_text().split("<table class='criteria side'>")[1]
+    assert "<span class='thin'>PASS</span> 0.0998" in side and "<span class='pass'>PASS</span> 0.07" in side
+
+
+def test_a_comparisons_requirement_has_a_style_of_its_own_and_the_page_says_what_differs(tmp_path):
+    """The review of issue 23: the second run (red, dashed) and the requirement (red, dashed) met at the bound;
+    and nothing said what differed between 'nominal' and 'biased'."""
+    (near, _), (far, _) = _near_and_far(tmp_path, seed=8, max_step_s=0.05)
+    page = attsim.report([near, far], tmp_path / "c.html").read_text()
+    pointing = next(f for f in _figures(page) if f["title"].startswith("Pointing error of every run"))
+    bound = _trace(pointing, "requirement")
+    runs = [t for t in pointing["data"] if str(t["name"]).startswith(("near", "far"))]
+    assert len(runs) == 2
+    assert all((bound["line"]["color"], bound["line"]["dash"]) != (t["line"]["color"], t["line"]["dash"])
+               for t in runs)
+    assert bound["line"]["color"] not in {t["line"]["color"] for t in runs}
+    differs = page.split("<table class='params differs'>")[1].split("</table>")[0]
+    assert "<tr><th>seed</th><td>7</td><td>8</td></tr>" in differs
+    assert "<tr><th>max_step_s</th><td>0.1</td><td>0.05</td></tr>" in differs
+    assert "<th>method</th>" not in differs and "components" not in differs  # the same in both: not listed
+    same = attsim.report([near, _near_and_far(tmp_path / "again")[1][0]], tmp_path / "s.html").read_text()
+    assert "nothing the runs record as input" in same  # said, rather than a table left out
 
 
 def test_a_margin_in_no_unit_reads_as_a_number(tmp_path):

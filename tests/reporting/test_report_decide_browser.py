@@ -7,7 +7,8 @@
   with rates in deg/s;
 * no free-body link on a controlled run that has no torque-free interval, no panel for a disturbance switched off;
 * the campaign report of cubesat_target_tracking (a real dask LocalCluster) draws the requirement on the pointing
-  envelope and a histogram with runs in it for every criterion.
+  envelope and a histogram with runs in it for every criterion but a count (its runs per value instead);
+* on a phone (390 px) the criteria tables are cards with their margin on screen.
 """
 
 import html
@@ -113,9 +114,14 @@ def test_the_summary_says_on_its_first_screen_whether_each_kind_of_actuator_satu
     mtq = events[events["actuator"] == "mtq"]
     assert len(mtq) and said["Magnetorquers (1)"]["text"].startswith(
         f"saturated: first at t = {attsim.reporting.style.fmt(float(mtq['t'].iloc[0]), 6)} s (mtq, dipole)")
-    wheels = events[events["actuator"].str.startswith("rw")]
-    assert said["Reaction wheels (4)"]["text"] == ("none saturated" if wheels.empty else said["Reaction wheels (4)"][
-        "text"])
+    # the slews hold a motor torque on its limit (the allocation is scaled to the limits: no wheel event)
+    limits = {c["name"]: c["max_torque_Nm"] for c in tel.meta["components"] if c.get("type") == "ReactionWheel"}
+    on_limit = np.column_stack([np.abs(tel.df[f"{n}_torque"].to_numpy()) >= limit * (1 - 1e-9)
+                                for n, limit in limits.items()]).any(axis=1)
+    assert on_limit.any()
+    first = attsim.reporting.style.fmt(float(tel.df.index[np.argmax(on_limit)]), 6)
+    assert said["Reaction wheels (4)"]["text"].startswith(f"torque-limited: first at t = {first} s")
+    assert "speed-saturated" in said["Reaction wheels (4)"]["text"]
     assert all(said[k]["bottom"] <= 900 for k in ("Reaction wheels (4)", "Magnetorquers (1)"))  # on the first screen
     verdict = browser.evaluate("document.querySelector('.verdict').textContent")
     failed = [r for r in results if not r.ok]
@@ -133,7 +139,11 @@ def test_the_requirement_is_drawn_only_over_the_fourth_orbit(browser, tmp_path):
     assert spans and all(s == pytest.approx((3 * period, 4 * period)) for s in spans)  # max and mean, orbit 4 only
     # plotly reads trace names as its pseudo-HTML: attsim escapes them, so '<' is drawn as '<'
     assert {html.unescape(t["name"]) for t in total["traces"] if str(t["name"]).startswith("requirement")} == {
-        "requirement: max < 25 deg", "requirement: mean < 15 deg"}
+        "requirement: max < 25 deg", "requirement: window mean < 15 deg"}
+    mean = next(r for r in results if r.declared and r.declared.get("statistic") == "mean")
+    measured = next(t for t in total["traces"] if str(t["name"]).startswith("measured window mean"))
+    drawn = [y for y in measured["y"] if y is not None]
+    assert drawn and all(y == pytest.approx(mean.value) for y in drawn)  # the window's mean, drawn
 
 
 def test_a_comparison_of_two_slews_overlays_what_one_compares_laws_by(browser, tmp_path):
@@ -182,7 +192,51 @@ def test_the_campaign_report_shows_the_pass_band(browser, tmp_path):
     assert any(str(s["name"]).startswith("window") for s in envelope["shapes"])
     labels = [c[3:] for c in result.records.columns if c.startswith("ok:")]
     histograms = {f["title"]: f for f in figures if f["section"] == "criteria"}
-    assert len(histograms) == len(labels) == 7
-    for label in labels:
+    assert len(labels) == 7
+    counts = [label for label in labels if label.startswith("passes above")]  # an integer count: counted
+    text = page.read_text()
+    assert counts and all(f"<h3>{html.escape(label)}" in text for label in counts)
+    assert not [title for title in histograms if title.startswith(tuple(counts))]
+    assert len(histograms) == len(labels) - len(counts)
+    for label in set(labels) - set(counts):
         figure = next(f for title, f in histograms.items() if title.startswith(label))
         assert np.nansum(figure["traces"][0]["y"]) > 0, label  # runs in it
+
+
+# each criteria table's rows at the window's width: the table's right edge and each labelled cell's
+CARDS = """
+Array.from(document.querySelectorAll('table.cards')).map(t => ({
+  right: t.getBoundingClientRect().right,
+  cells: Array.from(t.querySelectorAll('td[data-label]')).filter(c => c.offsetParent !== null).map(c => ({
+    label: c.dataset.label, right: c.getBoundingClientRect().right, text: c.textContent})),
+}))
+"""
+
+
+def test_on_a_phone_the_criteria_are_cards_with_their_margin_on_screen(browser, tmp_path):
+    """The review of issue 23: at 390 px the criteria table ran off the screen, its margin column cut."""
+    from attsim import Requirement, Window
+
+    from tests.campaign.test_campaign_report import _four_runs
+    from tests.reporting.test_report_decide import _pointing_run
+
+    tel = _pointing_run(tmp_path / "run")
+    criteria = judge([Requirement(f"pointing error after {t:g} s, over the slew and the hold after it [deg]",
+                                  "att_err_deg", "max", "<", 25.0, window=Window.after(t)) for t in (0.0, 100.0)],
+                     tel)
+    page = attsim.report(tel, tmp_path / "r.html", criteria=criteria)
+    campaign = tmp_path / "campaign"
+    campaign.mkdir()
+    _four_runs(campaign)
+    for path in (page, campaign / "report.html"):
+        browser.load(path, width_px=390, height_px=800)
+        tables = browser.evaluate(CARDS)
+        assert tables, path
+        for table in tables:
+            assert table["right"] <= 390, path  # no sideways scroll needed
+            labels = {cell["label"] for cell in table["cells"]}
+            assert labels & {"margin", "worst margin"}, path
+            assert all(cell["right"] <= 390 for cell in table["cells"]), path
+    browser.load(page, width_px=1280)  # a wide window keeps the table, no labels repeated in the cells
+    assert browser.evaluate(CARDS)[0]["cells"][0]["right"] < 1280
+    assert browser.evaluate("getComputedStyle(document.querySelector('table.cards tr')).display") == "table-row"
