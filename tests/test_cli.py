@@ -282,8 +282,11 @@ def test_report_of_telemetry_that_lacks_a_column_is_one_line_exit_2(tmp_path, ca
 def test_ctrl_c_says_where_the_partial_telemetry_is_and_exits_130(tmp_path):
     script = _script(tmp_path, QUICK.replace("duration=2.0", "duration=1e7") + "def criteria(tel):\n    return []\n")
     out = tmp_path / "run"
+    # Ctrl-C's default action in the child, whatever this process inherited or was left with (a process whose
+    # SIGINT is ignored passes that on, and Python then never raises KeyboardInterrupt)
     proc = subprocess.Popen([str(EXE), "run", str(script), "--out", str(out), "--no-report"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     rows = out / "telemetry.f64"
     try:
         deadline = time.monotonic() + 300  # numba may compile first
