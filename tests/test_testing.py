@@ -45,3 +45,18 @@ def test_saturation_assertion(tmp_path):
     tel = mission.run()
     with pytest.raises(AssertionError, match=r"mtq saturated 1 time\(s\), first at t = 1 s \(dipole\)"):
         assert_no_saturation(tel, "mtq")
+
+
+def test_a_slew_held_on_the_wheels_torque_limit_is_saturation_though_no_wheel_clipped(tmp_path):
+    """QuaternionPD scales its torques to the wheels' limits, so a wheel clips little or nothing and logs few
+    events, yet the slew runs on the limit from its start; the assertion says so from the telemetry."""
+    mission = attsim.Mission("limited", 0.05 * np.eye(3), (0.0, 0.0, 0.0), duration=60.0, max_step=0.1,
+                             out_dir=tmp_path)
+    wheels = [mission.add(attsim.ReactionWheel(f"rw{k}", axis, 1e-4, 1e-4, 600.0)) for k, axis in enumerate(np.eye(3))]
+    mission.add(attsim.QuaternionPD(rotations.axis_angle_to_quat([0.0, 0.0, 1.0], 1.0), kp=1e-2, kd=2e-2,
+                                    period_s=0.5, wheels=wheels, attitude_source=attsim.TRUTH,
+                                    rate_source=attsim.TRUTH))
+    tel = mission.run()
+    # the first events come at 19 s (a request exactly on the limit); the torque sits on it from the first cycle
+    with pytest.raises(AssertionError, match=r"rw2 saturated \d+ time\(s\), first at t = 0 s \(torque\)"):
+        assert_no_saturation(tel, "rw2")
