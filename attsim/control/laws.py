@@ -313,15 +313,20 @@ class QuaternionPD(Controller):
         else:
             tau = pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd)
         if self._wheels:
-            if self._manages_null_space:
-                for j, wheel in enumerate(self._wheels):
-                    self._speeds[j] = wheel.speed_rad_s(self._sc)
-                null_space_torque(self._projector, self._speeds, self._speed_target, self.null_space_gain_Nm_s,
-                                  self._null)
-            allocate(self._allocation, tau, self._null, self._limits, self._motor)
-            return {wheel.name: float(u) for wheel, u in zip(self._wheels, self._motor)}
+            return self._wheel_commands(tau)
         m, c = dipole_for_torque(tuple(readings[self._mag]), tau), self.compensation
         return {self._mtq: (m[0] - c[0], m[1] - c[1], m[2] - c[2])}
+
+    def _wheel_commands(self, tau) -> dict:
+        """The wheels' motor torques for the body torque ``tau``: allocated to the array (with the null-space
+        torque toward the speed targets when asked), scaled to the limits."""
+        if self._manages_null_space:
+            for j, wheel in enumerate(self._wheels):
+                self._speeds[j] = wheel.speed_rad_s(self._sc)
+            null_space_torque(self._projector, self._speeds, self._speed_target, self.null_space_gain_Nm_s,
+                              self._null)
+        allocate(self._allocation, tau, self._null, self._limits, self._motor)
+        return {wheel.name: float(u) for wheel, u in zip(self._wheels, self._motor)}
 
 
 class MagneticPD(Controller):

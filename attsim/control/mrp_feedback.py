@@ -30,7 +30,6 @@ import numpy as np
 from .._core.validate import non_negative_scalar, positive_scalar, sequence, vector3
 from ..errors import InputError
 from ..inertia import check_inertia
-from .allocation import allocate, null_space_torque
 from .kernels import add_wheel_momentum, known, mrp_feedback
 from .laws import QuaternionPD, _attitude_and_rate
 from .loop import MRP_FEEDBACK, PARAMETER_INERTIA
@@ -148,10 +147,4 @@ class MRPFeedback(QuaternionPD):
             return {}
         tau, self._integral = self._torque(q, w, t_s, 0.0 if self._prior_s == 0.0 else t_s - self._prior_s)
         self._prior_s = t_s
-        if self._manages_null_space:
-            for j, wheel in enumerate(self._wheels):
-                self._speeds[j] = wheel.speed_rad_s(self._sc)
-            null_space_torque(self._projector, self._speeds, self._speed_target, self.null_space_gain_Nm_s,
-                              self._null)
-        allocate(self._allocation, tau, self._null, self._limits, self._motor)
-        return {wheel.name: float(u) for wheel, u in zip(self._wheels, self._motor)}
+        return self._wheel_commands(tau)
