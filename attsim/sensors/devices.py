@@ -40,8 +40,10 @@ from ..environment.table import P_SRP, R, SUN, lerp1, lerp3, table_cell
 from ..errors import InputError
 from .base import IDENTITY, Sensor, scale_factor
 from .faults import SensorFault
-from .loop import (REAL_NORMALS_NOMINAL, REAL_NORMALS_TRUE, REAL_OFFSET, REAL_SCALE, REAL_SUN_MATRIX, sample_gyro,
-                   sample_magnetometer, sample_star_tracker, sample_sun_sensor)
+from .loop import (GYRO_ARW, GYRO_BIAS_RW, GYRO_QUANTIZATION, MAGNETOMETER_BIAS, MAGNETOMETER_NOISE,
+                   MAGNETOMETER_QUANTIZATION, REAL_NORMALS_NOMINAL, REAL_NORMALS_TRUE, REAL_OFFSET, REAL_SCALE,
+                   REAL_SUN_MATRIX, STAR_EARTH_EXCLUSION, STAR_SIGMA, STAR_SUN_EXCLUSION, SUN_COS_FOV, SUN_NOISE,
+                   SUN_QUANTIZATION, sample_gyro, sample_magnetometer, sample_star_tracker, sample_sun_sensor)
 from .._core.units import Unit
 from .kernels import (SUN_SENSOR_NORMALS, field_body, gyro_measure, gyro_sample, magnetometer_measure,
                             magnetometer_sample, star_tracker_blinded, star_tracker_measure, star_tracker_sample,
@@ -123,7 +125,8 @@ class Gyro(Sensor):
 
     def fill_loop_row(self, parameters, bias, realism, faults) -> None:
         super().fill_loop_row(parameters, bias, realism, faults)
-        parameters[:3] = self.arw, self.bias_rw, self.quantization
+        parameters[GYRO_ARW], parameters[GYRO_BIAS_RW], parameters[GYRO_QUANTIZATION] = \
+            self.arw, self.bias_rw, self.quantization
         bias[:] = self.bias0
         realism[REAL_SCALE:REAL_SCALE + 3] = self.scale_factor_error
 
@@ -162,7 +165,8 @@ class Magnetometer(Sensor):
 
     def fill_loop_row(self, parameters, bias, realism, faults) -> None:
         super().fill_loop_row(parameters, bias, realism, faults)
-        parameters[:5] = self.noise, *self.bias, self.quantization
+        parameters[MAGNETOMETER_NOISE], parameters[MAGNETOMETER_QUANTIZATION] = self.noise, self.quantization
+        parameters[MAGNETOMETER_BIAS:MAGNETOMETER_BIAS + 3] = self.bias
         realism[REAL_SCALE:REAL_SCALE + 3] = self.scale_factor_error
 
     def truth(self, sc):
@@ -257,7 +261,8 @@ class SunSensor(Sensor):
 
     def fill_loop_row(self, parameters, bias, realism, faults) -> None:
         super().fill_loop_row(parameters, bias, realism, faults)
-        parameters[:3] = self.noise, self.quantization, self._cos_fov
+        parameters[SUN_NOISE], parameters[SUN_QUANTIZATION], parameters[SUN_COS_FOV] = \
+            self.noise, self.quantization, self._cos_fov
         realism[REAL_SCALE:REAL_SCALE + 6], realism[REAL_OFFSET:REAL_OFFSET + 6] = self.scale_factor_error, \
             self.detector_bias
         realism[REAL_NORMALS_TRUE:REAL_NORMALS_TRUE + 18] = np.ravel(self.normals_true)
@@ -431,8 +436,8 @@ class StarTracker(Sensor):
 
     def fill_loop_row(self, parameters, bias, realism, faults) -> None:
         super().fill_loop_row(parameters, bias, realism, faults)
-        parameters[:3] = self.sigma_rad
-        parameters[3:5] = self.exclusion_rad
+        parameters[STAR_SIGMA:STAR_SIGMA + 3] = self.sigma_rad
+        parameters[STAR_SUN_EXCLUSION], parameters[STAR_EARTH_EXCLUSION] = self.exclusion_rad
         realism[REAL_OFFSET:REAL_OFFSET + 3] = self.bias_rad
 
     def truth(self, sc):

@@ -21,7 +21,7 @@ from .._core.validate import non_negative_scalar
 from ..errors import InputError
 from .base import IDENTITY, Sensor
 from .kernels import horizon_measure, horizon_sample, nadir_body
-from .loop import sample_horizon
+from .loop import HORIZON_NOISE, sample_horizon
 
 __all__ = ["HorizonSensor"]
 
@@ -79,4 +79,4 @@ class HorizonSensor(Sensor):
 
     def fill_loop_row(self, parameters, bias, realism, faults) -> None:
         super().fill_loop_row(parameters, bias, realism, faults)
-        parameters[0] = self.noise_rad
+        parameters[HORIZON_NOISE] = self.noise_rad

@@ -41,7 +41,10 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inli
 __all__ = ["SensorBank", "PART", "TRUTH_COLUMN", "VALID_COLUMN", "HELD_COLUMN", "OUTPUT_WIDTH", "REAL_PLAIN",
            "REAL_Q_TRUE", "REAL_Q_NOMINAL", "REAL_SCALE", "REAL_OFFSET", "REAL_REPORTS_VALID", "REAL_NORMALS_TRUE",
            "REAL_NORMALS_NOMINAL", "REAL_SUN_MATRIX", "REALISM_WIDTH", "BOUNDARY_T", "BOUNDARY_SENSOR",
-           "BOUNDARY_FAULT", "BOUNDARY_END", "BOUNDARY_WIDTH", "EVENT_FAULT", "sample_gyro", "sample_magnetometer",
+           "BOUNDARY_FAULT", "BOUNDARY_END", "BOUNDARY_WIDTH", "EVENT_FAULT", "GYRO_ARW", "GYRO_BIAS_RW",
+           "GYRO_QUANTIZATION", "MAGNETOMETER_NOISE", "MAGNETOMETER_BIAS", "MAGNETOMETER_QUANTIZATION", "SUN_NOISE",
+           "SUN_QUANTIZATION", "SUN_COS_FOV", "STAR_SIGMA", "STAR_SUN_EXCLUSION", "STAR_EARTH_EXCLUSION",
+           "HORIZON_NOISE", "PARAMETERS_WIDTH", "sample_gyro", "sample_magnetometer",
            "sample_sun_sensor", "sample_star_tracker", "sample_horizon", "NORMALS_BLOCK", "sample"]
 
 # a sensor's output row: the measurement from column 0, the truth from TRUTH_COLUMN, 1/0 output or none, the last
@@ -55,6 +58,16 @@ TRUTH_COLUMN, VALID_COLUMN, HELD_COLUMN, OUTPUT_WIDTH = 6, 12, 13, 19
  REAL_NORMALS_NOMINAL, REAL_SUN_MATRIX, REALISM_WIDTH) = 0, 1, 5, 9, 15, 21, 22, 40, 58, 76
 # a fault boundary row: its time, sensor row, fault index in that sensor's table, 1.0 at the end / 0.0 at the start
 BOUNDARY_T, BOUNDARY_SENSOR, BOUNDARY_FAULT, BOUNDARY_END, BOUNDARY_WIDTH = 0, 1, 2, 3, 4
+# a sensor's parameters row, by kind (filled by its class's fill_loop_row, read by its sampling unit): a gyro's
+# angle random walk, bias random walk and quantization; a magnetometer's noise, bias (x y z) and quantization; a
+# sun sensor's noise, quantization and cos of its field of view; a star tracker's sigma (x y z, rad) and its Sun and
+# Earth exclusion half-angles (rad, NaN for none); a horizon sensor's noise (rad)
+GYRO_ARW, GYRO_BIAS_RW, GYRO_QUANTIZATION = 0, 1, 2
+MAGNETOMETER_NOISE, MAGNETOMETER_BIAS, MAGNETOMETER_QUANTIZATION = 0, 1, 4
+SUN_NOISE, SUN_QUANTIZATION, SUN_COS_FOV = 0, 1, 2
+STAR_SIGMA, STAR_SUN_EXCLUSION, STAR_EARTH_EXCLUSION = 0, 3, 4
+HORIZON_NOISE = 0
+PARAMETERS_WIDTH = 8
 # the sensors' event: (t, EVENT_FAULT, fault index, sensor row, 1.0 at its end / 0.0 at its start, ...)
 EVENT_FAULT = 10
 NORMALS_BLOCK = 6 * 4096  # draws held per sensor between refills
@@ -62,10 +75,8 @@ NORMALS_BLOCK = 6 * 4096  # draws held per sensor between refills
 
 class SensorBank(NamedTuple):
     """One row per sensor. ``axes``: the output's width; ``period_s`` its sampling period; ``sampler``: its
-    sampling unit's slot; ``noise``: its row of the World's noise. ``parameters`` by kind: gyro (arw, bias_rw,
-    quantization); magnetometer (noise, bias x y z, quantization); sun sensor (noise, quantization, cos of the field
-    of view); star tracker (sigma x y z, rad; Sun and Earth exclusion half-angles, rad, NaN for none); horizon
-    sensor (noise, rad). ``output``
+    sampling unit's slot; ``noise``: its row of the World's noise. ``parameters``: the kind's own
+    columns (``GYRO_*``, ``MAGNETOMETER_*``, ``SUN_*``, ``STAR_*``, ``HORIZON_*``). ``output``
     holds the latest measurement (first columns), truth (from ``TRUTH_COLUMN``), 1/0 for an output or none
     (``VALID_COLUMN``) and the last good output, a stuck sensor's (from ``HELD_COLUMN``), NaN (and 0) before the
     first sample; ``bias`` a gyro's bias (its axes); ``t_last_s`` the time of the last sample (NaN before the first:
@@ -104,6 +115,14 @@ def _keep_output(out, m, width, dropout, stuck, blinded):
             out[i] = m[i]
             out[HELD_COLUMN + i] = m[i]
         out[VALID_COLUMN] = 1.0
+
+
+@njit(**_JIT)
+def _output(out, truth, m, width, dropout, stuck, blinded):
+    """A sample's truth (``width`` values) and its output (:func:`_keep_output`) into the sensor's ``out`` row."""
+    for i in range(width):
+        out[TRUTH_COLUMN + i] = truth[i]
+    _keep_output(out, m, width, dropout, stuck, blinded)
 
 
 @njit(**_JIT)
@@ -161,16 +180,16 @@ def sample_gyro(pw, t, s):
         dropout, stuck, extra = _faults_now(sensors, s, t)
         b = (sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2])
         draws = _draws(pw, s, 6)
+        bias_rw = 0.0 if first else p[GYRO_BIAS_RW]
         if r[REAL_PLAIN] != 0.0:
-            m, b_new = gyro_measure(w, b, dt, p[0], 0.0 if first else p[1], draws, p[2])
+            m, b_new = gyro_measure(w, b, dt, p[GYRO_ARW], bias_rw, draws, p[GYRO_QUANTIZATION])
         else:
             q_true, q_nom = _mounting(r)
             k_ = r[REAL_SCALE:REAL_SCALE + 3]
-            m, b_new = gyro_sample(w, b, dt, p[0], 0.0 if first else p[1], draws, p[2], q_true, q_nom,
+            m, b_new = gyro_sample(w, b, dt, p[GYRO_ARW], bias_rw, draws, p[GYRO_QUANTIZATION], q_true, q_nom,
                                    (k_[0], k_[1], k_[2]), (extra[0], extra[1], extra[2]))
         sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2] = b_new
-        out[TRUTH_COLUMN], out[TRUTH_COLUMN + 1], out[TRUTH_COLUMN + 2] = w
-        _keep_output(out, m, 3, dropout, stuck, False)
+        _output(out, w, m, 3, dropout, stuck, False)
     sensors.t_last_s[s] = t
     return 0
 
@@ -188,15 +207,16 @@ def sample_magnetometer(pw, t, s):
     k, f = table_cell(env.env_t, t)
     b_B = qrotate(qconj(q), lerp3(env.env_v, k, f, B_I))
     d = _draws(pw, s, 3)
+    bias = (p[MAGNETOMETER_BIAS], p[MAGNETOMETER_BIAS + 1], p[MAGNETOMETER_BIAS + 2])
+    noise, quantization = p[MAGNETOMETER_NOISE], p[MAGNETOMETER_QUANTIZATION]
     if r[REAL_PLAIN] != 0.0:
-        m = magnetometer_measure(b_B, (p[1], p[2], p[3]), p[0], (d[0], d[1], d[2]), p[4])
+        m = magnetometer_measure(b_B, bias, noise, (d[0], d[1], d[2]), quantization)
     else:
         q_true, q_nom = _mounting(r)
         k_ = r[REAL_SCALE:REAL_SCALE + 3]
-        m = magnetometer_sample(b_B, (p[1], p[2], p[3]), p[0], (d[0], d[1], d[2]), p[4], q_true, q_nom,
+        m = magnetometer_sample(b_B, bias, noise, (d[0], d[1], d[2]), quantization, q_true, q_nom,
                                 (k_[0], k_[1], k_[2]), (extra[0], extra[1], extra[2]))
-    out[TRUTH_COLUMN], out[TRUTH_COLUMN + 1], out[TRUTH_COLUMN + 2] = b_B
-    _keep_output(out, m, 3, dropout, stuck, False)
+    _output(out, b_B, m, 3, dropout, stuck, False)
     sensors.t_last_s[s] = t
     return 0
 
@@ -218,22 +238,20 @@ def sample_sun_sensor(pw, t, s):
     if plain:
         truth = signals = sun_sensor_truth(s_B, lit)
     else:
-        truth = sun_sensor_signals(s_B, lit, r[REAL_NORMALS_NOMINAL:REAL_NORMALS_NOMINAL + 18], p[2])
-        signals = sun_sensor_signals(s_B, lit, r[REAL_NORMALS_TRUE:REAL_NORMALS_TRUE + 18], p[2])
+        truth = sun_sensor_signals(s_B, lit, r[REAL_NORMALS_NOMINAL:REAL_NORMALS_NOMINAL + 18], p[SUN_COS_FOV])
+        signals = sun_sensor_signals(s_B, lit, r[REAL_NORMALS_TRUE:REAL_NORMALS_TRUE + 18], p[SUN_COS_FOV])
     if sun_sensor_any_light(signals):
         draws = _draws(pw, s, 6)
         if plain:
-            m = sun_sensor_measure(signals, p[0], draws, p[1])
+            m = sun_sensor_measure(signals, p[SUN_NOISE], draws, p[SUN_QUANTIZATION])
         else:
             o, k_ = r[REAL_OFFSET:REAL_OFFSET + 6], r[REAL_SCALE:REAL_SCALE + 6]
             bias = (o[0] + extra[0], o[1] + extra[1], o[2] + extra[2], o[3] + extra[3], o[4] + extra[4],
                     o[5] + extra[5])
-            m = sun_sensor_measure(sun_sensor_detect(signals, k_, bias), p[0], draws, p[1])
+            m = sun_sensor_measure(sun_sensor_detect(signals, k_, bias), p[SUN_NOISE], draws, p[SUN_QUANTIZATION])
     else:
         m = signals
-    for i in range(6):
-        out[TRUTH_COLUMN + i] = truth[i]
-    _keep_output(out, m, 6, dropout, stuck, False)
+    _output(out, truth, m, 6, dropout, stuck, False)
     sensors.t_last_s[s] = t
     return 0
 
@@ -250,20 +268,20 @@ def sample_star_tracker(pw, t, s):
     dropout, stuck, extra = _faults_now(sensors, s, t)
     d = _draws(pw, s, 3)
     q_true, q_nom = _mounting(r)
+    sigma = (p[STAR_SIGMA], p[STAR_SIGMA + 1], p[STAR_SIGMA + 2])
     if r[REAL_PLAIN] != 0.0:
-        m = star_tracker_measure(q, (p[0], p[1], p[2]), (d[0], d[1], d[2]))
+        m = star_tracker_measure(q, sigma, (d[0], d[1], d[2]))
     else:
         o = r[REAL_OFFSET:REAL_OFFSET + 6]
-        m = star_tracker_sample(q, (p[0], p[1], p[2]), (d[0], d[1], d[2]), q_true, q_nom,
+        m = star_tracker_sample(q, sigma, (d[0], d[1], d[2]), q_true, q_nom,
                                 (o[0] + extra[0], o[1] + extra[1], o[2] + extra[2]))
     blinded = False
-    if not (math.isnan(p[3]) and math.isnan(p[4])):  # an exclusion cone
+    sun_cone, earth_cone = p[STAR_SUN_EXCLUSION], p[STAR_EARTH_EXCLUSION]
+    if not (math.isnan(sun_cone) and math.isnan(earth_cone)):  # an exclusion cone
         k, f = table_cell(env.env_t, t)
         blinded = star_tracker_blinded(q, q_true, lerp3(env.env_v, k, f, SUN), lerp1(env.env_v, k, f, P_SRP) > 0.0,
-                                       lerp3(env.env_v, k, f, R), p[3], p[4])
-    for i in range(4):
-        out[TRUTH_COLUMN + i] = q[i]
-    _keep_output(out, m, 4, dropout, stuck, blinded)
+                                       lerp3(env.env_v, k, f, R), sun_cone, earth_cone)
+    _output(out, q, m, 4, dropout, stuck, blinded)
     sensors.t_last_s[s] = t
     return 0
 
@@ -282,12 +300,12 @@ def sample_horizon(pw, t, s):
     n_B = nadir_body(q, env.env_t, env.env_v, t)
     d = _draws(pw, s, 3)
     if r[REAL_PLAIN] != 0.0:
-        m = horizon_measure(n_B, p[0], (d[0], d[1], d[2]))
+        m = horizon_measure(n_B, p[HORIZON_NOISE], (d[0], d[1], d[2]))
     else:
         q_true, q_nom = _mounting(r)
-        m = horizon_sample(n_B, p[0], (d[0], d[1], d[2]), q_true, q_nom, (extra[0], extra[1], extra[2]))
-    out[TRUTH_COLUMN], out[TRUTH_COLUMN + 1], out[TRUTH_COLUMN + 2] = n_B
-    _keep_output(out, m, 3, dropout, stuck, False)
+        m = horizon_sample(n_B, p[HORIZON_NOISE], (d[0], d[1], d[2]), q_true, q_nom,
+                           (extra[0], extra[1], extra[2]))
+    _output(out, n_B, m, 3, dropout, stuck, False)
     sensors.t_last_s[s] = t
     return 0
 
@@ -369,7 +387,7 @@ class SensorPart:
 
     def build(self, sensors, build) -> SensorBank:
         n = len(sensors)
-        parameters, bias = np.zeros((n, 8)), np.zeros((n, 3))
+        parameters, bias = np.zeros((n, PARAMETERS_WIDTH)), np.zeros((n, 3))
         realism = np.zeros((n, REALISM_WIDTH))
         faults = np.repeat(fault_table((), rows=max([len(x.faults) for x in sensors] + [1]))[None], n, axis=0)
         for s, sensor in enumerate(sensors):
