@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 
 from .._core.jit import njit
-from ..dynamics import cross3, dcm_to_quat_tuple, qconj, qmul, qrotate
+from ..dynamics import cross3, qconj, qmul, qrotate
 
-__all__ = ["pd_torque", "pid_torque", "dipole_for_torque", "bdot_rate", "bdot_direction", "lvlh_quaternion_tuple",
+__all__ = ["pd_torque", "pid_torque", "dipole_for_torque", "bdot_rate", "bdot_direction",
            "orbit_rate_inertial", "body_rate_relative", "known", "mrp_error", "add_wheel_momentum",
            "mrp_feedback_torque", "mrp_feedback"]
 
@@ -94,22 +94,6 @@ def bdot_direction(b, b_previous, gain, period_s):
     c = -gain / nb / period_s
     return (c * (b[0] / nb - b_previous[0] / npr), c * (b[1] / nb - b_previous[1] / npr),
             c * (b[2] / nb - b_previous[2] / npr))
-
-
-@njit(**_JIT)
-def lvlh_quaternion_tuple(r, v):
-    """``q_IO`` of the orbit frame (z to nadir, y along the negative orbit normal) from ECI ``r``, ``v``.
-
-    The same frame as :func:`attsim.environment.frames.lvlh_quaternion`, for
-    one state, by Shepperd's branch choice on ``R_IO = [x y z]``.
-    """
-    rn = math.sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2])
-    z = (-r[0] / rn, -r[1] / rn, -r[2] / rn)
-    h = (r[1] * v[2] - r[2] * v[1], r[2] * v[0] - r[0] * v[2], r[0] * v[1] - r[1] * v[0])
-    hn = math.sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
-    y = (-h[0] / hn, -h[1] / hn, -h[2] / hn)
-    x = (y[1] * z[2] - y[2] * z[1], y[2] * z[0] - y[0] * z[2], y[0] * z[1] - y[1] * z[0])
-    return dcm_to_quat_tuple(x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2])
 
 
 @njit(**_JIT)

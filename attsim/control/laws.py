@@ -19,8 +19,9 @@ from ..actuators.devices import Magnetorquer, ReactionWheel
 from .allocation import allocate, allocation_matrix, null_space_projector, null_space_torque, unloading_dipole
 from ..engine.component import Component
 from .base import Controller, distinct
+from ..environment.kernels import lvlh_quaternion_tuple
 from .kernels import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
-                           lvlh_quaternion_tuple, orbit_rate_inertial, pd_torque, pid_torque)
+                           orbit_rate_inertial, pd_torque, pid_torque)
 from ..errors import InputError
 from ..estimation.mekf import MEKF
 from ..guidance.targets import NadirPointing

@@ -27,8 +27,9 @@ from ..guidance.kernels import PARAMETER_LENGTH, error_angle_deg, error_vector, 
 from ..guidance.kernels import reference_now
 from ..sensors.loop import VALID_COLUMN, sample
 from .allocation import allocate, null_space_torque, unloading_dipole
+from ..environment.kernels import lvlh_quaternion_tuple
 from .kernels import (add_wheel_momentum, bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
-                      lvlh_quaternion_tuple, mrp_feedback, orbit_rate_inertial, pd_torque, pid_torque)
+                      mrp_feedback, orbit_rate_inertial, pd_torque, pid_torque)
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inlined in the units
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..constants import J2_EARTH, MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S, R_EARTH_M, WGS84_E2, WGS84_FLATTENING
 from ..errors import InputError
+from .kernels import ecef_to_eci_tuple, lvlh_axes_tuple
 
 __all__ = ["Epoch", "gmst_rad", "eci_to_ecef", "ecef_to_eci", "lvlh_axes", "lvlh_quaternion", "Geodetic",
            "ecef_to_geodetic", "geodetic_to_ecef", "geodetic_up",
@@ -87,29 +88,28 @@ def gmst_rad(jd_ut1) -> np.ndarray:
     return np.mod(seconds, 86400.0) / 86400.0 * 2.0 * math.pi
 
 
-def _rotate_z(v, angle):
-    c, s = np.cos(angle), np.sin(angle)
-    x, y = v[..., 0], v[..., 1]
-    return np.stack([c * x + s * y, -s * x + c * y, v[..., 2]], axis=-1)
-
-
-def eci_to_ecef(v_eci, jd) -> np.ndarray:
-    """``R3(GMST) v`` for vectors (..., 3) at Julian dates broadcastable to them."""
-    return _rotate_z(np.asarray(v_eci, dtype=float), gmst_rad(jd))
+def _components(v) -> np.ndarray:
+    """Vectors (..., 3) as their three component arrays (3, ...): the form the kernels take for arrays."""
+    return np.moveaxis(np.asarray(v, dtype=float), -1, 0)
 
 
 def ecef_to_eci(v_ecef, jd) -> np.ndarray:
-    return _rotate_z(np.asarray(v_ecef, dtype=float), -gmst_rad(jd))
+    """``R3(-GMST) v`` for Earth-fixed vectors (..., 3) at Julian dates (UT1) broadcastable to them
+    (:func:`attsim.environment.kernels.ecef_to_eci_tuple`)."""
+    return np.stack(ecef_to_eci_tuple.py_func(_components(v_ecef), gmst_rad(jd)), axis=-1)
+
+
+def eci_to_ecef(v_eci, jd) -> np.ndarray:
+    """``R3(GMST) v`` for ECI vectors (..., 3) at Julian dates broadcastable to them: the inverse of
+    :func:`ecef_to_eci`."""
+    return np.stack(ecef_to_eci_tuple.py_func(_components(v_eci), -gmst_rad(jd)), axis=-1)
 
 
 def lvlh_axes(r, v) -> np.ndarray:
-    """Columns x, y, z of the orbit frame in ECI: ``R_IO`` (..., 3, 3)."""
-    r, v = np.asarray(r, dtype=float), np.asarray(v, dtype=float)
-    z = -r / np.linalg.norm(r, axis=-1, keepdims=True)
-    h = np.cross(r, v)
-    y = -h / np.linalg.norm(h, axis=-1, keepdims=True)
-    x = np.cross(y, z)
-    return np.stack([x, y, z], axis=-1)
+    """Columns x, y, z of the orbit frame in ECI: ``R_IO`` (..., 3, 3) from ECI positions and velocities (..., 3)
+    (:func:`attsim.environment.kernels.lvlh_axes_tuple`)."""
+    axes = lvlh_axes_tuple.py_func(_components(r), _components(v))
+    return np.stack([np.stack(axis, axis=-1) for axis in axes], axis=-1)
 
 
 def lvlh_quaternion(r, v) -> np.ndarray:

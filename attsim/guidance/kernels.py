@@ -54,11 +54,12 @@ import math
 from .._core.jit import LOOP_CALLED, LOOP_INLINED, njit
 from ..constants import MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S
 from ..dynamics import cross3, dcm_to_quat_tuple, qconj, qmul, qrotate
+from ..environment.kernels import ecef_to_eci_tuple
 from ..environment.table import GMST, R, V, lerp1, lerp3, table_cell
 from ..environment.table import SUN as SUN_COLUMN
 
 __all__ = ["INERTIAL", "NADIR", "SUN", "SLEW", "GROUND", "KIND_NAMES", "PARAMETER_LENGTH", "SUN_DELTA_S",
-           "GROUND_DELTA_S", "reference", "reference_many", "frame_quaternion", "two_body_step", "ecef_to_eci_tuple",
+           "GROUND_DELTA_S", "reference", "reference_many", "frame_quaternion", "two_body_step",
            "station_elevation_sin", "attitude_error", "error_angle_deg", "axis_error_deg", "error_vector",
            "rate_error", "reference_now"]
 
@@ -157,13 +158,6 @@ def _rk4_sum(y, k, d1, d2, d3, d4):
     return (y[0] + k * (d1[0] + 2.0 * d2[0] + 2.0 * d3[0] + d4[0]),
             y[1] + k * (d1[1] + 2.0 * d2[1] + 2.0 * d3[1] + d4[1]),
             y[2] + k * (d1[2] + 2.0 * d2[2] + 2.0 * d3[2] + d4[2]))
-
-
-@njit(**_JIT)
-def ecef_to_eci_tuple(v, gmst_rad):
-    """``R3(-θ) v``: an Earth-fixed vector in ECI at sidereal angle θ (as ``frames.ecef_to_eci``)."""
-    c, s = math.cos(gmst_rad), math.sin(gmst_rad)
-    return (c * v[0] - s * v[1], s * v[0] + c * v[1], v[2])
 
 
 @njit(**_JIT)

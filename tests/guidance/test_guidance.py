@@ -297,12 +297,7 @@ def test_one_compiled_function_evaluates_a_bank_of_targets(rng):
     np.testing.assert_allclose(bank[0].reference_at(5.0).q_IR, bank[0].q_IR, atol=0)
 
 
-def test_compiled_frames_match_attsim_environment_frames(rng):
-    jd = 2460000.5 + rng.uniform(0, 1000, size=5)
-    for j in jd:
-        v = rng.normal(size=3) * 7e6
-        np.testing.assert_allclose(guidance_kernels.ecef_to_eci_tuple(tuple(v), float(frames.gmst_rad(j))),
-                                   frames.ecef_to_eci(v, j), rtol=0, atol=1e-8)
+def test_geodetic_round_trip():
     lat, lon, h = np.radians([-89.0, -30.0, 0.0, 45.0, 90.0]), np.radians([0.0, 100.0, -170.0, 20.0, 5.0]), \
         np.array([0.0, 500.0, -100.0, 1e6, 3e3])
     back = frames.ecef_to_geodetic(frames.geodetic_to_ecef(lat, lon, h))
