@@ -170,8 +170,6 @@ def sample_gyro(pw, t, s):
     elapsed time: its noise spans one nominal period, and the bias has not walked."""
     world = deref(pw)
     sensors = world.sensors
-    if sensors.t_last_s[s] == t:  # several readers at one instant share its sample
-        return 0
     p, r, out = sensors.parameters[s], sensors.realism[s], sensors.output[s]
     _, w = _state(pw)
     first = math.isnan(sensors.t_last_s[s])
@@ -190,7 +188,6 @@ def sample_gyro(pw, t, s):
                                    (k_[0], k_[1], k_[2]), (extra[0], extra[1], extra[2]))
         sensors.bias[s, 0], sensors.bias[s, 1], sensors.bias[s, 2] = b_new
         _output(out, w, m, 3, dropout, stuck, False)
-    sensors.t_last_s[s] = t
     return 0
 
 
@@ -198,8 +195,6 @@ def sample_magnetometer(pw, t, s):
     """Magnetometer ``s``'s sample at ``t``: the field of the environment table in body axes, measured."""
     world = deref(pw)
     sensors = world.sensors
-    if sensors.t_last_s[s] == t:
-        return 0
     p, r, out = sensors.parameters[s], sensors.realism[s], sensors.output[s]
     q, _ = _state(pw)
     env = world.environment
@@ -217,7 +212,6 @@ def sample_magnetometer(pw, t, s):
         m = magnetometer_sample(b_B, bias, noise, (d[0], d[1], d[2]), quantization, q_true, q_nom,
                                 (k_[0], k_[1], k_[2]), (extra[0], extra[1], extra[2]))
     _output(out, b_B, m, 3, dropout, stuck, False)
-    sensors.t_last_s[s] = t
     return 0
 
 
@@ -225,8 +219,6 @@ def sample_sun_sensor(pw, t, s):
     """Sun sensor ``s``'s sample at ``t``: six detectors' signals; dark in eclipse (no draws used then)."""
     world = deref(pw)
     sensors = world.sensors
-    if sensors.t_last_s[s] == t:
-        return 0
     p, r, out = sensors.parameters[s], sensors.realism[s], sensors.output[s]
     q, _ = _state(pw)
     env = world.environment
@@ -252,7 +244,6 @@ def sample_sun_sensor(pw, t, s):
     else:
         m = signals
     _output(out, truth, m, 6, dropout, stuck, False)
-    sensors.t_last_s[s] = t
     return 0
 
 
@@ -260,8 +251,6 @@ def sample_star_tracker(pw, t, s):
     """Star tracker ``s``'s sample at ``t``: the attitude measured, blinded inside its exclusion cones."""
     world = deref(pw)
     sensors = world.sensors
-    if sensors.t_last_s[s] == t:
-        return 0
     p, r, out = sensors.parameters[s], sensors.realism[s], sensors.output[s]
     q, _ = _state(pw)
     env = world.environment
@@ -282,7 +271,6 @@ def sample_star_tracker(pw, t, s):
         blinded = star_tracker_blinded(q, q_true, lerp3(env.env_v, k, f, SUN), lerp1(env.env_v, k, f, P_SRP) > 0.0,
                                        lerp3(env.env_v, k, f, R), sun_cone, earth_cone)
     _output(out, q, m, 4, dropout, stuck, blinded)
-    sensors.t_last_s[s] = t
     return 0
 
 
@@ -291,8 +279,6 @@ def sample_horizon(pw, t, s):
     tabulated orbit in body axes, measured."""
     world = deref(pw)
     sensors = world.sensors
-    if sensors.t_last_s[s] == t:
-        return 0
     p, r, out = sensors.parameters[s], sensors.realism[s], sensors.output[s]
     q, _ = _state(pw)
     env = world.environment
@@ -306,15 +292,19 @@ def sample_horizon(pw, t, s):
         m = horizon_sample(n_B, p[HORIZON_NOISE], (d[0], d[1], d[2]), q_true, q_nom,
                            (extra[0], extra[1], extra[2]))
     _output(out, n_B, m, 3, dropout, stuck, False)
-    sensors.t_last_s[s] = t
     return 0
 
 
 @njit(**_JIT)
 def sample(samplers, pw, t, s):
-    """Take sensor ``s``'s sample at ``t`` with its unit (``samplers``: the run's samplers' addresses)."""
-    world = deref(pw)
-    return as_function(samplers[world.sensors.sampler[s]], 0, pw, t, s)(pw, t, s)
+    """Take sensor ``s``'s sample at ``t`` with its unit (``samplers``: the run's samplers' addresses), once: the
+    readers at one instant share its sample. The unit sees the time of the previous sample in ``t_last_s``."""
+    sensors = deref(pw).sensors
+    if sensors.t_last_s[s] == t:
+        return 0
+    status = as_function(samplers[sensors.sampler[s]], 0, pw, t, s)(pw, t, s)
+    sensors.t_last_s[s] = t
+    return status
 
 
 def sample_free(pw, samplers, t, s):
