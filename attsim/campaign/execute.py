@@ -107,7 +107,7 @@ class _Execution:
         self.futures: dict[str, object] = {}
         self.excluded: set[str] = set()  # workers stuck in a timed-out run that could not be restarted
         self.healthy: list[str] = []  # the workers tasks may go to, while some are excluded
-        self.healthy_asked = -math.inf
+        self.healthy_asked = self.rerouted_at = -math.inf
         self.queue = None
 
     def run(self) -> None:
@@ -122,6 +122,8 @@ class _Execution:
                     self.arrived(future, results)
                 for overdue in self.clock.overdue():
                     self.time_out(overdue)
+                if self.excluded:
+                    self.reroute()
         finally:
             self.client.unsubscribe_topic(START_TOPIC)
 
@@ -220,8 +222,34 @@ class _Execution:
         """Send no more runs to ``worker``: the tasks queued on it go again, to the other workers only."""
         self.healthy_asked = -math.inf
         self.healthy_workers()
-        queued = self.on_worker(worker)
-        for key in [k for k in self.by_key if k in queued]:
+        self.resend(self.on_worker(worker))
+
+    def reroute(self) -> None:
+        """Send again the tasks the scheduler has put on an excluded worker since it was excluded, at most every
+        HEALTHY_WALL_S. A stuck worker that could not be restarted stays connected, and a task sent before it was
+        excluded (without restrictions) may be assigned to it later: it would wait behind the stuck run for ever,
+        and the campaign with it. And a task restricted to the healthy workers of the moment waits for ever when one
+        of them is restarted (another timeout) or leaves: it is sent again to the workers there are now. (Both seen
+        under load: a campaign waiting half an hour with its tasks 'no-worker' on the scheduler.)"""
+        if time.monotonic() - self.rerouted_at < HEALTHY_WALL_S:
+            return
+        self.rerouted_at = time.monotonic()
+        before = set(self.healthy)
+        self.healthy_asked = -math.inf
+        healthy = set(self.healthy_workers())
+        try:
+            processing = self.client.processing()
+        except Exception:  # noqa: BLE001 - a scheduler removing a worker has answered with an AssertionError: the
+            return  # next round asks again (this is a safety net; the runs in flight are not affected)
+        keys = {str(k) for worker in self.excluded for k in processing.get(worker, ())}
+        if healthy != before:  # a healthy worker left or was restarted (a new address): the tasks restricted to the
+            placed = {str(k) for worker in healthy for k in processing.get(worker, ())}  # old set wait for ever
+            keys |= {k for k in self.by_key if k not in placed}
+        self.resend(keys)
+
+    def resend(self, keys: set[str]) -> None:
+        """Cancel the tasks ``keys`` of this campaign and send their runs again, to the healthy workers only."""
+        for key in [k for k in self.by_key if k in keys]:
             batch = self.by_key.pop(key)
             self.futures.pop(key).cancel(reason="attsim: its worker is stuck")
             self.clock.forget(key)
