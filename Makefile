@@ -21,7 +21,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/attsim compile --jobs $$(nproc 2>/dev/null || echo 2)  # every compiled unit once, in parallel: the suite then loads them
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $$(nproc 2>/dev/null || echo 2) --dist loadfile  # one worker per core, a file per worker
 
 # Benchmarks: the peer (Basilisk, package `bsk`) is optional; when it cannot be
 # installed the scripts still run and say that the peer was skipped.

@@ -277,8 +277,9 @@ class Browser:
             tbt_ms / 1e3,
         )
 
-    def screenshot(self, path: Path) -> Path:
-        """The whole page as a PNG, stitched from window-sized captures scrolled down the page.
+    def screenshot(self, path: Path, full_page: bool = True) -> Path:
+        """The whole page as a PNG, stitched from window-sized captures scrolled down the page (with
+        ``full_page=False``, its first screen only: one capture instead of one per screen).
 
         Chromium's own beyond-the-window capture composites stale layers on a long page of plots (plots drawn
         over their neighbours in the image, though not on the page); scrolling shows what a reader sees.
@@ -290,6 +291,8 @@ class Browser:
         width, window, height = self.evaluate(
             "[window.innerWidth, window.innerHeight, document.documentElement.scrollHeight]"
         )
+        if not full_page:
+            height = min(height, window)
         sheet = Image.new("RGB", (width, height), "white")
         y = 0
         while y < height:

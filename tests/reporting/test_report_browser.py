@@ -3,8 +3,8 @@
 For a controlled wheel mission, a magnetic detumbling with an orbit, a torque-free case and the estimator mission:
 every expected section is there, every plot is drawn (SVG traces, or a WebGL canvas for 3D), no console error, no
 legend over an axis title or the mode bar and nothing off the page at 1280 and 390 px. Load times are printed;
-screenshots are kept in reports/test-artifacts/. The escaping of user text is checked in a page full of HTML and
-script: nothing in it runs.
+screenshots of the first screen are kept in reports/test-artifacts/. The escaping of user text is checked in a page
+full of HTML and script: nothing in it runs.
 """
 
 import importlib.util
@@ -56,7 +56,8 @@ def _check_page(browser, page, expected, name):
         result = browser.load(page, width_px=width)
         print(f"{name} at {width} px: interactive {result.interactive_s:.2f} s, all plots {result.load_s:.2f} s, "
               f"{page.stat().st_size / 1e6:.2f} MB")
-        shot = browser.screenshot(ARTIFACTS / f"{name}_{width}.png")
+        # the first screen, what a reader sees first (a whole page is one capture per screen: tools/ take those)
+        shot = browser.screenshot(ARTIFACTS / f"{name}_{width}.png", full_page=False)
         assert shot.stat().st_size > 10_000
         assert result.sections == expected
         assert not result.console_errors, result.console_errors
