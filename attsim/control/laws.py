@@ -16,7 +16,8 @@ import numpy as np
 
 from .._core.validate import finite_array, non_negative_scalar, one_of, positive_scalar, sequence, vector3
 from ..actuators.devices import Magnetorquer, ReactionWheel
-from .allocation import allocate, allocation_matrix, null_space_projector, null_space_torque, unloading_dipole
+from .allocation import (ALLOCATIONS, allocate, allocate_unscaled, allocation_matrix, control_axes_allocation,
+                         control_axes_matrix, null_space_projector, null_space_torque, unloading_dipole)
 from ..engine.component import Component
 from .base import Controller, distinct
 from .kernels import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
@@ -148,6 +149,14 @@ class QuaternionPD(Controller):
     ``dipole_compensation_Am2`` is subtracted from every command (the
     calibrated residual dipole, as :class:`MagneticPD` does).
 
+    ``allocation``: how the wheels meet their motor limits, ``"scale"``
+    (default: the whole vector scaled, the torque's direction kept) or
+    ``"clip"`` (each wheel clips its own command, as Basilisk's
+    ``rwMotorTorque`` followed by its wheels' saturation). ``control_axes``
+    (1 to 3 rows, body axes; default all three): only the torque's components
+    along them are asked of the wheels (Basilisk's ``controlAxes_B``), which
+    need then span only those axes. Both are recorded in ``meta.json``.
+
     Integral feedback (``ki`` in N m/(rad s), default 0: a pure PD): a
     constant disturbance ``τ_d`` (wheel friction, a residual dipole, gravity
     gradient at an offset attitude) leaves a PD law a standing error
@@ -167,7 +176,7 @@ class QuaternionPD(Controller):
                  magnetorquer=None, magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd",
                  attitude_source=None, rate_source=None, target=None, null_space_gain_Nm_s: float = 0.0,
                  wheel_speed_target_rad_s: float = 0.0, dipole_compensation_Am2=(0.0, 0.0, 0.0), ki: float = 0.0,
-                 integral_limit_rad_s: float | None = None):
+                 integral_limit_rad_s: float | None = None, allocation: str = "scale", control_axes=None):
         for value, field in ((kp, "kp"), (kd, "kd"), (period_s, "period_s")):
             if value is None:
                 raise InputError(field, "is required")
@@ -211,6 +220,13 @@ class QuaternionPD(Controller):
         self.compensation = vector3(dipole_compensation_Am2, "dipole_compensation_Am2")
         if wheels and np.any(self.compensation != 0.0):
             raise InputError("dipole_compensation_Am2", "applies to a magnetorquer law only (this one drives wheels)")
+        self.allocation = one_of(allocation, "allocation", ALLOCATIONS)
+        self.control_axes = None if control_axes is None else control_axes_matrix(control_axes)
+        if not wheels and (self.allocation != "scale" or self.control_axes is not None):
+            raise InputError("allocation" if self.control_axes is None else "control_axes",
+                             "applies to a wheel law only (this one drives a magnetorquer)")
+        if not wheels:
+            self.allocation = None  # nothing allocated: meta.json says nothing of it
 
     def prepare(self, mission):
         resolved = self.check_arguments(self._arguments, mission)
@@ -226,9 +242,11 @@ class QuaternionPD(Controller):
         if self._wheels:
             axes = np.array([w.axis for w in self._wheels])
             try:
-                self._allocation = allocation_matrix(axes)
+                self._allocation = allocation_matrix(axes) if self.control_axes is None else \
+                    control_axes_allocation(axes, self.control_axes)
             except InputError as exc:
-                raise InputError("wheels", "must span three axes for three-axis control", exc.detail) from None
+                raise InputError("wheels", "must span three axes for three-axis control (or the control_axes given)",
+                                 exc.detail) from None
             n = len(self._wheels)
             self._limits = np.array([w.max_torque_Nm for w in self._wheels])
             # the null space exists only for redundant arrays; a zero projector keeps one code path
@@ -261,6 +279,7 @@ class QuaternionPD(Controller):
         if self._wheels:
             # the loop's null-space step runs only where the Python path's does (a redundant array, a gain)
             p[6] = self.null_space_gain_Nm_s if self._manages_null_space else 0.0
+            p[3] = 1.0 if self.allocation == "clip" else 0.0
             rows = [build.row(wheel) for wheel in self._wheels]
             bank.wheel_scratch[c, 3, rows] = self._speed_target  # the null space's speed targets, per wheel
             for j, row in zip(rows, self._allocation):
@@ -325,7 +344,10 @@ class QuaternionPD(Controller):
                 self._speeds[j] = wheel.speed_rad_s(self._sc)
             null_space_torque(self._projector, self._speeds, self._speed_target, self.null_space_gain_Nm_s,
                               self._null)
-        allocate(self._allocation, tau, self._null, self._limits, self._motor)
+        if self.allocation == "clip":
+            allocate_unscaled(self._allocation, tau, self._null, self._motor)
+        else:
+            allocate(self._allocation, tau, self._null, self._limits, self._motor)
         return {wheel.name: float(u) for wheel, u in zip(self._wheels, self._motor)}
 
 

@@ -26,7 +26,7 @@ from ..environment.table import R, V, lerp3, table_cell
 from ..guidance.kernels import PARAMETER_LENGTH, error_angle_deg, error_vector, rate_error
 from ..guidance.kernels import reference_now
 from ..sensors.loop import VALID_COLUMN, sample
-from .allocation import allocate, null_space_torque, unloading_dipole
+from .allocation import allocate, allocate_unscaled, null_space_torque, unloading_dipole
 from .kernels import (add_wheel_momentum, bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
                       lvlh_quaternion_tuple, mrp_feedback, orbit_rate_inertial, pd_torque, pid_torque)
 
@@ -46,7 +46,8 @@ PARAMETER_INERTIA, PARAMETER_WIDTH = 10, 19
 class ControllerBank(NamedTuple):
     """One row per controller. ``period_s``; ``clock_row`` its row of the engine's clock (whose ``active`` a mode
     switches); ``attitude_law`` 1.0 for a law with a pointing target. ``parameters``: a QPD's ki (0) and integral
-    limit (1), a B-dot's form (2: 1.0 direction, 0.0 rate), kp (4), kd (5), gain (6: B-dot, unloading; QPD: null-space
+    limit (1), a B-dot's form (2: 1.0 direction, 0.0 rate), a wheel law's allocation (3: 1.0 clip, 0.0 scale), kp
+    (4), kd (5), gain (6: B-dot, unloading; QPD: null-space
     gain), dipole compensation (7-9: magnetic PD, QPD on magnetorquers); an MRPFeedback's Ki (0), integral limit (1),
     K (4), P (5), null-space gain (6), known torque (7-9) and inertia (``PARAMETER_INERTIA``, 9). ``memory``: a
     B-dot's previous field sample (0-2) and whether there is one (3); a QPD's integrated attitude error (0-2, rad s);
@@ -140,7 +141,8 @@ def _law_rate(pw, c):
 
 @njit(**_JIT)
 def _command_wheels(pw, c, tau, t):
-    """A QPD's wheel torques: null-space part, minimum-norm allocation scaled to the limits (attsim.allocation)."""
+    """A QPD's wheel torques: null-space part, minimum-norm allocation scaled to the limits or left for each wheel
+    to clip (attsim.allocation)."""
     world = deref(pw)
     controllers, wheels = world.controllers, world.actuators.wheels
     n = wheels.axis.shape[0]
@@ -152,7 +154,10 @@ def _command_wheels(pw, c, tau, t):
         for j in range(n):  # targets: filled per wheel when the banks were built
             speeds[j] = wheel_speed(wheels, j, wheels.h_Nms[j], w)
         null_space_torque(controllers.null_projector[c], speeds, targets, p[6], null)
-    allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
+    if p[3] != 0.0:  # per-wheel clipping: each wheel clips its own command
+        allocate_unscaled(controllers.allocation[c], tau, null, motor)
+    else:
+        allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
     for i in range(controllers.wheel_order.shape[1]):  # in the controller's order, as the Python path logs them
         j = controllers.wheel_order[c, i]
         if j >= 0:
