@@ -174,6 +174,7 @@ class Signatures(NamedTuple):
 
 
 _SIGNATURES: dict = {}
+_LAST: list = [None, None]  # the World asked about last and its signatures
 
 
 def _layout_key(value):
@@ -191,10 +192,13 @@ def world_signatures(world: World) -> Signatures:
     """The signatures of every unit of a run of ``world`` (the same for every mission: see the module). Typing a
     World costs tens of milliseconds and a run asks several times: the signatures are kept per layout key (what
     the type depends on), which costs a few hundred microseconds to make."""
+    if _LAST[0] is world:  # a run asks for its World's several times: the key is walked once
+        return _LAST[1]
     key = _layout_key(world)
     if key not in _SIGNATURES:
         _SIGNATURES[key] = _signatures(world)
-    return _SIGNATURES[key]
+    _LAST[:] = [world, _SIGNATURES[key]]  # held until the next World is asked about (by identity: ids are reused)
+    return _LAST[1]
 
 
 def _signatures(world: World) -> Signatures:
