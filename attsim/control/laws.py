@@ -59,8 +59,9 @@ class BDot(Controller):
     """
 
     def __init__(self, magnetometer, magnetorquer, gain: float | None, period_s: float, form: str = "rate",
-                 name: str = "bdot"):
-        super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
+                 name: str = "bdot", command_delay_s: float = 0.0):
+        super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer],
+                         command_delay_s=command_delay_s)
         self._arguments = [("magnetometer", magnetometer, MAGNETOMETER), ("magnetorquer", magnetorquer, MAGNETORQUER)]
         self.check_arguments(self._arguments)
         one_of(form, "form", ("rate", "direction"))
@@ -382,13 +383,13 @@ class MagneticPD(Controller):
 
     def __init__(self, magnetometer, magnetorquer, kp: float, kd: float, period_s: float, attitude_sensor=None,
                  rate_sensor=None, dipole_compensation_Am2=(0.0, 0.0, 0.0), name: str = "mpd", attitude_source=None,
-                 rate_source=None):
+                 rate_source=None, command_delay_s: float = 0.0):
         attitude_sensor = _source(attitude_source, attitude_sensor, "attitude_source")
         rate_sensor = _source(rate_source, rate_sensor, "rate_source")
         self._knowledge = {"attitude": attitude_sensor, "rate": rate_sensor}  # as given: None, TRUTH or a source
         attitude_sensor, rate_sensor = _unless_truth(attitude_sensor), _unless_truth(rate_sensor)
         sensors = [s for s in (magnetometer, attitude_sensor, rate_sensor) if s is not None and not _is_estimator(s)]
-        super().__init__(name, period_s, sensors=sensors, actuators=[magnetorquer])
+        super().__init__(name, period_s, sensors=sensors, actuators=[magnetorquer], command_delay_s=command_delay_s)
         self._arguments = [("magnetometer", magnetometer, MAGNETOMETER), ("magnetorquer", magnetorquer, MAGNETORQUER),
                            ("attitude_source", attitude_sensor, ATTITUDE_SOURCE),
                            ("rate_source", rate_sensor, RATE_SOURCE)]
@@ -464,8 +465,10 @@ class MomentumUnloading(Controller):
     held law diverges wherever the magnetorquers do not saturate).
     """
 
-    def __init__(self, magnetometer, magnetorquer, gain_per_s: float, period_s: float, name: str = "unload"):
-        super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
+    def __init__(self, magnetometer, magnetorquer, gain_per_s: float, period_s: float, name: str = "unload",
+                 command_delay_s: float = 0.0):
+        super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer],
+                         command_delay_s=command_delay_s)
         self._arguments = [("magnetometer", magnetometer, MAGNETOMETER), ("magnetorquer", magnetorquer, MAGNETORQUER)]
         self.check_arguments(self._arguments)
         self.gain_per_s = positive_scalar(gain_per_s, "gain_per_s")

@@ -34,7 +34,9 @@ def _clocked(out, delay_s):
 
 @pytest.mark.parametrize("delay_s", [0.3, 0.5, 1.2])
 def test_commands_act_their_delay_after_the_cycle_on_both_paths(tmp_path, delay_s):
-    python, compiled = both_ways(tmp_path, lambda out: _clocked(out, delay_s))
+    # the loop's interpreted backend (its compiled form: tests/paths, body_torques_and_delayed_commands)
+    python = _clocked(tmp_path / "python", delay_s).run(compiled=False)
+    compiled = _clocked(tmp_path / "loop", delay_s).run(compiled=True, backend="interpreted")
     assert_same_run(python, compiled)
     held = compiled.df["body_torque_tau_x"]
     decided = [0.0, 0.5, 1.5, 2.0, 3.0]  # the cycles at 1.0 and 2.5 hold (NaN)
@@ -85,3 +87,18 @@ def test_one_control_period_of_delay_is_basilisks_task_order():
         worst[delay_s] = np.degrees(rotations.quat_angle_between(df[["qw", "qx", "qy", "qz"]].to_numpy(),
                                                                  basilisk["q_wxyz"])).max()
     assert worst[0.1] < 1e-9 < 1e-3 < worst[0.0], worst
+
+
+def test_a_delayed_magnetic_law_runs_alike_both_ways(tmp_path):
+    def build(out):
+        m = attsim.Mission("bdot", J_DIAG * 1e-3, (0.05, -0.1, 0.08), duration=8.0, max_step=0.1, telemetry_dt=0.5,
+                           field=lambda t: 3e-5 * np.array([np.cos(2e-3 * t), 0.0, np.sin(2e-3 * t)]), out_dir=out)
+        mag = m.add(attsim.Magnetometer(rate_hz=2.0))
+        mtq = m.add(attsim.Magnetorquer(dipole_max_Am2=0.05))
+        m.add(attsim.BDot(mag, mtq, gain=5e4, period_s=1.0, command_delay_s=0.4))
+        return m
+
+    python, compiled = both_ways(tmp_path, build)
+    assert_same_run(python, compiled)
+    dipole = compiled.df["mtq_m_x"]
+    assert dipole.loc[1.0] == 0.0 and dipole.loc[1.5] != 0.0  # decided at 1 s (the first difference), acts at 1.4 s
