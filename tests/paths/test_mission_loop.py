@@ -189,13 +189,6 @@ def mrp_feedback_slew(out):
     return m
 
 
-@numba.njit
-def rate_damping_torque(t_s, readings, parameters, memory, commands):
-    """A user's law on a body torque: ``-k ω`` from the gyro."""
-    for a in range(3):
-        commands[a] = -parameters[0] * readings[0, a]
-
-
 def body_torques_and_delayed_commands(out):
     """Ideal body torques (attsim.BodyTorque) driven by a QuaternionPD, an MRPFeedback and a user's law, and
     wheels by a clipping MRPFeedback, with command delays below, at and above one control period."""
@@ -208,8 +201,10 @@ def body_torques_and_delayed_commands(out):
                               attitude_source=attsim.TRUTH, command_delay_s=0.3))
     m.add(attsim.MRPFeedback(4e-3, 2e-2, 0.5, body_torque=torques[1], target_q=q_ref, attitude_source=attsim.TRUTH,
                              rate_source=attsim.TRUTH, command_delay_s=0.5, name="mrp_bt"))
-    m.add(attsim.NumbaController(rate_damping_torque, 0.25, sensors=[gyro], body_torque=torques[2], parameters=[1e-2],
-                                 command_delay_s=0.6, name="damper"))
+    tracker = m.add(attsim.StarTracker(rate_hz=4.0, noise_arcsec=10.0))
+    # user_pd (below; its unit compiled once for the suite) on a body torque: its "motor torque" sign turned
+    m.add(attsim.NumbaController(user_pd, 0.25, sensors=[tracker, gyro], body_torque=torques[2],
+                                 parameters=(-1e-3, -1e-2), command_delay_s=0.6, name="damper"))
     wheels = _wheels(m, max_torque_Nm=5e-4)
     m.add(attsim.MRPFeedback(2e-2, 6e-2, 0.2, wheels, target_q=q_ref, attitude_source=attsim.TRUTH,
                              rate_source=attsim.TRUTH, allocation="clip", command_delay_s=0.2))
