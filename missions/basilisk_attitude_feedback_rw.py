@@ -66,11 +66,11 @@ def q0_from_mrp(sigma) -> np.ndarray:
     return np.concatenate([[1.0 - s2], 2.0 * s]) / (1.0 + s2)
 
 
-def build(out_dir=None, telemetry_dt_s: float = TELEMETRY_DT_S) -> attsim.Mission:
+def build(out_dir=None) -> attsim.Mission:
     inertia = I_HUB_KG_M2 - sum(HR16_JS_KG_M2 * np.outer(a, a) for a in WHEEL_AXES)
     mission = attsim.Mission(
         "basilisk_attitude_feedback_rw", inertia, omega0=OMEGA0_RAD_S, q0=q0_from_mrp(SIGMA0_BN),
-        duration=DURATION_S, method="rk4", max_step=DT_S, telemetry_dt=telemetry_dt_s, seed=0, out_dir=out_dir,
+        duration=DURATION_S, method="rk4", max_step=DT_S, telemetry_dt=TELEMETRY_DT_S, seed=0, out_dir=out_dir,
         description="Basilisk's scenarioAttitudeFeedbackRW: MRP feedback to three HR16 wheels, clipped per wheel",
     )
     wheels = [mission.add(attsim.ReactionWheel(f"rw{k + 1}", axis, HR16_JS_KG_M2, HR16_MAX_TORQUE_NM,

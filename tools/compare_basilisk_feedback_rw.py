@@ -45,9 +45,16 @@ SPEED_TARGET = 20.0
 WHEELS = ("rw1", "rw2", "rw3")
 
 
+def build_attsim(telemetry_dt_s: float):
+    """The attsim mission logging every ``telemetry_dt_s``."""
+    built = mission.build()
+    built.telemetry_dt_s = telemetry_dt_s
+    return built
+
+
 def run_attsim(telemetry_dt_s: float, backend: str = "compiled"):
     """The attsim mission's telemetry (in memory) logging every ``telemetry_dt_s``."""
-    return mission.build(telemetry_dt_s=telemetry_dt_s).run(in_memory=True, backend=backend)
+    return build_attsim(telemetry_dt_s).run(in_memory=True, backend=backend)
 
 
 def _stats(difference) -> tuple[float, float]:
@@ -84,7 +91,7 @@ def speed_ratio(repeats: int) -> tuple[float, float, float]:
     basilisk, attsim = [], []
     for _ in range(repeats):
         basilisk.append(peer.timed_run()[0])
-        built = mission.build(telemetry_dt_s=peer.EXAMPLE_RECORD_S)
+        built = build_attsim(peer.EXAMPLE_RECORD_S)
         start = time.perf_counter()
         built.run(in_memory=True, backend="compiled")
         attsim.append(time.perf_counter() - start)
