@@ -49,6 +49,7 @@ _LAZY = {
     "Thruster": "attsim.actuators.devices",
     "Magnetorquer": "attsim.actuators.devices",
     "ReactionWheel": "attsim.actuators.devices",
+    "BodyTorque": "attsim.actuators.devices",
     "Gyro": "attsim.sensors.devices",
     "Magnetometer": "attsim.sensors.devices",
     "SunSensor": "attsim.sensors.devices",

@@ -21,6 +21,7 @@ interpreted mission are one code.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 import warnings
@@ -125,7 +126,9 @@ _FROM_ADDRESS: dict = {}
 def from_address(pointer_type):
     """An intrinsic ``f(address) -> pointer_type``: the pinned copy (:func:`pin`) at ``address`` as a pointer the
     units take (made once per pointer type)."""
-    if pointer_type not in _FROM_ADDRESS:
+    # keyed by identity (the type is kept alive beside it, so its id is not reused): hashing a World's type walks
+    # all of it, and numba interns types, so an equal type is this very object
+    if id(pointer_type) not in _FROM_ADDRESS:
         @intrinsic
         def pointer_at(typingctx, address):
             def codegen(context, builder, signature, args):
@@ -133,8 +136,8 @@ def from_address(pointer_type):
 
             return pointer_type(address), codegen
 
-        _FROM_ADDRESS[pointer_type] = pointer_at
-    return _FROM_ADDRESS[pointer_type]
+        _FROM_ADDRESS[id(pointer_type)] = (pointer_type, pointer_at)
+    return _FROM_ADDRESS[id(pointer_type)][1]
 
 
 def jit_address(dispatcher, signature) -> int:
@@ -142,7 +145,21 @@ def jit_address(dispatcher, signature) -> int:
     convention, so exceptions inside it reach the caller). The dispatcher must stay alive while it is used."""
     from numba.experimental.function_type import _get_jit_address
 
-    return _get_jit_address(dispatcher, signature)
+    key = (id(dispatcher), _signature_key(signature))
+    if key not in _ADDRESSES:
+        _ADDRESSES[key] = (dispatcher, signature, _get_jit_address(dispatcher, signature))
+    return _ADDRESSES[key][2]
+
+
+# what this process has made ready, by identity: numba interns types, so a signature's types are the same objects
+# whenever they are equal (each entry keeps its signature and dispatcher alive, so no id is reused). Looking a
+# World's signature up in numba's own tables hashes the whole World type each time: tens of milliseconds a run.
+_ADDRESSES: dict[tuple, tuple] = {}
+_READY: dict[tuple, tuple] = {}
+
+
+def _signature_key(signature) -> tuple:
+    return (id(signature.return_type), tuple(id(a) for a in signature.args))
 
 
 class CompileRecord(NamedTuple):
@@ -183,6 +200,7 @@ class Unit(NamedTuple):
         return f"{self.name}_{hashlib.sha256('|'.join(parts).encode()).hexdigest()[:12]}"
 
 
+@functools.cache
 def _inside(source: str) -> bool:
     from .jit import PACKAGE_DIR
     from pathlib import Path
@@ -207,7 +225,7 @@ def _dispatcher(unit: Unit, options: dict):
 def unit_is_cached(unit: Unit, signature, **options) -> bool:
     """True when ``unit`` for ``signature`` is on disk (or already in this process): using it compiles nothing."""
     dispatcher = _dispatcher(unit, options)
-    if signature.args in dispatcher.overloads:
+    if (id(dispatcher), _signature_key(signature)) in _READY or signature.args in dispatcher.overloads:
         return True
     cache = dispatcher._cache  # numba's own index of the function's cache file (what load_overload reads)
     if cache is None or not hasattr(cache, "_cache_file"):
@@ -220,6 +238,9 @@ def unit_is_cached(unit: Unit, signature, **options) -> bool:
 def compile_unit(unit: Unit, signature, **options):
     """``unit`` compiled (or loaded from the disk cache) for exactly ``signature``; records what it cost."""
     dispatcher = _dispatcher(unit, options)
+    ready = (id(dispatcher), _signature_key(signature))
+    if ready in _READY:
+        return dispatcher
     if signature.args not in dispatcher.overloads:
         start = time.perf_counter()
         misses = sum(dispatcher.stats.cache_misses.values())
@@ -229,4 +250,5 @@ def compile_unit(unit: Unit, signature, **options):
         # one signature per unit: fixed, so numba hands the unit to its callers as a pointer (a first-class
         # function) rather than as code to compile into them
         dispatcher.disable_compile()
+    _READY[ready] = (dispatcher, signature)
     return dispatcher

@@ -23,7 +23,7 @@ from ..plausibility import check_wheel
 from .loop import PART
 from ..telemetry.schema import WHEEL_FRICTION_SUFFIXES, WHEEL_JITTER_SUFFIXES, WHEEL_SUFFIXES
 
-__all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel"]
+__all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel", "BodyTorque"]
 
 
 class _Saturation:
@@ -164,9 +164,9 @@ class CommandSchedule(Component):
     loop_part, loop_role = PART, "playback"  # the compiled mission (attsim.actuators.loop)
 
     def loop_ready(self, mission) -> bool:
-        """Playback to a wheel or a set of magnetorquers runs compiled (to a thruster it does not)."""
+        """Playback to a wheel, a set of magnetorquers or a body torque runs compiled (to a thruster it does not)."""
         target = next((c for c in mission.components if c.name == self.actuator_name), None)
-        return getattr(target, "loop_role", None) in ("wheel", "magnetorquer")
+        return getattr(target, "loop_role", None) in ("wheel", "magnetorquer", "body_torque")
 
     def __init__(self, actuator: str, commands: Sequence, name: str | None = None):
         self.actuator_name = actuator
@@ -279,6 +279,53 @@ class Thruster(Component):
 
     def values(self, sc):
         return [1.0 if self.on else 0.0]
+
+
+class BodyTorque(Component):
+    """An ideal body-torque actuator: the torque commanded acts on the body as given (Basilisk's ``extForceTorque``).
+
+    Commanded by a controller (:class:`~attsim.QuaternionPD`,
+    :class:`~attsim.MRPFeedback`, a :class:`~attsim.NumbaController` with
+    ``body_torque=``) or a :class:`CommandSchedule` with a torque (N m, body
+    axes), held until the next command; no limit, no dynamics. For a torque
+    known in advance, :class:`TorqueSchedule` says it without a controller.
+
+    Parameters
+    ----------
+    name : str
+        Telemetry columns ``<name>_tau_x/y/z`` (the torque held, N m).
+    """
+
+    loop_part, loop_role = PART, "body_torque"  # the compiled mission (attsim.actuators.loop)
+
+    def loop_ready(self, mission) -> bool:
+        return True
+
+    def __init__(self, name: str = "body_torque"):
+        if not isinstance(name, str) or not name:
+            raise InputError("name", "must be a non-empty str", f"got {name!r}")
+        self.name = name
+        self.torque_Nm = (0.0, 0.0, 0.0)
+
+    def start(self, sc):
+        self.torque_Nm = (0.0, 0.0, 0.0)
+
+    def check_command(self, torque_Nm, field: str) -> np.ndarray:
+        """A torque (N m, body axes): a finite 3-vector."""
+        return finite_array(torque_Nm, field, (3,))
+
+    def command(self, sc, torque_Nm) -> None:
+        tau = _finite_triple(torque_Nm)
+        if tau is None:  # not three finite floats: the generic check says what is wrong
+            tau = tuple(float(v) for v in self.check_command(torque_Nm, f"{self.name}.command"))
+        self.torque_Nm = tau
+        sc.set_external_torque(self.name, tau)
+
+    def columns(self):
+        return [f"{self.name}_tau_x", f"{self.name}_tau_y", f"{self.name}_tau_z"]
+
+    def values(self, sc):
+        return list(self.torque_Nm)
 
 
 class Magnetorquer(Component):

@@ -23,14 +23,15 @@ from .kernels import SATURATION_NONE, WheelBank, empty_wheel_bank, magnetorquer_
 from .wheel_dynamics import write_wheel_row
 
 __all__ = ["ActuatorBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PART", "command_wheel",
-           "command_dipole", "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK",
+           "command_dipole", "command_body_torque", "PLAYBACK_BODY_TORQUE",
+           "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK",
            "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)
 # the actuators' events: (t, kind, what, index, v0, v1, v2, v3); a saturation's what is WHAT_*, index its row
 EVENT_SATURATION, EVENT_SATURATION_END, EVENT_COMMAND, EVENT_PLAYBACK = 20, 21, 22, 23
 WHAT_TORQUE, WHAT_SPEED, WHAT_DIPOLE = 0, 1, 2
-PLAYBACK_WHEEL, PLAYBACK_MAGNETORQUER = 0, 1
+PLAYBACK_WHEEL, PLAYBACK_MAGNETORQUER, PLAYBACK_BODY_TORQUE = 0, 1, 2
 # held inputs of the plant (attsim.engine.world.HELD_*), as the hold unit writes them
 _T0, _TAU_EXT, _DIPOLE, _TAU_W, _H_W = 0, 1, 4, 7, 10
 
@@ -69,12 +70,14 @@ class PlaybackBank(NamedTuple):
 
 
 class ActuatorBank(NamedTuple):
-    """The actuators of a compiled run, by kind."""
+    """The actuators of a compiled run, by kind; ``body_torque_Nm`` one row per :class:`~attsim.BodyTorque`, the
+    torque it holds (N m, body axes)."""
 
     wheels: WheelBank
     magnetorquers: MagnetorquerBank
     schedules: ScheduleBank
     playback: PlaybackBank
+    body_torque_Nm: np.ndarray
 
 
 @njit(**_JIT)
@@ -105,6 +108,14 @@ def command_dipole(pw, i, m, t):
     magnetorquers.dipole_Am2[i, 0], magnetorquers.dipole_Am2[i, 1], magnetorquers.dipole_Am2[i, 2] = applied
 
 
+@njit(**_JIT)
+def command_body_torque(pw, i, tau, t):
+    """Hold the torque ``tau`` (N m, body axes) on body-torque actuator ``i`` (ideal: no limit)."""
+    world = deref(pw)
+    row = world.actuators.body_torque_Nm[i]
+    row[0], row[1], row[2] = tau[0], tau[1], tau[2]
+
+
 def hold(pw, t):
     """The plant's held inputs from ``t``: the schedules' torques, the dipoles, the wheels' torque and momentum."""
     world = deref(pw)
@@ -115,6 +126,10 @@ def hold(pw, t):
         ext_x += a.schedules.current_Nm[k, 0]
         ext_y += a.schedules.current_Nm[k, 1]
         ext_z += a.schedules.current_Nm[k, 2]
+    for i in range(a.body_torque_Nm.shape[0]):
+        ext_x += a.body_torque_Nm[i, 0]
+        ext_y += a.body_torque_Nm[i, 1]
+        ext_z += a.body_torque_Nm[i, 2]
     mx = my = mz = 0.0
     for i in range(a.magnetorquers.scale.shape[0]):
         mx += a.magnetorquers.dipole_Am2[i, 0]
@@ -151,6 +166,8 @@ def play_command(pw, samplers, t, k):
     world.buffers.events[world.buffers.counts[1] - 1, 7] = j  # which command, for the event log's own copy of it
     if playback.target[k] == PLAYBACK_WHEEL:
         command_wheel(pw, playback.index[k], v[0], t)
+    elif playback.target[k] == PLAYBACK_BODY_TORQUE:
+        command_body_torque(pw, playback.index[k], (v[0], v[1], v[2]), t)
     else:
         command_dipole(pw, playback.index[k], (v[0], v[1], v[2]), t)
     playback.next_k[k] = j + 1
@@ -175,6 +192,15 @@ def write_magnetorquer(pw, t, i, col):
     return col + 3
 
 
+def write_body_torque(pw, t, i, col):
+    """Body-torque actuator ``i``'s held torque into the row being written; returns the next column."""
+    world = deref(pw)
+    row = world.buffers.rows[world.buffers.counts[0]]
+    for a in range(3):
+        row[col + a] = world.actuators.body_torque_Nm[i, a]
+    return col + 3
+
+
 def write_wheel(pw, t, j, col):
     """Wheel ``j``'s columns (:func:`~attsim.actuators.wheel_dynamics.write_wheel_row`) into the row being
     written; returns the next column."""
@@ -187,7 +213,8 @@ HOLD = Unit(hold, "hold", {})
 SWITCH_SCHEDULE = Unit(switch_schedule, "switch_schedule", {})
 PLAY_COMMAND = Unit(play_command, "play_command", {})
 WRITERS = {"wheel": Unit(write_wheel, "write_wheel", {}), "magnetorquer": Unit(write_magnetorquer,
-           "write_magnetorquer", {}), "schedule": Unit(write_schedule, "write_schedule", {})}
+           "write_magnetorquer", {}), "schedule": Unit(write_schedule, "write_schedule", {}),
+           "body_torque": Unit(write_body_torque, "write_body_torque", {})}
 
 
 def _schedule_bank(schedules, duration_s: float) -> ScheduleBank:
@@ -209,9 +236,10 @@ def _playback_bank(playbacks, build, duration_s: float) -> PlaybackBank:
     width = max([len(d) for d in due] + [1])
     times, values = np.full((n, width), np.inf), np.zeros((n, width, 3))
     target, index = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    kinds = {"wheel": PLAYBACK_WHEEL, "magnetorquer": PLAYBACK_MAGNETORQUER, "body_torque": PLAYBACK_BODY_TORQUE}
     for k, playback in enumerate(playbacks):
         on_wheel = playback.actuator.loop_role == "wheel"
-        target[k] = PLAYBACK_WHEEL if on_wheel else PLAYBACK_MAGNETORQUER
+        target[k] = kinds[playback.actuator.loop_role]
         index[k] = build.row(playback.actuator)
         for j, (t, value) in enumerate(due[k]):
             times[k, j] = t
@@ -232,7 +260,8 @@ def _most_at_once(commands) -> int:
 class ActuatorPart:
     """The actuators in the compiled mission (the protocol: :class:`attsim.engine.component.LoopPart`).
 
-    Each actuator class names its bank in ``loop_role``: "wheel", "magnetorquer", "schedule" or "playback".
+    Each actuator class names its bank in ``loop_role``: "wheel", "magnetorquer", "schedule", "playback" or
+    "body_torque".
     """
 
     slot = "actuators"
@@ -259,7 +288,7 @@ class ActuatorPart:
                                                                  np.zeros(0, dtype=np.int64),
                                                                  np.zeros(0, dtype=np.int64),
                                                                  np.zeros(0, dtype=np.int64),
-                                                                 np.zeros(0, dtype=np.int64)))
+                                                                 np.zeros(0, dtype=np.int64)), np.zeros((0, 3)))
 
     def _of(self, actuators, role):
         return [a for a in actuators if a.loop_role == role]
@@ -292,7 +321,8 @@ class ActuatorPart:
                                            np.array([1.0 if q.saturation == "scale" else 0.0 for q in magnetorquers]),
                                            np.zeros((m, 3)), np.zeros(m)),
             schedules=_schedule_bank(self._of(actuators, "schedule"), build.duration_s),
-            playback=_playback_bank(self._of(actuators, "playback"), build, build.duration_s))
+            playback=_playback_bank(self._of(actuators, "playback"), build, build.duration_s),
+            body_torque_Nm=np.zeros((len(self._of(actuators, "body_torque")), 3)))
 
     def units(self) -> list:
         """The actuators' units, each with the kind of its signature and its options."""

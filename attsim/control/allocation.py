@@ -8,9 +8,16 @@ body by ``−u_j a_j``, so the torque the array applies to the body is
 * **Allocation** (minimum-norm): ``u = −A⁺ τ`` with ``A⁺ = Aᵀ (A Aᵀ)⁻¹``
   (Markley & Crassidis 2014, sec. 7.3.2; Basilisk's ``rwMotorTorque``). It
   needs ``A`` of rank 3: the array must span three axes.
-* **Saturation-aware scaling**: when some ``|u_j|`` would exceed its motor
-  limit, the whole vector is scaled by ``s = min_j(limit_j / |u_j|)`` so the
-  body torque keeps its direction (clipping each wheel alone would turn it).
+* **Control axes** (Basilisk's ``rwMotorTorque``): with ``k`` control axes
+  ``C`` (k × 3, rows), only ``C τ`` is asked of the array:
+  ``u = −(CA)ᵀ (CA (CA)ᵀ)⁻¹ C τ``, the minimum-norm motor torques giving
+  ``C (−A u) = C τ``; ``C = I`` is the allocation above.
+* **Saturation-aware scaling** (``allocation="scale"``): when some ``|u_j|``
+  would exceed its motor limit, the whole vector is scaled by
+  ``s = min_j(limit_j / |u_j|)`` so the body torque keeps its direction.
+  **Per-wheel clipping** (``allocation="clip"``, Basilisk's ``rwMotorTorque``
+  followed by its wheels' torque saturation) leaves ``u`` as allocated and
+  each wheel clips its own command at its limit (the direction may turn).
 * **Null space** (redundant arrays, n > 3): ``N = I − A⁺A`` projects onto
   motor torques that leave the body alone (``A N = 0``). Adding
   ``u_ns = −k N (Ω − Ω*)`` drives the wheel speeds toward ``Ω*`` (e.g. away
@@ -36,8 +43,12 @@ from .._core.jit import LOOP_INLINED, njit
 from .._core.validate import finite_array
 from ..errors import InputError
 
-__all__ = ["pyramid_axes", "allocation_matrix", "null_space_projector", "allocate", "null_space_torque",
-           "unloading_dipole", "array_momentum_envelope_Nms"]
+__all__ = ["pyramid_axes", "allocation_matrix", "null_space_projector", "allocate", "allocate_unscaled",
+           "null_space_torque", "unloading_dipole", "array_momentum_envelope_Nms", "control_axes_matrix",
+           "control_axes_allocation", "ALLOCATIONS"]
+
+# how a wheel law meets its motors' limits: the whole vector scaled to them, or each wheel clipping its own
+ALLOCATIONS = ("scale", "clip")
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._core.jit: inlined, no refcounts
 
@@ -81,6 +92,37 @@ def allocation_matrix(axes) -> np.ndarray:
     return -np.linalg.pinv(_axes_matrix(axes))
 
 
+def control_axes_matrix(control_axes) -> np.ndarray:
+    """The control axes as a (k, 3) array, 1 <= k <= 3 rows, each non-zero and together of rank k."""
+    matrix = finite_array(control_axes, "control_axes")
+    if matrix.ndim == 1 and matrix.shape == (3,):
+        matrix = matrix[None, :]
+    if matrix.ndim != 2 or matrix.shape[1] != 3 or not 1 <= matrix.shape[0] <= 3:
+        raise InputError("control_axes", "must be 1 to 3 rows of 3 (the body axes the wheels control, as Basilisk's "
+                         "rwMotorTorque controlAxes_B)", f"shape {matrix.shape}")
+    if np.any(np.linalg.norm(matrix, axis=1) == 0.0):
+        raise InputError("control_axes", "must have no zero row (each row is an axis to control)")
+    if np.linalg.matrix_rank(matrix) < matrix.shape[0]:
+        raise InputError("control_axes", "must be independent rows (rank = their number)",
+                         f"rank {np.linalg.matrix_rank(matrix)} of {matrix.shape[0]} rows")
+    return matrix
+
+
+def control_axes_allocation(axes, control_axes) -> np.ndarray:
+    """``−(CA)ᵀ (CA (CA)ᵀ)⁻¹ C`` (n × 3): the minimum-norm motor torques delivering the body torque's components
+    along the control axes ``C`` (Basilisk's ``rwMotorTorque``); the array must span them."""
+    A = finite_array(axes, "axes")
+    if A.ndim != 2 or A.shape[1] != 3 or A.shape[0] < 1:
+        raise InputError("axes", "must be an (n, 3) array of spin axes, one row per wheel", f"shape {A.shape}")
+    C = control_axes_matrix(control_axes)
+    CA = C @ A.T
+    singular = np.linalg.svd(CA, compute_uv=False)
+    if singular[-1] < SPAN_TOLERANCE * max(singular[0], 1e-300):
+        raise InputError("control_axes", "must be spanned by the wheels' axes (rank of C A = number of control axes)",
+                         f"singular values of C A {np.round(singular, 9).tolist()}")
+    return -(CA.T @ np.linalg.inv(CA @ CA.T) @ C)
+
+
 def null_space_projector(axes) -> np.ndarray:
     """``N = I − A⁺A`` (n × n): motor torques in its range leave the body torque unchanged."""
     A = _axes_matrix(axes)
@@ -122,6 +164,15 @@ def allocate(allocation, tau_Nm, null_torque_Nm, limits_Nm, out_Nm):
         for j in range(n):
             out_Nm[j] *= scale
     return scale
+
+
+@njit(**_JIT)
+def allocate_unscaled(allocation, tau_Nm, null_torque_Nm, out_Nm):
+    """Motor torques ``u = −A⁺ τ + u_ns`` as allocated, into ``out_Nm``: each wheel clips its own at its limit
+    (Basilisk's ``rwMotorTorque`` followed by its wheels' torque saturation)."""
+    for j in range(allocation.shape[0]):
+        out_Nm[j] = allocation[j, 0] * tau_Nm[0] + allocation[j, 1] * tau_Nm[1] + allocation[j, 2] * tau_Nm[2] \
+            + null_torque_Nm[j]
 
 
 @njit(**_JIT)

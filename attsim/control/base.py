@@ -8,7 +8,10 @@ A controller is a :class:`Controller` subclass that implements
 1. samples the controller's sensors at the cycle time,
 2. calls ``decide(t_s, readings)`` with ``readings = {sensor name: array}``,
 3. applies the returned ``{actuator name: command}`` to the controller's
-   actuators (each command is held until the next one).
+   actuators (each command is held until the next one), at once or, with
+   ``command_delay_s``, that long after the cycle (a flight computer's
+   latency; one control period is Basilisk's task-order delay when its
+   flight software runs after the dynamics).
 
 A cycle in which a sensor gave no output (:mod:`attsim.sensors.base`: a
 blinded star tracker, a dropout) decides nothing: the actuators hold their
@@ -30,13 +33,16 @@ import numpy as np
 
 from .._core.validate import function as callable_argument
 from .._core.validate import non_negative_scalar, positive_scalar, sequence
-from ..actuators.devices import Magnetorquer, ReactionWheel
+from ..actuators.devices import BodyTorque, Magnetorquer, ReactionWheel
 from ..engine.component import Component, LazyCycle, periodic
 from ..errors import AttsimError, ControllerError, InputError
 from ..sensors.base import Sensor
 from .loop import PART
 
-__all__ = ["Controller", "FunctionController", "check_drivers", "check_kind", "distinct"]
+__all__ = ["Controller", "FunctionController", "check_drivers", "check_kind", "distinct", "MAX_DELAY_PERIODS"]
+
+# the longest command delay, in control periods (the compiled loop keeps one pending set of commands per period)
+MAX_DELAY_PERIODS = 64
 
 
 class Controller(Component):
@@ -50,6 +56,12 @@ class Controller(Component):
     sensors, actuators : sequence of components or their names
     phase_s : float
         Time of the first cycle, s.
+    command_delay_s : float
+        Commands decided at a cycle act this long after it (``>= 0``, at
+        most ``MAX_DELAY_PERIODS`` periods; default 0: at once). Until then
+        the actuators hold the earlier commands; a cycle that decided
+        nothing changes nothing when its time comes. Not for a law a
+        :class:`~attsim.modes.ModeManager` switches.
     """
 
     # the compiled mission (attsim.control.loop): the controllers' part; a law with a compiled form names its unit
@@ -57,15 +69,30 @@ class Controller(Component):
     loop_unit = None
 
     def __init__(self, name: str, period_s: float, sensors: Sequence = (), actuators: Sequence = (),
-                 phase_s: float = 0.0):
+                 phase_s: float = 0.0, command_delay_s: float = 0.0):
         self.name = name
         self.period_s = positive_scalar(period_s, "period_s")
         self.phase_s = non_negative_scalar(phase_s, "phase_s")
+        self.command_delay_s = command_delay_s
         self._sensor_refs = sequence(sensors, "sensors")
         self._actuator_refs = sequence(actuators, "actuators")
         self.cycles = 0
         self.active = True  # a ModeManager's mode may stop and restart it
         self.mode_manager = None
+
+    @property
+    def command_delay_s(self) -> float:
+        """How long after a cycle its commands act, s (0: at once)."""
+        return self._command_delay_s
+
+    @command_delay_s.setter
+    def command_delay_s(self, value) -> None:
+        delay = non_negative_scalar(value, "command_delay_s")
+        if delay > MAX_DELAY_PERIODS * self.period_s:
+            raise InputError("command_delay_s", f"must be at most {MAX_DELAY_PERIODS} control periods "
+                             f"({MAX_DELAY_PERIODS * self.period_s:g} s for period_s = {self.period_s:g} s)",
+                             f"got {value!r}")
+        self._command_delay_s = delay
 
     def decide(self, t_s: float, readings: dict) -> dict:  # pragma: no cover - abstract
         """Return ``{actuator name: command}`` for this cycle (empty: hold)."""
@@ -78,7 +105,7 @@ class Controller(Component):
         for actuator in actuators:
             if not callable(getattr(actuator, "command", None)):
                 raise InputError("actuators", f"controller {self.name!r} needs actuators it can command (a "
-                                 "ReactionWheel, Magnetorquer, Thruster)",
+                                 "ReactionWheel, Magnetorquer, BodyTorque, Thruster)",
                                  f"got {type(actuator).__name__} {actuator.name!r}")
         self.actuators = {a.name: a for a in actuators}
         if any(isinstance(a, Magnetorquer) for a in actuators):  # a user's own magnetic law too, not only ours
@@ -93,6 +120,11 @@ class Controller(Component):
         controllers = [c for c in mission.components if isinstance(c, Controller)]
         manager = next((c for c in mission.components if getattr(c, "mode_names", None) is not None), None)
         check_drivers(controllers, manager)
+        delayed = [c.name for c in controllers if c.command_delay_s > 0.0 and manager is not None
+                   and any(c is m for m in manager.managed)]
+        if delayed:  # a stopped law's pending commands would act after its mode ended
+            raise InputError("command_delay_s", "is not supported for a law a ModeManager switches",
+                             f"given for {', '.join(delayed)}")
 
     # --- the compiled mission (attsim.control.loop) ---------------------------------------------------------
 
@@ -169,13 +201,14 @@ class Controller(Component):
     def start(self, sc):
         self.cycles = 0
         self._wheel_rows = None
+        self._pending = {}  # cycle index -> the commands it decided, while they wait for their delay
 
     def stop_commands(self, sc) -> None:
         """Zero every actuator this controller drives (its mode stopped it)."""
         for actuator in self.actuators.values():
             if isinstance(actuator, ReactionWheel):
                 actuator.command(sc, 0.0)
-            elif isinstance(actuator, Magnetorquer):
+            elif isinstance(actuator, (Magnetorquer, BodyTorque)):
                 actuator.command(sc, (0.0, 0.0, 0.0))
 
     def restart(self) -> None:
@@ -213,6 +246,21 @@ class Controller(Component):
                                   "expected a dict {actuator name: command} (or None to hold)")
         if not commands:
             return
+        if self._command_delay_s > 0.0:  # kept by cycle index: applied by the delayed process (processes())
+            self._pending[round((t - self.phase_s) / self.period_s)] = commands
+        else:
+            self._apply(sc, t, commands)
+        self.cycles += 1
+
+    def _apply_delayed(self, sc) -> None:
+        """The commands of the cycle ``command_delay_s`` ago, applied now (none when it decided nothing)."""
+        t = sc.env._now
+        commands = self._pending.pop(round((t - (self.phase_s + self._command_delay_s)) / self.period_s), None)
+        if commands is not None:
+            self._apply(sc, t, commands)
+
+    def _apply(self, sc, t: float, commands: dict) -> None:
+        """Hand ``commands`` to the actuators (wheel torques together, in the commands' order)."""
         wheel_rows = getattr(self, "_wheel_rows", None)
         if wheel_rows is None:
             wheel_rows = self._find_wheel_rows()
@@ -237,7 +285,6 @@ class Controller(Component):
                                       f"{exc}") from exc
         if rows:
             sc.command_wheels(tuple(rows), tuple(torques))
-        self.cycles += 1
 
     def _find_wheel_rows(self) -> dict:
         """``{name: plant row}`` of this controller's reaction wheels (known once the run has started them)."""
@@ -245,16 +292,20 @@ class Controller(Component):
         return self._wheel_rows
 
     def processes(self, env, sc):
-        return [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.cycle(sc))]
+        cycles = [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.cycle(sc))]
+        if self._command_delay_s > 0.0:  # the compiled loop's apply_delayed: the same times, phase + delay + k period
+            cycles.insert(0, periodic(env, self.period_s, self.phase_s + self._command_delay_s, sc.mission.duration_s,
+                                      lambda: self._apply_delayed(sc)))
+        return cycles
 
 
 class FunctionController(Controller):
     """A controller from a callable ``f(t_s, readings) -> {actuator name: command}``."""
 
     def __init__(self, function: Callable, period_s: float, sensors: Sequence = (), actuators: Sequence = (),
-                 phase_s: float = 0.0, name: str = "controller"):
+                 phase_s: float = 0.0, name: str = "controller", command_delay_s: float = 0.0):
         callable_argument(function, "function")
-        super().__init__(name, period_s, sensors, actuators, phase_s)
+        super().__init__(name, period_s, sensors, actuators, phase_s, command_delay_s=command_delay_s)
         self.function = function
 
     def decide(self, t_s, readings):

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._core.validate import finite_array, non_negative_scalar, one_of, positive_scalar, sequence, vector3
-from ..actuators.devices import Magnetorquer, ReactionWheel
-from .allocation import allocate, allocation_matrix, null_space_projector, null_space_torque, unloading_dipole
+from ..actuators.devices import BodyTorque, Magnetorquer, ReactionWheel
+from .allocation import (ALLOCATIONS, allocate, allocate_unscaled, allocation_matrix, control_axes_allocation,
+                         control_axes_matrix, null_space_projector, null_space_torque, unloading_dipole)
 from ..engine.component import Component
 from .base import Controller, distinct
 from ..environment.kernels import lvlh_quaternion_tuple
@@ -42,6 +43,7 @@ ATTITUDE_SOURCE = ((StarTracker, MEKF), "an attitude source: a star tracker (att
 RATE_SOURCE = ((Gyro, MEKF), "a rate source: a gyro (attsim.Gyro) or an estimator (attsim.MEKF), or attsim.TRUTH for "
                "the true rate")
 WHEEL = (ReactionWheel, "reaction wheels (attsim.ReactionWheel): it commands motor torques")
+BODY_TORQUE = (BodyTorque, "a body-torque actuator (attsim.BodyTorque): it commands a body torque")
 
 
 class BDot(Controller):
@@ -58,8 +60,9 @@ class BDot(Controller):
     """
 
     def __init__(self, magnetometer, magnetorquer, gain: float | None, period_s: float, form: str = "rate",
-                 name: str = "bdot"):
-        super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
+                 name: str = "bdot", command_delay_s: float = 0.0):
+        super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer],
+                         command_delay_s=command_delay_s)
         self._arguments = [("magnetometer", magnetometer, MAGNETOMETER), ("magnetorquer", magnetorquer, MAGNETORQUER)]
         self.check_arguments(self._arguments)
         one_of(form, "form", ("rate", "direction"))
@@ -132,7 +135,9 @@ class QuaternionPD(Controller):
     ``attsim.TRUTH`` (:mod:`attsim.control.knowledge`). ``attitude_sensor`` and
     ``rate_sensor`` are the same arguments under their earlier names.
 
-    The torque goes to ``wheels`` or to a ``magnetorquer`` through
+    The torque goes to ``wheels``, to an ideal ``body_torque``
+    (:class:`~attsim.BodyTorque`, Basilisk's ``extForceTorque``) as it is, or
+    to a ``magnetorquer`` through
     ``m = B × τ / |B|²`` (needs ``magnetometer``; only the part of ``τ``
     normal to ``B`` can be produced). Wheels of any number and axes that
     span three axes get the minimum-norm motor torques ``u = -A⁺ τ``, scaled
@@ -148,6 +153,16 @@ class QuaternionPD(Controller):
     wheels would be body momentum, which the null space cannot hold. With a magnetorquer,
     ``dipole_compensation_Am2`` is subtracted from every command (the
     calibrated residual dipole, as :class:`MagneticPD` does).
+
+    ``allocation``: how the wheels meet their motor limits, ``"scale"``
+    (default: the whole vector scaled, the torque's direction kept) or
+    ``"clip"`` (each wheel clips its own command, as Basilisk's
+    ``rwMotorTorque`` followed by its wheels' saturation). ``control_axes``
+    (1 to 3 rows, body axes; default all three): only the torque's components
+    along them are asked of the wheels (Basilisk's ``controlAxes_B``), which
+    need then span only those axes. Both are recorded in ``meta.json``, as
+    is ``command_delay_s`` (:class:`~attsim.control.Controller`: the commands
+    act that long after the cycle that decided them).
 
     Integral feedback (``ki`` in N m/(rad s), default 0: a pure PD): a
     constant disturbance ``τ_d`` (wheel friction, a residual dipole, gravity
@@ -168,26 +183,29 @@ class QuaternionPD(Controller):
                  magnetorquer=None, magnetometer=None, attitude_sensor=None, rate_sensor=None, name: str = "qpd",
                  attitude_source=None, rate_source=None, target=None, null_space_gain_Nm_s: float = 0.0,
                  wheel_speed_target_rad_s: float = 0.0, dipole_compensation_Am2=(0.0, 0.0, 0.0), ki: float = 0.0,
-                 integral_limit_rad_s: float | None = None):
+                 integral_limit_rad_s: float | None = None, allocation: str = "scale", control_axes=None,
+                 body_torque=None, command_delay_s: float = 0.0):
         for value, field in ((kp, "kp"), (kd, "kd"), (period_s, "period_s")):
             if value is None:
                 raise InputError(field, "is required")
         attitude_source = _source(attitude_source, attitude_sensor, "attitude_source")
         rate_source = _source(rate_source, rate_sensor, "rate_source")
         wheels = sequence(wheels, "wheels")
-        if bool(wheels) == (magnetorquer is not None):
-            raise InputError("actuators", "give either wheels or a magnetorquer to QuaternionPD")
+        if bool(wheels) + (magnetorquer is not None) + (body_torque is not None) != 1:
+            raise InputError("actuators", "give QuaternionPD one of: wheels, a magnetorquer or a body_torque")
         if magnetorquer is not None and magnetometer is None:
             raise InputError("magnetometer", "is needed to map torque onto magnetorquers (m = B x tau / |B|^2)")
         distinct(wheels, "wheels", f"QuaternionPD {name!r}")
         self._knowledge = {"attitude": attitude_source, "rate": rate_source}  # as given: None, TRUTH or a source
         attitude_source, rate_source = _unless_truth(attitude_source), _unless_truth(rate_source)
         sensors = [s for s in (attitude_source, rate_source, magnetometer) if s is not None and not _is_estimator(s)]
-        actuators = list(wheels) + ([magnetorquer] if magnetorquer is not None else [])
-        super().__init__(name, period_s, sensors=sensors, actuators=actuators)
+        actuators = list(wheels) + [a for a in (magnetorquer, body_torque) if a is not None]
+        super().__init__(name, period_s, sensors=sensors, actuators=actuators, command_delay_s=command_delay_s)
         self._arguments = [("attitude_source", attitude_source, ATTITUDE_SOURCE),
                            ("rate_source", rate_source, RATE_SOURCE), ("magnetometer", magnetometer, MAGNETOMETER),
-                           ("magnetorquer", magnetorquer, MAGNETORQUER)] + [("wheels", w, WHEEL) for w in wheels]
+                           ("magnetorquer", magnetorquer, MAGNETORQUER), ("body_torque", body_torque, BODY_TORQUE)] \
+            + [("wheels", w, WHEEL) for w in wheels]
+        self._body_torque_ref = body_torque
         self.check_arguments(self._arguments)
         self.target = target_of(target_q, target, f"QuaternionPD {name!r}")
         self.target_q = getattr(self.target, "q_IR", None)  # a fixed target's attitude (None for a moving one)
@@ -212,11 +230,19 @@ class QuaternionPD(Controller):
         self.compensation = vector3(dipole_compensation_Am2, "dipole_compensation_Am2")
         if wheels and np.any(self.compensation != 0.0):
             raise InputError("dipole_compensation_Am2", "applies to a magnetorquer law only (this one drives wheels)")
+        self.allocation = one_of(allocation, "allocation", ALLOCATIONS)
+        self.control_axes = None if control_axes is None else control_axes_matrix(control_axes)
+        if not wheels and (self.allocation != "scale" or self.control_axes is not None):
+            raise InputError("allocation" if self.control_axes is None else "control_axes",
+                             "applies to a wheel law only (this one drives a magnetorquer or a body torque)")
+        if not wheels:
+            self.allocation = None  # nothing allocated: meta.json says nothing of it
 
     def prepare(self, mission):
         resolved = self.check_arguments(self._arguments, mission)
-        distinct(resolved[4:], "wheels", f"controller {self.name!r}")  # a wheel given once by name, once as itself
-        if not self._wheel_refs:
+        distinct(resolved[5:], "wheels", f"controller {self.name!r}")  # a wheel given once by name, once as itself
+        self._body_torque = None if resolved[4] is None else resolved[4].name
+        if not self._wheel_refs and self._body_torque is None:
             self.require_field(mission)
         super().prepare(mission)
         self.pointing.check(mission, f"controller {self.name!r}")
@@ -227,9 +253,11 @@ class QuaternionPD(Controller):
         if self._wheels:
             axes = np.array([w.axis for w in self._wheels])
             try:
-                self._allocation = allocation_matrix(axes)
+                self._allocation = allocation_matrix(axes) if self.control_axes is None else \
+                    control_axes_allocation(axes, self.control_axes)
             except InputError as exc:
-                raise InputError("wheels", "must span three axes for three-axis control", exc.detail) from None
+                raise InputError("wheels", "must span three axes for three-axis control (or the control_axes given)",
+                                 exc.detail) from None
             n = len(self._wheels)
             self._limits = np.array([w.max_torque_Nm for w in self._wheels])
             # the null space exists only for redundant arrays; a zero projector keeps one code path
@@ -241,7 +269,7 @@ class QuaternionPD(Controller):
             if beyond:  # never reached: the null space would push at the motors' limit for the whole run
                 raise InputError("wheel_speed_target_rad_s", "must be within each wheel's max_speed_rad_s",
                                  f"beyond it for {', '.join(beyond)}")
-        self._mtq = None if self._wheels else next(iter(self.actuators))
+        self._mtq = None if self._wheels or self._body_torque else next(iter(self.actuators))
 
     def start(self, sc):
         super().start(sc)
@@ -262,12 +290,15 @@ class QuaternionPD(Controller):
         if self._wheels:
             # the loop's null-space step runs only where the Python path's does (a redundant array, a gain)
             p[6] = self.null_space_gain_Nm_s if self._manages_null_space else 0.0
+            p[3] = 1.0 if self.allocation == "clip" else 0.0
             rows = [build.row(wheel) for wheel in self._wheels]
             bank.wheel_scratch[c, 3, rows] = self._speed_target  # the null space's speed targets, per wheel
             for j, row in zip(rows, self._allocation):
                 bank.allocation[c, j] = row
             bank.wheel_order[c, : len(rows)] = rows  # commanded (and logged) in the controller's order
             bank.null_projector[c][np.ix_(rows, rows)] = self._projector
+        elif self._body_torque is not None:
+            bank.body_torque[c] = build.row(self.actuators[self._body_torque])
         else:
             bank.magnetorquer[c] = build.row(self.actuators[self._mtq])
             p[7:10] = self.compensation
@@ -315,6 +346,8 @@ class QuaternionPD(Controller):
             tau = pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd)
         if self._wheels:
             return self._wheel_commands(tau)
+        if self._body_torque is not None:
+            return {self._body_torque: tau}
         m, c = dipole_for_torque(tuple(readings[self._mag]), tau), self.compensation
         return {self._mtq: (m[0] - c[0], m[1] - c[1], m[2] - c[2])}
 
@@ -326,7 +359,10 @@ class QuaternionPD(Controller):
                 self._speeds[j] = wheel.speed_rad_s(self._sc)
             null_space_torque(self._projector, self._speeds, self._speed_target, self.null_space_gain_Nm_s,
                               self._null)
-        allocate(self._allocation, tau, self._null, self._limits, self._motor)
+        if self.allocation == "clip":
+            allocate_unscaled(self._allocation, tau, self._null, self._motor)
+        else:
+            allocate(self._allocation, tau, self._null, self._limits, self._motor)
         return {wheel.name: float(u) for wheel, u in zip(self._wheels, self._motor)}
 
 
@@ -348,13 +384,13 @@ class MagneticPD(Controller):
 
     def __init__(self, magnetometer, magnetorquer, kp: float, kd: float, period_s: float, attitude_sensor=None,
                  rate_sensor=None, dipole_compensation_Am2=(0.0, 0.0, 0.0), name: str = "mpd", attitude_source=None,
-                 rate_source=None):
+                 rate_source=None, command_delay_s: float = 0.0):
         attitude_sensor = _source(attitude_source, attitude_sensor, "attitude_source")
         rate_sensor = _source(rate_source, rate_sensor, "rate_source")
         self._knowledge = {"attitude": attitude_sensor, "rate": rate_sensor}  # as given: None, TRUTH or a source
         attitude_sensor, rate_sensor = _unless_truth(attitude_sensor), _unless_truth(rate_sensor)
         sensors = [s for s in (magnetometer, attitude_sensor, rate_sensor) if s is not None and not _is_estimator(s)]
-        super().__init__(name, period_s, sensors=sensors, actuators=[magnetorquer])
+        super().__init__(name, period_s, sensors=sensors, actuators=[magnetorquer], command_delay_s=command_delay_s)
         self._arguments = [("magnetometer", magnetometer, MAGNETOMETER), ("magnetorquer", magnetorquer, MAGNETORQUER),
                            ("attitude_source", attitude_sensor, ATTITUDE_SOURCE),
                            ("rate_source", rate_sensor, RATE_SOURCE)]
@@ -430,8 +466,10 @@ class MomentumUnloading(Controller):
     held law diverges wherever the magnetorquers do not saturate).
     """
 
-    def __init__(self, magnetometer, magnetorquer, gain_per_s: float, period_s: float, name: str = "unload"):
-        super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer])
+    def __init__(self, magnetometer, magnetorquer, gain_per_s: float, period_s: float, name: str = "unload",
+                 command_delay_s: float = 0.0):
+        super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer],
+                         command_delay_s=command_delay_s)
         self._arguments = [("magnetometer", magnetometer, MAGNETOMETER), ("magnetorquer", magnetorquer, MAGNETORQUER)]
         self.check_arguments(self._arguments)
         self.gain_per_s = positive_scalar(gain_per_s, "gain_per_s")

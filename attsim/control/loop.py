@@ -21,12 +21,12 @@ import numpy as np
 from .._core.jit import LOOP_INLINED, njit
 from .._core.units import Unit, deref
 from ..actuators.kernels import wheel_speed, wheels_total
-from ..actuators.loop import command_dipole, command_wheel
+from ..actuators.loop import command_body_torque, command_dipole, command_wheel
 from ..environment.table import R, V, lerp3, table_cell
 from ..guidance.kernels import PARAMETER_LENGTH, error_angle_deg, error_vector, rate_error
 from ..guidance.kernels import reference_now
 from ..sensors.loop import VALID_COLUMN, sample
-from .allocation import allocate, null_space_torque, unloading_dipole
+from .allocation import allocate, allocate_unscaled, null_space_torque, unloading_dipole
 from ..environment.kernels import lvlh_quaternion_tuple
 from .kernels import (add_wheel_momentum, bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
                       mrp_feedback, orbit_rate_inertial, pd_torque, pid_torque)
@@ -34,8 +34,8 @@ from .kernels import (add_wheel_momentum, bdot_direction, bdot_rate, body_rate_r
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inlined in the units
 
 __all__ = ["ControllerBank", "PART", "quaternion_pd", "mrp_feedback_cycle", "magnetic_pd", "unloading", "bdot",
-           "user_law", "law_attitude", "stop_law", "USER_FAULT", "MAX_READING_WIDTH", "PARAMETER_INERTIA",
-           "PARAMETER_WIDTH"]
+           "user_law", "law_attitude", "stop_law", "apply_delayed", "USER_FAULT", "MAX_READING_WIDTH",
+           "PARAMETER_INERTIA", "PARAMETER_WIDTH", "APPLY_DELAYED", "pending_capacity"]
 
 # what a user's law unit returns when the law wrote an infinite command (the engine raises, naming it)
 USER_FAULT = 40
@@ -47,7 +47,8 @@ PARAMETER_INERTIA, PARAMETER_WIDTH = 10, 19
 class ControllerBank(NamedTuple):
     """One row per controller. ``period_s``; ``clock_row`` its row of the engine's clock (whose ``active`` a mode
     switches); ``attitude_law`` 1.0 for a law with a pointing target. ``parameters``: a QPD's ki (0) and integral
-    limit (1), a B-dot's form (2: 1.0 direction, 0.0 rate), kp (4), kd (5), gain (6: B-dot, unloading; QPD: null-space
+    limit (1), a B-dot's form (2: 1.0 direction, 0.0 rate), a wheel law's allocation (3: 1.0 clip, 0.0 scale), kp
+    (4), kd (5), gain (6: B-dot, unloading; QPD: null-space
     gain), dipole compensation (7-9: magnetic PD, QPD on magnetorquers); an MRPFeedback's Ki (0), integral limit (1),
     K (4), P (5), null-space gain (6), known torque (7-9) and inertia (``PARAMETER_INERTIA``, 9). ``memory``: a
     B-dot's previous field sample (0-2) and whether there is one (3); a QPD's integrated attitude error (0-2, rad s);
@@ -59,7 +60,10 @@ class ControllerBank(NamedTuple):
     ``j``; ``null_projector[c]`` a QPD's null-space projector over the mission's wheels (zero when it manages no null
     space); ``wheel_scratch[c]`` its working rows (null-space torque, motor torque, speed) and each wheel's speed
     target (row 3, filled once), so a cycle allocates nothing. ``magnetorquer``: its row or -1; ``wheel_order``: the
-    wheel rows a QPD or a user's law commands, in its order (-1 padded). A user's law: ``user_sizes`` (lengths of its
+    wheel rows a QPD or a user's law commands, in its order (-1 padded); ``body_torque``: its body-torque row or -1.
+    ``phase_s``, ``delay_s``: a law's first cycle and its command delay; with a delay, ``pending[c, s]`` holds the
+    commands of cycle ``pending_k[c, s]`` (``s = k % capacity``; per wheel in ``wheel_order``'s order, or a vector in
+    0-2; NaN: none) until :func:`apply_delayed` applies them. A user's law: ``user_sizes`` (lengths of its
     parameters, memory, readings rows and commands) and its arrays (:mod:`attsim.control.numba_law`)."""
 
     period_s: np.ndarray
@@ -77,6 +81,11 @@ class ControllerBank(NamedTuple):
     wheel_scratch: np.ndarray
     magnetorquer: np.ndarray
     wheel_order: np.ndarray
+    body_torque: np.ndarray
+    phase_s: np.ndarray
+    delay_s: np.ndarray
+    pending: np.ndarray
+    pending_k: np.ndarray
     user_sizes: np.ndarray
     user_parameters: np.ndarray
     user_memory: np.ndarray
@@ -141,7 +150,8 @@ def _law_rate(pw, c):
 
 @njit(**_JIT)
 def _command_wheels(pw, c, tau, t):
-    """A QPD's wheel torques: null-space part, minimum-norm allocation scaled to the limits (attsim.allocation)."""
+    """A QPD's wheel torques: null-space part, minimum-norm allocation scaled to the limits or left for each wheel
+    to clip (attsim.allocation)."""
     world = deref(pw)
     controllers, wheels = world.controllers, world.actuators.wheels
     n = wheels.axis.shape[0]
@@ -153,11 +163,14 @@ def _command_wheels(pw, c, tau, t):
         for j in range(n):  # targets: filled per wheel when the banks were built
             speeds[j] = wheel_speed(wheels, j, wheels.h_Nms[j], w)
         null_space_torque(controllers.null_projector[c], speeds, targets, p[6], null)
-    allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
+    if p[3] != 0.0:  # per-wheel clipping: each wheel clips its own command
+        allocate_unscaled(controllers.allocation[c], tau, null, motor)
+    else:
+        allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
     for i in range(controllers.wheel_order.shape[1]):  # in the controller's order, as the Python path logs them
         j = controllers.wheel_order[c, i]
         if j >= 0:
-            command_wheel(pw, j, motor[j], t)
+            _to_wheel(pw, c, i, j, motor[j], t)
 
 
 @njit(**_JIT)
@@ -166,7 +179,77 @@ def _compensated_dipole(pw, c, tau, t):
     controllers = world.controllers
     p = controllers.parameters[c]
     m = dipole_for_torque(_reading3(world.sensors, controllers.roles[c, 2], 0), tau)
-    command_dipole(pw, controllers.magnetorquer[c], (m[0] - p[7], m[1] - p[8], m[2] - p[9]), t)
+    _to_vector(pw, c, (m[0] - p[7], m[1] - p[8], m[2] - p[9]), t)
+
+
+@njit(**_JIT)
+def _slot(controllers, c, t):
+    """The pending slot of controller ``c``'s decision at ``t`` (cycle ``k``), emptied when it held an older
+    cycle's commands."""
+    k = int(round((t - controllers.phase_s[c]) / controllers.period_s[c]))
+    s = k % controllers.pending_k.shape[1]
+    if controllers.pending_k[c, s] != k:
+        controllers.pending_k[c, s] = k
+        for i in range(controllers.pending.shape[2]):
+            controllers.pending[c, s, i] = np.nan
+    return s
+
+
+@njit(**_JIT)
+def _to_wheel(pw, c, i, j, value, t):
+    """Controller ``c``'s torque for its ``i``-th wheel (row ``j``): commanded now, or kept for its delay."""
+    controllers = deref(pw).controllers
+    if controllers.delay_s[c] > 0.0:
+        controllers.pending[c, _slot(controllers, c, t), i] = value
+    else:
+        command_wheel(pw, j, value, t)
+
+
+@njit(**_JIT)
+def _vector_now(pw, c, v, t):
+    """Controller ``c``'s vector command applied: a torque to its body-torque actuator, else a dipole."""
+    controllers = deref(pw).controllers
+    if controllers.body_torque[c] >= 0:
+        command_body_torque(pw, controllers.body_torque[c], v, t)
+    else:
+        command_dipole(pw, controllers.magnetorquer[c], v, t)
+
+
+@njit(**_JIT)
+def _to_vector(pw, c, v, t):
+    """Controller ``c``'s dipole or body torque: applied now, or kept for its delay."""
+    controllers = deref(pw).controllers
+    if controllers.delay_s[c] > 0.0:
+        s = _slot(controllers, c, t)
+        controllers.pending[c, s, 0], controllers.pending[c, s, 1], controllers.pending[c, s, 2] = v
+    else:
+        _vector_now(pw, c, v, t)
+
+
+def apply_delayed(pw, samplers, t, c):
+    """Controller ``c``'s commands of the cycle ``delay_s`` ago, applied now (NaN entries hold)."""
+    world = deref(pw)
+    controllers = world.controllers
+    k = int(round((t - (controllers.phase_s[c] + controllers.delay_s[c])) / controllers.period_s[c]))
+    s = k % controllers.pending_k.shape[1]
+    if k < 0 or controllers.pending_k[c, s] != k:
+        return 0  # that cycle decided nothing: the actuators hold
+    controllers.pending_k[c, s] = -1
+    p = controllers.pending[c, s]
+    if controllers.magnetorquer[c] >= 0 or controllers.body_torque[c] >= 0:
+        if not (np.isnan(p[0]) or np.isnan(p[1]) or np.isnan(p[2])):
+            _vector_now(pw, c, (p[0], p[1], p[2]), t)
+        return 0
+    for i in range(controllers.wheel_order.shape[1]):
+        j = controllers.wheel_order[c, i]
+        if j >= 0 and not np.isnan(p[i]):
+            command_wheel(pw, j, p[i], t)
+    return 0
+
+
+def pending_capacity(laws) -> int:
+    """Pending slots per controller: the most cycles any law's commands wait, plus the one deciding."""
+    return max([int(np.ceil(law.command_delay_s / law.period_s)) + 1 for law in laws] + [1])
 
 
 def quaternion_pd(pw, samplers, t, c):
@@ -189,7 +272,9 @@ def quaternion_pd(pw, samplers, t, c):
         mem[0], mem[1], mem[2] = z
     else:
         tau = pd_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5])
-    if controllers.magnetorquer[c] < 0:
+    if controllers.body_torque[c] >= 0:
+        _to_vector(pw, c, tau, t)
+    elif controllers.magnetorquer[c] < 0:
         _command_wheels(pw, c, tau, t)
     else:
         _compensated_dipole(pw, c, tau, t)
@@ -222,7 +307,10 @@ def mrp_feedback_cycle(pw, samplers, t, c):
     tau, s = mrp_feedback(q_in, w_in, q_ref, w_ref, wd_ref, inertia, h, (p[4], p[5], p[0], p[1]),
                           (mem[0], mem[1], mem[2]), dt, (p[7], p[8], p[9]))
     mem[0], mem[1], mem[2], mem[3] = s[0], s[1], s[2], t
-    _command_wheels(pw, c, tau, t)
+    if controllers.body_torque[c] >= 0:
+        _to_vector(pw, c, tau, t)
+    else:
+        _command_wheels(pw, c, tau, t)
     return 0
 
 
@@ -252,8 +340,7 @@ def unloading(pw, samplers, t, c):
         return 0
     controllers = world.controllers
     b = _reading3(world.sensors, controllers.roles[c, 2], 0)
-    command_dipole(pw, controllers.magnetorquer[c],
-                   unloading_dipole(b, wheels_total(world.actuators.wheels)[1], controllers.parameters[c, 6]), t)
+    _to_vector(pw, c, unloading_dipole(b, wheels_total(world.actuators.wheels)[1], controllers.parameters[c, 6]), t)
     return 0
 
 
@@ -273,7 +360,7 @@ def bdot(pw, samplers, t, c):
             m = bdot_rate(b, previous, p[6], controllers.period_s[c])
         else:
             m = bdot_direction(b, previous, p[6], controllers.period_s[c])
-        command_dipole(pw, controllers.magnetorquer[c], m, t)
+        _to_vector(pw, c, m, t)
     mem[0], mem[1], mem[2], mem[3] = b[0], b[1], b[2], 1.0
     return 0
 
@@ -301,15 +388,14 @@ def user_law(pw, samplers, t, c):
     for i in range(commands.shape[0]):
         if np.isinf(commands[i]):
             return USER_FAULT
-    m = controllers.magnetorquer[c]
-    if m >= 0:
+    if controllers.magnetorquer[c] >= 0 or controllers.body_torque[c] >= 0:
         if not (np.isnan(commands[0]) or np.isnan(commands[1]) or np.isnan(commands[2])):
-            command_dipole(pw, m, (commands[0], commands[1], commands[2]), t)
+            _to_vector(pw, c, (commands[0], commands[1], commands[2]), t)
     else:
         for i in range(controllers.wheel_order.shape[1]):
             j = controllers.wheel_order[c, i]
             if j >= 0 and not np.isnan(commands[i]):
-                command_wheel(pw, j, commands[i], t)
+                _to_wheel(pw, c, i, j, commands[i], t)
     return 0
 
 
@@ -323,6 +409,8 @@ def stop_law(pw, c, t):
             command_wheel(pw, controllers.wheel_order[c, i], 0.0, t)
     if controllers.magnetorquer[c] >= 0:
         command_dipole(pw, controllers.magnetorquer[c], (0.0, 0.0, 0.0), t)
+    if controllers.body_torque[c] >= 0:
+        command_body_torque(pw, controllers.body_torque[c], (0.0, 0.0, 0.0), t)
 
 
 @njit(**_JIT)
@@ -369,6 +457,7 @@ MAGNETIC_PD = Unit(magnetic_pd, "magnetic_pd", {})
 UNLOADING = Unit(unloading, "unloading", {})
 BDOT = Unit(bdot, "bdot", {})
 WRITE_POINTING = Unit(write_pointing, "write_pointing", {})
+APPLY_DELAYED = Unit(apply_delayed, "apply_delayed", {})
 
 
 def user_law_unit(law_function, tag: str) -> Unit:
@@ -396,8 +485,13 @@ class ControlPart:
 
     def schedule(self, laws, build):
         """Each law's cycle on the clock (stopped by its mode when it does not run), drawing from its sensors."""
-        clock = [build.clock_entry("control", law, law.loop_unit, build.row(law), list(law.sensors), law.active)
-                 for law in laws]
+        clock = []
+        for law in laws:  # a delayed law's application first: its clock row is then the cycle's (the last given)
+            if law.command_delay_s > 0.0:
+                clock.append(build.clock_entry("control", law, APPLY_DELAYED, build.row(law), [], law.active)._replace(
+                    phase_s=law.phase_s + law.command_delay_s))
+            clock.append(build.clock_entry("control", law, law.loop_unit, build.row(law), list(law.sensors),
+                                           law.active))
         return clock, []
 
     def events_per_instant(self, laws, build) -> int:
@@ -419,7 +513,12 @@ class ControlPart:
             target_kind=np.zeros(n, dtype=np.int64), target=np.zeros((n, PARAMETER_LENGTH)),
             allocation=np.zeros((n, n_wheels, 3)), null_projector=np.zeros((n, n_wheels, n_wheels)),
             wheel_scratch=np.zeros((n, 4, n_wheels)), magnetorquer=np.full(n, -1, dtype=np.int64),
-            wheel_order=np.full((n, n_wheels), -1, dtype=np.int64), user_sizes=np.zeros((n, 4), dtype=np.int64),
+            wheel_order=np.full((n, n_wheels), -1, dtype=np.int64), body_torque=np.full(n, -1, dtype=np.int64),
+            phase_s=np.array([c.phase_s for c in laws], dtype=float),
+            delay_s=np.array([c.command_delay_s for c in laws], dtype=float),
+            pending=np.full((n, pending_capacity(laws), max(n_wheels, 3)), np.nan),
+            pending_k=np.full((n, pending_capacity(laws)), -1, dtype=np.int64),
+            user_sizes=np.zeros((n, 4), dtype=np.int64),
             user_parameters=np.zeros((n, max([c.parameters.size for c in users] + [1]))),
             user_memory=np.zeros((n, max([c.memory_size for c in users] + [1]))),
             user_readings=np.zeros((n, width, MAX_READING_WIDTH)),
@@ -438,8 +537,9 @@ class ControlPart:
         return bank
 
     def units(self) -> list:
-        """The controllers' own unit (the pointing columns' writer), with the kind of its signature."""
-        return [(WRITE_POINTING, "write", {})]
+        """The controllers' own units (the pointing columns' writer, the delayed commands' application), with the
+        kind of their signature."""
+        return [(WRITE_POINTING, "write", {}), (APPLY_DELAYED, "at_time", {})]
 
     def class_units(self, cls) -> list:
         """The unit a law class cycles with (a user's law makes its own, per law)."""

@@ -16,8 +16,8 @@ law assumes (default: the mission's); ``G_s h_s = Σ J_s (ĝ·ω + Ω) ĝ`` over
 the law's wheels (their speeds relative to the body, the rate the law
 knows); ``L`` a known external torque. ``u`` is the body torque asked of the
 wheels, allocated as :class:`~attsim.QuaternionPD` allocates its torque
-(minimum norm, scaled as a whole to the motor limits, null-space speed
-management for redundant arrays). The arithmetic is
+(minimum norm over its control axes, scaled as a whole to the motor limits
+or clipped per wheel, null-space speed management for redundant arrays). The arithmetic is
 :func:`attsim.control.kernels.mrp_feedback_torque`, which both paths call.
 """
 
@@ -53,6 +53,12 @@ class MRPFeedback(QuaternionPD):
     wheels : sequence of ReactionWheel or names
         The wheels it drives (spanning three axes); their momentum enters
         the gyroscopic term.
+    body_torque : BodyTorque or its name, optional
+        Instead of wheels: ``u`` commanded as it is to an ideal body torque
+        (Basilisk's ``extForceTorque``).
+    command_delay_s : float
+        Commands act this long after the cycle that decided them
+        (:class:`~attsim.control.Controller`).
     target_q, target
         A fixed attitude or an :mod:`attsim.guidance` target (exactly one).
     Ki_per_kg_m2 : float
@@ -63,24 +69,28 @@ class MRPFeedback(QuaternionPD):
         The inertia the law assumes (3x3); default the mission's.
     known_torque_Nm
         A known external torque ``L`` (body axes) the law cancels.
-    attitude_source, rate_source, null_space_gain_Nm_s, wheel_speed_target_rad_s, name
-        As for :class:`~attsim.QuaternionPD`.
+    attitude_source, rate_source, null_space_gain_Nm_s, wheel_speed_target_rad_s, name, allocation, control_axes
+        As for :class:`~attsim.QuaternionPD` (``allocation="clip"`` with ``control_axes=np.eye(3)`` is Basilisk's
+        ``rwMotorTorque`` followed by its wheels' torque saturation).
 
     The integral starts at zero, holds in cycles that decide nothing, and
     starts again at zero when a mode runs the law again (as Basilisk's
     ``Reset``).
     """
 
-    def __init__(self, K_Nm: float, P_Nms: float, period_s: float, wheels: Sequence, *, target_q=None, target=None,
+    def __init__(self, K_Nm: float, P_Nms: float, period_s: float, wheels: Sequence = (), *, target_q=None, target=None,
                  Ki_per_kg_m2: float = 0.0, integral_limit_Nms: float | None = None, inertia_kg_m2=None,
                  known_torque_Nm=(0.0, 0.0, 0.0), attitude_source=None, rate_source=None,
-                 null_space_gain_Nm_s: float = 0.0, wheel_speed_target_rad_s=0.0, name: str = "mrp_feedback"):
+                 null_space_gain_Nm_s: float = 0.0, wheel_speed_target_rad_s=0.0, name: str = "mrp_feedback",
+                 allocation: str = "scale", control_axes=None, body_torque=None, command_delay_s: float = 0.0):
         K, P = positive_scalar(K_Nm, "K_Nm"), positive_scalar(P_Nms, "P_Nms")
-        if not sequence(wheels, "wheels"):
-            raise InputError("wheels", f"MRPFeedback {name!r} drives reaction wheels: give those it commands")
+        if not sequence(wheels, "wheels") and body_torque is None:
+            raise InputError("wheels", f"MRPFeedback {name!r} drives reaction wheels or a body_torque: give those it "
+                             "commands")
         super().__init__(target_q, K, P, period_s, wheels=wheels, name=name, attitude_source=attitude_source,
                          rate_source=rate_source, target=target, null_space_gain_Nm_s=null_space_gain_Nm_s,
-                         wheel_speed_target_rad_s=wheel_speed_target_rad_s)
+                         wheel_speed_target_rad_s=wheel_speed_target_rad_s, allocation=allocation,
+                         control_axes=control_axes, body_torque=body_torque, command_delay_s=command_delay_s)
         self.K_Nm, self.P_Nms = K, P
         self.Ki_per_kg_m2 = non_negative_scalar(Ki_per_kg_m2, "Ki_per_kg_m2")
         if self.Ki_per_kg_m2 > 0.0 and integral_limit_Nms is None:
@@ -147,4 +157,4 @@ class MRPFeedback(QuaternionPD):
             return {}
         tau, self._integral = self._torque(q, w, t_s, 0.0 if self._prior_s == 0.0 else t_s - self._prior_s)
         self._prior_s = t_s
-        return self._wheel_commands(tau)
+        return {self._body_torque: tau} if self._body_torque is not None else self._wheel_commands(tau)

@@ -20,8 +20,9 @@ Write the law as a function with this signature, compiled with
     ``float64[:]``: your state between cycles (zeros at the start of a run).
 ``commands``
     ``float64[:]``, filled with NaN before each call: write one motor
-    torque (N m) per wheel, in the order of ``wheels``, or the three
-    dipole components (A m², body axes) for a ``magnetorquer``. An entry
+    torque (N m) per wheel, in the order of ``wheels``, the three
+    dipole components (A m², body axes) for a ``magnetorquer``, or the
+    three torque components (N m, body axes) for a ``body_torque``. An entry
     left NaN holds that actuator's previous command. An infinite entry
     stops the run with a :class:`~attsim.errors.ControllerError`.
 
@@ -46,7 +47,7 @@ import numpy as np
 
 from .._core.jit import njit
 from .._core.validate import finite_array, positive_int, sequence
-from ..actuators.devices import Magnetorquer, ReactionWheel
+from ..actuators.devices import BodyTorque, Magnetorquer, ReactionWheel
 from .base import Controller, check_kind, distinct
 from ..errors import ControllerError, InputError
 from .loop import MAX_READING_WIDTH, user_law_unit
@@ -54,7 +55,8 @@ from .loop import MAX_READING_WIDTH, user_law_unit
 __all__ = ["NumbaController", "MAX_READING_WIDTH"]
 
 _NEEDS = {ReactionWheel: "reaction wheels (attsim.ReactionWheel) for its wheel torques",
-          Magnetorquer: "magnetorquers (attsim.Magnetorquer) for its dipole"}
+          Magnetorquer: "magnetorquers (attsim.Magnetorquer) for its dipole",
+          BodyTorque: "a body-torque actuator (attsim.BodyTorque) for its torque"}
 
 
 class NumbaController(Controller):
@@ -72,26 +74,33 @@ class NumbaController(Controller):
         Driven with one motor torque each (N m).
     magnetorquer : Magnetorquer or its name, optional
         Driven with a dipole (A m²), instead of wheels.
+    body_torque : BodyTorque or its name, optional
+        Driven with a body torque (N m, body axes), instead of wheels.
     parameters : array_like, optional
         Constants handed to every call.
     memory_size : int
         Length of the ``memory`` array (>= 1).
     phase_s : float
         Time of the first cycle, s.
+    command_delay_s : float
+        Commands act this long after the cycle (:class:`~attsim.control.Controller`).
     """
 
     def __init__(self, decide, period_s: float, sensors: Sequence = (), wheels: Sequence = (), magnetorquer=None,
-                 parameters=(), memory_size: int = 1, phase_s: float = 0.0, name: str = "numba_controller"):
+                 parameters=(), memory_size: int = 1, phase_s: float = 0.0, name: str = "numba_controller",
+                 body_torque=None, command_delay_s: float = 0.0):
         if not (callable(decide) and hasattr(decide, "py_func") and hasattr(decide, "signatures")):
             raise InputError("decide", "must be a numba.njit-compiled function decide(t_s, readings, parameters, "
                              "memory, commands)", f"got {type(decide).__name__}")
         wheels = sequence(wheels, "wheels")
-        if bool(wheels) == (magnetorquer is not None):
-            raise InputError("actuators", "give either wheels or a magnetorquer to a NumbaController")
+        if bool(wheels) + (magnetorquer is not None) + (body_torque is not None) != 1:
+            raise InputError("actuators", "give a NumbaController one of: wheels, a magnetorquer or a body_torque")
         distinct(wheels, "wheels", f"NumbaController {name!r}")
-        actuators = list(wheels) + ([magnetorquer] if magnetorquer is not None else [])
-        super().__init__(name, period_s, sensors=sensors, actuators=actuators, phase_s=phase_s)
-        for field, given, kind in self._actuator_arguments(wheels, magnetorquer):
+        vector = magnetorquer if magnetorquer is not None else body_torque
+        actuators = list(wheels) + ([vector] if vector is not None else [])
+        super().__init__(name, period_s, sensors=sensors, actuators=actuators, phase_s=phase_s,
+                         command_delay_s=command_delay_s)
+        for field, given, kind in self._actuator_arguments(wheels, magnetorquer, body_torque):
             if not isinstance(given, str):
                 check_kind(given, field, kind, f"NumbaController {name!r} needs {_NEEDS[kind]}")
         self.decide_function = decide
@@ -102,7 +111,7 @@ class NumbaController(Controller):
         self.parameters = np.ascontiguousarray(finite_array(parameters, "parameters").reshape(-1))
         self.memory_size = positive_int(memory_size, "memory_size", maximum=1_000_000)
         self._wheel_refs = list(wheels)
-        self._mtq_ref = magnetorquer
+        self._mtq_ref, self._body_torque_ref = magnetorquer, body_torque
 
     @property
     def digest(self) -> str:
@@ -115,18 +124,21 @@ class NumbaController(Controller):
         return _law_digest(self.decide_function.py_func)
 
     @staticmethod
-    def _actuator_arguments(wheels, magnetorquer) -> list:
-        """``(field, given, type)`` of each actuator argument: the law writes wheel torques or a dipole."""
+    def _actuator_arguments(wheels, magnetorquer, body_torque) -> list:
+        """``(field, given, type)`` of each actuator argument: the law writes wheel torques, a dipole or a torque."""
         return [("wheels", w, ReactionWheel) for w in wheels] + (
-            [] if magnetorquer is None else [("magnetorquer", magnetorquer, Magnetorquer)])
+            [] if magnetorquer is None else [("magnetorquer", magnetorquer, Magnetorquer)]) + (
+            [] if body_torque is None else [("body_torque", body_torque, BodyTorque)])
 
     def prepare(self, mission):
         resolved = [self.resolve(mission, given, field, kind, _NEEDS[kind])
-                    for field, given, kind in self._actuator_arguments(self._wheel_refs, self._mtq_ref)]
+                    for field, given, kind in self._actuator_arguments(self._wheel_refs, self._mtq_ref,
+                                                                       self._body_torque_ref)]
         distinct(resolved, "wheels", f"controller {self.name!r}")  # a wheel given once by name, once as itself
         super().prepare(mission)
         names = [r if isinstance(r, str) else r.name for r in self._wheel_refs]
-        self._outputs = names if names else [self._mtq_ref if isinstance(self._mtq_ref, str) else self._mtq_ref.name]
+        vector = self._mtq_ref if self._mtq_ref is not None else self._body_torque_ref
+        self._outputs = names if names else [vector if isinstance(vector, str) else vector.name]
         self._width = len(names) if names else 3
 
     def start(self, sc):
@@ -151,6 +163,8 @@ class NumbaController(Controller):
         targets = [self.actuators[name] for name in self._outputs]
         if self._width == 3 and getattr(targets[0], "loop_role", None) == "magnetorquer":
             bank.magnetorquer[c] = build.row(targets[0])
+        elif self._width == 3 and getattr(targets[0], "loop_role", None) == "body_torque":
+            bank.body_torque[c] = build.row(targets[0])
         else:
             bank.wheel_order[c, : len(targets)] = [build.row(wheel) for wheel in targets]
 
@@ -191,7 +205,7 @@ class NumbaController(Controller):
         if np.any(np.isinf(commands)):
             raise ControllerError(f"controller {self.name!r} at t = {t_s:.6g} s wrote an infinite command "
                                   f"{commands.tolist()} (NaN holds, any finite value commands)")
-        if len(self._outputs) == 1 and self._width == 3:  # one set of magnetorquers
+        if not self._wheel_refs:  # one set of magnetorquers, or a body torque
             return {} if np.any(np.isnan(commands)) else {self._outputs[0]: commands.copy()}
         return {name: float(v) for name, v in zip(self._outputs, commands) if not np.isnan(v)}
 

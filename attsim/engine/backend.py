@@ -17,6 +17,7 @@ World holds some eighty arrays; unboxing them costs more than a cycle).
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import NamedTuple
 
@@ -79,13 +80,24 @@ class Need(NamedTuple):
 def _bound(template, name: str, world: World) -> Unit:
     """``template`` with ``world_at`` bound for ``world``'s type (the pinned copy's address to the units'
     pointer)."""
-    return Unit(template, name, {"world_at": from_address(types.CPointer(world_signatures(world).world))})
+    return Unit(template, name, {"world_at": from_address(world_signatures(world).pointer)})
 
 
 def _pinning(world: World) -> list[Need]:
     sig = world_signatures(world)
-    return [Need(Unit(pin_world, "pin_world", {}), types.intp(sig.world), {}),
-            Need(Unit(release_world, "release_world", {}), types.int64(types.intp), {})]
+    return [Need(Unit(pin_world, "pin_world", {}), sig.pin, {}),
+            Need(Unit(release_world, "release_world", {}), _RELEASE, {})]
+
+
+_RELEASE = types.int64(types.intp)
+
+
+@functools.cache
+def _loop_signature():
+    """The loop's signature (made once: the units' table is of one type; see :func:`attsim._core.units.jit_address`
+    for why signatures are kept)."""
+    units = Units(*(np.zeros(1, dtype=np.int64) for _ in Units._fields))
+    return types.Tuple((types.int64, types.float64))(types.intp, typeof(units), types.float64)
 
 
 def loop_needs(world: World, needed: RunUnits) -> list[Need]:
@@ -95,9 +107,7 @@ def loop_needs(world: World, needed: RunUnits) -> list[Need]:
     needs += [Need(u, sig.at_time, needed.options.get(u.name, {})) for u in needed.at_time]
     needs += [Need(u, sig.write, {}) for u in needed.writers]
     needs += [Need(needed.advance, sig.advance, {}), Need(needed.hold, sig.hold, {})]
-    units = Units(*(np.zeros(1, dtype=np.int64) for _ in Units._fields))
-    needs.append(Need(_bound(run_loop, "run_loop", world),
-                      types.Tuple((types.int64, types.float64))(types.intp, typeof(units), types.float64), {}))
+    needs.append(Need(_bound(run_loop, "run_loop", world), _loop_signature(), {}))
     return needs + _pinning(world)
 
 

@@ -58,9 +58,11 @@ def __getattr__(name: str):
 def _describe_component(component) -> dict:
     description = {"name": component.name, "type": type(component).__name__}
     # the report draws limits, a wheel's momentum capacity (its inertia) and a controller's fixed target (pointing);
-    # a sun sensor's detector normals as mounted give the Sun direction it measures
+    # a sun sensor's detector normals as mounted give the Sun direction it measures; a wheel law's allocation (scaled
+    # or clipped, its control axes) and a law's command delay say how its commands reached the actuators
     for attribute in ("axis", "dipole_max_Am2", "max_torque_Nm", "max_speed_rad_s", "inertia_kg_m2", "max_force_N",
-                      "rate_hz", "period_s", "gain_used", "target_q", "normals_nominal"):
+                      "rate_hz", "period_s", "gain_used", "target_q", "normals_nominal", "allocation", "control_axes",
+                      "command_delay_s"):
         value = getattr(component, attribute, None)
         if value is not None:
             description[attribute] = np.asarray(value).tolist()

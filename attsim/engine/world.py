@@ -164,6 +164,8 @@ class Signatures(NamedTuple):
     """The units' signatures over a pointer to the World (:func:`world_signatures`)."""
 
     world: types.Type
+    pointer: types.Type
+    pin: types.Signature
     sample: types.Signature
     at_time: types.Signature
     write: types.Signature
@@ -171,13 +173,39 @@ class Signatures(NamedTuple):
     hold: types.Signature
 
 
+_SIGNATURES: dict = {}
+_LAST: list = [None, None]  # the World asked about last and its signatures
+
+
+def _layout_key(value):
+    """What numba's type of ``value`` depends on, cheaply: each array's dtype, dimensions, layout, writability and
+    alignment, each named tuple's class, each scalar's type (a World has a few hundred arrays)."""
+    if isinstance(value, np.ndarray):
+        flags = value.flags
+        return (value.dtype.str, value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable, flags.aligned)
+    if isinstance(value, tuple):
+        return (type(value), tuple(_layout_key(v) for v in value))
+    return type(value)
+
+
 def world_signatures(world: World) -> Signatures:
-    """The signatures of every unit of a run of ``world`` (the same for every mission: see the module; typing a
-    World costs tens of milliseconds, so a run does it once)."""
+    """The signatures of every unit of a run of ``world`` (the same for every mission: see the module). Typing a
+    World costs tens of milliseconds and a run asks several times: the signatures are kept per layout key (what
+    the type depends on), which costs a few hundred microseconds to make."""
+    if _LAST[0] is world:  # a run asks for its World's several times: the key is walked once
+        return _LAST[1]
+    key = _layout_key(world)
+    if key not in _SIGNATURES:
+        _SIGNATURES[key] = _signatures(world)
+    _LAST[:] = [world, _SIGNATURES[key]]  # held until the next World is asked about (by identity: ids are reused)
+    return _LAST[1]
+
+
+def _signatures(world: World) -> Signatures:
     w = types.CPointer(typeof(world))
     sample = types.int64(w, types.float64, types.int64)
     samplers = types.Array(types.int64, 1, "C")
-    return Signatures(world=w.dtype, sample=sample,
+    return Signatures(world=w.dtype, pointer=w, pin=types.intp(w.dtype), sample=sample,
                       at_time=types.int64(w, samplers, types.float64, types.int64),
                       write=types.int64(w, types.float64, types.int64, types.int64),
                       advance=types.int64(w, types.float64, types.float64),

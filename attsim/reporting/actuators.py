@@ -5,8 +5,8 @@ the capacity (wheel inertia × speed limit) and the array's momentum against
 its envelope along the current direction, motor torque (and the command,
 when recorded as ``<wheel>_torque_cmd``, and the friction torque when the
 wheel has friction) against ± the torque limit.
-Magnetorquers: dipole against its limit. Torque schedules: the held torque
-(a schedule cannot saturate, so nothing is shaded). Thrusters: an on/off
+Magnetorquers: dipole against its limit. Torque schedules and ideal body
+torques: the held torque (neither can saturate, so nothing is shaded). Thrusters: an on/off
 timeline. Saturation, from the run's events, is shaded in the saturated
 actuator's colour, on the panel of the saturated quantity, only where it
 saturated. A wheel's motor torque on its limit counts as torque-limited
@@ -230,7 +230,7 @@ def _schedule_plot(df, component, t) -> Plot:
     name = component["name"]
     traces = [line(t, df[f"{name}_tau_{a}"].to_numpy(), f"τ_{a}", color=AXIS_COLOURS[a]) for a in "xyz"]
     return stacked(
-        f"{name} ({component['type']}): held torque, body axes (a schedule has no limit to saturate)",
+        f"{name} ({component['type']}): held torque, body axes (no limit to saturate)",
         [Panel("torque [N m]", traces)],
     )
 
@@ -270,7 +270,7 @@ def section(tel) -> Section | None:
     for component in components(meta, {"Magnetorquer"}):
         if f"{component['name']}_m_x" in df:
             items.append(_magnetorquer_plot(df, component, saturated, t))
-    for component in components(meta, {"TorqueSchedule"}):
+    for component in components(meta, {"TorqueSchedule", "BodyTorque"}):
         if f"{component['name']}_tau_x" in df:
             items.append(_schedule_plot(df, component, t))
     thrusters = [c for c in components(meta, {"Thruster"}) if f"{c['name']}_on" in df]

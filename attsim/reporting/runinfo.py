@@ -17,7 +17,8 @@ import numpy as np
 from .style import fmt
 
 SENSOR_TYPES = frozenset({"Gyro", "Magnetometer", "SunSensor", "StarTracker"})
-ACTUATOR_TYPES = frozenset({"ReactionWheel", "Magnetorquer", "Thruster", "TorqueSchedule", "CommandSchedule"})
+ACTUATOR_TYPES = frozenset({"ReactionWheel", "Magnetorquer", "Thruster", "TorqueSchedule", "CommandSchedule",
+                            "BodyTorque"})
 DISTURBANCE_PREFIXES = ("tau_gg_", "tau_aero_", "tau_srp_", "tau_res_")
 # torques and dipoles below this, relative to the largest of the run, are round-off
 ROUND_OFF = 1e-12

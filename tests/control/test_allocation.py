@@ -11,8 +11,9 @@ import re
 import numpy as np
 import pytest
 
-from attsim.control.allocation import (allocate, allocation_matrix, array_momentum_envelope_Nms, null_space_projector,
-                               null_space_torque, pyramid_axes, unloading_dipole)
+from attsim.control.allocation import (allocate, allocate_unscaled, allocation_matrix, array_momentum_envelope_Nms,
+                                      control_axes_allocation, null_space_projector, null_space_torque, pyramid_axes,
+                                      unloading_dipole)
 from attsim.errors import InputError
 
 RNG = np.random.default_rng(7)
@@ -110,3 +111,39 @@ def test_bad_pyramid_arguments_are_refused():
         pyramid_axes(2)
     with pytest.raises(InputError, match="^elevation_deg"):
         pyramid_axes(4, "high")
+
+
+def test_control_axes_allocation_is_basilisks_rw_motor_torque():
+    # all three body axes: the minimum-norm allocation itself
+    assert np.allclose(control_axes_allocation(PYRAMID, np.eye(3)), allocation_matrix(PYRAMID), rtol=0, atol=1e-15)
+    # two control axes (Basilisk's rwMotorTorque with controlAxes_B of two rows): C(-A u) = C tau, minimum norm
+    C = np.array([[1.0, 0.0, 0.0], [0.0, 0.6, 0.8]])
+    alloc = control_axes_allocation(PYRAMID, C)
+    for _ in range(10):
+        tau = RNG.normal(size=3) * 1e-3
+        u = alloc @ tau
+        assert np.allclose(C @ (-PYRAMID.T @ u), C @ tau, rtol=0, atol=1e-17)
+        reference = np.linalg.lstsq(-C @ PYRAMID.T, C @ tau, rcond=None)[0]
+        assert np.allclose(u, reference, rtol=0, atol=1e-17)
+    # two wheels suffice for two axes
+    assert control_axes_allocation(np.eye(3)[:2], np.eye(3)[:2]).shape == (2, 3)
+
+
+@pytest.mark.parametrize("axes, rule", [([[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]], "no zero row"),
+                                        ([[1.0, 0.0, 0.0], [2.0, 0.0, 0.0]], "independent"),
+                                        (np.eye(4)[:, :3], "1 to 3 rows"), ([[1.0, 0.0]], "rows of 3"),
+                                        ([[0.0, 0.0, 1.0]], "spanned")])
+def test_control_axes_are_checked_by_name(axes, rule):
+    with pytest.raises(InputError, match="control_axes") as caught:
+        control_axes_allocation(np.eye(3)[:2], axes)
+    assert rule in str(caught.value)
+
+
+def test_unscaled_allocation_leaves_each_wheel_to_clip_its_own():
+    alloc = allocation_matrix(PYRAMID)
+    tau = np.array([2e-2, -1e-2, 5e-3])
+    scaled, unscaled = np.empty(4), np.empty(4)
+    allocate(alloc, tau, np.zeros(4), np.full(4, 4e-3), scaled)
+    allocate_unscaled(alloc, tau, np.zeros(4), unscaled)
+    assert np.allclose(-PYRAMID.T @ unscaled, tau, rtol=0, atol=1e-17)  # the whole torque, beyond the limits
+    assert np.abs(unscaled).max() > 4e-3 >= np.abs(scaled).max() * (1 - 1e-15)

@@ -189,10 +189,33 @@ def mrp_feedback_slew(out):
     return m
 
 
+def body_torques_and_delayed_commands(out):
+    """Ideal body torques (attsim.BodyTorque) driven by a QuaternionPD, an MRPFeedback and a user's law, and
+    wheels by a clipping MRPFeedback, with command delays below, at and above one control period."""
+    m = attsim.Mission("delays", J, (0.01, -0.02, 0.015), duration=12.0, max_step=0.1, telemetry_dt=0.25, seed=4,
+                       out_dir=out)
+    gyro = m.add(attsim.Gyro(4.0, arw_rad_sqrt_s=1e-5))
+    torques = [m.add(attsim.BodyTorque(f"bt{k}")) for k in range(3)]
+    q_ref = rotations.axis_angle_to_quat([0.3, -0.5, 0.8], 0.3)
+    m.add(attsim.QuaternionPD(q_ref, kp=2e-3, kd=1e-2, period_s=0.5, body_torque=torques[0], rate_source=gyro,
+                              attitude_source=attsim.TRUTH, command_delay_s=0.3))
+    m.add(attsim.MRPFeedback(4e-3, 2e-2, 0.5, body_torque=torques[1], target_q=q_ref, attitude_source=attsim.TRUTH,
+                             rate_source=attsim.TRUTH, command_delay_s=0.5, name="mrp_bt"))
+    tracker = m.add(attsim.StarTracker(rate_hz=4.0, noise_arcsec=10.0))
+    # user_pd (below; its unit compiled once for the suite) on a body torque: its "motor torque" sign turned
+    m.add(attsim.NumbaController(user_pd, 0.25, sensors=[tracker, gyro], body_torque=torques[2],
+                                 parameters=(-1e-3, -1e-2), command_delay_s=0.6, name="damper"))
+    wheels = _wheels(m, max_torque_Nm=5e-4)
+    m.add(attsim.MRPFeedback(2e-2, 6e-2, 0.2, wheels, target_q=q_ref, attitude_source=attsim.TRUTH,
+                             rate_source=attsim.TRUTH, allocation="clip", command_delay_s=0.2))
+    m.add(attsim.CommandSchedule("bt0", [(11.0, (1e-4, 0.0, 0.0))]))
+    return m
+
+
 @pytest.mark.parametrize("build", [wheel_pd_with_noisy_sensors, detumble_both_forms, orbit_frame_hold,
                                    magnetic_pd_torque_to_dipole, playback_to_wheels_and_magnetorquers,
                                    wheels_with_friction_and_imbalance, horizon_in_a_pointing_loop,
-                                   mrp_feedback_slew],
+                                   mrp_feedback_slew, body_torques_and_delayed_commands],
                          ids=lambda f: f.__name__)
 def test_every_built_in_component_gives_the_same_run_both_ways(tmp_path, build):
     python, compiled = both_ways(tmp_path, build)

@@ -627,3 +627,11 @@ def test_the_pointing_requirement_is_never_the_estimators():
     deg, found = _requirement_deg(criteria + [("pointing error after 60 s [arcsec]", 20.0, True, "< 36")], meta)
     assert deg == pytest.approx(0.01) and found.unit == "arcsec"  # a criterion naming pointing comes first
     assert _requirement_deg(criteria[:2], meta) is None
+
+
+def test_a_body_torque_is_drawn_as_its_held_torque(tmp_path):
+    actuator = {"name": "bt", "type": "BodyTorque"}
+    torque = {f"bt_tau_{a}": (lambda t: np.where(t < 50.0, 2e-5, 0.0)) for a in "xyz"}
+    page = attsim.report(_telemetry(tmp_path, torque, [actuator]), tmp_path / "r.html").read_text()
+    plot = next(f for f in _figures(page) if f["title"].startswith("bt (BodyTorque)"))
+    assert [t["name"] for t in plot["data"]] == ["τ_x", "τ_y", "τ_z"] and not plot["layout"]["shapes"]
