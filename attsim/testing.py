@@ -78,7 +78,7 @@ def _frame(telemetry):
 
 
 def assert_rate_below(telemetry, rad_s: float, within_s: float) -> float:
-    """|ω| stays below ``rad_s`` from ``within_s`` on; returns the time it first stays below."""
+    """``|ω|`` stays below ``rad_s`` from ``within_s`` on; returns the time it first stays below."""
     df = _frame(telemetry)
     t = df.index.to_numpy()
     rate = np.linalg.norm(df[["wx", "wy", "wz"]].to_numpy(), axis=1)
