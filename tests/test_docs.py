@@ -1,0 +1,157 @@
+"""The documentation site's reference covers every public name (introspection only: no Sphinx build here; `make docs`
+builds the site).
+
+A public name is one in the ``__all__`` of ``attsim`` or of a public module (``docs/_ext/api_inventory.py``
+lists them). Each must appear on its reference page and have a docstring whose numpydoc ``Parameters`` section
+names every parameter of its signature (a class: of its constructor).
+"""
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import api_inventory  # noqa: E402
+import api_pages  # noqa: E402
+import schema_page  # noqa: E402
+
+# Public names whose docstrings still describe their parameters in prose, not in a numpydoc Parameters section
+# (issue 25's backlog). The list only shrinks: a name documented since fails below until it is struck off, and a
+# public name added without its Parameters fails as not listed here.
+KNOWN_GAPS = {
+    "attsim.sensors.Sensor", "attsim.sensors.Gyro", "attsim.sensors.Magnetometer", "attsim.sensors.SunSensor",
+    "attsim.sensors.StarTracker", "attsim.sensors.HorizonSensor",
+    "attsim.actuators.CommandSchedule", "attsim.actuators.Thruster", "attsim.actuators.ReactionWheel",
+    "attsim.control.FunctionController", "attsim.control.BDot", "attsim.control.QuaternionPD",
+    "attsim.control.MagneticPD", "attsim.control.MomentumUnloading", "attsim.control.NumbaController",
+    "attsim.control.ModeManager",
+    "attsim.modes.Mode", "attsim.modes.Transition", "attsim.modes.Condition", "attsim.modes.rate_below",
+    "attsim.modes.rate_above", "attsim.modes.in_eclipse", "attsim.modes.in_sunlight",
+    "attsim.modes.wheel_speed_above", "attsim.modes.timeout", "attsim.modes.at_time",
+    "attsim.modes.pointing_error_below",
+    "attsim.estimation.triad", "attsim.estimation.davenport", "attsim.estimation.quest_covariance",
+    "attsim.estimation.AttitudeSolution", "attsim.estimation.triad_kernel", "attsim.estimation.quest_kernel",
+    "attsim.estimation.davenport_kernel", "attsim.estimation.quest_covariance_kernel", "attsim.estimation.MEKF",
+    "attsim.guidance.Reference", "attsim.guidance.Target", "attsim.guidance.Inertial",
+    "attsim.guidance.NadirPointing", "attsim.guidance.SunPointing", "attsim.guidance.Slew",
+    "attsim.guidance.GroundTarget", "attsim.guidance.attitude_error", "attsim.guidance.error_angle_deg",
+    "attsim.guidance.axis_error_deg", "attsim.guidance.error_vector", "attsim.guidance.rate_error",
+    "attsim.environment.TLEOrbit", "attsim.environment.make_tle", "attsim.environment.IGRF",
+    "attsim.environment.TiltedDipole", "attsim.environment.ExponentialAtmosphere", "attsim.environment.Epoch",
+    "attsim.environment.lvlh_axes", "attsim.environment.lvlh_quaternion",
+    "attsim.rotations.quat_multiply", "attsim.rotations.quat_conjugate", "attsim.rotations.quat_normalize",
+    "attsim.rotations.quat_rotate", "attsim.rotations.quat_to_dcm", "attsim.rotations.dcm_to_quat",
+    "attsim.rotations.quat_to_euler321", "attsim.rotations.euler321_to_quat", "attsim.rotations.euler321_to_dcm",
+    "attsim.rotations.dcm_to_euler321", "attsim.rotations.axis_angle_to_quat",
+    "attsim.rotations.quat_to_axis_angle", "attsim.rotations.rotvec_to_quat", "attsim.rotations.quat_to_rotvec",
+    "attsim.rotations.quat_to_mrp", "attsim.rotations.mrp_to_quat", "attsim.rotations.quat_angle_between",
+    "attsim.rotations.quat_canonical",
+    "attsim.inertia.Shape", "attsim.inertia.PointMass", "attsim.inertia.SolidCuboid",
+    "attsim.inertia.SolidCylinder", "attsim.inertia.HollowCylinder", "attsim.inertia.SolidSphere",
+    "attsim.inertia.SphericalShell", "attsim.inertia.SolidEllipsoid", "attsim.inertia.ThinPlate",
+    "attsim.inertia.CompositeBody", "attsim.inertia.rotate_inertia", "attsim.inertia.parallel_axis",
+    "attsim.inertia.principal_axes", "attsim.inertia.check_inertia", "attsim.inertia.check_rate",
+    "attsim.inertia.InertiaCheck",
+    "attsim.dispersions.Dispersion", "attsim.dispersions.UniformRotation", "attsim.dispersions.checked",
+    "attsim.dispersions.run_seed", "attsim.dispersions.flatten",
+    "attsim.testing.assert_rate_below", "attsim.testing.assert_pointing_within",
+    "attsim.testing.assert_momentum_conserved", "attsim.testing.assert_no_saturation",
+    "attsim.testing.NotEvaluated", "attsim.testing.ended_before",
+    "attsim.campaign.CampaignResult",
+    "attsim.allocation.pyramid_axes", "attsim.allocation.allocation_matrix",
+    "attsim.allocation.null_space_projector", "attsim.allocation.allocate", "attsim.allocation.null_space_torque",
+    "attsim.allocation.unloading_dipole", "attsim.allocation.array_momentum_envelope_Nms",
+    "attsim.analysis.angular_momentum_body", "attsim.analysis.angular_momentum_inertial",
+    "attsim.analysis.kinetic_energy", "attsim.analysis.wheel_momentum_body", "attsim.analysis.total_momentum",
+    "attsim.analysis.MomentumParts", "attsim.analysis.classify_spin", "attsim.analysis.relative_drift",
+    "attsim.analysis.nutation_angle", "attsim.analysis.invariants",
+    "attsim.errors.add_note", "attsim.errors.exit_as_error", "attsim.errors.one_line",
+    "attsim.Propagation", "attsim.Telemetry", "attsim.Window", "attsim.load",
+}
+
+ENTRIES = api_inventory.entries()
+
+
+def test_every_public_module_declares_its_names():
+    for module in api_inventory.PUBLIC_MODULES:
+        names = api_inventory.public_names(module)  # raises without __all__
+        imported = importlib.import_module(module)
+        assert names and all(hasattr(imported, name) for name in names), module
+
+
+def test_the_readme_names_are_public_and_documented():
+    # the names a mission script uses, as the README writes them
+    documented = {f"{e.module}.{e.name}" for e in ENTRIES}
+    for name in ("Mission", "Gyro", "StarTracker", "ReactionWheel", "QuaternionPD", "MEKF", "ModeManager",
+                 "NumbaController", "Environment", "KeplerOrbit", "Campaign", "report", "load", "TRUTH"):
+        assert f"attsim.{name}" in documented, name
+
+
+@pytest.mark.parametrize("module", api_inventory.PUBLIC_MODULES)
+def test_every_public_name_has_its_reference_entry(module):
+    text = api_pages.page(module, [e for e in ENTRIES if e.module == module])
+    missing = []
+    for entry in (e for e in ENTRIES if e.module == module):
+        what = api_inventory.kind(entry.obj)
+        if what == "module":
+            found = f"automodule:: {entry.obj.__name__}" in text or f":mod:`{entry.obj.__name__}`" in text
+        elif entry.home == module:
+            found = f"{api_pages.DIRECTIVES[what]}:: {module}.{entry.name}\n" in text
+        else:
+            found = f"`{entry.home}.{entry.name}`" in text
+        if not found:
+            missing.append(entry.name)
+    assert not missing, f"{module}: no reference entry for {missing}"
+
+
+def test_every_public_name_documents_its_parameters():
+    problems = {f"{e.module}.{e.name}": api_inventory.problems(e) for e in ENTRIES}
+    new = [p for name, found in problems.items() if name not in KNOWN_GAPS for p in found]
+    assert not new, "public names without a numpydoc Parameters entry for each parameter:\n" + "\n".join(new)
+    fixed = sorted(name for name in KNOWN_GAPS if not problems.get(name))
+    assert not fixed, f"documented now: strike them off KNOWN_GAPS: {fixed}"
+
+
+def test_the_parameter_check_reads_numpydoc_sections():
+    def documented(a, b=1.0, *, c_s=2.0):
+        """Something.
+
+        Parameters
+        ----------
+        a, b : float
+            Two values.
+        c_s : float, optional
+            A time, s.
+
+        Returns
+        -------
+        x : float
+        """
+
+    def undocumented(a, gain_per_s=1.0):
+        """Something of ``a`` and ``gain_per_s`` in prose."""
+
+    entry = api_inventory.Entry("m", "documented", documented, "m")
+    assert api_inventory.problems(entry) == []
+    found = api_inventory.problems(entry._replace(name="undocumented", obj=undocumented))
+    assert found == ["m.undocumented: parameters without a numpydoc entry: a, gain_per_s"]
+    assert api_inventory.problems(entry._replace(obj=lambda x: x)) == ["m.documented: no docstring"]
+
+
+def test_the_schema_page_lists_every_column_family_of_the_code():
+    from attsim.telemetry import schema
+
+    text = schema_page.text()
+    for names in schema.UNITS:
+        assert names.split(" ")[0].replace("<sun sensor>", "<sun_sensor>") in text
+    for suffix in schema.ESTIMATOR_SUFFIXES + schema.WHEEL_SUFFIXES + schema.WHEEL_JITTER_SUFFIXES:
+        assert f"``{suffix}``" in text
+    described = " ".join(schema.UNITS)
+    for suffix in schema.ESTIMATOR_SUFFIXES:
+        assert f"<estimator>_{suffix}" in described, suffix
+    for suffix in schema.WHEEL_SUFFIXES + schema.WHEEL_FRICTION_SUFFIXES + schema.WHEEL_JITTER_SUFFIXES:
+        assert f"<wheel>_{suffix}" in described, suffix
