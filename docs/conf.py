@@ -52,8 +52,8 @@ html_static_path = ["_static"]
 html_css_files = ["attsim.css"]
 html_theme_options = {
     "description": "Spacecraft attitude dynamics for the satellite use case",
-    "page_width": "1180px",
-    "sidebar_width": "250px",
+    "page_width": "1260px",
+    "sidebar_width": "220px",
     "fixed_sidebar": True,
     "show_relbars": True,
 }
