@@ -113,7 +113,8 @@ class GalleryExample(Directive):
             html.append('<div class="attsim-figure">' + figure.to_html(
                 full_html=False, include_plotlyjs=False, div_id=f"fig-{path.stem}-{k}",
                 config={"displaylogo": False, "responsive": True}) + "</div>")
-        result = [nodes.raw("", "\n".join(html), format="html")]
+        result = self._description(namespace.get("__doc__") or "")
+        result.append(nodes.raw("", "\n".join(html), format="html"))
         if printed.strip():
             container = nodes.container(classes=["run-output"])
             container += nodes.literal_block(printed, printed.rstrip("\n"), language="none")
@@ -121,6 +122,17 @@ class GalleryExample(Directive):
         result.append(nodes.rubric("", "", nodes.Text(f"The script: docs/gallery/{path.name}")))
         result.append(nodes.literal_block(code, code, language="python"))
         return result
+
+
+    def _description(self, doc: str) -> list:
+        """The script's docstring after its first line (the page's title), parsed as reST."""
+        from docutils.statemachine import StringList
+
+        body = doc.split("\n", 1)[1] if "\n" in doc else ""
+        container = nodes.container()
+        self.state.nested_parse(StringList(body.strip().splitlines(), source="gallery"), self.content_offset,
+                                container)
+        return list(container.children)
 
 
 def _static_plotly(app) -> None:
