@@ -78,6 +78,8 @@ class NumbaController(Controller):
         Length of the ``memory`` array (>= 1).
     phase_s : float
         Time of the first cycle, s.
+    name : str, optional
+        Its name (default ``"numba_controller"``).
     """
 
     def __init__(self, decide, period_s: float, sensors: Sequence = (), wheels: Sequence = (), magnetorquer=None,

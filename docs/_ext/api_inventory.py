@@ -68,12 +68,14 @@ def kind(obj) -> str:
     return "data"
 
 
-_SECTION = re.compile(r"^(\s*)(Parameters|Other Parameters)\s*\n\1-{3,}\s*$", re.M)
+# a class's fields may be documented as its Attributes (numpydoc's way for dataclasses and named tuples)
+_SECTION = re.compile(r"^(\s*)(Parameters|Other Parameters|Attributes)\s*\n\1-{3,}\s*$", re.M)
 _HEADING = re.compile(r"^\s*[A-Z][A-Za-z ]+\s*\n\s*-{3,}\s*$", re.M)
 
 
 def documented_parameters(doc: str) -> set[str]:
-    """The parameter names the docstring's numpydoc ``Parameters`` (and ``Other Parameters``) sections name."""
+    """The parameter names the docstring's numpydoc ``Parameters``, ``Other Parameters`` and ``Attributes``
+    sections name."""
     names: set[str] = set()
     doc = inspect.cleandoc(doc or "")
     for match in _SECTION.finditer(doc):
@@ -91,6 +93,8 @@ def documented_parameters(doc: str) -> set[str]:
 def signature_parameters(obj) -> list[str]:
     """The parameters a user passes (``self``/``cls`` and a lone ``*`` excluded), or [] without a signature."""
     target = obj.__init__ if inspect.isclass(obj) and not issubclass(obj, tuple) else obj
+    if target is object.__init__:
+        return []  # a class that takes no arguments of its own (a base class, a model with no settings)
     if inspect.isclass(obj) and issubclass(obj, tuple) and hasattr(obj, "_fields"):
         return list(obj._fields)  # a named tuple: its fields
     try:
