@@ -19,27 +19,6 @@ import api_inventory  # noqa: E402
 import api_pages  # noqa: E402
 import schema_page  # noqa: E402
 
-# Public names whose docstrings still describe their parameters in prose, not in a numpydoc Parameters section
-# (issue 25's backlog). The list only shrinks: a name documented since fails below until it is struck off, and a
-# public name added without its Parameters fails as not listed here.
-KNOWN_GAPS = {
-    "attsim.actuators.CommandSchedule", "attsim.actuators.ReactionWheel", "attsim.actuators.Thruster",
-    "attsim.control.BDot", "attsim.control.FunctionController", "attsim.control.MagneticPD",
-    "attsim.control.MomentumUnloading", "attsim.control.QuaternionPD", "attsim.environment.Epoch",
-    "attsim.environment.TLEOrbit", "attsim.environment.TiltedDipole", "attsim.environment.lvlh_axes",
-    "attsim.environment.lvlh_quaternion", "attsim.environment.make_tle", "attsim.dispersions.checked",
-    "attsim.dispersions.flatten", "attsim.dispersions.run_seed", "attsim.campaign.CampaignResult",
-    "attsim.allocation.allocate", "attsim.allocation.allocation_matrix",
-    "attsim.allocation.array_momentum_envelope_Nms", "attsim.allocation.null_space_projector",
-    "attsim.allocation.null_space_torque", "attsim.allocation.pyramid_axes", "attsim.allocation.unloading_dipole",
-    "attsim.analysis.MomentumParts", "attsim.analysis.angular_momentum_body",
-    "attsim.analysis.angular_momentum_inertial", "attsim.analysis.classify_spin", "attsim.analysis.invariants",
-    "attsim.analysis.kinetic_energy", "attsim.analysis.nutation_angle", "attsim.analysis.relative_drift",
-    "attsim.analysis.total_momentum", "attsim.analysis.wheel_momentum_body", "attsim.errors.add_note",
-    "attsim.errors.exit_as_error", "attsim.errors.one_line", "attsim.Propagation", "attsim.Telemetry",
-    "attsim.Window", "attsim.load",
-}
-
 ENTRIES = api_inventory.entries()
 
 
@@ -76,11 +55,8 @@ def test_every_public_name_has_its_reference_entry(module):
 
 
 def test_every_public_name_documents_its_parameters():
-    problems = {f"{e.module}.{e.name}": api_inventory.problems(e) for e in ENTRIES}
-    new = [p for name, found in problems.items() if name not in KNOWN_GAPS for p in found]
-    assert not new, "public names without a numpydoc Parameters entry for each parameter:\n" + "\n".join(new)
-    fixed = sorted(name for name in KNOWN_GAPS if not problems.get(name))
-    assert not fixed, f"documented now: strike them off KNOWN_GAPS: {fixed}"
+    problems = [p for e in ENTRIES for p in api_inventory.problems(e)]
+    assert not problems, "public names without a numpydoc Parameters entry for each parameter:\n" + "\n".join(problems)
 
 
 def test_the_parameter_check_reads_numpydoc_sections():

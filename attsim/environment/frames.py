@@ -40,7 +40,13 @@ _J2000_JD = 2451545.0
 
 
 class Epoch:
-    """A UTC instant, from a ``datetime`` (naive means UTC) or an ISO string."""
+    """A UTC instant, from a ``datetime`` (naive means UTC) or an ISO string.
+
+    Parameters
+    ----------
+    when : datetime, str or Epoch
+        The instant: a ``datetime`` (naive means UTC) or an ISO 8601 string such as ``"2018-04-03T12:50:19"``.
+    """
 
     def __init__(self, when):
         if isinstance(when, Epoch):
@@ -103,7 +109,15 @@ def ecef_to_eci(v_ecef, jd) -> np.ndarray:
 
 
 def lvlh_axes(r, v) -> np.ndarray:
-    """Columns x, y, z of the orbit frame in ECI: ``R_IO`` (..., 3, 3)."""
+    """Columns x, y, z of the orbit frame in ECI: ``R_IO`` (..., 3, 3).
+
+    Parameters
+    ----------
+    r : array_like (..., 3)
+        Position, ECI, m.
+    v : array_like (..., 3)
+        Velocity, ECI, m/s.
+    """
     r, v = np.asarray(r, dtype=float), np.asarray(v, dtype=float)
     z = -r / np.linalg.norm(r, axis=-1, keepdims=True)
     h = np.cross(r, v)
@@ -113,7 +127,15 @@ def lvlh_axes(r, v) -> np.ndarray:
 
 
 def lvlh_quaternion(r, v) -> np.ndarray:
-    """``q_IO``: rotates orbit-frame vectors into ECI."""
+    """``q_IO``: rotates orbit-frame vectors into ECI.
+
+    Parameters
+    ----------
+    r : array_like (..., 3)
+        Position, ECI, m.
+    v : array_like (..., 3)
+        Velocity, ECI, m/s.
+    """
     from ..rotations import dcm_to_quat
 
     return dcm_to_quat(lvlh_axes(r, v))
