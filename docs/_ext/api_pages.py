@@ -96,10 +96,34 @@ def write_pages(srcdir: Path) -> None:
             stale.unlink()
 
 
+# the engine's contract with the components (attsim.engine.component and the kinds' loop parts): what the engine
+# calls, not what a user writes or calls, so the reference leaves it out of the classes' members
+ENGINE_CONTRACT = frozenset({
+    "prepare", "start", "values", "columns", "processes", "cycle", "restart", "bring_up_to_date", "reset_cycles",
+    "fill_loop_row", "take_loop_row", "loop_ready", "loop_inputs", "loop_unit", "loop_source", "loop_fault",
+    "loop_part", "loop_role", "sample_unit", "class_units", "unit_raised", "unit_does_not_compile", "draws",
+    "check_command", "knowledge_sources", "require_field", "reports_validity", "blinded", "shares_sample",
+    "plain_unless", "output", "normals", "faults_now", "configure", "stop_commands", "measurement_sensors",
+    "attitude_seen",
+})
+
+
+def _skip_member(app, what, name, obj, skip, options):
+    """Leave out of a class's members the engine's contract and plain class data (settings are parameters)."""
+    if what not in ("class", "exception"):
+        return None
+    if name in ENGINE_CONTRACT:
+        return True
+    if not (callable(obj) or isinstance(obj, (property, classmethod, staticmethod))):
+        return True
+    return None
+
+
 def _builder_inited(app) -> None:
     write_pages(Path(app.srcdir))
 
 
 def setup(app):
     app.connect("builder-inited", _builder_inited)
+    app.connect("autodoc-skip-member", _skip_member)
     return {"version": "1", "parallel_read_safe": True}
