@@ -125,10 +125,10 @@ class GalleryExample(Directive):
 
 
     def _description(self, doc: str) -> list:
-        """The script's docstring after its first line (the page's title), parsed as reST."""
+        """The script's docstring, parsed as reST (the page's title is the rst page's own)."""
         from docutils.statemachine import StringList
 
-        body = doc.split("\n", 1)[1] if "\n" in doc else ""
+        body = doc
         container = nodes.container()
         self.state.nested_parse(StringList(body.strip().splitlines(), source="gallery"), self.content_offset,
                                 container)

@@ -22,10 +22,12 @@ q_est = df[["mekf_qw", "mekf_qx", "mekf_qy", "mekf_qz"]].to_numpy()
 dq = rotations.quat_multiply(rotations.quat_conjugate(q_true), q_est)
 error_arcsec = np.degrees(2.0 * dq[:, 1:] * np.sign(dq[:, :1])) * 3600.0
 fig = go.Figure()
-for k, a in enumerate("xyz"):
+for k, (a, colour) in enumerate(zip("xyz", ("#1f77b4", "#d62728", "#2ca02c"))):
     bound = np.degrees(df[f"mekf_sigma3_att_{a}"]) * 3600.0
-    fig.add_trace(go.Scatter(x=df.index, y=error_arcsec[:, k], name=f"error {a}"))
-    fig.add_trace(go.Scatter(x=df.index, y=bound, name=f"3 sigma {a}", line=dict(dash="dot"), legendgroup=a))
+    fig.add_trace(go.Scatter(x=df.index, y=error_arcsec[:, k], name=f"error {a}", line=dict(color=colour)))
+    for sign in (1.0, -1.0):  # the bound on both sides, in the axis's colour, dotted
+        fig.add_trace(go.Scatter(x=df.index, y=sign * bound, name=f"±3 sigma {a}", legendgroup=a,
+                                 showlegend=sign > 0, line=dict(color=colour, dash="dot", width=1)))
 fig.update_layout(title="MEKF attitude error and its 3-sigma bound", xaxis_title="t [s]",
                   yaxis_title="arcsec", yaxis_range=[-150, 150], height=460, margin=dict(l=60, r=20, t=50, b=40))
 bounds_arcsec = np.degrees(df[[f"mekf_sigma3_att_{a}" for a in "xyz"]].to_numpy()) * 3600.0
