@@ -98,3 +98,17 @@ def test_the_schema_page_lists_every_column_family_of_the_code():
         assert f"<estimator>_{suffix}" in described, suffix
     for suffix in schema.WHEEL_SUFFIXES + schema.WHEEL_FRICTION_SUFFIXES + schema.WHEEL_JITTER_SUFFIXES:
         assert f"<wheel>_{suffix}" in described, suffix
+
+
+def test_the_readme_tour_runs_and_its_numbers_mean_what_it_says(capsys):
+    # the tour printed drifts of -1.0 (a damper that stopped the body: nothing to read); it now compares the energy
+    # lost with the damper's work, which must agree to the integrator's accuracy
+    import re
+
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    tour = next(b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S) if "analysis.symmetric_top" in b)
+    exec(compile(tour, "README tour", "exec"), {})
+    lines = capsys.readouterr().out.split("\n")
+    assert float(lines[0]) < 1e-5                                # the symmetric top against its exact solution, rad/s
+    lost, work = (float(v) for v in lines[1].split())
+    assert 1e-3 < lost and abs(lost - work) < 1e-6 * lost
