@@ -4,8 +4,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
+DOCS_STAMP := $(VENV)/.installed-docs
 
-.PHONY: demo test bench venv clean
+.PHONY: demo test docs bench venv clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +24,17 @@ test: $(STAMP)
 	$(BIN)/attsim compile --jobs $$(nproc 2>/dev/null || echo 2)  # every compiled unit once, in parallel: the suite then loads them
 	$(BIN)/python -m pytest -n $$(nproc 2>/dev/null || echo 2) --dist loadfile  # one worker per core, a file per worker
 
+$(DOCS_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+# The documentation site in docs/_build/html (open index.html; works offline). Warnings are errors. The guide's
+# examples run while it builds, interpreted (no compiler) and without the background compile.
+docs: $(DOCS_STAMP)
+	ATTSIM_BACKEND=interpreted ATTSIM_BACKGROUND_COMPILE=0 \
+		$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+	@echo "docs: open docs/_build/html/index.html"
+
 # Benchmarks: the peer (Basilisk, package `bsk`) is optional; when it cannot be
 # installed the scripts still run and say that the peer was skipped.
 bench: $(STAMP)
@@ -33,4 +45,4 @@ bench: $(STAMP)
 	$(BIN)/python tools/bench_report.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache docs/_build

@@ -55,14 +55,30 @@ def _columns(df: pd.DataFrame, names) -> np.ndarray:
 
 
 def angular_momentum_body(df: pd.DataFrame, inertia=None) -> pd.DataFrame:
-    """``H_B = J ω`` (N m s, body axes): columns ``H_x H_y H_z``."""
+    """``H_B = J ω`` (N m s, body axes): columns ``H_x H_y H_z``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Telemetry with ``wx wy wz`` (rad/s).
+    inertia : array_like or CompositeBody, optional
+        kg m^2 (default: from ``df.attrs``, as :func:`attsim.propagate` records it).
+    """
     J = _inertia(df, inertia)
     H = _columns(df, RATE_COLUMNS) @ J.T
     return pd.DataFrame(H, index=df.index, columns=["H_x", "H_y", "H_z"])
 
 
 def angular_momentum_inertial(df: pd.DataFrame, inertia=None) -> pd.DataFrame:
-    """``H_I = R_IB J ω`` (N m s, inertial axes): columns ``H_I_x H_I_y H_I_z``."""
+    """``H_I = R_IB J ω`` (N m s, inertial axes): columns ``H_I_x H_I_y H_I_z``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Telemetry with ``qw qx qy qz wx wy wz``.
+    inertia : array_like or CompositeBody, optional
+        kg m^2 (default: from ``df.attrs``).
+    """
     H_B = angular_momentum_body(df, inertia).to_numpy()
     H_I = rotations.quat_rotate(_columns(df, QUATERNION_COLUMNS), H_B)
     return pd.DataFrame(H_I, index=df.index, columns=["H_I_x", "H_I_y", "H_I_z"])
@@ -73,6 +89,13 @@ def wheel_momentum_body(df: pd.DataFrame, components) -> np.ndarray:
 
     ``components`` is a run's ``meta["components"]``: each wheel's axis and
     its ``<name>_h`` telemetry column give ``Σ h_i a_i``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Telemetry with each wheel's ``<name>_h`` column (N m s).
+    components : sequence of dict
+        A run's ``meta["components"]``.
     """
     total = np.zeros((len(df), 3))
     for component in components:
@@ -94,6 +117,17 @@ class MomentumParts(NamedTuple):
     ``scale``: the largest momentum either part carries (at least
     :data:`SCALE_FLOOR`), against which a change of the total is relative —
     a body at rest with spinning wheels has no total to compare with.
+
+    Parameters
+    ----------
+    inertial : ndarray (n, 3)
+        ``R_IB (J ω + Σ h_i a_i)``, N m s.
+    body : ndarray (n, 3)
+        ``J ω``, body axes, N m s.
+    wheels : ndarray (n, 3)
+        ``Σ h_i a_i``, body axes, N m s.
+    scale : float
+        The largest momentum either part carries, N m s.
     """
 
     inertial: np.ndarray
@@ -106,6 +140,15 @@ def total_momentum(df: pd.DataFrame, inertia=None, components=()) -> MomentumPar
     """The inertial angular momentum of body and wheels (see :class:`MomentumParts`).
 
     ``components`` is a run's ``meta["components"]`` (the wheels' axes).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Telemetry with ``qw qx qy qz wx wy wz`` and the wheels' ``<name>_h``.
+    inertia : array_like or CompositeBody, optional
+        kg m^2 (default: from ``df.attrs``).
+    components : sequence of dict, optional
+        A run's ``meta["components"]`` (none: no wheels).
     """
     body = angular_momentum_body(df, inertia).to_numpy()
     wheels = wheel_momentum_body(df, components)
@@ -116,7 +159,15 @@ def total_momentum(df: pd.DataFrame, inertia=None, components=()) -> MomentumPar
 
 
 def kinetic_energy(df: pd.DataFrame, inertia=None) -> pd.Series:
-    """Rotational kinetic energy ``T = ½ ω·J ω`` (J)."""
+    """Rotational kinetic energy ``T = ½ ω·J ω`` (J).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Telemetry with ``wx wy wz`` (rad/s).
+    inertia : array_like or CompositeBody, optional
+        kg m^2 (default: from ``df.attrs``).
+    """
     J = _inertia(df, inertia)
     w = _columns(df, RATE_COLUMNS)
     return pd.Series(0.5 * np.einsum("ni,ij,nj->n", w, J, w), index=df.index, name="T_rot")
@@ -128,6 +179,11 @@ def relative_drift(values) -> np.ndarray:
     For a series of scalars ``(x(t) - x(0)) / |x(0)|``; for a series of
     vectors (n, 3) ``|x(t) - x(0)| / |x(0)|``. A zero initial value makes
     the drift undefined and is refused.
+
+    Parameters
+    ----------
+    values : array_like (n,) or (n, 3)
+        A series of scalars or vectors.
     """
     x = np.asarray(values, dtype=np.float64)
     if x.ndim == 1:
@@ -149,6 +205,15 @@ def nutation_angle(df: pd.DataFrame, inertia=None, axis_B=None) -> pd.Series:
     (a prolate axisymmetric body) its direction is undefined, and the
     symmetry axis, of the distinct moment, is used instead. Computed in body axes as
     ``atan2(|a × H_B|, a·H_B)``, accurate at small angles.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Telemetry with ``wx wy wz`` (rad/s).
+    inertia : array_like or CompositeBody, optional
+        kg m^2 (default: from ``df.attrs``).
+    axis_B : array_like (3,), optional
+        The body axis (default: the principal axis of largest moment, see above).
     """
     J = _inertia(df, inertia)
     if axis_B is None:
@@ -172,6 +237,13 @@ def invariants(df: pd.DataFrame, inertia=None) -> pd.DataFrame:
     ``H_I_drift`` (vector, ``|H_I(t) - H_I(0)| / |H_I(0)|``), ``H_norm_drift``
     and ``T_rot_drift``. Under zero torque all three drifts measure the
     integrator's error.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Telemetry with ``qw qx qy qz wx wy wz``.
+    inertia : array_like or CompositeBody, optional
+        kg m^2 (default: from ``df.attrs``).
     """
     H_I = angular_momentum_inertial(df, inertia)
     out = H_I.copy()
@@ -258,6 +330,13 @@ def classify_spin(moments, omega0) -> dict:
     encircles (from ``d = 2E - M²/I_mid``: major for ``d < 0``, minor for
     ``d > 0``) and the growth rate of a small perturbation about the
     intermediate axis, ``λ = (M / I_mid) sqrt((I_mid - I_min)(I_max - I_mid) / (I_min I_max))``.
+
+    Parameters
+    ----------
+    moments : array_like (3,)
+        Principal moments, kg m^2.
+    omega0 : array_like (3,)
+        Body rate in the same axes, rad/s.
     """
     moments = vector3(moments, "moments")  # finite: a NaN rate classified as a stable spin about the minor axis
     m = moments * vector3(omega0, "omega0")

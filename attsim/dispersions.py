@@ -396,6 +396,11 @@ def draw_parameters(dispersions: Mapping[str, Dispersion], seed: int, index: int
 def checked(dispersions) -> dict[str, Dispersion]:
     """``dispersions`` as a dict, after checking it maps non-empty names to :class:`Dispersion` objects.
 
+    Parameters
+    ----------
+    dispersions : mapping of str to Dispersion
+        A mission script's ``dispersions()``.
+
     Raises
     ------
     InputError
@@ -419,6 +424,11 @@ def run_seed(seed: int, index: int) -> int:
     ``SeedSequence([seed, index]).generate_state(1)[0] & 0x7FFFFFFF``: a
     non-negative 31-bit integer, independent of the parameter streams (whose
     entropy also holds the name's CRC).
+
+    Parameters
+    ----------
+    seed, index : int
+        The campaign's seed and the run's index, both >= 0.
     """
     seed = _non_negative_int(seed, "seed")
     index = _non_negative_int(index, "index")
@@ -432,6 +442,11 @@ def flatten(params: Mapping[str, object]) -> dict[str, float | str]:
     vector ``v`` becomes ``'v[0]'``, ``'v[1]'``, ...; a matrix ``'m[0,1]'``
     row-major. A Choice item that is neither a number, a string nor numeric
     array is kept as its ``str``.
+
+    Parameters
+    ----------
+    params : mapping of str to object
+        A run's drawn parameters.
     """
     flat: dict[str, float | str] = {}
     for name, value in params.items():

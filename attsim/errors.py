@@ -172,7 +172,15 @@ class ImplausibleValueWarning(AttsimWarning):
 
 
 def add_note(exc: BaseException, text: str) -> None:
-    """``exc.add_note(text)`` (Python 3.11), also on 3.10: tracebacks and the command line's one line show notes."""
+    """``exc.add_note(text)`` (Python 3.11), also on 3.10: tracebacks and the command line's one line show notes.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The exception.
+    text : str
+        The note.
+    """
     notes = getattr(exc, "__notes__", None)
     if isinstance(notes, list):
         notes.append(text)
@@ -190,6 +198,13 @@ def exit_as_error(exc: BaseException, field: str, rule: str) -> InputError:
     Raised as it is, it would end the process with the user's exit code (0: a command that ran and judged nothing
     says it succeeded; 3: attsim's own bug) or kill a campaign's worker. The error's traceback is the exit's, so it
     names the user's line, and its cause is the exit.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The ``SystemExit`` (or other non-``Exception``) the user's code raised.
+    field, rule : str
+        The :class:`InputError`'s field and rule.
     """
     code = f"({exc.code!r})" if isinstance(exc, SystemExit) else ""
     error = InputError(field, rule, f"it raised {type(exc).__name__}{code}")
@@ -199,7 +214,13 @@ def exit_as_error(exc: BaseException, field: str, rule: str) -> InputError:
 
 def one_line(value) -> str:
     """``str(value)`` on one line (whitespace runs folded), for any object: also an exception whose ``__str__``
-    raises (a user's), which must not cost the message it was part of."""
+    raises (a user's), which must not cost the message it was part of.
+
+    Parameters
+    ----------
+    value : object
+        Anything.
+    """
     try:
         text = str(value)
     except Exception:  # noqa: BLE001 - an object that cannot say what it is still gets a line

@@ -76,7 +76,13 @@ def _dims(values, field_name: str, count: int) -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class PointMass(Shape):
-    """A point mass: no inertia about itself, only through its offset."""
+    """A point mass: no inertia about itself, only through its offset.
+
+    Parameters
+    ----------
+    mass_kg : float
+        Mass, kg (> 0).
+    """
 
     mass_kg: float
 
@@ -92,6 +98,13 @@ class SolidCuboid(Shape):
     """Rectangular block with edges ``size_m = (a, b, c)`` along x, y, z.
 
     ``J = m/12 diag(b^2 + c^2, a^2 + c^2, a^2 + b^2)``.
+
+    Parameters
+    ----------
+    mass_kg : float
+        Mass, kg (> 0).
+    size_m : array_like (3,)
+        Edge lengths ``(a, b, c)`` along x, y, z, m.
     """
 
     mass_kg: float
@@ -111,6 +124,15 @@ class SolidCylinder(Shape):
     """Solid circular cylinder, axis along z.
 
     ``Jxx = Jyy = m (3 r^2 + h^2) / 12``, ``Jzz = m r^2 / 2``.
+
+    Parameters
+    ----------
+    mass_kg : float
+        Mass, kg (> 0).
+    radius_m : float
+        Radius, m.
+    length_m : float
+        Length along z, m.
     """
 
     mass_kg: float
@@ -133,6 +155,15 @@ class HollowCylinder(Shape):
     """Thick-walled tube, axis along z, radii ``inner_radius_m < outer_radius_m``.
 
     ``Jxx = Jyy = m (3 (r1^2 + r2^2) + h^2) / 12``, ``Jzz = m (r1^2 + r2^2) / 2``.
+
+    Parameters
+    ----------
+    mass_kg : float
+        Mass, kg (> 0).
+    inner_radius_m, outer_radius_m : float
+        Radii of the wall, m (inner < outer).
+    length_m : float
+        Length along z, m.
     """
 
     mass_kg: float
@@ -158,7 +189,15 @@ class HollowCylinder(Shape):
 
 @dataclass(frozen=True)
 class SolidSphere(Shape):
-    """Solid ball: ``J = 2/5 m r^2 1``."""
+    """Solid ball: ``J = 2/5 m r^2 1``.
+
+    Parameters
+    ----------
+    mass_kg : float
+        Mass, kg (> 0).
+    radius_m : float
+        Radius, m.
+    """
 
     mass_kg: float
     radius_m: float
@@ -173,7 +212,15 @@ class SolidSphere(Shape):
 
 @dataclass(frozen=True)
 class SphericalShell(Shape):
-    """Thin spherical shell: ``J = 2/3 m r^2 1``."""
+    """Thin spherical shell: ``J = 2/3 m r^2 1``.
+
+    Parameters
+    ----------
+    mass_kg : float
+        Mass, kg (> 0).
+    radius_m : float
+        Radius, m.
+    """
 
     mass_kg: float
     radius_m: float
@@ -191,6 +238,13 @@ class SolidEllipsoid(Shape):
     """Solid ellipsoid with semi-axes ``(a, b, c)`` along x, y, z.
 
     ``J = m/5 diag(b^2 + c^2, a^2 + c^2, a^2 + b^2)``.
+
+    Parameters
+    ----------
+    mass_kg : float
+        Mass, kg (> 0).
+    semi_axes_m : array_like (3,)
+        Semi-axes ``(a, b, c)`` along x, y, z, m.
     """
 
     mass_kg: float
@@ -211,6 +265,13 @@ class ThinPlate(Shape):
 
     ``J = m/12 diag(b^2, a^2, a^2 + b^2)`` (the triangle inequality holds
     with equality: a plate is the limit of a physical body).
+
+    Parameters
+    ----------
+    mass_kg : float
+        Mass, kg (> 0).
+    size_m : array_like (2,)
+        Edge lengths ``(a, b)`` along x, y, m.
     """
 
     mass_kg: float
@@ -226,7 +287,15 @@ class ThinPlate(Shape):
 
 
 def rotate_inertia(inertia_kg_m2, R) -> np.ndarray:
-    """Express a tensor in rotated axes: ``R J R^T`` with ``R`` from old to new axes."""
+    """Express a tensor in rotated axes: ``R J R^T`` with ``R`` from old to new axes.
+
+    Parameters
+    ----------
+    inertia_kg_m2 : array_like (3, 3)
+        Inertia tensor in the old axes, kg m^2.
+    R : array_like (3, 3)
+        Rotation matrix from the old axes to the new.
+    """
     J = finite_array(inertia_kg_m2, "inertia_kg_m2", (3, 3))
     R = finite_array(R, "R", (3, 3))
     return R @ J @ R.T
@@ -238,6 +307,15 @@ def parallel_axis(inertia_cm_kg_m2, mass_kg: float, offset_m) -> np.ndarray:
     ``J_O = J_cm + m ((r.r) 1 - r r^T)`` where ``r`` is the centre of mass
     seen from the new point ``O`` (the sign of ``r`` does not matter). With a
     negative ``mass_kg`` the same formula shifts *back* to the centre of mass.
+
+    Parameters
+    ----------
+    inertia_cm_kg_m2 : array_like (3, 3)
+        Inertia about the centre of mass, kg m^2.
+    mass_kg : float
+        Mass, kg (negative: shift back to the centre of mass).
+    offset_m : array_like (3,)
+        The centre of mass seen from the new point, m.
     """
     J = finite_array(inertia_cm_kg_m2, "inertia_cm_kg_m2", (3, 3))
     r = finite_array(offset_m, "offset_m", (3,))
@@ -284,6 +362,11 @@ class Part:
 class CompositeBody:
     """A rigid body made of parts.
 
+    Parameters
+    ----------
+    parts : sequence of Part
+        The placed shapes (at least one).
+
     Attributes
     ----------
     mass_kg : float
@@ -324,6 +407,11 @@ class CompositeBody:
 
 def principal_axes(inertia_kg_m2) -> tuple[np.ndarray, np.ndarray]:
     """Principal moments (ascending) and a right-handed principal frame.
+
+    Parameters
+    ----------
+    inertia_kg_m2 : array_like (3, 3)
+        Symmetric inertia tensor, kg m^2.
 
     Returns
     -------
@@ -383,6 +471,15 @@ def check_inertia(value, *, allow_nonphysical: bool = False, field_name: str = "
     into body axes: a single part's centre of mass is the body's) or a
     :class:`Shape` (its inertia about its centre of mass, shape axes as body
     axes).
+
+    Parameters
+    ----------
+    value : array_like (3, 3) or (3,), Shape, Part or CompositeBody
+        The inertia, kg m^2: a tensor, three principal moments, or a body.
+    allow_nonphysical : bool, optional
+        Accept moments that break the triangle inequality (textbook cases).
+    field_name : str, optional
+        The name an error gives the value.
     """
     allow_nonphysical = boolean(allow_nonphysical, "allow_nonphysical")
     if isinstance(value, CompositeBody):
@@ -429,6 +526,15 @@ def check_rate(inertia_kg_m2, omega_rad_s, field_name: str = "omega0") -> None:
 
     Such a state is not a run with too large a step but a number the
     dynamics cannot hold; the error names the rate, not the step.
+
+    Parameters
+    ----------
+    inertia_kg_m2 : array_like (3, 3)
+        Inertia tensor, kg m^2.
+    omega_rad_s : array_like (3,)
+        Body rate, rad/s.
+    field_name : str, optional
+        The name an error gives the rate.
     """
     with np.errstate(over="ignore", invalid="ignore"):
         momentum = np.asarray(inertia_kg_m2) @ np.asarray(omega_rad_s)

@@ -71,7 +71,7 @@ class Requirement:
         What ``attsim run`` prints and the report shows; the unit in brackets at its end (``[deg]``).
     quantity : str
         A telemetry column (``"att_err_deg"``, ``"rw0_speed"``) or one attsim derives (``"rate_deg_s"``:
-        |ω| in deg/s). The report draws the requirement on the plot of that quantity.
+        ``|ω|`` in deg/s). The report draws the requirement on the plot of that quantity.
     statistic : str
         One of ``max``, ``min``, ``mean``, ``rms``, ``final``, ``settle``.
     op, limit : str, float

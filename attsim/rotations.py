@@ -68,6 +68,11 @@ def quat_multiply(p, q) -> np.ndarray:
 
     ``(p0 q0 - p.q,  p0 q + q0 p + p x q)``; the rotation ``p ⊗ q`` applies
     ``q`` first, then ``p``.
+
+    Parameters
+    ----------
+    p, q : array_like (..., 4)
+        Quaternions ``(w, x, y, z)``, scalar first; broadcast against each other.
     """
     p = _last_axis(p, 4, "p")
     q = _last_axis(q, 4, "q")
@@ -85,13 +90,25 @@ def quat_multiply(p, q) -> np.ndarray:
 
 
 def quat_conjugate(q) -> np.ndarray:
-    """``q* = (w, -x, -y, -z)``: the inverse rotation of a unit quaternion."""
+    """``q* = (w, -x, -y, -z)``: the inverse rotation of a unit quaternion.
+
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Quaternion(s) ``(w, x, y, z)``, scalar first, along the last axis.
+    """
     q = _last_axis(q, 4, "q")
     return q * np.array([1.0, -1.0, -1.0, -1.0])
 
 
 def quat_normalize(q) -> np.ndarray:
-    """Scale to unit norm; a zero quaternion is an error."""
+    """Scale to unit norm; a zero quaternion is an error.
+
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Quaternion(s) ``(w, x, y, z)``, scalar first, along the last axis.
+    """
     q = _last_axis(q, 4, "q")
     norm = np.linalg.norm(q, axis=-1, keepdims=True)
     if np.any(norm == 0.0) or not np.all(np.isfinite(norm)):
@@ -100,7 +117,13 @@ def quat_normalize(q) -> np.ndarray:
 
 
 def quat_canonical(q) -> np.ndarray:
-    """The representative of ``±q`` with ``w >= 0`` (ties broken on x, y, z)."""
+    """The representative of ``±q`` with ``w >= 0`` (ties broken on x, y, z).
+
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Quaternion(s) ``(w, x, y, z)``, scalar first, along the last axis.
+    """
     q = _last_axis(q, 4, "q")
     # The first non-zero component decides the sign, so the choice is unique.
     lead = np.where(q[..., 0] != 0, q[..., 0],
@@ -113,6 +136,13 @@ def quat_rotate(q, v) -> np.ndarray:
 
     Uses ``v + 2w (u x v) + 2 u x (u x v)`` with ``u = (x, y, z)``, which is
     the sandwich product expanded for a unit quaternion.
+
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Unit quaternion(s), scalar first (``q_IB`` takes body vectors to inertial axes).
+    v : array_like (..., 3)
+        Vector(s) to rotate, any unit.
     """
     q = _last_axis(q, 4, "q")
     v = _last_axis(v, 3, "v")
@@ -123,7 +153,13 @@ def quat_rotate(q, v) -> np.ndarray:
 
 
 def quat_to_dcm(q) -> np.ndarray:
-    """Rotation matrix of a unit quaternion: ``R_IB`` from ``q_IB``."""
+    """Rotation matrix of a unit quaternion: ``R_IB`` from ``q_IB``.
+
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Unit quaternion(s), scalar first.
+    """
     q = _last_axis(q, 4, "q")
     w, x, y, z = np.moveaxis(q, -1, 0)
     xx, yy, zz = x * x, y * y, z * z
@@ -143,6 +179,11 @@ def dcm_to_quat(R) -> np.ndarray:
     Shepperd's method: of the four algebraically equivalent formulas, use the
     one whose pivot (``4w^2``, ``4x^2``, ``4y^2`` or ``4z^2``) is largest, so
     the division is never by a small number.
+
+    Parameters
+    ----------
+    R : array_like (..., 3, 3)
+        Rotation matrix (matrices), ``R_IB``.
     """
     R = _matrices(R, "R")
     r00, r11, r22 = R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]
@@ -175,13 +216,25 @@ def dcm_to_quat(R) -> np.ndarray:
 
 
 def euler321_to_dcm(angles) -> np.ndarray:
-    """``R_IB = Rz(yaw) Ry(pitch) Rx(roll)`` from ``(yaw, pitch, roll)``."""
+    """``R_IB = Rz(yaw) Ry(pitch) Rx(roll)`` from ``(yaw, pitch, roll)``.
+
+    Parameters
+    ----------
+    angles : array_like (..., 3)
+        ``(yaw, pitch, roll)``, rad.
+    """
     angles = _last_axis(angles, 3, "angles")
     return quat_to_dcm(euler321_to_quat(angles))
 
 
 def euler321_to_quat(angles) -> np.ndarray:
-    """``q_IB = q_z(yaw) ⊗ q_y(pitch) ⊗ q_x(roll)`` from ``(yaw, pitch, roll)``."""
+    """``q_IB = q_z(yaw) ⊗ q_y(pitch) ⊗ q_x(roll)`` from ``(yaw, pitch, roll)``.
+
+    Parameters
+    ----------
+    angles : array_like (..., 3)
+        ``(yaw, pitch, roll)``, rad.
+    """
     angles = _last_axis(angles, 3, "angles")
     half = 0.5 * angles
     cy, cp, cr = np.cos(half[..., 0]), np.cos(half[..., 1]), np.cos(half[..., 2])
@@ -198,7 +251,13 @@ def euler321_to_quat(angles) -> np.ndarray:
 
 
 def dcm_to_euler321(R) -> np.ndarray:
-    """``(yaw, pitch, roll)`` of ``R_IB``; see the module note on gimbal lock."""
+    """``(yaw, pitch, roll)`` of ``R_IB``; see the module note on gimbal lock.
+
+    Parameters
+    ----------
+    R : array_like (..., 3, 3)
+        Rotation matrix (matrices), ``R_IB``.
+    """
     return quat_to_euler321(dcm_to_quat(_matrices(R, "R")))
 
 
@@ -214,6 +273,11 @@ def quat_to_euler321(q) -> np.ndarray:
         (w - y, z + x) = (c - s) (cos, sin)((yaw + roll) / 2)
 
     and ``pitch = 2 atan2(c + s, c - s) - pi/2``.
+
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Unit quaternion(s) ``q_IB``, scalar first.
     """
     q = _last_axis(q, 4, "q")
     w, x, y, z = np.moveaxis(q, -1, 0)
@@ -236,7 +300,15 @@ def _wrap_pi(angle):
 
 
 def axis_angle_to_quat(axis, angle_rad) -> np.ndarray:
-    """Rotation by ``angle_rad`` about ``axis`` (normalised here): ``(cos a/2, sin a/2 n)``."""
+    """Rotation by ``angle_rad`` about ``axis`` (normalised here): ``(cos a/2, sin a/2 n)``.
+
+    Parameters
+    ----------
+    axis : array_like (..., 3)
+        Rotation axis, any non-zero length.
+    angle_rad : float or array_like (...)
+        Rotation angle, rad (right-handed about ``axis``).
+    """
     axis = _last_axis(axis, 3, "axis")
     norm = np.linalg.norm(axis, axis=-1, keepdims=True)
     if np.any(norm == 0.0):
@@ -246,7 +318,13 @@ def axis_angle_to_quat(axis, angle_rad) -> np.ndarray:
 
 
 def quat_to_axis_angle(q) -> tuple[np.ndarray, np.ndarray]:
-    """Unit axis and angle in [0, pi] of ``q`` (axis (1, 0, 0) for the identity)."""
+    """Unit axis and angle in [0, pi] of ``q`` (axis (1, 0, 0) for the identity).
+
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Unit quaternion(s), scalar first.
+    """
     rotvec = quat_to_rotvec(q)
     angle = np.linalg.norm(rotvec, axis=-1)
     safe = np.where(angle > 0.0, angle, 1.0)[..., None]
@@ -259,6 +337,11 @@ def rotvec_to_quat(rotvec) -> np.ndarray:
 
     Uses ``sin(phi/2)/phi`` with its Taylor series for tiny angles, so the
     map is smooth through zero (the Lie-group integrators rely on this).
+
+    Parameters
+    ----------
+    rotvec : array_like (..., 3)
+        Rotation vector ``phi n``, rad.
     """
     rotvec = _last_axis(rotvec, 3, "rotvec")
     angle = np.linalg.norm(rotvec, axis=-1, keepdims=True)
@@ -270,7 +353,13 @@ def rotvec_to_quat(rotvec) -> np.ndarray:
 
 
 def quat_to_rotvec(q) -> np.ndarray:
-    """Quaternion logarithm: the rotation vector with angle in [0, pi]."""
+    """Quaternion logarithm: the rotation vector with angle in [0, pi].
+
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Unit quaternion(s), scalar first.
+    """
     q = quat_canonical(_last_axis(q, 4, "q"))
     vec_norm = np.linalg.norm(q[..., 1:], axis=-1, keepdims=True)
     angle = 2.0 * np.arctan2(vec_norm, q[..., :1])
@@ -285,13 +374,24 @@ def quat_to_mrp(q) -> np.ndarray:
     ``q`` and ``-q`` give the same rotation; choosing the representative with
     ``w >= 0`` picks the MRP set of norm at most one (the shadow set of the
     other sign has norm at least one).
+
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Unit quaternion(s), scalar first.
     """
     q = quat_canonical(_last_axis(q, 4, "q"))
     return q[..., 1:] / (1.0 + q[..., :1])
 
 
 def mrp_to_quat(p) -> np.ndarray:
-    """Inverse of :func:`quat_to_mrp`: ``((1 - |p|^2), 2p) / (1 + |p|^2)``."""
+    """Inverse of :func:`quat_to_mrp`: ``((1 - |p|^2), 2p) / (1 + |p|^2)``.
+
+    Parameters
+    ----------
+    p : array_like (..., 3)
+        Modified Rodrigues parameters.
+    """
     p = _last_axis(p, 3, "p")
     sq = np.sum(p * p, axis=-1, keepdims=True)
     return np.concatenate([1.0 - sq, 2.0 * p], axis=-1) / (1.0 + sq)
@@ -302,6 +402,11 @@ def quat_angle_between(q1, q2) -> np.ndarray:
 
     ``2 atan2(|vec(q1* ⊗ q2)|, |scal(q1* ⊗ q2)|)``, which stays accurate for
     tiny angles where ``2 acos(|q1 . q2|)`` loses half the digits.
+
+    Parameters
+    ----------
+    q1, q2 : array_like (..., 4)
+        Unit quaternions, scalar first (the sign of each does not matter).
     """
     d = quat_multiply(quat_conjugate(q1), q2)
     return 2.0 * np.arctan2(np.linalg.norm(d[..., 1:], axis=-1), np.abs(d[..., 0]))

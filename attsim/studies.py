@@ -33,6 +33,37 @@ class Propagation:
     Parameters are those of :func:`attsim.propagate` (``dt`` is
     ``max_step``), plus ``name`` (a safe file name, as a
     :class:`~attsim.Mission`'s), ``out_dir`` and ``description``.
+
+    Parameters
+    ----------
+    name : str
+        The run's name and default directory ``reports/<name>`` (a safe file name).
+    inertia : array_like or CompositeBody
+        As :func:`attsim.propagate`'s, kg m^2.
+    omega0 : array_like (3,)
+        Initial body rate, rad/s.
+    q0 : array_like (4,), optional
+        Initial ``q_IB``, scalar first.
+    duration : float, optional
+        Simulated time, s (``propagate``'s ``t_end``).
+    method : str, optional
+        An integrator name (:func:`attsim.methods`).
+    max_step : float, optional
+        The step, s (``propagate``'s ``dt``).
+    telemetry_every : int, optional
+        Keep every N-th step (``propagate``'s ``record_every``).
+    torque : None, array_like (3,) or callable, optional
+        As :func:`attsim.propagate`'s (N m).
+    out_dir : path, optional
+        The run directory (default ``reports/<name>``).
+    description : str, optional
+        Free text for the report.
+    allow_nonphysical : bool, optional
+        Accept moments that break the triangle inequality.
+    seed : int, optional
+        Recorded with the run.
+    **options
+        Method-specific options.
     """
 
     def __init__(self, name: str, inertia, omega0, q0=(1.0, 0.0, 0.0, 0.0), duration: float = 40.0, method: str = "rk4",

@@ -38,6 +38,11 @@ class NotEvaluated:
     Order comparisons with it are False, as with NaN, so a criterion written
     ``(label, value, value < bound, ...)`` needs no special case; unlike NaN,
     it says why and it is never printed as a number.
+
+    Parameters
+    ----------
+    reason : str
+        Why the criterion could not be judged on this run (printed after ``not evaluated:``).
     """
 
     __slots__ = ("reason",)
@@ -64,7 +69,15 @@ class NotEvaluated:
 
 
 def ended_before(telemetry, t_s: float) -> NotEvaluated | None:
-    """``NotEvaluated("the run ends at 120 s")`` when the telemetry has no row at or after ``t_s``, else None."""
+    """``NotEvaluated("the run ends at 120 s")`` when the telemetry has no row at or after ``t_s``, else None.
+
+    Parameters
+    ----------
+    telemetry : Telemetry or pandas.DataFrame
+        A run's telemetry (or its ``df``).
+    t_s : float
+        The time a criterion's window starts, s.
+    """
     t = _frame(telemetry).index
     if len(t) == 0:
         return NotEvaluated("the run has no telemetry")
@@ -78,7 +91,17 @@ def _frame(telemetry):
 
 
 def assert_rate_below(telemetry, rad_s: float, within_s: float) -> float:
-    """|ω| stays below ``rad_s`` from ``within_s`` on; returns the time it first stays below."""
+    """``|ω|`` stays below ``rad_s`` from ``within_s`` on; returns the time it first stays below.
+
+    Parameters
+    ----------
+    telemetry : Telemetry or pandas.DataFrame
+        A run's telemetry (or its ``df``).
+    rad_s : float
+        The bound on ``|ω|``, rad/s.
+    within_s : float
+        The time from which it must hold, s.
+    """
     df = _frame(telemetry)
     t = df.index.to_numpy()
     rate = np.linalg.norm(df[["wx", "wy", "wz"]].to_numpy(), axis=1)
@@ -98,6 +121,17 @@ def assert_pointing_within(telemetry, target, deg: float, after_s: float) -> flo
 
     ``target`` is a quaternion ``q_IB`` or a callable ``f(t_array) -> (n, 4)``
     (e.g. the orbit frame along the orbit). Returns the largest error (deg).
+
+    Parameters
+    ----------
+    telemetry : Telemetry or pandas.DataFrame
+        A run's telemetry (or its ``df``).
+    target : array_like (4,) or callable
+        The attitude ``q_IB`` to hold (scalar first), or ``f(t_array) -> (n, 4)``.
+    deg : float
+        The bound on the error angle, deg.
+    after_s : float
+        The time from which it must hold, s.
     """
     df = _frame(telemetry)
     late = df[df.index >= after_s]
@@ -121,6 +155,15 @@ def assert_momentum_conserved(telemetry, rtol: float, inertia=None) -> float:
     in the mission metadata. The change is relative to the largest momentum
     the body or the wheels carry (a body at rest with spinning wheels has no
     total to compare with). Returns the largest relative change.
+
+    Parameters
+    ----------
+    telemetry : Telemetry or pandas.DataFrame
+        A run's telemetry (a DataFrame needs ``inertia``).
+    rtol : float
+        The bound on the relative change.
+    inertia : array_like (3, 3), optional
+        Inertia, kg m^2 (default: the run's ``meta["inertia_kg_m2"]``).
     """
     df = _frame(telemetry)
     meta = getattr(telemetry, "meta", {})
@@ -142,6 +185,13 @@ def assert_no_saturation(telemetry, actuator: str) -> None:
     A law that scales its torques to the wheels' limits (``QuaternionPD`` does) never has a wheel clip a
     command, so no saturation event is logged, yet the slew is torque-limited: the wheel's torque column on
     its ``max_torque_Nm`` counts as saturation too (as the report's summary counts it).
+
+    Parameters
+    ----------
+    telemetry : Telemetry
+        A run's telemetry (its events and columns are read).
+    actuator : str
+        The actuator's name.
     """
     spans = sorted((start, what) for (name, what), found in limited_intervals(telemetry).items()
                    if name == actuator for start, _ in found)

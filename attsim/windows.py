@@ -47,6 +47,19 @@ def intervals_of(t: np.ndarray, flag: np.ndarray) -> list[tuple[float, float]]:
 class Window:
     """Where a criterion applies on a run (see the module docstring); build one with a class method.
 
+    Parameters
+    ----------
+    kind : str
+        One of ``KINDS``; the class methods set it with the rest.
+    start_s, stop_s : float, optional
+        The interval's ends, s since the start of the run (``between``, ``after``).
+    name : str or int, optional
+        The mode's name (``mode``), the orbit's number (``orbit``), the controller (``passes``).
+    skip_s : float, optional
+        Time left out after each entry into the window, s (default 0).
+    given : sequence of (start_s, stop_s), optional
+        The intervals of ``Window.intervals``.
+
     Examples
     --------
     ``Window.whole()``, ``Window.between(100, 400)``, ``Window.after(240)``,

@@ -159,6 +159,15 @@ class CommandSchedule(Component):
 
     Each command is what the actuator's ``command`` accepts (a dipole
     vector, a wheel torque, a thruster on-time); it is held until the next.
+
+    Parameters
+    ----------
+    actuator : str
+        The name of the actuator it drives (a wheel, a magnetorquer, a thruster).
+    commands : sequence of (t_s, command)
+        Times (s since the start of the run) and the commands sent then.
+    name : str, optional
+        Its name (default ``"<actuator>_playback"``).
     """
 
     loop_part, loop_role = PART, "playback"  # the compiled mission (attsim.actuators.loop)
@@ -215,6 +224,19 @@ class Thruster(Component):
     rockets). Commands are on-times in seconds from now; a request shorter
     than ``min_on_time_s`` (the minimum impulse bit) is not fired and is
     logged.
+
+    Parameters
+    ----------
+    name : str
+        Its name: the prefix of its telemetry columns.
+    position_m : array_like (3,)
+        Where the force acts, from the centre of mass, body axes, m.
+    direction : array_like (3,)
+        The force's direction, body axes (normalised here).
+    max_force_N : float
+        The thrust while firing, N.
+    min_on_time_s : float, optional
+        The shortest firing, s (default 0); a shorter request is not fired.
     """
 
     def __init__(self, name: str, position_m, direction, max_force_N: float, min_on_time_s: float = 0.0):
@@ -441,6 +463,33 @@ class ReactionWheel(Component):
     5e-5 at 10 (``tools/study_jitter_resolution.py``). Extra
     columns: ``<name>_friction`` with friction, ``<name>_angle`` and the
     jitter force and torque with imbalance (:mod:`attsim.schema`).
+
+    Parameters
+    ----------
+    name : str
+        Its name: the prefix of its telemetry columns (``<name>_speed`` ...).
+    axis : array_like (3,)
+        The spin axis, body axes (normalised here).
+    inertia_kg_m2 : float
+        The rotor's axial inertia, kg m^2.
+    max_torque_Nm : float
+        The motor torque limit, N m.
+    max_speed_rad_s : float
+        The speed limit relative to the body, rad/s.
+    speed0_rad_s : float, optional
+        The speed relative to the body at the start, rad/s (default 0).
+    coulomb_friction_Nm, viscous_friction_Nm_s_rad : float, optional
+        Coulomb (N m) and viscous (N m s/rad) friction (default 0: none; see above).
+    static_friction_Nm, stribeck_speed_rad_s : float, optional
+        Breakaway friction, N m, and the Stribeck speed, rad/s, over which it falls to the Coulomb level.
+    friction_band_rad_s : float, optional
+        The speed below which friction is linear in the speed, rad/s (default: the narrowest ``max_step`` resolves).
+    static_imbalance_kg_m : float, optional
+        Static imbalance ``U_s``, kg m (needs ``position_m``).
+    dynamic_imbalance_kg_m2 : float, optional
+        Dynamic imbalance ``U_d``, kg m^2.
+    position_m : array_like (3,), optional
+        The wheel's place, from the centre of mass, body axes, m (for the static imbalance's torque).
     """
 
     loop_part, loop_role = PART, "wheel"  # the compiled mission (attsim.actuators.loop)

@@ -64,6 +64,24 @@ CONNECT_TIMEOUT_S = 10.0  # the longest a campaign waits for a scheduler to answ
 
 
 class CampaignResult(NamedTuple):
+    """What :meth:`Campaign.run` returns.
+
+    Attributes
+    ----------
+    path : Path
+        The campaign directory.
+    records : pandas.DataFrame
+        One row per run (drawn parameters, each criterion's value and verdict, status, wall time).
+    rate : attsim.campaign.stats.Rate
+        The runs that passed every criterion, with the confidence interval.
+    requirement_met : bool
+        The one-sided lower bound at the confidence is at least the required rate.
+    ran : int
+        The runs executed by this call (the others were on disk already).
+    report : Path or None
+        The campaign's ``report.html``.
+    """
+
     path: Path              # the campaign directory
     records: object         # pandas.DataFrame, one row per run (records.py)
     rate: object            # attsim.campaign.stats.Rate of the runs that passed every criterion

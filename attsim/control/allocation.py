@@ -64,6 +64,15 @@ def pyramid_axes(count: int = 4, elevation_deg: float = 35.26438968, azimuth0_de
     ``a_j = (cos e cos α_j, cos e sin α_j, sin e)``. The default elevation,
     ``atan(1/√2)`` = 35.26°, gives four wheels equal capacity about every
     body axis.
+
+    Parameters
+    ----------
+    count : int, optional
+        Number of wheels (default 4).
+    elevation_deg : float, optional
+        Elevation of each axis above the body x-y plane, deg (default ``atan(1/√2)``).
+    azimuth0_deg : float, optional
+        Azimuth of the first wheel, deg (default 45).
     """
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 3:
         raise InputError("count", "must be an integer >= 3", f"got {count!r}")
@@ -88,7 +97,13 @@ def _axes_matrix(axes) -> np.ndarray:
 
 
 def allocation_matrix(axes) -> np.ndarray:
-    """``−A⁺`` (n × 3): the minimum-norm motor torques ``u = −A⁺ τ`` for a body torque ``τ``."""
+    """``−A⁺`` (n × 3): the minimum-norm motor torques ``u = −A⁺ τ`` for a body torque ``τ``.
+
+    Parameters
+    ----------
+    axes : array_like (n, 3)
+        The wheels' spin axes, body axes (rows spanning three axes).
+    """
     return -np.linalg.pinv(_axes_matrix(axes))
 
 
@@ -124,7 +139,13 @@ def control_axes_allocation(axes, control_axes) -> np.ndarray:
 
 
 def null_space_projector(axes) -> np.ndarray:
-    """``N = I − A⁺A`` (n × n): motor torques in its range leave the body torque unchanged."""
+    """``N = I − A⁺A`` (n × n): motor torques in its range leave the body torque unchanged.
+
+    Parameters
+    ----------
+    axes : array_like (n, 3)
+        The wheels' spin axes, body axes.
+    """
     A = _axes_matrix(axes)
     return np.eye(A.shape[1]) - np.linalg.pinv(A) @ A
 
@@ -136,6 +157,15 @@ def array_momentum_envelope_Nms(axes, max_momentum_Nms, directions) -> np.ndarra
     ``A h`` projected on ``d`` is largest for ``h_j = h_max_j sign(a_j·d)``:
     ``Σ_j h_max_j |a_j·d|`` (the array's momentum envelope; Markley &
     Crassidis sec. 7.3.1).
+
+    Parameters
+    ----------
+    axes : array_like (n, 3)
+        The wheels' spin axes, body axes.
+    max_momentum_Nms : array_like (n,)
+        Each wheel's momentum limit, N m s.
+    directions : array_like (m, 3)
+        Unit directions, body axes.
     """
     A = _axes_matrix(axes)
     h_max = finite_array(max_momentum_Nms, "max_momentum_Nms", (A.shape[1],))
@@ -151,6 +181,19 @@ def allocate(allocation, tau_Nm, null_torque_Nm, limits_Nm, out_Nm):
     (zeros for none), ``limits_Nm`` each motor's limit; ``out_Nm`` (n,) is
     written. Scaling the whole vector keeps the body torque's direction
     (the null-space part adds no body torque).
+
+    Parameters
+    ----------
+    allocation : ndarray (n, 3)
+        ``−A⁺`` from :func:`allocation_matrix`.
+    tau_Nm : ndarray (3,)
+        The body torque wanted, N m.
+    null_torque_Nm : ndarray (n,)
+        A null-space part of the motor torques, N m (zeros for none).
+    limits_Nm : ndarray (n,)
+        Each motor's torque limit, N m.
+    out_Nm : ndarray (n,)
+        Written with the motor torques, N m.
     """
     n = allocation.shape[0]
     scale = 1.0
@@ -177,7 +220,21 @@ def allocate_unscaled(allocation, tau_Nm, null_torque_Nm, out_Nm):
 
 @njit(**_JIT)
 def null_space_torque(projector, speed_rad_s, target_rad_s, gain_Nm_s, out_Nm):
-    """``u_ns = −k N (Ω − Ω*)`` into ``out_Nm``: drives the speeds toward ``Ω*`` within the null space."""
+    """``u_ns = −k N (Ω − Ω*)`` into ``out_Nm``: drives the speeds toward ``Ω*`` within the null space.
+
+    Parameters
+    ----------
+    projector : ndarray (n, n)
+        ``N`` from :func:`null_space_projector`.
+    speed_rad_s : ndarray (n,)
+        The wheels' speeds, rad/s.
+    target_rad_s : ndarray (n,)
+        Their targets, rad/s.
+    gain_Nm_s : float
+        ``k``, N m s.
+    out_Nm : ndarray (n,)
+        Written with the null-space motor torques, N m.
+    """
     n = projector.shape[0]
     for i in range(n):
         total = 0.0
@@ -188,7 +245,17 @@ def null_space_torque(projector, speed_rad_s, target_rad_s, gain_Nm_s, out_Nm):
 
 @njit(**_JIT)
 def unloading_dipole(b_T, h_Nms, gain_per_s):
-    """``m = k (h × B) / |B|²`` (A m²): its torque ``m × B = −k (h − (h·B̂)B̂)`` unloads ``h`` (body axes)."""
+    """``m = k (h × B) / |B|²`` (A m²): its torque ``m × B = −k (h − (h·B̂)B̂)`` unloads ``h`` (body axes).
+
+    Parameters
+    ----------
+    b_T : array_like (3,)
+        The field, body axes, T.
+    h_Nms : array_like (3,)
+        The wheels' momentum, body axes, N m s.
+    gain_per_s : float
+        ``k``, 1/s.
+    """
     b2 = b_T[0] * b_T[0] + b_T[1] * b_T[1] + b_T[2] * b_T[2]
     if b2 == 0.0:
         return (0.0, 0.0, 0.0)

@@ -300,7 +300,21 @@ class Controller(Component):
 
 
 class FunctionController(Controller):
-    """A controller from a callable ``f(t_s, readings) -> {actuator name: command}``."""
+    """A controller from a callable ``f(t_s, readings) -> {actuator name: command}``.
+
+    Parameters
+    ----------
+    function : callable
+        ``f(t_s, readings) -> {actuator name: command}``; ``readings`` maps each sensor's name to its sample.
+    period_s : float
+        Control period, s.
+    sensors, actuators : sequence of components or their names
+        What it samples and what it drives.
+    phase_s : float, optional
+        Time of the first cycle, s (default 0).
+    name : str, optional
+        Its name (default ``"controller"``).
+    """
 
     def __init__(self, function: Callable, period_s: float, sensors: Sequence = (), actuators: Sequence = (),
                  phase_s: float = 0.0, name: str = "controller", command_delay_s: float = 0.0):

@@ -57,6 +57,22 @@ class BDot(Controller):
     direction form the gain is chosen from the inertia and the orbit by the
     Avanzini-Giulietti rule ``k = 2 n (1 + sin ξ) J_min`` (n the orbit rate,
     ξ the orbit's inclination to the geomagnetic equator).
+
+    Parameters
+    ----------
+    magnetometer : Magnetometer
+        The field it reads (a magnetometer: a gyro is refused).
+    magnetorquer : Magnetorquer
+        The magnetorquers it drives.
+    gain : float or None
+        ``k``: A m^2 s / T for ``form="rate"``, A m^2 s for ``"direction"``; None (direction form only): the
+        Avanzini-Giulietti gain.
+    period_s : float
+        Control period, s.
+    form : {"rate", "direction"}, optional
+        The law's form (default ``"rate"``).
+    name : str, optional
+        Its name (default ``"bdot"``).
     """
 
     def __init__(self, magnetometer, magnetorquer, gain: float | None, period_s: float, form: str = "rate",
@@ -177,6 +193,43 @@ class QuaternionPD(Controller):
     a sensor without output), and starts again at zero when a
     :class:`~attsim.modes.ModeManager` enters a mode that runs this law
     after one that did not (it must not carry a stale integral).
+
+    Parameters
+    ----------
+    target_q : array_like (4,), optional
+        A fixed target attitude ``q_IR``, scalar first (or give ``target``).
+    kp : float
+        Proportional gain, N m (per unit of ``δq_v``).
+    kd : float
+        Derivative gain, N m s/rad.
+    period_s : float
+        Control period, s.
+    wheels : sequence of ReactionWheel, optional
+        The wheels it drives (spanning three axes).
+    magnetorquer : Magnetorquer, optional
+        Or the magnetorquers it drives (needs ``magnetometer``).
+    magnetometer : Magnetometer, optional
+        The field for the magnetorquers' dipole.
+    attitude_sensor, rate_sensor : optional
+        The earlier names of ``attitude_source`` and ``rate_source``.
+    name : str, optional
+        Its name (default ``"qpd"``).
+    attitude_source : StarTracker, MEKF or attsim.TRUTH, optional
+        Where its attitude comes from (None: the true state, with a warning at the run).
+    rate_source : Gyro, MEKF or attsim.TRUTH, optional
+        Where its rate comes from (None: the true state, with a warning at the run).
+    target : attsim.guidance.Target, optional
+        A guidance target (nadir, Sun, ground station, slew) instead of ``target_q``.
+    null_space_gain_Nm_s : float, optional
+        Gain of the null-space wheel-speed management, N m s (default 0: none).
+    wheel_speed_target_rad_s : float or array_like, optional
+        The speed(s) the null space drives the wheels toward, rad/s (one, or one per wheel).
+    dipole_compensation_Am2 : array_like (3,), optional
+        Subtracted from every magnetorquer command, A m^2.
+    ki : float, optional
+        Integral gain, N m/(rad s) (default 0: PD).
+    integral_limit_rad_s : float, optional
+        Clamp of each integral component, rad s (needed when ``ki > 0``).
     """
 
     def __init__(self, target_q=None, kp: float = None, kd: float = None, period_s: float = None, wheels: Sequence = (),
@@ -380,6 +433,29 @@ class MagneticPD(Controller):
     ``dipole_compensation_Am2`` is subtracted from every command: the
     calibrated residual dipole of the spacecraft, whose torque would
     otherwise be a bias the PD law can only fight with a standing error.
+
+    Parameters
+    ----------
+    magnetometer : Magnetometer
+        The field it reads.
+    magnetorquer : Magnetorquer
+        The magnetorquers it drives.
+    kp : float
+        Proportional gain, N m.
+    kd : float
+        Derivative gain, N m s/rad.
+    period_s : float
+        Control period, s.
+    attitude_sensor, rate_sensor : optional
+        The earlier names of ``attitude_source`` and ``rate_source``.
+    dipole_compensation_Am2 : array_like (3,), optional
+        The calibrated residual dipole subtracted from every command, A m^2.
+    name : str, optional
+        Its name (default ``"mpd"``).
+    attitude_source : StarTracker, MEKF or attsim.TRUTH, optional
+        Where its attitude comes from (None: the true state, with a warning at the run).
+    rate_source : Gyro, MEKF or attsim.TRUTH, optional
+        Where its rate comes from (None: the true state, with a warning at the run).
     """
 
     def __init__(self, magnetometer, magnetorquer, kp: float, kd: float, period_s: float, attitude_sensor=None,
@@ -464,6 +540,19 @@ class MomentumUnloading(Controller):
     period, so a larger gain removes more than the whole momentum normal to
     the field within one period and reverses it (at twice the limit the
     held law diverges wherever the magnetorquers do not saturate).
+
+    Parameters
+    ----------
+    magnetometer : Magnetometer
+        The field it reads.
+    magnetorquer : Magnetorquer
+        The magnetorquers it drives.
+    gain_per_s : float
+        ``k``, 1/s (at most ``1 / period_s``).
+    period_s : float
+        Control period, s.
+    name : str, optional
+        Its name (default ``"unload"``).
     """
 
     def __init__(self, magnetometer, magnetorquer, gain_per_s: float, period_s: float, name: str = "unload",

@@ -56,7 +56,19 @@ _NAMES = ("rate below", "rate above", "in eclipse", "in sunlight", "wheel speed 
 
 class Condition(NamedTuple):
     """A transition's condition: ``kind`` (a module constant), its value, a dwell (s) and a ``source``: the rate
-    source of a rate condition (an estimator, or None for the truth), the attitude law of a pointing condition."""
+    source of a rate condition (an estimator, or None for the truth), the attitude law of a pointing condition.
+
+    Parameters
+    ----------
+    kind : int
+        What is checked: one of the module's constants (``RATE_BELOW`` ...); the functions above set it.
+    value : float
+        The threshold or time of the condition (rad/s, s, a fraction, deg).
+    dwell_s : float
+        How long it must hold, s.
+    source : object, optional
+        The rate source of a rate condition, the attitude law of a pointing condition.
+    """
 
     kind: int
     value: float
@@ -78,31 +90,69 @@ def _rate_source(source):
 
 
 def rate_below(threshold_rad_s: float, dwell_s: float = 0.0, source=None) -> Condition:
-    """``|ω| < threshold`` for ``dwell_s``, ω from ``source`` (an MEKF; attsim.TRUTH, or None, the true rate)."""
+    """``|ω| < threshold`` for ``dwell_s``, ω from ``source`` (an MEKF; attsim.TRUTH, or None, the true rate).
+
+    Parameters
+    ----------
+    threshold_rad_s : float
+        The bound on ``|ω|``, rad/s (> 0).
+    dwell_s : float, optional
+        How long it must hold, s (default 0: at once).
+    source : MEKF, attsim.TRUTH or None, optional
+        Where ω comes from: an estimator, or the true rate (None: the truth, with a warning at the run).
+    """
     source = _rate_source(source)
     return Condition(RATE_BELOW, positive_scalar(threshold_rad_s, "threshold_rad_s"),
                      non_negative_scalar(dwell_s, "dwell_s"), source)
 
 
 def rate_above(threshold_rad_s: float, dwell_s: float = 0.0, source=None) -> Condition:
-    """``|ω| > threshold`` for ``dwell_s`` (a tumble: the usual way into a safe mode)."""
+    """``|ω| > threshold`` for ``dwell_s`` (a tumble: the usual way into a safe mode).
+
+    Parameters
+    ----------
+    threshold_rad_s : float
+        The bound on ``|ω|``, rad/s (> 0).
+    dwell_s : float, optional
+        How long it must hold, s (default 0: at once).
+    source : MEKF, attsim.TRUTH or None, optional
+        Where ω comes from: an estimator, or the true rate (None: the truth, with a warning at the run).
+    """
     source = _rate_source(source)
     return Condition(RATE_ABOVE, positive_scalar(threshold_rad_s, "threshold_rad_s"),
                      non_negative_scalar(dwell_s, "dwell_s"), source)
 
 
 def in_eclipse(dwell_s: float = 0.0) -> Condition:
-    """In the Earth's shadow (the mission environment's) for ``dwell_s``."""
+    """In the Earth's shadow (the mission environment's) for ``dwell_s``.
+
+    Parameters
+    ----------
+    dwell_s : float, optional
+        How long it must hold, s (default 0).
+    """
     return Condition(IN_ECLIPSE, 0.0, non_negative_scalar(dwell_s, "dwell_s"))
 
 
 def in_sunlight(dwell_s: float = 0.0) -> Condition:
-    """In sunlight for ``dwell_s``."""
+    """In sunlight for ``dwell_s``.
+
+    Parameters
+    ----------
+    dwell_s : float, optional
+        How long it must hold, s (default 0).
+    """
     return Condition(IN_SUNLIGHT, 0.0, non_negative_scalar(dwell_s, "dwell_s"))
 
 
 def wheel_speed_above(fraction: float) -> Condition:
-    """Any reaction wheel faster than ``fraction`` of its speed limit."""
+    """Any reaction wheel faster than ``fraction`` of its speed limit.
+
+    Parameters
+    ----------
+    fraction : float
+        Of each wheel's ``max_speed_rad_s``, in (0, 1].
+    """
     fraction = positive_scalar(fraction, "fraction")
     if fraction > 1.0:
         raise InputError("fraction", "must be in (0, 1]", f"got {fraction!r}")
@@ -110,12 +160,24 @@ def wheel_speed_above(fraction: float) -> Condition:
 
 
 def timeout(seconds: float) -> Condition:
-    """``seconds`` spent in the current mode."""
+    """``seconds`` spent in the current mode.
+
+    Parameters
+    ----------
+    seconds : float
+        Time in the current mode, s (> 0).
+    """
     return Condition(TIMEOUT, positive_scalar(seconds, "seconds"), 0.0)
 
 
 def at_time(t_s: float) -> Condition:
-    """A time-tagged command: from ``t_s`` on."""
+    """A time-tagged command: from ``t_s`` on.
+
+    Parameters
+    ----------
+    t_s : float
+        Time since the start of the run, s.
+    """
     return Condition(AT_TIME, non_negative_scalar(t_s, "t_s"), 0.0)
 
 
@@ -128,6 +190,15 @@ def pointing_error_below(threshold_deg: float, dwell_s: float = 0.0, controller=
     that attitude is unknown (an estimator not started yet). ``controller``
     is an attitude law (``QuaternionPD`` or ``MagneticPD``) of the mission;
     it need not be running.
+
+    Parameters
+    ----------
+    threshold_deg : float
+        The bound on the law's pointing error, deg (> 0).
+    dwell_s : float, optional
+        How long it must hold, s (default 0).
+    controller : QuaternionPD or MagneticPD
+        The attitude law whose error is read.
     """
     if not hasattr(controller, "pointing"):
         raise InputError("controller", "must be an attitude law (attsim.QuaternionPD or attsim.MagneticPD)",
@@ -139,14 +210,32 @@ def pointing_error_below(threshold_deg: float, dwell_s: float = 0.0, controller=
 
 
 class Mode(NamedTuple):
-    """A mode: its name and the controllers that run in it."""
+    """A mode: its name and the controllers that run in it.
+
+    Parameters
+    ----------
+    name : str
+        The mode's name.
+    controllers : tuple
+        The controllers that run in it.
+    """
 
     name: str
     controllers: tuple
 
 
 class Transition(NamedTuple):
-    """From mode ``source`` (a name, or ``"*"`` for any) to mode ``target`` when ``condition`` holds."""
+    """From mode ``source`` (a name, or ``"*"`` for any) to mode ``target`` when ``condition`` holds.
+
+    Parameters
+    ----------
+    source : str
+        The mode it leaves (``"*"``: any).
+    target : str
+        The mode it enters.
+    condition : Condition
+        When it switches.
+    """
 
     source: str
     target: str
@@ -173,6 +262,8 @@ class ModeManager(LazyCycle):
         The mode at ``t = 0``.
     period_s : float
         How often the transitions are checked.
+    name : str, optional
+        Its name (default ``"modes"``).
     """
 
     loop_part = PART  # the compiled mission (attsim.control.modes_loop)

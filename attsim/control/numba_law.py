@@ -82,6 +82,8 @@ class NumbaController(Controller):
         Length of the ``memory`` array (>= 1).
     phase_s : float
         Time of the first cycle, s.
+    name : str, optional
+        Its name (default ``"numba_controller"``).
     command_delay_s : float
         Commands act this long after the cycle (:class:`~attsim.control.Controller`).
     """

@@ -41,7 +41,13 @@ _J2000_JD = 2451545.0
 
 
 class Epoch:
-    """A UTC instant, from a ``datetime`` (naive means UTC) or an ISO string."""
+    """A UTC instant, from a ``datetime`` (naive means UTC) or an ISO string.
+
+    Parameters
+    ----------
+    when : datetime, str or Epoch
+        The instant: a ``datetime`` (naive means UTC) or an ISO 8601 string such as ``"2018-04-03T12:50:19"``.
+    """
 
     def __init__(self, when):
         if isinstance(when, Epoch):
@@ -95,25 +101,57 @@ def _components(v) -> np.ndarray:
 
 def ecef_to_eci(v_ecef, jd) -> np.ndarray:
     """``R3(-GMST) v`` for Earth-fixed vectors (..., 3) at Julian dates (UT1) broadcastable to them
-    (:func:`attsim.environment.kernels.ecef_to_eci_tuple`)."""
+    (:func:`attsim.environment.kernels.ecef_to_eci_tuple`).
+
+    Parameters
+    ----------
+    v_ecef : array_like (..., 3)
+        Vectors in Earth-fixed axes (any unit; the result has the same).
+    jd : float or array_like
+        Julian date (UT1), broadcastable to ``v_ecef[..., 0]``.
+    """
     return np.stack(ecef_to_eci_tuple.py_func(_components(v_ecef), gmst_rad(jd)), axis=-1)
 
 
 def eci_to_ecef(v_eci, jd) -> np.ndarray:
     """``R3(GMST) v`` for ECI vectors (..., 3) at Julian dates broadcastable to them: the inverse of
-    :func:`ecef_to_eci`."""
+    :func:`ecef_to_eci`.
+
+    Parameters
+    ----------
+    v_eci : array_like (..., 3)
+        Vectors in ECI axes (any unit; the result has the same).
+    jd : float or array_like
+        Julian date (UT1), broadcastable to ``v_eci[..., 0]``.
+    """
     return np.stack(ecef_to_eci_tuple.py_func(_components(v_eci), -gmst_rad(jd)), axis=-1)
 
 
 def lvlh_axes(r, v) -> np.ndarray:
-    """Columns x, y, z of the orbit frame in ECI: ``R_IO`` (..., 3, 3) from ECI positions and velocities (..., 3)
-    (:func:`attsim.environment.kernels.lvlh_axes_tuple`)."""
+    """Columns x, y, z of the orbit frame in ECI: ``R_IO`` (..., 3, 3)
+    (:func:`attsim.environment.kernels.lvlh_axes_tuple`).
+
+    Parameters
+    ----------
+    r : array_like (..., 3)
+        Position, ECI, m.
+    v : array_like (..., 3)
+        Velocity, ECI, m/s.
+    """
     axes = lvlh_axes_tuple.py_func(_components(r), _components(v))
     return np.stack([np.stack(axis, axis=-1) for axis in axes], axis=-1)
 
 
 def lvlh_quaternion(r, v) -> np.ndarray:
-    """``q_IO``: rotates orbit-frame vectors into ECI."""
+    """``q_IO``: rotates orbit-frame vectors into ECI.
+
+    Parameters
+    ----------
+    r : array_like (..., 3)
+        Position, ECI, m.
+    v : array_like (..., 3)
+        Velocity, ECI, m/s.
+    """
     from ..rotations import dcm_to_quat
 
     return dcm_to_quat(lvlh_axes(r, v))

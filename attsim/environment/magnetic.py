@@ -86,7 +86,14 @@ class IGRF(FieldModel):
 
 
 class TiltedDipole(FieldModel):
-    """Degree-1 geomagnetic field; coefficients (nT) default to IGRF-14 at the epoch."""
+    """Degree-1 geomagnetic field; coefficients (nT) default to IGRF-14 at the epoch.
+
+    Parameters
+    ----------
+    g10_nT, g11_nT, h11_nT : float, optional
+        The degree-1 Gauss coefficients, nT (default: IGRF-14's at the mission's epoch; give ``g10_nT`` to set
+        them, the others default to 0).
+    """
 
     name = "dipole"
 

@@ -185,6 +185,11 @@ class TLEOrbit(Orbit):
     numbers, a perigee above 100 km) before SGP4 sees it; an SGP4 error
     during propagation (decay, eccentricity out of range) is raised with its
     time and code.
+
+    Parameters
+    ----------
+    line1, line2 : str
+        The two lines of the element set (69 characters each, with checksums; :func:`make_tle` writes them).
     """
 
     def __init__(self, line1: str, line2: str):
@@ -224,7 +229,27 @@ class TLEOrbit(Orbit):
 def make_tle(inclination_deg: float, eccentricity: float, mean_motion_rev_day: float, epoch, raan_deg: float = 0.0,
              arg_perigee_deg: float = 0.0, mean_anomaly_deg: float = 0.0, bstar: float = 0.0, satnum: int = 99999,
              international_designator: str = "18004A") -> tuple[str, str]:
-    """Two TLE lines (with checksums) from mean elements, e.g. a mission's published orbit."""
+    """Two TLE lines (with checksums) from mean elements, e.g. a mission's published orbit.
+
+    Parameters
+    ----------
+    inclination_deg : float
+        Inclination, deg.
+    eccentricity : float
+        Eccentricity, in [0, 1).
+    mean_motion_rev_day : float
+        Mean motion, revolutions per day.
+    epoch : datetime or str
+        Epoch of the elements, UTC (ISO string or datetime).
+    raan_deg, arg_perigee_deg, mean_anomaly_deg : float, optional
+        Right ascension of the ascending node, argument of perigee, mean anomaly, deg (default 0).
+    bstar : float, optional
+        SGP4's drag term B*, 1/Earth radii (default 0).
+    satnum : int, optional
+        Catalogue number (default 99999).
+    international_designator : str, optional
+        COSPAR designator (default ``"18004A"``).
+    """
     when = Epoch(epoch).datetime
     day_of_year = (when - _dt.datetime(when.year, 1, 1)).total_seconds() / 86400.0 + 1.0
     inclination_deg = number_in(inclination_deg, "inclination_deg", 0.0, 180.0)

@@ -83,7 +83,15 @@ _QUEST_Q4_MIN = 0.1
 
 
 class AttitudeSolution(NamedTuple):
-    """An attitude estimate and its error covariance (of ``δθ`` in body axes, rad²)."""
+    """An attitude estimate and its error covariance (of ``δθ`` in body axes, rad²).
+
+    Parameters
+    ----------
+    q_IB : ndarray (..., 4)
+        The attitude estimate, scalar first, ``w >= 0``.
+    covariance_rad2 : ndarray (..., 3, 3)
+        The covariance of the error rotation ``δθ`` in body axes, rad².
+    """
 
     q_IB: np.ndarray
     covariance_rad2: np.ndarray
@@ -111,6 +119,13 @@ def triad_kernel(b1, b2, r1, r2):
     """TRIAD: ``R_IB = [r̂ triad] [b̂ triad]ᵀ``; ``b1 → r1`` exactly, ``b2`` fixes the roll about it.
 
     Black (1964); M&C sec. 5.2.1. 3-tuples in, ``q_IB`` (w >= 0) out.
+
+    Parameters
+    ----------
+    b1, b2 : tuple of 3 floats
+        The two directions in body axes (the first is matched exactly).
+    r1, r2 : tuple of 3 floats
+        The same directions in inertial axes.
     """
     s1, s2, s3 = _triad_axes(b1, b2)
     m1, m2, m3 = _triad_axes(r1, r2)
@@ -263,6 +278,15 @@ def quest_kernel(b, r, weights):
 
     Newton on the characteristic equation, then Shuster's closed form; the
     method of sequential rotations beyond 168.5° (module docstring).
+
+    Parameters
+    ----------
+    b : ndarray (n, 3)
+        Directions in body axes.
+    r : ndarray (n, 3)
+        The same directions in inertial axes.
+    weights : ndarray (n,)
+        Positive weights.
     """
     B = _profile_matrix(b, r, weights)
     lam, slope = _lambda_max(B, _two_observation_lambda(b, r, weights))
@@ -289,7 +313,17 @@ def quest_kernel(b, r, weights):
 
 @njit(**_JIT)
 def davenport_kernel(b, r, weights):
-    """Davenport's q-method: the eigenvector of ``K``'s largest eigenvalue (LAPACK ``syevd``), ``q_IB`` (w >= 0)."""
+    """Davenport's q-method: the eigenvector of ``K``'s largest eigenvalue (LAPACK ``syevd``), ``q_IB`` (w >= 0).
+
+    Parameters
+    ----------
+    b : ndarray (n, 3)
+        Directions in body axes.
+    r : ndarray (n, 3)
+        The same directions in inertial axes.
+    weights : ndarray (n,)
+        Positive weights.
+    """
     B = _profile_matrix(b, r, weights)
     S, sigma, z, _, _ = _shuster_terms(B)
     K = np.array([[S[0] - sigma, S[1], S[2], z[0]], [S[1], S[3] - sigma, S[4], z[1]],
@@ -301,7 +335,15 @@ def davenport_kernel(b, r, weights):
 
 @njit(**_JIT)
 def quest_covariance_kernel(b, sigma_rad):
-    """``P = (Σ σ_i⁻² (I - b̂_i b̂_iᵀ))⁻¹`` (rad², body axes) for ``(n, 3)`` ``b`` and ``(n,)`` σ."""
+    """``P = (Σ σ_i⁻² (I - b̂_i b̂_iᵀ))⁻¹`` (rad², body axes) for ``(n, 3)`` ``b`` and ``(n,)`` σ.
+
+    Parameters
+    ----------
+    b : ndarray (n, 3)
+        Directions in body axes.
+    sigma_rad : ndarray (n,)
+        Each direction's noise, rad.
+    """
     F = np.zeros((3, 3))
     for i in range(b.shape[0]):
         nb2 = b[i, 0] ** 2 + b[i, 1] ** 2 + b[i, 2] ** 2
@@ -360,6 +402,13 @@ def triad(b1, b2, r1, r2) -> np.ndarray:
     ``b1 → r1`` holds exactly; ``b2`` fixes the rotation about it, so pass the
     more accurate measurement first. Arguments are 3-vectors or batches
     ``(..., 3)`` that broadcast together; the result is ``(..., 4)``.
+
+    Parameters
+    ----------
+    b1, b2 : array_like (..., 3)
+        Two directions measured in body axes (any length; the first is matched exactly).
+    r1, r2 : array_like (..., 3)
+        The same directions in inertial axes.
 
     Raises
     ------
@@ -480,10 +529,29 @@ def davenport(body_vectors, reference_vectors, weights=None, *, sigma_rad=None, 
 
     Arguments, result and errors as :func:`quest`; the eigen-decomposition
     costs more and has no singular attitude.
+
+    Parameters
+    ----------
+    body_vectors, reference_vectors : array_like, (..., n, 3)
+        Directions in body and in inertial axes, row by row the same direction (normalised here).
+    weights : array_like, (n,) or (..., n), optional
+        Positive weights (default ``σ_i⁻²`` when ``sigma_rad`` is given, else equal).
+    sigma_rad : array_like, (n,) or (..., n), optional
+        Each direction's noise, rad; needed for the covariance.
+    covariance : bool
+        Also return the covariance (an :class:`AttitudeSolution`).
     """
     return _solve(body_vectors, reference_vectors, weights, sigma_rad, covariance, True)
 
 
 def quest_covariance(body_vectors, sigma_rad) -> np.ndarray:
-    """Shuster's ``P = (Σ σ_i⁻² (I - b_i b_iᵀ))⁻¹`` (rad², body axes) for ``(..., n, 3)`` directions."""
+    """Shuster's ``P = (Σ σ_i⁻² (I - b_i b_iᵀ))⁻¹`` (rad², body axes) for ``(..., n, 3)`` directions.
+
+    Parameters
+    ----------
+    body_vectors : array_like, (..., n, 3)
+        Directions in body axes.
+    sigma_rad : array_like, (n,) or (..., n)
+        Each direction's noise, rad.
+    """
     return quest(body_vectors, body_vectors, sigma_rad=sigma_rad, covariance=True).covariance_rad2

@@ -104,6 +104,8 @@ class MEKF(LazyCycle):
         χ²(3)); after five rejections in a row of one kind the next is taken
         whatever its innovation, so a drifted estimate cannot lock the
         measurements out.
+    name : str, optional
+        Its name: the prefix of its telemetry columns (default ``"mekf"``).
     """
 
     loop_part = PART  # the compiled mission (attsim.estimation.loop)

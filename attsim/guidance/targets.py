@@ -54,7 +54,17 @@ _PARALLEL_TOLERANCE = 1e-6
 
 
 class Reference(NamedTuple):
-    """The reference attitude ``q_IR``, its rate ``ω_R`` (rad/s) and acceleration ``ω̇_R`` (rad/s²) in R axes."""
+    """The reference attitude ``q_IR``, its rate ``ω_R`` (rad/s) and acceleration ``ω̇_R`` (rad/s²) in R axes.
+
+    Parameters
+    ----------
+    q_IR : ndarray (4,)
+        The reference attitude, scalar first.
+    omega_R_rad_s : ndarray (3,)
+        Its rate, rad/s, R axes.
+    omegadot_R_rad_s2 : ndarray (3,)
+        Its acceleration, rad/s², R axes.
+    """
 
     q_IR: np.ndarray
     omega_R_rad_s: np.ndarray
@@ -168,7 +178,13 @@ class Target:
 
 
 class Inertial(Target):
-    """Hold a fixed inertial attitude ``q_IR`` (unit quaternion, scalar first): zero rate and acceleration."""
+    """Hold a fixed inertial attitude ``q_IR`` (unit quaternion, scalar first): zero rate and acceleration.
+
+    Parameters
+    ----------
+    q_IR : array_like (4,)
+        The attitude to hold, scalar first, of unit norm (to ``UNIT_QUATERNION_TOLERANCE``).
+    """
 
     kind = _k.INERTIAL
 
@@ -184,6 +200,13 @@ class NadirPointing(Target):
     :mod:`attsim.environment.frames` (z to nadir, y along the negative orbit
     normal). Rate and acceleration are exact for a two-body orbit state,
     circular or not: ``ω_I = r × v / r²``, ``ω̇_I = -2 (r·v) / r² ω_I``.
+
+    Parameters
+    ----------
+    body_axis : array_like (3,), optional
+        The body axis pointed to nadir (default +z).
+    along_track_axis : array_like (3,), optional
+        The body axis kept in the orbit plane toward the velocity (default +x; not parallel to ``body_axis``).
     """
 
     kind = _k.NADIR
@@ -207,6 +230,15 @@ class SunPointing(Target):
     :func:`attsim.guidance.kernels.frame_quaternion`). Rate and acceleration:
     central differences over ±1000 s with the Sun turning about the ecliptic
     pole at its mean motion (about 2e-7 rad/s).
+
+    Parameters
+    ----------
+    body_axis : array_like (3,)
+        The body axis pointed at the Sun (a panel's normal).
+    secondary_body_axis : array_like (3,)
+        The body axis turned toward ``secondary_inertial`` (not parallel to ``body_axis``).
+    secondary_inertial : array_like (3,)
+        A fixed inertial direction (ECI), e.g. the ecliptic pole.
     """
 
     kind = _k.SUN
@@ -237,6 +269,17 @@ class Slew(Target):
     ``q_IR(t) = from_q ⊗ (cos φ/2, sin φ/2 e)``, ``ω_R = φ̇ e``,
     ``ω̇_R = φ̈ e``; ``from_q`` before the start, ``to_q`` (with the sign of the
     path) from ``t_start_s + T`` on, both at rest.
+
+    Parameters
+    ----------
+    from_q, to_q : array_like (4,)
+        Start and end attitudes ``q_IR``, scalar first.
+    max_rate_rad_s : float
+        Coast rate about the eigen-axis, rad/s (> 0).
+    max_accel_rad_s2 : float
+        Acceleration and deceleration, rad/s² (> 0).
+    t_start_s : float, optional
+        Time the slew starts, s since the start of the run (default 0).
     """
 
     kind = _k.SLEW
@@ -282,6 +325,19 @@ class GroundTarget(Target):
     it in the nadir hold, as :class:`NadirPointing`); by default the body
     axis least aligned with ``body_axis``. Tracking rate and acceleration:
     central differences over ±0.1 s, the orbit carried by a two-body RK4 step.
+
+    Parameters
+    ----------
+    lat_deg, lon_deg : float
+        Geodetic latitude and longitude of the station, deg.
+    alt_m : float
+        Height above the WGS-84 ellipsoid, m.
+    body_axis : array_like (3,), optional
+        The body axis pointed at the station (default +z; at nadir while it is not visible).
+    min_elevation_deg : float, optional
+        The station sees the satellite above this elevation, deg (default 10).
+    along_track_axis : array_like (3,), optional
+        The body axis kept toward the velocity (default: the body axis least aligned with ``body_axis``).
     """
 
     kind = _k.GROUND
@@ -335,30 +391,76 @@ class GroundTarget(Target):
 
 
 def attitude_error(q_IB, q_IR) -> np.ndarray:
-    """``q_RB = q_IR* ⊗ q_IB`` with ``w >= 0`` (..., 4): the body attitude relative to the reference."""
+    """``q_RB = q_IR* ⊗ q_IB`` with ``w >= 0`` (..., 4): the body attitude relative to the reference.
+
+    Parameters
+    ----------
+    q_IB : array_like (..., 4)
+        Body attitude(s), scalar first.
+    q_IR : array_like (..., 4)
+        Reference attitude(s), scalar first.
+    """
     e = quat_multiply(quat_conjugate(q_IR), q_IB)
     return np.where((e[..., :1] < 0.0), -e, e)
 
 
 def error_angle_deg(q_IB, q_IR) -> np.ndarray:
-    """Angle (deg) of the rotation from the reference to the body: ``2 atan2(|vec q_RB|, w)``."""
+    """Angle (deg) of the rotation from the reference to the body: ``2 atan2(|vec q_RB|, w)``.
+
+    Parameters
+    ----------
+    q_IB : array_like (..., 4)
+        Body attitude(s), scalar first.
+    q_IR : array_like (..., 4)
+        Reference attitude(s), scalar first.
+    """
     e = attitude_error(q_IB, q_IR)
     return np.degrees(2.0 * np.arctan2(np.linalg.norm(e[..., 1:], axis=-1), e[..., 0]))
 
 
 def axis_error_deg(q_IB, q_IR, body_axis) -> np.ndarray:
-    """Angle (deg) between where ``body_axis`` points and where the reference wants it."""
+    """Angle (deg) between where ``body_axis`` points and where the reference wants it.
+
+    Parameters
+    ----------
+    q_IB : array_like (..., 4)
+        Body attitude(s), scalar first.
+    q_IR : array_like (..., 4)
+        Reference attitude(s), scalar first.
+    body_axis : array_like (3,)
+        The body axis whose pointing is compared (unit vector).
+    """
     u = quat_rotate(q_IB, body_axis)
     w = quat_rotate(q_IR, body_axis)
     return np.degrees(np.arctan2(np.linalg.norm(np.cross(u, w), axis=-1), np.sum(u * w, axis=-1)))
 
 
 def error_vector(q_IB, q_IR) -> np.ndarray:
-    """``2 vec(q_RB)`` (rad, body axes, (..., 3)): the small-angle attitude error per axis."""
+    """``2 vec(q_RB)`` (rad, body axes, (..., 3)): the small-angle attitude error per axis.
+
+    Parameters
+    ----------
+    q_IB : array_like (..., 4)
+        Body attitude(s), scalar first.
+    q_IR : array_like (..., 4)
+        Reference attitude(s), scalar first.
+    """
     return 2.0 * attitude_error(q_IB, q_IR)[..., 1:]
 
 
 def rate_error(q_IB, q_IR, omega_B, omega_R) -> np.ndarray:
-    """``ω_B - R_BR ω_R`` (rad/s, body axes): the body rate relative to the reference frame."""
+    """``ω_B - R_BR ω_R`` (rad/s, body axes): the body rate relative to the reference frame.
+
+    Parameters
+    ----------
+    q_IB : array_like (..., 4)
+        Body attitude(s), scalar first.
+    q_IR : array_like (..., 4)
+        Reference attitude(s), scalar first.
+    omega_B : array_like (..., 3)
+        Body rate, rad/s, body axes.
+    omega_R : array_like (..., 3)
+        Reference rate, rad/s, R axes.
+    """
     return np.asarray(omega_B, dtype=float) - quat_rotate(quat_conjugate(attitude_error(q_IB, q_IR)), omega_R)
 

@@ -93,6 +93,15 @@ class Sensor(Component):
     ``measure(truth)`` (the corrupted reading), and ``axes`` (names of the
     output components); the built-ins override :meth:`sample` and call
     :meth:`configure` for their mounting and faults.
+
+    Parameters
+    ----------
+    name : str
+        Its name: the prefix of its telemetry columns.
+    rate_hz : float
+        Sampling rate, Hz (> 0).
+    phase_s : float, optional
+        Time of the first sample, s (default 0).
     """
 
     axes: tuple[str, ...] = ("x", "y", "z")

@@ -60,11 +60,32 @@ _NO_MISALIGNMENT = (0.0, 0.0, 0.0)
 class Gyro(Sensor):
     """Rate gyro: angle random walk, bias with rate random walk, quantisation, mounting, scale factor, faults.
 
-    Parameters: ``arw_rad_sqrt_s`` (σ_v), ``bias_rad_s`` (initial bias, gyro
-    axes), ``bias_rw_rad_s_sqrt_s`` (σ_u), ``quantization_rad_s``;
-    ``q_BS``, ``misalignment_rad`` (see :mod:`attsim.sensors.base`),
-    ``scale_factor_error`` (one or three, the gain ``1 + k``), ``faults``
-    (bias jumps of 3 values, rad/s).
+    Mounting as in :mod:`attsim.sensors.base`.
+
+    Parameters
+    ----------
+    rate_hz : float
+        Sampling rate, Hz (> 0).
+    arw_rad_sqrt_s : float, optional
+        Angle random walk σ_v, rad/√s (default 0: no noise).
+    bias_rad_s : array_like (3,), optional
+        Initial bias, rad/s, gyro axes.
+    bias_rw_rad_s_sqrt_s : float, optional
+        Rate random walk of the bias σ_u, rad/s/√s.
+    quantization_rad_s : float, optional
+        Output step, rad/s (0: none).
+    phase_s : float, optional
+        Time of the first sample, s (default 0).
+    name : str, optional
+        Its name: the prefix of its telemetry columns (default ``"gyro"``).
+    q_BS : array_like (4,), optional
+        Nominal mounting, scalar first: rotates sensor-frame vectors into body axes (default identity).
+    misalignment_rad : array_like (3,), optional
+        The true mounting's small rotation from the nominal one, rad (sensor axes).
+    scale_factor_error : float or array_like (3,), optional
+        ``k`` per axis (the gain is ``1 + k``), each in (-1, 1).
+    faults : sequence of SensorFault, optional
+        Time-tagged dropouts, stuck outputs and bias jumps (bias jumps of 3 values, rad/s).
     """
 
     def __init__(self, rate_hz: float, arw_rad_sqrt_s: float = 0.0, bias_rad_s=(0.0, 0.0, 0.0),
@@ -143,7 +164,31 @@ class Gyro(Sensor):
 
 class Magnetometer(Sensor):
     """Three-axis magnetometer: noise (σ, T), bias (T, its axes), quantisation (T), mounting, scale factor, faults
-    (bias jumps of 3 values, T)."""
+    (bias jumps of 3 values, T).
+
+    Parameters
+    ----------
+    rate_hz : float
+        Sampling rate, Hz (> 0).
+    noise_T : float, optional
+        White noise σ per axis, T.
+    bias_T : array_like (3,), optional
+        Constant bias, T, its axes.
+    quantization_T : float, optional
+        Output step, T (0: none).
+    phase_s : float, optional
+        Time of the first sample, s (default 0).
+    name : str, optional
+        Its name: the prefix of its telemetry columns (default ``"mag"``).
+    q_BS : array_like (4,), optional
+        Nominal mounting, scalar first: rotates sensor-frame vectors into body axes (default identity).
+    misalignment_rad : array_like (3,), optional
+        The true mounting's small rotation from the nominal one, rad (sensor axes).
+    scale_factor_error : float or array_like (3,), optional
+        ``k`` per axis (the gain is ``1 + k``), each in (-1, 1).
+    faults : sequence of SensorFault, optional
+        Time-tagged dropouts, stuck outputs and bias jumps (bias jumps of 3 values, T).
+    """
 
     def __init__(self, rate_hz: float, noise_T: float = 0.0, bias_T=(0.0, 0.0, 0.0), quantization_T: float = 0.0,
                  phase_s: float = 0.0, name: str = "mag", *, q_BS=IDENTITY, misalignment_rad=_NO_MISALIGNMENT,
@@ -214,6 +259,37 @@ class SunSensor(Sensor):
     jumps of 6 values. :meth:`sun_vector` gives the estimate
     ``M⁻¹ Σ n_i I_i`` (nominal normals, body axes; ``M = Σ_pairs a aᵀ``,
     exact for ideal detectors in opposite pairs) normalised (NaN when dark).
+
+    Parameters
+    ----------
+    rate_hz : float
+        Sampling rate, Hz (> 0).
+    sun_inertial : array_like (3,) or callable, optional
+        The Sun's unit vector, inertial axes, or ``f(t) -> unit vector`` (default: the mission environment's Sun).
+    eclipse : callable, optional
+        ``f(t) -> bool``, True in shadow (default: the environment's shadow).
+    noise : float, optional
+        White noise σ per detector, a fraction of full scale.
+    quantization : float, optional
+        Output step, a fraction of full scale (0: none).
+    phase_s : float, optional
+        Time of the first sample, s (default 0).
+    name : str, optional
+        Its name: the prefix of its telemetry columns (default ``"css"``).
+    q_BS : array_like (4,), optional
+        Nominal mounting, scalar first: rotates sensor-frame vectors into body axes (default identity).
+    misalignment_rad : array_like (3,), optional
+        The true mounting's small rotation from the nominal one, rad (sensor axes).
+    scale_factor_error : float or array_like (3,), optional
+        ``k`` per axis (the gain is ``1 + k``), each in (-1, 1).
+    faults : sequence of SensorFault, optional
+        Time-tagged dropouts, stuck outputs and bias jumps (bias jumps of 6 values, fractions of full scale).
+    detector_normals : array_like (6, 3), optional
+        The detectors' normals in the sensor frame, in the order ``px mx py my pz mz`` (default ±x, ±y, ±z).
+    fov_deg : float, optional
+        Half-angle of each detector's field of view, deg (default 90).
+    bias : float or array_like (6,), optional
+        Constant bias per detector, fractions of full scale.
     """
 
     axes = ("px", "mx", "py", "my", "pz", "mz")
@@ -388,6 +464,27 @@ class StarTracker(Sensor):
     radius) is below it, or the boresight looks into the Earth. Both need a
     mission environment; None (default) is no cone. Faults: bias jumps of 3
     values, arcsec (added to ``β``). A star tracker has no scale factor.
+
+    Parameters
+    ----------
+    rate_hz : float
+        Sampling rate, Hz (> 0).
+    noise_arcsec : float or array_like (3,), optional
+        σ per sensor axis (cross-boresight, cross-boresight, about the boresight +z), arcsec.
+    phase_s : float, optional
+        Time of the first sample, s (default 0).
+    name : str, optional
+        Its name: the prefix of its telemetry columns (default ``"st"``).
+    q_BS : array_like (4,), optional
+        Nominal mounting, scalar first: rotates sensor-frame vectors into body axes (default identity).
+    misalignment_rad : array_like (3,), optional
+        The true mounting's small rotation from the nominal one, rad (sensor axes).
+    faults : sequence of SensorFault, optional
+        Time-tagged dropouts, stuck outputs and bias jumps (bias jumps of 3 values, arcsec).
+    bias_arcsec : array_like (3,), optional
+        Constant attitude bias, a small rotation in sensor axes, arcsec.
+    sun_exclusion_deg, earth_exclusion_deg : float, optional
+        Half-angles of the exclusion cones about the boresight, deg (None: no cone; a cone needs an environment).
     """
 
     axes = ("qw", "qx", "qy", "qz")

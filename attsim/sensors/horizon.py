@@ -34,10 +34,24 @@ class HorizonSensor(Sensor):
     turned by a random rotation ``σ ν`` (``noise_rad`` σ, ``ν`` standard normals; the part along ``n`` turns
     nothing, so each of the two axes across the nadir has ``σ``).
 
-    Parameters: ``rate_hz``, ``noise_rad`` (default 0: ideal), ``phase_s``,
-    ``name``; ``q_BS``, ``misalignment_rad`` (:mod:`attsim.sensors.base`);
-    ``faults`` (bias jumps of 3 values: a small rotation, rad, its axes).
-    Needs a mission environment (the orbit).
+    Needs a mission environment (the orbit). Mounting as in :mod:`attsim.sensors.base`.
+
+    Parameters
+    ----------
+    rate_hz : float
+        Sampling rate, Hz (> 0).
+    noise_rad : float, optional
+        σ of the random rotation of each sample, rad (default 0: ideal).
+    phase_s : float, optional
+        Time of the first sample, s (default 0).
+    name : str, optional
+        Its name: the prefix of its telemetry columns (default ``"horizon"``).
+    q_BS : array_like (4,), optional
+        Nominal mounting, scalar first: rotates sensor-frame vectors into body axes (default identity).
+    misalignment_rad : array_like (3,), optional
+        The true mounting's small rotation from the nominal one, rad (sensor axes).
+    faults : sequence of SensorFault, optional
+        Time-tagged dropouts, stuck outputs and bias jumps (bias jumps of 3 values: a small rotation, rad).
     """
 
     def __init__(self, rate_hz: float, noise_rad: float = 0.0, phase_s: float = 0.0, name: str = "horizon", *,

@@ -282,6 +282,13 @@ def _rows_to_parquet(root: Path, width: int, names: list[str], run_id) -> int:
 class Telemetry:
     """A run's results.
 
+    Parameters
+    ----------
+    path, meta, df, events
+        As the attributes below (``Mission.run`` and :func:`attsim.load` make a result; a user does not).
+    from_rows : bool, optional
+        Read a live or killed run's raw row file instead of its Parquet file.
+
     Attributes
     ----------
     df : pandas.DataFrame
@@ -404,6 +411,11 @@ def load(path) -> Telemetry:
     partial; concurrent loaders wait for one conversion and read its result.
     Raises :class:`~attsim.errors.AttsimError` naming the path when it is
     not a run directory or its files are unreadable.
+
+    Parameters
+    ----------
+    path : str or Path
+        The run directory.
     """
     root = Path(path_like(path, "path"))
     meta = read_meta(root)

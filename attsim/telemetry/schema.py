@@ -44,6 +44,37 @@ UNITS = {
     "q_ref_w q_ref_x q_ref_y q_ref_z": "1, q_IR: the reference attitude of the mission's first pointing controller",
     "att_err_deg": "deg, angle of the rotation from the reference to the true attitude",
     "att_err_x att_err_y att_err_z": "rad, 2 vec(q_RB): the pointing error per body axis (small-angle)",
+    "B_I_x B_I_y B_I_z": "T, the geomagnetic field, inertial axes (a mission with a field or an environment)",
+    "lit": "1, 1 in sunlight, 0 in the Earth's shadow, between in the penumbra (a mission with an environment)",
+    "tau_gg_x tau_gg_y tau_gg_z": "N m, the gravity-gradient torque, body axes (a mission with an environment)",
+    "tau_aero_x tau_aero_y tau_aero_z": "N m, the aerodynamic torque on the faces, body axes (with an environment)",
+    "tau_srp_x tau_srp_y tau_srp_z": "N m, the solar-radiation-pressure torque on the faces, body axes (with an "
+                                     "environment)",
+    "tau_res_x tau_res_y tau_res_z": "N m, the residual dipole's torque m_res x B, body axes (with an environment)",
+    "<gyro>_x <gyro>_y <gyro>_z": "rad/s, a Gyro's measured rate, body axes through its nominal mounting",
+    "<magnetometer>_x <magnetometer>_y <magnetometer>_z": "T, a Magnetometer's measured field, body axes",
+    "<sun sensor>_px <sun sensor>_mx <sun sensor>_py <sun sensor>_my <sun sensor>_pz <sun sensor>_mz":
+        "1, a SunSensor's detector outputs (cosine of the Sun's angle to each normal, 1 = full scale, 0 dark)",
+    "<star tracker>_qw <star tracker>_qx <star tracker>_qy <star tracker>_qz":
+        "1, a StarTracker's measured q_IB, scalar first (NaN while blinded)",
+    "<horizon>_x <horizon>_y <horizon>_z": "1, a HorizonSensor's nadir unit vector, body axes",
+    "<sensor>_true_<axis>": "the sensor's unit, the true value it measures at the same instant, body axes",
+    "<sensor>_valid": "1, 1 when the sample has an output, 0 when not (a sensor that can lose its output: a star "
+                      "tracker with an exclusion cone, a dropout or stuck fault)",
+    "<estimator>_qw <estimator>_qx <estimator>_qy <estimator>_qz": "1, an MEKF's estimate of q_IB, scalar first",
+    "<estimator>_bias_x <estimator>_bias_y <estimator>_bias_z": "rad/s, the MEKF's estimated gyro bias, body axes",
+    "<estimator>_sigma3_att_x <estimator>_sigma3_att_y <estimator>_sigma3_att_z":
+        "rad, the 3-sigma bound of the attitude error, per body axis",
+    "<estimator>_sigma3_bias_x <estimator>_sigma3_bias_y <estimator>_sigma3_bias_z":
+        "rad/s, the 3-sigma bound of the bias error, per body axis",
+    "<estimator>_nis_st <estimator>_nis_mag <estimator>_nis_sun":
+        "1, the normalised innovation squared of the cycle's star-tracker, magnetometer and Sun updates (NaN "
+        "where none)",
+    "<estimator>_bias_true_x <estimator>_bias_true_y <estimator>_bias_true_z":
+        "rad/s, the gyro's true bias, body axes through its nominal mounting",
+    "<schedule>_tau_x <schedule>_tau_y <schedule>_tau_z": "N m, a TorqueSchedule's held torque, body axes",
+    "<magnetorquer>_m_x <magnetorquer>_m_y <magnetorquer>_m_z": "A m^2, the magnetorquers' applied dipole, body axes",
+    "<thruster>_on": "1, 1 while the thruster fires",
     "<wheel>_speed": "rad/s, the wheel's speed relative to the body",
     "<wheel>_h": "N m s, the wheel's absolute angular momentum about its axis",
     "<wheel>_torque": "N m, the motor torque on the wheel (after its torque and speed limits)",
