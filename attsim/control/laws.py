@@ -28,7 +28,8 @@ from ..estimation.mekf import MEKF
 from ..guidance.targets import NadirPointing
 from ..guidance.kernels import rate_error
 from .knowledge import TRUTH
-from .loop import BDOT, MAGNETIC_PD, QUATERNION_PD, UNLOADING
+from .loop import (BDOT, LAW_BDOT_FORM, LAW_CLIP, LAW_COMPENSATION, LAW_GAIN, LAW_INTEGRAL_LIMIT, LAW_KD, LAW_KI,
+                   LAW_KP, MAGNETIC_PD, QUATERNION_PD, UNLOADING)
 from ..guidance.pointing import Pointing, pointing_values, target_of
 from ..telemetry.schema import POINTING_COLUMNS
 from ..sensors.devices import Gyro, Magnetometer, StarTracker
@@ -120,8 +121,8 @@ class BDot(Controller):
         return (None, None, self._sensor_named(self._mag))
 
     def fill_loop_row(self, bank, c: int, build) -> None:
-        bank.parameters[c, 2] = 0.0 if self.form == "rate" else 1.0
-        bank.parameters[c, 6] = self.gain_used
+        bank.parameters[c, LAW_BDOT_FORM] = 0.0 if self.form == "rate" else 1.0
+        bank.parameters[c, LAW_GAIN] = self.gain_used
         bank.magnetorquer[c] = build.row(self.actuators[self._mtq])
 
     def without_output(self) -> None:
@@ -338,12 +339,13 @@ class QuaternionPD(Controller):
 
     def fill_loop_row(self, bank, c: int, build) -> None:
         p = bank.parameters[c]
-        p[0], p[1], p[4], p[5] = self.ki, self.integral_limit_rad_s or 0.0, self.kp, self.kd
+        p[LAW_KI], p[LAW_INTEGRAL_LIMIT] = self.ki, self.integral_limit_rad_s or 0.0
+        p[LAW_KP], p[LAW_KD] = self.kp, self.kd
         bank.target_kind[c], bank.target[c] = self.pointing.kind, self.pointing.parameters
         if self._wheels:
             # the loop's null-space step runs only where the Python path's does (a redundant array, a gain)
-            p[6] = self.null_space_gain_Nm_s if self._manages_null_space else 0.0
-            p[3] = 1.0 if self.allocation == "clip" else 0.0
+            p[LAW_GAIN] = self.null_space_gain_Nm_s if self._manages_null_space else 0.0
+            p[LAW_CLIP] = 1.0 if self.allocation == "clip" else 0.0
             rows = [build.row(wheel) for wheel in self._wheels]
             bank.wheel_scratch[c, 3, rows] = self._speed_target  # the null space's speed targets, per wheel
             for j, row in zip(rows, self._allocation):
@@ -354,7 +356,7 @@ class QuaternionPD(Controller):
             bank.body_torque[c] = build.row(self.actuators[self._body_torque])
         else:
             bank.magnetorquer[c] = build.row(self.actuators[self._mtq])
-            p[7:10] = self.compensation
+            p[LAW_COMPENSATION:LAW_COMPENSATION + 3] = self.compensation
 
     def take_loop_row(self, bank, c: int) -> None:
         if self.ki > 0.0:
@@ -497,7 +499,8 @@ class MagneticPD(Controller):
     def fill_loop_row(self, bank, c: int, build) -> None:
         bank.target_kind[c], bank.target[c] = self.pointing.kind, self.pointing.parameters
         p = bank.parameters[c]
-        p[4], p[5], p[7:10] = self.kp, self.kd, self.compensation
+        p[LAW_KP], p[LAW_KD] = self.kp, self.kd
+        p[LAW_COMPENSATION:LAW_COMPENSATION + 3] = self.compensation
         bank.magnetorquer[c] = build.row(self.actuators[self._mtq])
 
     def columns(self):
@@ -582,7 +585,7 @@ class MomentumUnloading(Controller):
         return (None, None, self._sensor_named(self._mag))
 
     def fill_loop_row(self, bank, c: int, build) -> None:
-        bank.parameters[c, 6] = self.gain_per_s
+        bank.parameters[c, LAW_GAIN] = self.gain_per_s
         bank.magnetorquer[c] = build.row(self.actuators[self._mtq])
 
     def decide(self, t_s, readings):

@@ -35,22 +35,27 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inli
 
 __all__ = ["ControllerBank", "PART", "quaternion_pd", "mrp_feedback_cycle", "magnetic_pd", "unloading", "bdot",
            "user_law", "law_attitude", "stop_law", "apply_delayed", "USER_FAULT", "MAX_READING_WIDTH",
-           "PARAMETER_INERTIA", "PARAMETER_WIDTH", "APPLY_DELAYED", "pending_capacity"]
+           "PARAMETER_INERTIA", "PARAMETER_WIDTH", "LAW_KI", "LAW_INTEGRAL_LIMIT", "LAW_BDOT_FORM",
+           "LAW_CLIP", "LAW_KP", "LAW_KD", "LAW_GAIN", "LAW_COMPENSATION", "APPLY_DELAYED", "pending_capacity"]
 
 # what a user's law unit returns when the law wrote an infinite command (the engine raises, naming it)
 USER_FAULT = 40
 MAX_READING_WIDTH = 6  # the widest sensor reading (a sun sensor's six detectors)
-# a controller's parameters row: ten shared columns (ControllerBank), then an MRPFeedback's inertia (9, row by row)
+# a controller's parameters row: ten shared columns, what each means to each law in ControllerBank's docstring (the
+# compensation or known torque three wide), then an MRPFeedback's inertia (9, row by row)
+LAW_KI, LAW_INTEGRAL_LIMIT, LAW_BDOT_FORM, LAW_CLIP, LAW_KP, LAW_KD, LAW_GAIN, LAW_COMPENSATION = 0, 1, 2, 3, 4, 5, 6, 7
 PARAMETER_INERTIA, PARAMETER_WIDTH = 10, 19
 
 
 class ControllerBank(NamedTuple):
     """One row per controller. ``period_s``; ``clock_row`` its row of the engine's clock (whose ``active`` a mode
-    switches); ``attitude_law`` 1.0 for a law with a pointing target. ``parameters``: a QPD's ki (0) and integral
-    limit (1), a B-dot's form (2: 1.0 direction, 0.0 rate), a wheel law's allocation (3: 1.0 clip, 0.0 scale), kp
-    (4), kd (5), gain (6: B-dot, unloading; QPD: null-space
-    gain), dipole compensation (7-9: magnetic PD, QPD on magnetorquers); an MRPFeedback's Ki (0), integral limit (1),
-    K (4), P (5), null-space gain (6), known torque (7-9) and inertia (``PARAMETER_INERTIA``, 9). ``memory``: a
+    switches); ``attitude_law`` 1.0 for a law with a pointing target. ``parameters``, by the ``LAW_*`` columns: a QPD's
+    ki and integral limit (``LAW_KI``, ``LAW_INTEGRAL_LIMIT``), kp and kd (``LAW_KP``, ``LAW_KD``), a wheel law's
+    allocation (``LAW_CLIP``: 1.0 clip, 0.0 scale), null-space gain (``LAW_GAIN``) and, on magnetorquers, its dipole
+    compensation (``LAW_COMPENSATION``, 3); a B-dot's form (``LAW_BDOT_FORM``: 1.0 direction, 0.0 rate) and gain
+    (``LAW_GAIN``), an unloading law's gain (``LAW_GAIN``); a magnetic PD's kp, kd and compensation; an
+    MRPFeedback's Ki, integral limit, K and P in the QPD's columns, its known torque in ``LAW_COMPENSATION`` and its
+    inertia (``PARAMETER_INERTIA``, 9). ``memory``: a
     B-dot's previous field sample (0-2) and whether there is one (3); a QPD's integrated attitude error (0-2, rad s);
     an MRPFeedback's integral (0-2, N m s) and the time of its previous cycle (3); zeroed when a mode switch starts
     the controller again. ``roles``: sensor rows of the attitude, rate and field inputs (-1: the true state /
@@ -159,11 +164,11 @@ def _command_wheels(pw, c, tau, t):
     null, motor, speeds, targets = scratch[0, :n], scratch[1, :n], scratch[2, :n], scratch[3, :n]
     p = controllers.parameters[c]
     w = (world.plant.q_w[4], world.plant.q_w[5], world.plant.q_w[6])
-    if p[6] > 0.0:
+    if p[LAW_GAIN] > 0.0:
         for j in range(n):  # targets: filled per wheel when the banks were built
             speeds[j] = wheel_speed(wheels, j, wheels.h_Nms[j], w)
-        null_space_torque(controllers.null_projector[c], speeds, targets, p[6], null)
-    if p[3] != 0.0:  # per-wheel clipping: each wheel clips its own command
+        null_space_torque(controllers.null_projector[c], speeds, targets, p[LAW_GAIN], null)
+    if p[LAW_CLIP] != 0.0:  # per-wheel clipping: each wheel clips its own command
         allocate_unscaled(controllers.allocation[c], tau, null, motor)
     else:
         allocate(controllers.allocation[c], tau, null, wheels.max_torque_Nm, motor)
@@ -179,7 +184,8 @@ def _compensated_dipole(pw, c, tau, t):
     controllers = world.controllers
     p = controllers.parameters[c]
     m = dipole_for_torque(_reading3(world.sensors, controllers.roles[c, 2], 0), tau)
-    _to_vector(pw, c, (m[0] - p[7], m[1] - p[8], m[2] - p[9]), t)
+    k = LAW_COMPENSATION
+    _to_vector(pw, c, (m[0] - p[k], m[1] - p[k + 1], m[2] - p[k + 2]), t)
 
 
 @njit(**_JIT)
@@ -235,15 +241,15 @@ def apply_delayed(pw, samplers, t, c):
     if k < 0 or controllers.pending_k[c, s] != k:
         return 0  # that cycle decided nothing: the actuators hold
     controllers.pending_k[c, s] = -1
-    p = controllers.pending[c, s]
+    held = controllers.pending[c, s]  # a dipole or torque (x y z), or the wheels' torques in the law's order
     if controllers.magnetorquer[c] >= 0 or controllers.body_torque[c] >= 0:
-        if not (np.isnan(p[0]) or np.isnan(p[1]) or np.isnan(p[2])):
-            _vector_now(pw, c, (p[0], p[1], p[2]), t)
+        if not (np.isnan(held[0]) or np.isnan(held[1]) or np.isnan(held[2])):
+            _vector_now(pw, c, (held[0], held[1], held[2]), t)
         return 0
     for i in range(controllers.wheel_order.shape[1]):
         j = controllers.wheel_order[c, i]
-        if j >= 0 and not np.isnan(p[i]):
-            command_wheel(pw, j, p[i], t)
+        if j >= 0 and not np.isnan(held[i]):
+            command_wheel(pw, j, held[i], t)
     return 0
 
 
@@ -265,13 +271,13 @@ def quaternion_pd(pw, samplers, t, c):
     p = controllers.parameters[c]
     env = world.environment
     q_ref, w_ref, _ = reference_now(controllers.target_kind[c], controllers.target[c], t, env.env_t, env.env_v)
-    if p[0] > 0.0:  # integral feedback (ki, limit): memory 0-2 holds the integrated error
+    if p[LAW_KI] > 0.0:  # integral feedback (ki, limit): memory 0-2 holds the integrated error
         mem = controllers.memory[c]
-        tau, z = pid_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5], p[0],
-                            (mem[0], mem[1], mem[2]), controllers.period_s[c], p[1])
+        tau, z = pid_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[LAW_KP], p[LAW_KD],
+                            p[LAW_KI], (mem[0], mem[1], mem[2]), controllers.period_s[c], p[LAW_INTEGRAL_LIMIT])
         mem[0], mem[1], mem[2] = z
     else:
-        tau = pd_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[4], p[5])
+        tau = pd_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[LAW_KP], p[LAW_KD])
     if controllers.body_torque[c] >= 0:
         _to_vector(pw, c, tau, t)
     elif controllers.magnetorquer[c] < 0:
@@ -304,8 +310,9 @@ def mrp_feedback_cycle(pw, samplers, t, c):
     i0 = PARAMETER_INERTIA
     inertia = (p[i0], p[i0 + 1], p[i0 + 2], p[i0 + 3], p[i0 + 4], p[i0 + 5], p[i0 + 6], p[i0 + 7], p[i0 + 8])
     dt = 0.0 if mem[3] == 0.0 else t - mem[3]  # Basilisk's priorTime: nothing is added after a cycle at t = 0
-    tau, s = mrp_feedback(q_in, w_in, q_ref, w_ref, wd_ref, inertia, h, (p[4], p[5], p[0], p[1]),
-                          (mem[0], mem[1], mem[2]), dt, (p[7], p[8], p[9]))
+    tau, s = mrp_feedback(q_in, w_in, q_ref, w_ref, wd_ref, inertia, h, (p[LAW_KP], p[LAW_KD], p[LAW_KI],
+                          p[LAW_INTEGRAL_LIMIT]), (mem[0], mem[1], mem[2]), dt,
+                          (p[LAW_COMPENSATION], p[LAW_COMPENSATION + 1], p[LAW_COMPENSATION + 2]))
     mem[0], mem[1], mem[2], mem[3] = s[0], s[1], s[2], t
     if controllers.body_torque[c] >= 0:
         _to_vector(pw, c, tau, t)
@@ -328,7 +335,7 @@ def magnetic_pd(pw, samplers, t, c):
     k, f = table_cell(env.env_t, t)
     r, v = lerp3(env.env_v, k, f, R), lerp3(env.env_v, k, f, V)
     tau = pd_torque(lvlh_quaternion_tuple(r, v), q_in, body_rate_relative(q_in, w_in, orbit_rate_inertial(r, v)),
-                    p[4], p[5])
+                    p[LAW_KP], p[LAW_KD])
     _compensated_dipole(pw, c, tau, t)
     return 0
 
@@ -340,7 +347,8 @@ def unloading(pw, samplers, t, c):
         return 0
     controllers = world.controllers
     b = _reading3(world.sensors, controllers.roles[c, 2], 0)
-    _to_vector(pw, c, unloading_dipole(b, wheels_total(world.actuators.wheels)[1], controllers.parameters[c, 6]), t)
+    h = wheels_total(world.actuators.wheels)[1]
+    _to_vector(pw, c, unloading_dipole(b, h, controllers.parameters[c, LAW_GAIN]), t)
     return 0
 
 
@@ -356,10 +364,10 @@ def bdot(pw, samplers, t, c):
     mem = controllers.memory[c]
     if mem[3] != 0.0:
         previous = (mem[0], mem[1], mem[2])
-        if p[2] == 0.0:
-            m = bdot_rate(b, previous, p[6], controllers.period_s[c])
+        if p[LAW_BDOT_FORM] == 0.0:
+            m = bdot_rate(b, previous, p[LAW_GAIN], controllers.period_s[c])
         else:
-            m = bdot_direction(b, previous, p[6], controllers.period_s[c])
+            m = bdot_direction(b, previous, p[LAW_GAIN], controllers.period_s[c])
         _to_vector(pw, c, m, t)
     mem[0], mem[1], mem[2], mem[3] = b[0], b[1], b[2], 1.0
     return 0

@@ -32,7 +32,7 @@ from ..errors import InputError
 from ..inertia import check_inertia
 from .kernels import add_wheel_momentum, known, mrp_feedback
 from .laws import QuaternionPD, _attitude_and_rate
-from .loop import MRP_FEEDBACK, PARAMETER_INERTIA
+from .loop import LAW_COMPENSATION, LAW_INTEGRAL_LIMIT, LAW_KD, LAW_KI, LAW_KP, MRP_FEEDBACK, PARAMETER_INERTIA
 
 __all__ = ["MRPFeedback"]
 
@@ -122,8 +122,9 @@ class MRPFeedback(QuaternionPD):
     def fill_loop_row(self, bank, c: int, build) -> None:
         super().fill_loop_row(bank, c, build)
         p = bank.parameters[c]
-        p[0], p[1], p[4], p[5] = self.Ki_per_kg_m2, self.integral_limit_Nms or 0.0, self.K_Nm, self.P_Nms
-        p[7:10] = self.known_torque_Nm
+        p[LAW_KI], p[LAW_INTEGRAL_LIMIT] = self.Ki_per_kg_m2, self.integral_limit_Nms or 0.0
+        p[LAW_KP], p[LAW_KD] = self.K_Nm, self.P_Nms  # K and P take the PD's columns
+        p[LAW_COMPENSATION:LAW_COMPENSATION + 3] = self.known_torque_Nm
         p[PARAMETER_INERTIA:PARAMETER_INERTIA + 9] = self._inertia
 
     def take_loop_row(self, bank, c: int) -> None:

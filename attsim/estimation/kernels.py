@@ -57,7 +57,8 @@ from ..dynamics import qconj, qexp, qmul, qrotate
 from .determination import triad_kernel
 
 __all__ = ["MEKFState", "mekf_propagate", "mekf_update_vector", "mekf_update_quaternion", "attitude_error_rad",
-           "NIS_GATE_3DOF", "UpdateResult", "DIVERGED"]
+           "NIS_GATE_3DOF", "UpdateResult", "DIVERGED", "P_SIGMA_V", "P_SIGMA_U", "P_SIGMA_ST", "P_SIGMA_MAG",
+           "P_SIGMA_SUN", "P_GATE", "P_SIGMA_ATTITUDE0"]
 
 # _nrt=False: nothing here allocates (module docstring), so nothing needs numba's reference counting, and the
 # compiled mission's units, which count no references, call the filter as they call every other kernel
@@ -350,6 +351,10 @@ MEASUREMENTS = ("star_tracker", "magnetometer", "sun")
 # MEKF parameters, in the order of ``mekf_cycle``'s ``params``
 PARAMETERS = ("sigma_v", "sigma_u", "sigma_st_x", "sigma_st_y", "sigma_st_z", "sigma_mag", "sigma_sun", "gate",
               "sigma_attitude0")
+# ... and their columns: the star tracker's sigma is three wide (x y z)
+P_SIGMA_V, P_SIGMA_U, P_SIGMA_ST, P_SIGMA_MAG, P_SIGMA_SUN, P_GATE, P_SIGMA_ATTITUDE0 = (
+    PARAMETERS.index(name) for name in ("sigma_v", "sigma_u", "sigma_st_x", "sigma_mag", "sigma_sun", "gate",
+                                        "sigma_attitude0"))
 # smallest coarse-sun-sensor difference vector (fraction of full scale) that still gives a direction
 SUN_VECTOR_MIN = 0.1
 
@@ -404,7 +409,7 @@ def triad_start(q, P, b_mag, r_mag, css, sun_matrix, r_sun, params):
         return False
     r = (r_mag[0] / nr, r_mag[1] / nr, r_mag[2] / nr)
     sun_ref = (r_sun[0], r_sun[1], r_sun[2])
-    if params[5] / nb <= params[6]:
+    if params[P_SIGMA_MAG] / nb <= params[P_SIGMA_SUN]:
         qn = triad_kernel(b, s, r, sun_ref)
     else:
         qn = triad_kernel(s, b, sun_ref, r)
@@ -412,7 +417,7 @@ def triad_start(q, P, b_mag, r_mag, css, sun_matrix, r_sun, params):
         q[i] = qn[i]
     for i in range(3):
         for j in range(3):
-            P[i, j] = params[8] * params[8] if i == j else 0.0
+            P[i, j] = params[P_SIGMA_ATTITUDE0] * params[P_SIGMA_ATTITUDE0] if i == j else 0.0
             P[i, 3 + j] = P[3 + j, i] = 0.0
     return True
 
@@ -510,7 +515,7 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
         dt = t_s - memory[0]
         if dt > 0.0:
             w_mid = (0.5 * (memory[2] + wx), 0.5 * (memory[3] + wy), 0.5 * (memory[4] + wz))
-            if not mekf_propagate(q, bias, P, w_mid, dt, params[0], params[1]) \
+            if not mekf_propagate(q, bias, P, w_mid, dt, params[P_SIGMA_V], params[P_SIGMA_U]) \
                     or not _finite_filter(q, bias, P, memory[1]):
                 return DIVERGED
     memory[0] = t_s
@@ -525,9 +530,9 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
                 q[i] = q_st[i]
             memory[1] = 1.0
         else:
-            booked = _booked(memory, nis_out, 0, mekf_update_quaternion(q, bias, P, q_st, (params[2], params[3],
-                                                                                           params[4]),
-                                                                        _gated(memory[5], params[7])))
+            sigma_st = (params[P_SIGMA_ST], params[P_SIGMA_ST + 1], params[P_SIGMA_ST + 2])
+            booked = _booked(memory, nis_out, 0, mekf_update_quaternion(q, bias, P, q_st, sigma_st,
+                                                                        _gated(memory[5], params[P_GATE])))
             if booked == DIVERGED:
                 return DIVERGED
             rejected += booked
@@ -538,16 +543,16 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
     if memory[1] == 0.0:  # no attitude yet: nothing to linearise about
         return rejected
     if use_mag:
-        booked = _booked(memory, nis_out, 1, mekf_update_vector(q, bias, P, b_mag, r_mag, params[5],
-                                                                _gated(memory[6], params[7])))
+        booked = _booked(memory, nis_out, 1, mekf_update_vector(q, bias, P, b_mag, r_mag, params[P_SIGMA_MAG],
+                                                                _gated(memory[6], params[P_GATE])))
         if booked == DIVERGED:
             return DIVERGED
         rejected += booked
     if use_sun:
         s = sun_vector(css, sun_matrix)
         if s[0] != 0.0 or s[1] != 0.0 or s[2] != 0.0:
-            booked = _booked(memory, nis_out, 2, mekf_update_vector(q, bias, P, s, r_sun, params[6],
-                                                                    _gated(memory[7], params[7])))
+            booked = _booked(memory, nis_out, 2, mekf_update_vector(q, bias, P, s, r_sun, params[P_SIGMA_SUN],
+                                                                    _gated(memory[7], params[P_GATE])))
             if booked == DIVERGED:
                 return DIVERGED
             rejected += booked

@@ -23,7 +23,7 @@ from ..dynamics import qrotate
 from ..environment.table import B_I, SUN, lerp3, table_cell
 from ..sensors.loop import REAL_Q_NOMINAL, REAL_SUN_MATRIX, sample
 from .kernels import DIVERGED as FILTER_DIVERGED
-from .kernels import MEASUREMENTS, MEMORY_SIZE, PARAMETERS, mekf_cycle
+from .kernels import MEASUREMENTS, MEMORY_SIZE, P_GATE, PARAMETERS, mekf_cycle
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inlined in the units
 
@@ -101,7 +101,7 @@ def mekf_unit(pw, samplers, t, e):
         return ESTIMATOR_DIVERGED
     if rejected:
         for i in range(3):
-            if estimators.nis[e, i] > p[7] and estimators.memory[e, 5 + i] > 0.0:
+            if estimators.nis[e, i] > p[P_GATE] and estimators.memory[e, 5 + i] > 0.0:
                 log_event(world.buffers, t, EVENT_OUTLIER, i, e, estimators.nis[e, i], 0.0, 0.0)
     for i in range(3):  # the last good gyro reading (this one when it has output)
         estimators.w_est[e, i] = estimators.memory[e, 2 + i] - estimators.bias[e, i]

@@ -34,7 +34,8 @@ from ..engine.component import LazyCycle
 from ..errors import EstimatorDivergenceError, InputError
 from ..telemetry.schema import ESTIMATOR_SUFFIXES
 from .loop import PART
-from .kernels import DIVERGED, MEASUREMENTS, NIS_GATE_3DOF, PARAMETERS, mekf_cycle, new_memory
+from .kernels import (DIVERGED, MEASUREMENTS, NIS_GATE_3DOF, P_GATE, P_SIGMA_ATTITUDE0, P_SIGMA_MAG, P_SIGMA_ST,
+                      P_SIGMA_SUN, P_SIGMA_U, P_SIGMA_V, PARAMETERS, mekf_cycle, new_memory)
 from ..sensors.devices import Gyro, Magnetometer, StarTracker, SunSensor
 
 __all__ = ["MEKF"]
@@ -141,35 +142,36 @@ class MEKF(LazyCycle):
         arw = gyro.arw if gyro_arw_rad_sqrt_s is None else gyro_arw_rad_sqrt_s
         rw = gyro.bias_rw if gyro_bias_rw_rad_s_sqrt_s is None else gyro_bias_rw_rad_s_sqrt_s
         params = np.zeros(len(PARAMETERS))
-        params[0] = float(finite_array(arw, "gyro_arw_rad_sqrt_s", ()))
-        params[1] = float(finite_array(rw, "gyro_bias_rw_rad_s_sqrt_s", ()))
-        if params[0] < 0 or params[1] < 0:
+        params[P_SIGMA_V] = float(finite_array(arw, "gyro_arw_rad_sqrt_s", ()))
+        params[P_SIGMA_U] = float(finite_array(rw, "gyro_bias_rw_rad_s_sqrt_s", ()))
+        if params[P_SIGMA_V] < 0 or params[P_SIGMA_U] < 0:
             raise InputError("gyro_arw_rad_sqrt_s", "and gyro_bias_rw_rad_s_sqrt_s must be >= 0")
         # the covariance a gyro period adds (σ_v² Δt + σ_u² Δt³/3) must stay a rotation the filter can represent
-        _half_turn(params[0] * math.sqrt(dt), "gyro_arw_rad_sqrt_s", "must add at most half a turn of attitude "
-                   f"uncertainty over one gyro period (sigma_v sqrt(dt) <= pi, dt = {dt:g} s)", arw)
-        _half_turn(params[1] * dt * math.sqrt(dt), "gyro_bias_rw_rad_s_sqrt_s", "must add at most half a turn of "
-                   f"attitude uncertainty over one gyro period (sigma_u dt^1.5 <= pi, dt = {dt:g} s)", rw)
-        if params[0] == 0:  # Q = 0: P collapses below the propagation's own error, good measurements become outliers
+        _half_turn(params[P_SIGMA_V] * math.sqrt(dt), "gyro_arw_rad_sqrt_s", "must add at most half a turn of "
+                   f"attitude uncertainty over one gyro period (sigma_v sqrt(dt) <= pi, dt = {dt:g} s)", arw)
+        _half_turn(params[P_SIGMA_U] * dt * math.sqrt(dt), "gyro_bias_rw_rad_s_sqrt_s", "must add at most half a "
+                   f"turn of attitude uncertainty over one gyro period (sigma_u dt^1.5 <= pi, dt = {dt:g} s)", rw)
+        if params[P_SIGMA_V] == 0:  # Q = 0: P collapses below the propagation's own error, good measurements become
+            # outliers
             raise InputError("gyro_arw_rad_sqrt_s", "must be > 0 (the gyro is noise-free: give the filter its "
                              "angle random walk, which also covers the propagation's discretisation)",
                              f"got {arw!r}")
         if star_tracker is not None:
             sigma = star_tracker.sigma_rad if star_tracker_noise_arcsec is None else \
                 per_axis(star_tracker_noise_arcsec, "star_tracker_noise_arcsec", allow_zero=True) * math.pi / 648000.0
-            params[2:5] = self._positive(sigma, "star_tracker_noise_arcsec")
-            _half_turn(float(np.max(params[2:5])), "star_tracker_noise_arcsec", "must be <= 648000 on every axis "
-                       "(a 1-sigma of at most half a turn)", star_tracker_noise_arcsec)
+            params[P_SIGMA_ST:P_SIGMA_ST + 3] = self._positive(sigma, "star_tracker_noise_arcsec")
+            _half_turn(float(np.max(params[P_SIGMA_ST:P_SIGMA_ST + 3])), "star_tracker_noise_arcsec",
+                       "must be <= 648000 on every axis (a 1-sigma of at most half a turn)", star_tracker_noise_arcsec)
         if magnetometer is not None:
             sigma = magnetometer.noise if magnetometer_noise_T is None else magnetometer_noise_T
-            params[5] = self._positive(sigma, "magnetometer_noise_T")
-            _representable(params[5], "magnetometer_noise_T", sigma)
+            params[P_SIGMA_MAG] = self._positive(sigma, "magnetometer_noise_T")
+            _representable(params[P_SIGMA_MAG], "magnetometer_noise_T", sigma)
         if sun_sensor is not None:
             sigma = math.sqrt(2.0) * sun_sensor.noise if sun_noise is None else sun_noise
-            params[6] = self._positive(sigma, "sun_noise")
-            _representable(params[6], "sun_noise", sigma)
-        params[7] = positive_scalar(gate, "gate")
-        params[8] = self.sigma_attitude0_rad
+            params[P_SIGMA_SUN] = self._positive(sigma, "sun_noise")
+            _representable(params[P_SIGMA_SUN], "sun_noise", sigma)
+        params[P_GATE] = positive_scalar(gate, "gate")
+        params[P_SIGMA_ATTITUDE0] = self.sigma_attitude0_rad
         self.parameters = params
 
     @staticmethod
@@ -246,7 +248,7 @@ class MEKF(LazyCycle):
             raise self.diverged(t)
         if rejected:
             for label, nis, count in zip(MEASUREMENTS, self.nis, self.memory[5:8]):
-                if nis > self.parameters[7] and count > 0:
+                if nis > self.parameters[P_GATE] and count > 0:
                     sc._log(t, "outlier", estimator=self.name, measurement=label, nis=float(nis))
         self.w_est = self.memory[2:5] - self.bias_rad_s  # the last good gyro reading (this one when it has output)
 
