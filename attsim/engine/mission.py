@@ -84,6 +84,7 @@ def _describe_environment(environment) -> dict:
         "aerodynamic": environment.aerodynamic, "solar_pressure": environment.solar_pressure,
         "residual_dipole_Am2": environment.residual_dipole_Am2.tolist(), "faces": len(environment.faces),
         "kepler": _kepler_elements(orbit),
+        "effects": environment.effects(),
     }
 
 
@@ -105,7 +106,8 @@ def _kepler_elements(orbit) -> dict | None:
     return {"semi_major_axis_m": orbit.a, "eccentricity": orbit.e,
             "inclination_deg": math.degrees(orbit.inclination_rad), "raan_deg": math.degrees(orbit.raan0),
             "arg_perigee_deg": math.degrees(orbit.argp0),
-            "mean_anomaly_deg": math.degrees(orbit.M0), "j2": bool(orbit.raan_rate or orbit.argp_rate)}
+            "mean_anomaly_deg": math.degrees(orbit.M0), "j2": orbit.j2, "mu_m3_s2": orbit.mu_m3_s2,
+            "earth_radius_m": orbit.earth_radius_m}
 
 
 class Mission:

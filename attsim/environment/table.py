@@ -52,13 +52,19 @@ EMPTY = EnvironmentTable(np.empty(0), np.empty((0, WIDTH)))
 def field_table(field, duration_s: float, spacing_s: float) -> EnvironmentTable:
     """A table holding only an inertial magnetic field (T) on a uniform grid.
 
-    ``field`` is None (no field: an empty table), a constant 3-vector, or a
-    callable ``f(t) -> (3,)``, called once with the array of times when it
-    accepts one, otherwise once per grid time.
+    ``field`` is None (no field: an empty table), a constant 3-vector, a
+    :class:`~attsim.environment.field_history.FieldHistory` (tabulated at its
+    own sample times, not on the grid), or a callable ``f(t) -> (3,)``,
+    called once with the array of times when it accepts one, otherwise once
+    per grid time.
     """
     if field is None:
         return EMPTY
-    if callable(field):
+    knot_times = getattr(field, "knot_times", None)
+    if knot_times is not None:  # a field history: its own times, so the table gives it exactly
+        t = knot_times(duration_s)
+        b = field.at(t)
+    elif callable(field):
         n = max(2, int(math.ceil(duration_s / spacing_s)) + 1)
         t = np.linspace(0.0, duration_s, n)
         try:
