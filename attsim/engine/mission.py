@@ -60,7 +60,7 @@ def _describe_component(component) -> dict:
     # the report draws limits, a wheel's momentum capacity (its inertia) and a controller's fixed target (pointing);
     # a sun sensor's detector normals as mounted give the Sun direction it measures
     for attribute in ("axis", "dipole_max_Am2", "max_torque_Nm", "max_speed_rad_s", "inertia_kg_m2", "max_force_N",
-                      "rate_hz", "period_s", "gain_used", "target_q", "normals_nominal"):
+                      "rate_hz", "period_s", "gain_used", "target_q", "normals_nominal", "catalogue_model"):
         value = getattr(component, attribute, None)
         if value is not None:
             description[attribute] = np.asarray(value).tolist()
