@@ -129,7 +129,7 @@ class KeplerOrbit(Orbit):
         point-mass (two-body) orbit that Basilisk's examples fly.
     mu_m3_s2 : float
         Gravitational parameter (default EGM-96's 3.986004418e14; Basilisk's
-        ``createEarth`` uses 3.986004415e14). The gravity-gradient torque of
+        ``createEarth`` uses 3.98600436e14, its ``astroConstants.h``). The gravity-gradient torque of
         an :class:`~attsim.environment.Environment` uses the same value.
     earth_radius_m : float
         Equatorial radius in the J2 rates, the 100 km perigee check and

@@ -306,7 +306,7 @@ def test_a_user_atmosphere_model_is_used_and_described(tmp_path):
 
 def test_the_run_records_and_reports_which_effects_are_on(tmp_path):
     """meta.json's environment lists the effects switched on, the report's summary says them (issue 22, item 7)."""
-    orbit = KeplerOrbit(7.2e6, 0.01, 50.0, true_anomaly_deg=30.0, j2=False, mu_m3_s2=3.986004415e14)
+    orbit = KeplerOrbit(7.2e6, 0.01, 50.0, true_anomaly_deg=30.0, j2=False, mu_m3_s2=3.98600436e14)
     assert Environment.orbit_only(orbit).effects() == []
     defaults = Environment(orbit)
     assert defaults.effects() == ["magnetic field (dipole)", "gravity gradient", "eclipses (conical)"]  # no faces
@@ -320,7 +320,7 @@ def test_the_run_records_and_reports_which_effects_are_on(tmp_path):
         assert meta["environment"]["effects"] == environment.effects() and meta["path"] == "objects"
         assert meta["environment"]["kepler"] | {"mean_anomaly_deg": 0} == {
             "semi_major_axis_m": 7.2e6, "eccentricity": 0.01, "inclination_deg": pytest.approx(50.0, abs=1e-12),
-            "raan_deg": 0.0, "arg_perigee_deg": 0.0, "mean_anomaly_deg": 0, "j2": False, "mu_m3_s2": 3.986004415e14,
+            "raan_deg": 0.0, "arg_perigee_deg": 0.0, "mean_anomaly_deg": 0, "j2": False, "mu_m3_s2": 3.98600436e14,
             "earth_radius_m": R_EARTH_M}
         assert f"<th>Environment</th><td>{shown}</td>" in attsim.report(tel, out / "r.html").read_text()
         if environment is some:  # the gravity gradient acts, no other disturbance does

@@ -11,7 +11,7 @@ from attsim.environment.torques import DisturbanceSwitches, disturbance_torques
 from attsim.environment.table import R, WIDTH
 from attsim.errors import InputError
 
-MU_BASILISK = 3.986004415e14  # Basilisk's createEarth()
+MU_BASILISK = 3.98600436e14  # Basilisk's createEarth()
 
 
 def _elem2rv(mu, a, e, i, raan, argp, f):

@@ -198,7 +198,7 @@ def _field_history(duration_s, interpolation):
 def hill_pointing_on_basilisks_orbit(out):
     """Issue 22 item 7's options: a point-mass orbit from its true anomaly with its own μ, an environment with
     nothing switched on but the gravity gradient and a held field history, MRPFeedback to Hill pointing, unloading."""
-    orbit = KeplerOrbit(10e6, 0.1, 33.3, 48.2, 347.8, true_anomaly_deg=85.3, j2=False, mu_m3_s2=3.986004415e14)
+    orbit = KeplerOrbit(10e6, 0.1, 33.3, 48.2, 347.8, true_anomaly_deg=85.3, j2=False, mu_m3_s2=3.98600436e14)
     environment = Environment.orbit_only(orbit, gravity_gradient=True, field=_field_history(30.0, "hold"),
                                          table_dt_s=0.5)
     m = attsim.Mission("hill", J, (0.01, -0.005, 0.004), duration=30.0, max_step=0.1, telemetry_dt=0.5, seed=13,
