@@ -229,6 +229,7 @@ def test_every_built_in_component_gives_the_same_run_both_ways(tmp_path, build):
     python, compiled = both_ways(tmp_path, build)
     assert_same_run(python, compiled)
     assert len(python.df) > 10 and not python.partial and not compiled.partial
+    assert (python.meta["path"], compiled.meta["path"], compiled.meta["backend"]) == ("objects", "loop", "compiled")
 
 
 def test_saturations_happen_and_are_logged_alike(tmp_path):
