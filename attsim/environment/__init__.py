@@ -193,7 +193,7 @@ class Environment:
         return np.array([f.row() for f in self.faces], dtype=float).reshape(-1, 10)
 
     def table(self, duration_s: float) -> tuple[np.ndarray, np.ndarray]:
-        """``(t_s, values)`` on a uniform grid covering ``[0, duration_s]``.
+        """``(t_s, values)`` on a grid covering ``[0, duration_s]`` (uniform, and a field history's times).
 
         The grid also holds a field history's sample times. Columns of ``values``
         (ECI, SI; :mod:`attsim.environment.table`): B (T, 3),

@@ -58,6 +58,19 @@ def _check_orbit(a_m: float, e: float, given: str = "", earth_radius_m: float = 
                          f"a = {a_m:.6g} m{'; from ' + given if given else ''}")
 
 
+# The Earth's own figures, within the spread of the models in use (EGM-96, WGS-84, Basilisk's astroConstants.h), with
+# room; a value outside is another body's or a unit slip (km^3/s^2 or km given as SI) and is refused: the orbit's
+# J2, field, atmosphere and shadow are the Earth's.
+EARTH_MU_RANGE_M3_S2 = (3.98e14, 3.99e14)
+EARTH_RADIUS_RANGE_M = (6.35e6, 6.40e6)
+
+
+def _earth(mu_m3_s2, earth_radius_m) -> tuple[float, float]:
+    """The checked ``μ`` and equatorial radius of an Earth orbit (SI)."""
+    return (number_in(mu_m3_s2, "mu_m3_s2", *EARTH_MU_RANGE_M3_S2),
+            number_in(earth_radius_m, "earth_radius_m", *EARTH_RADIUS_RANGE_M))
+
+
 def mean_from_true_anomaly_rad(true_anomaly_rad: float, e: float) -> float:
     """Mean anomaly (rad) of the true anomaly ``f`` on an ellipse of eccentricity ``e``: ``E`` from
     ``tan(E/2) = √((1-e)/(1+e)) tan(f/2)`` (as atan2, so every quadrant), then Kepler's ``M = E - e sin E``."""
@@ -86,7 +99,7 @@ def elements_from_state(r_m, v_m_s, mu_m3_s2: float = MU_EARTH_M3_S2) -> KeplerE
     """
     r = vector3(r_m, "r_m")
     v = vector3(v_m_s, "v_m_s")
-    mu = positive_scalar(mu_m3_s2, "mu_m3_s2")
+    mu = _earth(mu_m3_s2, R_EARTH_M)[0]
     rn = float(np.linalg.norm(r))
     if rn == 0.0:
         raise InputError("r_m", "must not be zero (the centre of the Earth)")
@@ -128,12 +141,13 @@ class KeplerOrbit(Orbit):
         Include the secular J2 rates (default True); ``j2=False`` is the
         point-mass (two-body) orbit that Basilisk's examples fly.
     mu_m3_s2 : float
-        Gravitational parameter (default EGM-96's 3.986004418e14; Basilisk's
+        Gravitational parameter, the Earth's (within 3.98e14 to 3.99e14; default EGM-96's 3.986004418e14; Basilisk's
         ``createEarth`` uses 3.98600436e14, its ``astroConstants.h``). The gravity-gradient torque of
         an :class:`~attsim.environment.Environment` uses the same value.
     earth_radius_m : float
         Equatorial radius in the J2 rates, the 100 km perigee check and
-        :meth:`circular`'s altitude (default WGS-84's 6378137 m).
+        :meth:`circular`'s altitude (within 6350 to 6400 km; default WGS-84's
+        6378137 m, Basilisk's 6378136.6 m).
     """
 
     def __init__(self, semi_major_axis_m: float, eccentricity: float, inclination_deg: float, raan_deg: float = 0.0,
@@ -149,10 +163,9 @@ class KeplerOrbit(Orbit):
             raise InputError("true_anomaly_deg", "give either mean_anomaly_deg or true_anomaly_deg, not both",
                              f"got {mean_anomaly_deg!r} and {true_anomaly_deg!r}")
         j2 = boolean(j2, "j2")
-        self.mu_m3_s2 = positive_scalar(mu_m3_s2, "mu_m3_s2")
-        self.earth_radius_m = positive_scalar(earth_radius_m, "earth_radius_m")
-        _check_orbit(semi_major_axis_m, eccentricity, f"semi_major_axis_m = {semi_major_axis_m:g} m and eccentricity = "
-                     f"{eccentricity:g}", self.earth_radius_m)
+        self.mu_m3_s2, self.earth_radius_m = _earth(mu_m3_s2, earth_radius_m)
+        _check_orbit(semi_major_axis_m, eccentricity, f"semi_major_axis_m = {semi_major_axis_m:g} m, eccentricity = "
+                     f"{eccentricity:g} and earth_radius_m = {self.earth_radius_m:g} m", self.earth_radius_m)
         self.epoch = Epoch(epoch)
         self.a = float(semi_major_axis_m)
         self.e = float(eccentricity)
@@ -177,7 +190,7 @@ class KeplerOrbit(Orbit):
     @classmethod
     def circular(cls, altitude_km: float, inclination_deg: float, **kwargs) -> KeplerOrbit:
         """A circular orbit at ``altitude_km`` above the equatorial radius (``earth_radius_m`` if given)."""
-        radius_m = positive_scalar(kwargs.get("earth_radius_m", R_EARTH_M), "earth_radius_m")
+        radius_m = _earth(MU_EARTH_M3_S2, kwargs.get("earth_radius_m", R_EARTH_M))[1]
         altitude_km = number_in(altitude_km, "altitude_km", MIN_PERIGEE_ALTITUDE_M / 1e3,
                                 (MAX_SEMI_MAJOR_AXIS_M - radius_m) / 1e3)
         return cls(radius_m + 1e3 * altitude_km, 0.0, inclination_deg, **kwargs)

@@ -64,18 +64,18 @@ def test_from_state_gives_back_the_state_and_its_motion(r, v):
 
 
 def test_mu_and_earth_radius_are_the_orbits_own():
-    orbit = KeplerOrbit.circular(500.0, 45.0, j2=False, mu_m3_s2=4e14, earth_radius_m=6.371e6)
-    assert orbit.a == 6.871e6 and orbit.mean_motion_rad_s == math.sqrt(4e14 / 6.871e6**3)
+    orbit = KeplerOrbit.circular(500.0, 45.0, j2=False, mu_m3_s2=3.985e14, earth_radius_m=6.371e6)
+    assert orbit.a == 6.871e6 and orbit.mean_motion_rad_s == math.sqrt(3.985e14 / 6.871e6**3)
     v = np.linalg.norm(orbit.state_eci([0.0])[1])
-    assert v == pytest.approx(math.sqrt(4e14 / 6.871e6), rel=1e-14)
+    assert v == pytest.approx(math.sqrt(3.985e14 / 6.871e6), rel=1e-14)
     # the J2 rates scale with (R/p)^2
-    small = KeplerOrbit.circular(500.0, 45.0, earth_radius_m=6.0e6)
-    big = KeplerOrbit(small.a, 0.0, 45.0, earth_radius_m=6.0e6 * 1.05)
-    assert big.raan_rate / small.raan_rate == pytest.approx(1.05**2, rel=1e-12)
-    # the perigee check uses this radius: 6450 km is 72 km up from 6378 km but 450 km from 6000 km
+    small = KeplerOrbit.circular(500.0, 45.0, earth_radius_m=6.36e6)
+    big = KeplerOrbit(small.a, 0.0, 45.0, earth_radius_m=6.36e6 * 1.005)
+    assert big.raan_rate / small.raan_rate == pytest.approx(1.005**2, rel=1e-12)
+    # the perigee check uses this radius: 6460 km is 82 km up from 6378 km but 110 km from 6350 km
     with pytest.raises(InputError, match="perigee"):
-        KeplerOrbit(6.45e6, 0.0, 10.0)
-    assert KeplerOrbit(6.45e6, 0.0, 10.0, earth_radius_m=6.0e6).a == 6.45e6
+        KeplerOrbit(6.46e6, 0.0, 10.0)
+    assert KeplerOrbit(6.46e6, 0.0, 10.0, earth_radius_m=6.35e6).a == 6.46e6
 
 
 def test_gravity_gradient_uses_the_orbits_mu():
@@ -84,13 +84,13 @@ def test_gravity_gradient_uses_the_orbits_mu():
     table = np.zeros((2, WIDTH))
     table[:, R:R + 3] = (7e6, 1e6, -2e6)
     torques = []
-    for mu in (3.986004418e14, 2 * 3.986004418e14):
+    for mu in (3.98e14, 3.99e14):
         environment = Environment.orbit_only(KeplerOrbit.circular(600.0, 50.0, mu_m3_s2=mu), gravity_gradient=True)
         assert environment.flags == (1.0, 0.0, 0.0, mu)
         d = disturbance_torques(0.5, q, np.array([0.0, 1.0]), table, np.empty((0, 10)),
                                 DisturbanceSwitches(*environment.flags), J, (0.0, 0.0, 0.0))
         torques.append(np.array(d.gg))
-    assert np.abs(torques[0]).max() > 0 and np.allclose(torques[1], 2 * torques[0], rtol=1e-15, atol=0)
+    assert np.abs(torques[0]).max() > 0 and np.allclose(torques[1], 3.99 / 3.98 * torques[0], rtol=1e-14, atol=0)
 
 
 @pytest.mark.parametrize("make, field", [
@@ -98,6 +98,9 @@ def test_gravity_gradient_uses_the_orbits_mu():
     (lambda: KeplerOrbit(7e6, 0.0, 10.0, true_anomaly_deg=float("nan")), "true_anomaly_deg"),
     (lambda: KeplerOrbit(7e6, 0.0, 10.0, mu_m3_s2=-1.0), "mu_m3_s2"),
     (lambda: KeplerOrbit(7e6, 0.0, 10.0, earth_radius_m=0.0), "earth_radius_m"),
+    (lambda: KeplerOrbit(7e6, 0.0, 10.0, mu_m3_s2=398600.4418), "mu_m3_s2"),       # km^3/s^2 given as SI
+    (lambda: KeplerOrbit(7e6, 0.0, 10.0, earth_radius_m=6378.137), "earth_radius_m"),  # km given as m
+    (lambda: KeplerOrbit.from_state((7e6, 0, 0), (0, 7500.0, 0), mu_m3_s2=4.3e13), "mu_m3_s2"),  # Mars's
     (lambda: KeplerOrbit.circular(500.0, 10.0, earth_radius_m="6e6"), "earth_radius_m"),
     (lambda: KeplerOrbit.from_state((7e6, 0, 0), (0, 20000.0, 0)), "v_m_s"),       # beyond escape speed
     (lambda: KeplerOrbit.from_state((7e6, 0, 0), (7000.0, 0, 0)), "v_m_s"),        # radial
