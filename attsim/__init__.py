@@ -56,6 +56,7 @@ _LAZY = {
     "StarTracker": "attsim.sensors.devices",
     "HorizonSensor": "attsim.sensors.horizon",
     "SensorFault": "attsim.sensors.faults",
+    "Component": "attsim.engine.component",
     "Controller": "attsim.control.base",
     "FunctionController": "attsim.control.base",
     "BDot": "attsim.control.laws",

@@ -105,7 +105,8 @@ def _cases():
     import numba
 
     from attsim import inertia, studies
-    from attsim.environment import Environment, Face, KeplerOrbit, MSISAtmosphere, TiltedDipole, make_tle
+    from attsim.environment import (Environment, Face, FieldHistory, KeplerOrbit, MSISAtmosphere, TiltedDipole,
+                                    make_tle)
 
     orbit = KeplerOrbit.circular(500.0, 50.0)
     law = numba.njit(_law)  # compiled lazily, on a first call that never comes
@@ -205,7 +206,21 @@ def _cases():
         ("inclination_deg", "angle_0_180", lambda v: KeplerOrbit(7e6, 0.0, v)),
         ("raan_deg", "real", lambda v: KeplerOrbit(7e6, 0.0, 50.0, raan_deg=v)),
         ("arg_perigee_deg", "real", lambda v: KeplerOrbit(7e6, 0.0, 50.0, arg_perigee_deg=v)),
-        ("mean_anomaly_deg", "real", lambda v: KeplerOrbit(7e6, 0.0, 50.0, mean_anomaly_deg=v)),
+        ("mean_anomaly_deg", "real?", lambda v: KeplerOrbit(7e6, 0.0, 50.0, mean_anomaly_deg=v)),
+        ("true_anomaly_deg", "real?", lambda v: KeplerOrbit(7e6, 0.0, 50.0, true_anomaly_deg=v)),
+        ("mu_m3_s2", "choice", lambda v: KeplerOrbit(7e6, 0.0, 50.0, mu_m3_s2=v)),
+        ("earth_radius_m", "choice", lambda v: KeplerOrbit(7e6, 0.0, 50.0, earth_radius_m=v)),
+        ("r_m", "vector", lambda v: KeplerOrbit.from_state(v, (0.0, 7500.0, 0.0))),
+        ("v_m_s", "vector", lambda v: KeplerOrbit.from_state((7e6, 0.0, 0.0), v)),
+        ("t_s", "sequence", lambda v: FieldHistory(v, np.zeros((2, 3)))),
+        ("B_inertial_T", "choice", lambda v: FieldHistory((0.0, 1.0), v)),
+        ("interpolation", "choice", lambda v: FieldHistory((0.0, 1.0), np.zeros((2, 3)), interpolation=v)),
+        ("model", "choice", lambda v: attsim.ReactionWheel.from_catalogue(v, "w", (1, 0, 0))),
+        ("max_momentum_Nms", "choice", lambda v: attsim.ReactionWheel.from_catalogue("Honeywell HR16", "w",
+                                                                                        (1, 0, 0), v)),
+        ("max_speed_rad_s", "positive", lambda v: attsim.ReactionWheel.from_catalogue(
+            "Blue Canyon RWP050", "w", (1, 0, 0), max_speed_rad_s=v)),
+        ("model", "choice", lambda v: attsim.Magnetorquer.from_catalogue(v)),
         ("epoch", "choice", lambda v: KeplerOrbit(7e6, 0.0, 50.0, epoch=v)),
         ("j2", "bool", lambda v: KeplerOrbit(7e6, 0.0, 50.0, j2=v)),
         ("altitude_km", "positive", lambda v: KeplerOrbit.circular(v, 50.0)),

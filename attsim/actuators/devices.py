@@ -16,6 +16,7 @@ import numpy as np
 
 from .._core.validate import (finite_array, finite_number, non_negative_scalar, one_of, per_axis, positive_int,
                         positive_scalar, sequence, unit_vector, vector3)
+from .catalogue import magnetorquer_spec, wheel_arguments
 from .kernels import magnetorquer_saturate
 from ..engine.component import At, Component
 from ..errors import InputError
@@ -379,6 +380,14 @@ class Magnetorquer(Component):
         self.dipole_Am2 = np.zeros(3)
         self._saturation = _Saturation(name, "dipole")
 
+    @classmethod
+    def from_catalogue(cls, model: str, saturation: str = "clip", name: str = "mtq") -> Magnetorquer:
+        """Three of the catalogue's rods ``model`` along the body axes (:mod:`attsim.actuators.catalogue`)."""
+        spec = magnetorquer_spec(model)
+        rods = cls(spec.dipole_max_Am2.value, saturation=saturation, name=name)
+        rods.catalogue_model = spec.model
+        return rods
+
     @staticmethod
     def require_field(mission, commander: str) -> None:
         """Refuse magnetorquers commanded (by ``commander``) in a mission without a magnetic field: ``m x B`` is zero
@@ -540,6 +549,21 @@ class ReactionWheel(Component):
             raise InputError("position_m", "is needed with a static_imbalance_kg_m (the imbalance force acts at the "
                              "wheel's position, body axes from the centre of mass)")
         self.index = None
+
+    @classmethod
+    def from_catalogue(cls, model: str, name: str, axis, max_momentum_Nms: float | None = None,
+                       speed0_rad_s: float = 0.0, *, friction: bool = False, imbalance: bool = False, position_m=None,
+                       max_speed_rad_s: float | None = None) -> ReactionWheel:
+        """The catalogue's wheel ``model`` (:mod:`attsim.actuators.catalogue`; ``max_momentum_Nms`` picks the size
+        of a model that comes in several), without friction or imbalance unless asked for, as Basilisk's rwFactory.
+
+        ``ReactionWheel.from_catalogue("Honeywell HR16", "rw1", (1, 0, 0), max_momentum_Nms=50)``
+        """
+        made = wheel_arguments(model, max_momentum_Nms, friction=friction, imbalance=imbalance, position_m=position_m,
+                               max_speed_rad_s=max_speed_rad_s)
+        wheel = cls(name, axis, speed0_rad_s=speed0_rad_s, **made.arguments)
+        wheel.catalogue_model = made.label
+        return wheel
 
     @property
     def has_friction(self) -> bool:

@@ -62,7 +62,7 @@ def _describe_component(component) -> dict:
     # or clipped, its control axes) and a law's command delay say how its commands reached the actuators
     for attribute in ("axis", "dipole_max_Am2", "max_torque_Nm", "max_speed_rad_s", "inertia_kg_m2", "max_force_N",
                       "rate_hz", "period_s", "gain_used", "target_q", "normals_nominal", "allocation", "control_axes",
-                      "command_delay_s"):
+                      "command_delay_s", "catalogue_model"):
         value = getattr(component, attribute, None)
         if value is not None:
             description[attribute] = np.asarray(value).tolist()
@@ -86,6 +86,7 @@ def _describe_environment(environment) -> dict:
         "aerodynamic": environment.aerodynamic, "solar_pressure": environment.solar_pressure,
         "residual_dipole_Am2": environment.residual_dipole_Am2.tolist(), "faces": len(environment.faces),
         "kepler": _kepler_elements(orbit),
+        "effects": environment.effects(),
     }
 
 
@@ -107,7 +108,8 @@ def _kepler_elements(orbit) -> dict | None:
     return {"semi_major_axis_m": orbit.a, "eccentricity": orbit.e,
             "inclination_deg": math.degrees(orbit.inclination_rad), "raan_deg": math.degrees(orbit.raan0),
             "arg_perigee_deg": math.degrees(orbit.argp0),
-            "mean_anomaly_deg": math.degrees(orbit.M0), "j2": bool(orbit.raan_rate or orbit.argp_rate)}
+            "mean_anomaly_deg": math.degrees(orbit.M0), "j2": orbit.j2, "mu_m3_s2": orbit.mu_m3_s2,
+            "earth_radius_m": orbit.earth_radius_m}
 
 
 class Mission:

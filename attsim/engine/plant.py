@@ -193,7 +193,8 @@ def held_inputs(pw):
                        (held[HELD_DIPOLE], held[HELD_DIPOLE + 1], held[HELD_DIPOLE + 2]),
                        (held[HELD_TAU_W], held[HELD_TAU_W + 1], held[HELD_TAU_W + 2]),
                        (held[HELD_H_W], held[HELD_H_W + 1], held[HELD_H_W + 2]), env.env_t, env.env_v, env.faces,
-                       DisturbanceSwitches(env.switches[0], env.switches[1], env.switches[2]), _tuple9(world.plant.J),
+                       DisturbanceSwitches(env.switches[0], env.switches[1], env.switches[2], env.switches[3]),
+                       _tuple9(world.plant.J),
                        (env.residual_Am2[0], env.residual_Am2[1], env.residual_Am2[2]))
 
 
@@ -279,7 +280,7 @@ def write_head(pw, t, row_, col):
         row[col + 3] = 1.0 if lerp1(env.env_v, k, f, P_SRP) > 0.0 else 0.0
         col += 4
         d = disturbance_torques(t, (v[0], v[1], v[2], v[3]), env.env_t, env.env_v, env.faces,
-                                DisturbanceSwitches(env.switches[0], env.switches[1], env.switches[2]),
+                                DisturbanceSwitches(env.switches[0], env.switches[1], env.switches[2], env.switches[3]),
                                 _tuple9(world.plant.J), (env.residual_Am2[0], env.residual_Am2[1],
                                                          env.residual_Am2[2]))
         for torque in (d.gg, d.aero, d.srp, d.res):

@@ -19,6 +19,7 @@ from ..actuators.kernels import (SATURATION_NONE, SATURATION_START, WheelBank, e
 from ..actuators.wheel_dynamics import NO_MODEL, set_integrated, work_row, write_wheel_row
 from ..dynamics import matrix_to_tuple, qconj, qrotate
 from ..environment.table import B_I, EMPTY, P_SRP, RHO, SUN, R, V, EnvironmentTable, lerp1, lerp3, table_cell
+from ..constants import MU_EARTH_M3_S2
 from ..environment.torques import Disturbances, DisturbanceSwitches, disturbance_torques
 from ..errors import AttsimError, GimbalLockError
 from ..integrators import REGISTRY
@@ -28,7 +29,7 @@ from .world import DIVERGED, GIMBAL_LOCK, PLANT_T, plant_world
 
 __all__ = ["Spacecraft"]
 
-_NO_SWITCHES = DisturbanceSwitches(0.0, 0.0, 0.0)
+_NO_SWITCHES = DisturbanceSwitches(0.0, 0.0, 0.0, MU_EARTH_M3_S2)
 
 
 def _vector_sum(vectors) -> tuple:

@@ -30,6 +30,7 @@ import numpy as np
 from numba import typeof, types
 
 from ..actuators.loop import PART as ACTUATORS
+from ..constants import MU_EARTH_M3_S2
 from ..control.loop import PART as CONTROLLERS
 from ..control.modes_loop import PART as MODES
 from ..estimation.loop import PART as ESTIMATORS
@@ -216,7 +217,7 @@ def environment_bank(mission, table) -> EnvironmentBank:
     """The environment table and the disturbances' settings of ``mission`` (none without an environment)."""
     environment = mission.environment
     faces = environment.faces_array() if environment is not None else np.empty((0, 10))
-    switches = np.array(environment.flags if environment is not None else (0.0, 0.0, 0.0), dtype=float)
+    switches = np.array(environment.flags if environment is not None else (0.0, 0.0, 0.0, MU_EARTH_M3_S2), dtype=float)
     residual = environment.residual_dipole_Am2 if environment is not None else (0.0, 0.0, 0.0)
     return EnvironmentBank(np.ascontiguousarray(table[0], dtype=float), np.ascontiguousarray(table[1], dtype=float),
                            np.ascontiguousarray(faces, dtype=float), switches,

@@ -21,6 +21,7 @@ import numpy as np
 from .._core.validate import boolean, number_in, one_of, positive_scalar, sequence, unit_vector, vector3
 from ..errors import InputError
 from .atmosphere import ExponentialAtmosphere, MSISAtmosphere
+from .field_history import FieldHistory
 from .frames import Epoch, gmst_rad, lvlh_axes, lvlh_quaternion
 from .magnetic import IGRF, FieldModel, TiltedDipole
 from .orbit import KeplerOrbit, Orbit, TLEOrbit, make_tle
@@ -29,9 +30,17 @@ from .sun import (AU_M, SOLAR_PRESSURE_N_M2, lit_fraction_conical, lit_fraction_
 from .table import GMST, WIDTH
 
 __all__ = [
-    "Environment", "Face", "KeplerOrbit", "TLEOrbit", "make_tle", "IGRF", "TiltedDipole", "ExponentialAtmosphere",
-    "MSISAtmosphere", "Epoch", "lvlh_axes", "lvlh_quaternion",
+    "Environment", "Face", "KeplerOrbit", "TLEOrbit", "make_tle", "IGRF", "TiltedDipole", "FieldHistory",
+    "ExponentialAtmosphere", "MSISAtmosphere", "Epoch", "lvlh_axes", "lvlh_quaternion", "EFFECT_DEFAULTS",
 ]
+
+# What Environment(orbit) switches on when told nothing (README, "The environment's defaults");
+# Environment.orbit_only(orbit) switches every one of them off.
+EFFECT_DEFAULTS = {"field": "dipole", "atmosphere": "exponential", "shadow": "conical", "gravity_gradient": True,
+                   "aerodynamic": True, "solar_pressure": True}
+_NO_EFFECTS = {"field": None, "atmosphere": None, "shadow": None, "gravity_gradient": False, "aerodynamic": False,
+               "solar_pressure": False}
+
 
 
 @dataclass(frozen=True)
@@ -98,7 +107,8 @@ class Environment:
     orbit : Orbit
         :class:`KeplerOrbit` or :class:`TLEOrbit`; its epoch is the mission's t = 0.
     field : {"dipole", "igrf"}, FieldModel or None
-        Geomagnetic model (default the fast tilted dipole).
+        Geomagnetic model (default the fast tilted dipole), or a
+        :class:`FieldHistory` (a table of times and vectors).
     atmosphere : {"exponential", "msis"}, model or None
         Density model for drag (default :class:`ExponentialAtmosphere`; a
         model has ``density_kg_m3(r_eci_m, epoch, t_s)``).
@@ -111,7 +121,12 @@ class Environment:
     faces : sequence of Face
         Surfaces for drag and solar pressure.
     table_dt_s : float
-        Spacing of the environment table, s.
+        Spacing of the environment table, s (a :class:`FieldHistory`'s own
+        times are added to it).
+
+    Every effect is on unless told otherwise (:data:`EFFECT_DEFAULTS`; drag
+    and solar pressure need ``faces``); :meth:`orbit_only` is the
+    environment with none of them.
     """
 
     def __init__(self, orbit: Orbit, field="dipole", atmosphere="exponential", shadow: str | None = "conical",
@@ -149,22 +164,48 @@ class Environment:
         if self.field is not None:  # refuse an epoch outside the field model at once, not mid-run
             self.field.field_eci_T(self.orbit.state_eci([0.0])[0], self.epoch, [0.0])
 
+    @classmethod
+    def orbit_only(cls, orbit: Orbit, **effects) -> Environment:
+        """The orbit (and the Sun's direction, for guidance) with no effect switched on: no magnetic field, no
+        atmosphere, no shadow, no gravity gradient, drag or solar pressure, no residual dipole. Any of them can
+        be switched back on by its keyword (``Environment.orbit_only(orbit, field=history)``)."""
+        return cls(orbit, **{**_NO_EFFECTS, **effects})
+
     @property
-    def flags(self) -> tuple[float, float, float]:
-        return (float(self.gravity_gradient), float(self.aerodynamic), float(self.solar_pressure))
+    def flags(self) -> tuple[float, float, float, float]:
+        """The disturbance switches and the orbit's ``μ`` (:class:`~attsim.environment.torques.DisturbanceSwitches`)."""
+        return (float(self.gravity_gradient), float(self.aerodynamic), float(self.solar_pressure),
+                float(self.orbit.mu_m3_s2))
+
+    def effects(self) -> list[str]:
+        """The effects switched on, in words (``meta.json``'s ``environment.effects``, the report's summary)."""
+        effects = [] if self.field is None else [f"magnetic field ({self.field.name})"]
+        effects += [words for on, words in ((self.gravity_gradient, "gravity gradient"),
+                                            (self.aerodynamic, "aerodynamic drag"),
+                                            (self.solar_pressure, "solar radiation pressure")) if on]
+        if np.any(self.residual_dipole_Am2 != 0.0):
+            effects.append("residual dipole [" + ", ".join(f"{v:.3g}" for v in self.residual_dipole_Am2) + "] A m²")
+        if self.shadow is not None:
+            effects.append(f"eclipses ({self.shadow})")
+        return effects
 
     def faces_array(self) -> np.ndarray:
         return np.array([f.row() for f in self.faces], dtype=float).reshape(-1, 10)
 
     def table(self, duration_s: float) -> tuple[np.ndarray, np.ndarray]:
-        """``(t_s, values)`` on a uniform grid covering ``[0, duration_s]``.
+        """``(t_s, values)`` on a grid covering ``[0, duration_s]`` (uniform, and a field history's times).
 
-        Columns of ``values`` (ECI, SI; :mod:`attsim.environment.table`): B (T, 3),
+        The grid also holds a field history's sample times. Columns of ``values``
+        (ECI, SI; :mod:`attsim.environment.table`): B (T, 3),
         r (m, 3), v (m/s, 3), ρ (kg/m^3), unit Sun direction (3), solar
         pressure (N/m^2, 0 in shadow), GMST (rad, unwrapped).
         """
         n = max(2, int(math.ceil(duration_s / self.table_dt_s)) + 1)
         t = np.linspace(0.0, duration_s, n)
+        knot_times = getattr(self.field, "knot_times", None)
+        if knot_times is not None:  # a field history's own times, so the table's interpolation gives it exactly
+            t = np.union1d(t, knot_times(duration_s))
+            n = t.size
         r, v = self.orbit.state_eci(t)
         jd = self.epoch.jd_at(t)
         values = np.zeros((n, WIDTH))

@@ -1,4 +1,4 @@
-"""Orbits: two-body Kepler with secular J2 drift, and SGP4 from a TLE.
+"""Orbits: two-body Kepler (point mass, or with the secular J2 drift), and SGP4 from a TLE.
 
 Both give position and velocity in the ECI frame of :mod:`.frames` (TEME
 treated as inertial), in metres and metres per second, at seconds after the
@@ -10,15 +10,16 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
+from typing import NamedTuple
 
 import numpy as np
 
-from .._core.validate import boolean, finite_number, int_in, number_in, positive_scalar
+from .._core.validate import boolean, finite_number, int_in, number_in, positive_scalar, vector3
 from ..errors import AttsimError, InputError
 from .frames import J2_EARTH, MU_EARTH_M3_S2, R_EARTH_M, Epoch
 
-__all__ = ["Orbit", "KeplerOrbit", "TLEOrbit", "make_tle", "tle_checksum", "MIN_PERIGEE_ALTITUDE_M",
-           "MAX_SEMI_MAJOR_AXIS_M"]
+__all__ = ["Orbit", "KeplerOrbit", "KeplerElements", "elements_from_state", "mean_from_true_anomaly_rad", "TLEOrbit",
+           "make_tle", "tle_checksum", "MIN_PERIGEE_ALTITUDE_M", "MAX_SEMI_MAJOR_AXIS_M"]
 
 MIN_PERIGEE_ALTITUDE_M = 100e3  # below this the atmosphere ends the orbit within hours
 # Earth's Hill sphere (1.5 million km): beyond it the Sun, not the Earth, holds the orbit
@@ -26,9 +27,11 @@ MAX_SEMI_MAJOR_AXIS_M = 1.5e9
 
 
 class Orbit:
-    """Base of the orbit models: ``epoch``, ``state_eci(t_s)``, mean motion, inclination."""
+    """Base of the orbit models: ``epoch``, ``state_eci(t_s)``, mean motion, inclination, the ``μ`` of the
+    Earth's gravity (for the gravity-gradient torque)."""
 
     epoch: Epoch
+    mu_m3_s2: float = MU_EARTH_M3_S2
     mean_motion_rad_s: float
     inclination_rad: float
 
@@ -41,12 +44,12 @@ class Orbit:
         return 2.0 * math.pi / self.mean_motion_rad_s
 
 
-def _check_orbit(a_m: float, e: float, given: str = "") -> None:
+def _check_orbit(a_m: float, e: float, given: str = "", earth_radius_m: float = R_EARTH_M) -> None:
     """Refuse an orbit that is no Earth satellite's; ``given`` names the inputs the elements came from."""
     if not 0.0 <= e < 1.0:
         raise InputError("eccentricity", "must be in [0, 1): parabolic and hyperbolic orbits are not satellites",
                          f"got {e!r}")
-    perigee_alt = a_m * (1.0 - e) - R_EARTH_M
+    perigee_alt = a_m * (1.0 - e) - earth_radius_m
     if perigee_alt < MIN_PERIGEE_ALTITUDE_M:
         raise InputError("orbit", "perigee altitude must be at least 100 km",
                          f"perigee altitude {perigee_alt / 1e3:.1f} km{'; from ' + given if given else ''}")
@@ -55,43 +58,130 @@ def _check_orbit(a_m: float, e: float, given: str = "") -> None:
                          f"a = {a_m:.6g} m{'; from ' + given if given else ''}")
 
 
+# The Earth's own figures, within the spread of the models in use (EGM-96, WGS-84, Basilisk's astroConstants.h), with
+# room; a value outside is another body's or a unit slip (km^3/s^2 or km given as SI) and is refused: the orbit's
+# J2, field, atmosphere and shadow are the Earth's.
+EARTH_MU_RANGE_M3_S2 = (3.98e14, 3.99e14)
+EARTH_RADIUS_RANGE_M = (6.35e6, 6.40e6)
+
+
+def _earth(mu_m3_s2, earth_radius_m) -> tuple[float, float]:
+    """The checked ``μ`` and equatorial radius of an Earth orbit (SI)."""
+    return (number_in(mu_m3_s2, "mu_m3_s2", *EARTH_MU_RANGE_M3_S2),
+            number_in(earth_radius_m, "earth_radius_m", *EARTH_RADIUS_RANGE_M))
+
+
+def mean_from_true_anomaly_rad(true_anomaly_rad: float, e: float) -> float:
+    """Mean anomaly (rad) of the true anomaly ``f`` on an ellipse of eccentricity ``e``: ``E`` from
+    ``tan(E/2) = √((1-e)/(1+e)) tan(f/2)`` (as atan2, so every quadrant), then Kepler's ``M = E - e sin E``."""
+    E = math.atan2(math.sqrt(1.0 - e * e) * math.sin(true_anomaly_rad), e + math.cos(true_anomaly_rad))
+    return E - e * math.sin(E)
+
+
+class KeplerElements(NamedTuple):
+    """Osculating elements: ``a`` in m, the angles in degrees, ``true_anomaly_deg`` where the orbit is."""
+
+    semi_major_axis_m: float
+    eccentricity: float
+    inclination_deg: float
+    raan_deg: float
+    arg_perigee_deg: float
+    true_anomaly_deg: float
+
+
+def elements_from_state(r_m, v_m_s, mu_m3_s2: float = MU_EARTH_M3_S2) -> KeplerElements:
+    """The osculating elements of the position ``r_m`` and velocity ``v_m_s`` (ECI) about a body of ``μ``.
+
+    Where an angle is undefined it is set to zero and the next one measured
+    from its origin: an equatorial orbit's node is the x axis, a circular
+    orbit's perigee is its node (the true anomaly is then the argument of
+    latitude), so the elements always rebuild the same state.
+    """
+    r = vector3(r_m, "r_m")
+    v = vector3(v_m_s, "v_m_s")
+    mu = _earth(mu_m3_s2, R_EARTH_M)[0]
+    rn = float(np.linalg.norm(r))
+    if rn == 0.0:
+        raise InputError("r_m", "must not be zero (the centre of the Earth)")
+    h = np.cross(r, v)
+    hn = float(np.linalg.norm(h))
+    if hn <= 1e-12 * rn * max(float(np.linalg.norm(v)), 1e-300):
+        raise InputError("v_m_s", "must not be parallel to r_m (a radial, degenerate orbit)", f"r {r}, v {v}")
+    energy = 0.5 * float(v @ v) - mu / rn
+    if energy >= 0.0:
+        raise InputError("v_m_s", "must be below escape speed (a closed orbit)",
+                         f"|v| = {np.linalg.norm(v):.6g} m/s, escape speed {math.sqrt(2.0 * mu / rn):.6g} m/s")
+    a = -mu / (2.0 * energy)
+    e_vec = np.cross(v, h) / mu - r / rn
+    e = float(np.linalg.norm(e_vec))
+    inclination = math.acos(max(-1.0, min(1.0, h[2] / hn)))
+    raan = math.atan2(h[0], -h[1]) if math.hypot(h[0], h[1]) > 1e-15 * hn else 0.0
+    node = np.array([math.cos(raan), math.sin(raan), 0.0])
+    across = np.cross(h / hn, node)  # in the plane, 90 deg ahead of the node
+    latitude = math.atan2(float(r @ across), float(r @ node))  # argument of latitude
+    argp = math.atan2(float(e_vec @ across), float(e_vec @ node)) if e > 0.0 else 0.0
+    return KeplerElements(a, e, math.degrees(inclination), math.degrees(raan), math.degrees(argp),
+                          math.degrees(latitude - argp))
+
+
 class KeplerOrbit(Orbit):
-    """Keplerian orbit with the secular J2 drift of node, perigee and mean anomaly.
+    """Keplerian orbit, point-mass gravity, or with the secular J2 drift of node, perigee and mean anomaly.
 
     ``dΩ/dt = -3/2 n J2 (R/p)² cos i``, ``dω/dt = 3/4 n J2 (R/p)² (5 cos² i - 1)``,
     ``dM/dt = n [1 + 3/4 J2 (R/p)² √(1-e²) (3 cos² i - 1)]`` (Vallado, sec. 9.6).
 
     Parameters
     ----------
-    semi_major_axis_m, eccentricity, inclination_deg, raan_deg, arg_perigee_deg, mean_anomaly_deg
-        Mean elements at ``epoch``.
+    semi_major_axis_m, eccentricity, inclination_deg, raan_deg, arg_perigee_deg
+        Elements at ``epoch``.
+    mean_anomaly_deg, true_anomaly_deg : float, optional
+        Where the orbit is at ``epoch``: one of the two (neither: perigee).
     epoch : datetime or ISO string (UTC)
     j2 : bool
-        Include the secular J2 rates.
+        Include the secular J2 rates (default True); ``j2=False`` is the
+        point-mass (two-body) orbit that Basilisk's examples fly.
+    mu_m3_s2 : float
+        Gravitational parameter, the Earth's (within 3.98e14 to 3.99e14; default EGM-96's 3.986004418e14; Basilisk's
+        ``createEarth`` uses 3.98600436e14, its ``astroConstants.h``). The gravity-gradient torque of
+        an :class:`~attsim.environment.Environment` uses the same value.
+    earth_radius_m : float
+        Equatorial radius in the J2 rates, the 100 km perigee check and
+        :meth:`circular`'s altitude (within 6350 to 6400 km; default WGS-84's
+        6378137 m, Basilisk's 6378136.6 m).
     """
 
     def __init__(self, semi_major_axis_m: float, eccentricity: float, inclination_deg: float, raan_deg: float = 0.0,
-                 arg_perigee_deg: float = 0.0, mean_anomaly_deg: float = 0.0, epoch="2018-04-03T12:50:19",
-                 j2: bool = True):
+                 arg_perigee_deg: float = 0.0, mean_anomaly_deg: float | None = None, epoch="2018-04-03T12:50:19",
+                 j2: bool = True, true_anomaly_deg: float | None = None, mu_m3_s2: float = MU_EARTH_M3_S2,
+                 earth_radius_m: float = R_EARTH_M):
         semi_major_axis_m = positive_scalar(semi_major_axis_m, "semi_major_axis_m")
         eccentricity = finite_number(eccentricity, "eccentricity")
         inclination_deg = number_in(inclination_deg, "inclination_deg", 0.0, 180.0)
         raan_deg = finite_number(raan_deg, "raan_deg")
         arg_perigee_deg = finite_number(arg_perigee_deg, "arg_perigee_deg")
-        mean_anomaly_deg = finite_number(mean_anomaly_deg, "mean_anomaly_deg")
+        if mean_anomaly_deg is not None and true_anomaly_deg is not None:
+            raise InputError("true_anomaly_deg", "give either mean_anomaly_deg or true_anomaly_deg, not both",
+                             f"got {mean_anomaly_deg!r} and {true_anomaly_deg!r}")
         j2 = boolean(j2, "j2")
-        _check_orbit(semi_major_axis_m, eccentricity, f"semi_major_axis_m = {semi_major_axis_m:g} m and eccentricity = "
-                     f"{eccentricity:g}")
+        self.mu_m3_s2, self.earth_radius_m = _earth(mu_m3_s2, earth_radius_m)
+        _check_orbit(semi_major_axis_m, eccentricity, f"semi_major_axis_m = {semi_major_axis_m:g} m, eccentricity = "
+                     f"{eccentricity:g} and earth_radius_m = {self.earth_radius_m:g} m", self.earth_radius_m)
         self.epoch = Epoch(epoch)
         self.a = float(semi_major_axis_m)
         self.e = float(eccentricity)
         self.inclination_rad = math.radians(inclination_deg)
         self.raan0 = math.radians(raan_deg)
         self.argp0 = math.radians(arg_perigee_deg)
-        self.M0 = math.radians(mean_anomaly_deg)
-        n = math.sqrt(MU_EARTH_M3_S2 / self.a**3)
+        if true_anomaly_deg is not None:
+            self.M0 = mean_from_true_anomaly_rad(math.radians(finite_number(true_anomaly_deg, "true_anomaly_deg")),
+                                                 self.e)
+        else:
+            self.M0 = math.radians(finite_number(0.0 if mean_anomaly_deg is None else mean_anomaly_deg,
+                                                 "mean_anomaly_deg"))
+        self.j2 = j2
+        n = math.sqrt(self.mu_m3_s2 / self.a**3)
         p = self.a * (1.0 - self.e**2)
-        k = J2_EARTH * (R_EARTH_M / p) ** 2 if j2 else 0.0
+        k = J2_EARTH * (self.earth_radius_m / p) ** 2 if j2 else 0.0
         ci = math.cos(self.inclination_rad)
         self.raan_rate = -1.5 * n * k * ci
         self.argp_rate = 0.75 * n * k * (5.0 * ci * ci - 1.0)
@@ -99,10 +189,25 @@ class KeplerOrbit(Orbit):
 
     @classmethod
     def circular(cls, altitude_km: float, inclination_deg: float, **kwargs) -> KeplerOrbit:
-        """A circular orbit at ``altitude_km`` above the equatorial radius."""
+        """A circular orbit at ``altitude_km`` above the equatorial radius (``earth_radius_m`` if given)."""
+        radius_m = _earth(MU_EARTH_M3_S2, kwargs.get("earth_radius_m", R_EARTH_M))[1]
         altitude_km = number_in(altitude_km, "altitude_km", MIN_PERIGEE_ALTITUDE_M / 1e3,
-                                (MAX_SEMI_MAJOR_AXIS_M - R_EARTH_M) / 1e3)
-        return cls(R_EARTH_M + 1e3 * altitude_km, 0.0, inclination_deg, **kwargs)
+                                (MAX_SEMI_MAJOR_AXIS_M - radius_m) / 1e3)
+        return cls(radius_m + 1e3 * altitude_km, 0.0, inclination_deg, **kwargs)
+
+    @classmethod
+    def from_state(cls, r_m, v_m_s, epoch="2018-04-03T12:50:19", j2: bool = True,
+                   mu_m3_s2: float = MU_EARTH_M3_S2, earth_radius_m: float = R_EARTH_M) -> KeplerOrbit:
+        """The orbit through position ``r_m`` and velocity ``v_m_s`` (ECI, m and m/s) at ``epoch``.
+
+        Its osculating elements (:func:`elements_from_state`) become the
+        orbit's elements, so ``state_eci(0)`` gives back ``(r_m, v_m_s)``;
+        with ``j2`` they then drift as mean elements would.
+        """
+        elements = elements_from_state(r_m, v_m_s, mu_m3_s2)
+        return cls(elements.semi_major_axis_m, elements.eccentricity, elements.inclination_deg, elements.raan_deg,
+                   elements.arg_perigee_deg, epoch=epoch, j2=j2, true_anomaly_deg=elements.true_anomaly_deg,
+                   mu_m3_s2=mu_m3_s2, earth_radius_m=earth_radius_m)
 
     def state_eci(self, t_s):
         t = np.atleast_1d(np.asarray(t_s, dtype=float))
@@ -116,7 +221,7 @@ class KeplerOrbit(Orbit):
         cos_E, sin_E = np.cos(E), np.sin(E)
         root = math.sqrt(1.0 - self.e**2)
         r_pf = np.stack([self.a * (cos_E - self.e), self.a * root * sin_E, np.zeros_like(E)], axis=-1)
-        factor = math.sqrt(MU_EARTH_M3_S2 * self.a) / (self.a * (1.0 - self.e * cos_E))
+        factor = math.sqrt(self.mu_m3_s2 * self.a) / (self.a * (1.0 - self.e * cos_E))
         v_pf = np.stack([-factor * sin_E, factor * root * cos_E, np.zeros_like(E)], axis=-1)
         raan = self.raan0 + self.raan_rate * t
         argp = self.argp0 + self.argp_rate * t

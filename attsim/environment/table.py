@@ -1,9 +1,10 @@
 """The environment along the orbit, tabulated once before a run.
 
 The plant reads the environment at every integrator stage, so IGRF, SGP4
-and the Sun are evaluated once, vectorised, on a uniform grid, and the
-compiled plant interpolates linearly between rows. This module names the
-table's columns (ECI, SI) and holds the compiled interpolation kernels;
+and the Sun are evaluated once, vectorised, on a grid (uniform, with a
+field history's own times added), and the compiled plant interpolates
+linearly between rows. This module names the table's columns (ECI, SI) and
+holds the compiled interpolation kernels;
 :meth:`attsim.environment.Environment.table` fills a table, and
 :func:`field_table` makes one that holds only a magnetic field.
 
@@ -40,7 +41,8 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # atts
 
 
 class EnvironmentTable(NamedTuple):
-    """``t_s`` (n,) on a uniform grid and ``values`` (n, :data:`WIDTH`); empty when there is no environment."""
+    """``t_s`` (n,) increasing (a uniform grid, a field history's times added) and ``values`` (n, :data:`WIDTH`);
+    empty when there is no environment."""
 
     t_s: np.ndarray
     values: np.ndarray
@@ -50,15 +52,21 @@ EMPTY = EnvironmentTable(np.empty(0), np.empty((0, WIDTH)))
 
 
 def field_table(field, duration_s: float, spacing_s: float) -> EnvironmentTable:
-    """A table holding only an inertial magnetic field (T) on a uniform grid.
+    """A table holding only an inertial magnetic field (T) on a uniform grid (a field history: on its own times).
 
-    ``field`` is None (no field: an empty table), a constant 3-vector, or a
-    callable ``f(t) -> (3,)``, called once with the array of times when it
-    accepts one, otherwise once per grid time.
+    ``field`` is None (no field: an empty table), a constant 3-vector, a
+    :class:`~attsim.environment.field_history.FieldHistory` (tabulated at its
+    own sample times, not on the grid), or a callable ``f(t) -> (3,)``,
+    called once with the array of times when it accepts one, otherwise once
+    per grid time.
     """
     if field is None:
         return EMPTY
-    if callable(field):
+    knot_times = getattr(field, "knot_times", None)
+    if knot_times is not None:  # a field history: its own times, so the table gives it exactly
+        t = knot_times(duration_s)
+        b = field.at(t)
+    elif callable(field):
         n = max(2, int(math.ceil(duration_s / spacing_s)) + 1)
         t = np.linspace(0.0, duration_s, n)
         try:

@@ -12,7 +12,7 @@ import math
 from typing import NamedTuple
 
 from .._core.jit import LOOP_INLINED, njit
-from ..constants import MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S
+from ..constants import OMEGA_EARTH_RAD_S
 from ..dynamics import normalized4, qconj, qrotate
 from .table import P_SRP, RHO, SUN, B_I, R, V, lerp1, lerp3, table_cell
 
@@ -37,11 +37,13 @@ class Disturbances(NamedTuple):
 
 
 class DisturbanceSwitches(NamedTuple):
-    """Which disturbances act (1.0) or not (0.0), as floats for the compiled code."""
+    """Which disturbances act (1.0) or not (0.0), as floats for the compiled code, and the ``μ`` of the orbit's
+    gravity (m³/s², for the gravity gradient)."""
 
     gravity_gradient: float
     aerodynamic: float
     solar_pressure: float
+    gravity_mu_m3_s2: float
 
 
 @njit(**_JIT)
@@ -128,7 +130,8 @@ def disturbance_torques(t, q, env_t, env_v, faces, switches, J, residual_dipole)
         r = lerp3(env_v, k, f, R)
         r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2]
         rn = math.sqrt(r2)
-        gg = gravity_gradient_torque(qrotate(qc, (r[0] / rn, r[1] / rn, r[2] / rn)), MU_EARTH_M3_S2 / (r2 * rn), J)
+        gg = gravity_gradient_torque(qrotate(qc, (r[0] / rn, r[1] / rn, r[2] / rn)),
+                                     switches.gravity_mu_m3_s2 / (r2 * rn), J)
     if switches[1] != 0.0 or switches[2] != 0.0:
         rho = lerp1(env_v, k, f, RHO) if switches[1] != 0.0 else 0.0
         p_srp = lerp1(env_v, k, f, P_SRP) if switches[2] != 0.0 else 0.0

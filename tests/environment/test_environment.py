@@ -3,6 +3,7 @@
 analytic geometry."""
 
 import datetime as dt
+import json
 import math
 from pathlib import Path
 
@@ -141,7 +142,7 @@ def test_magnetorquer_torque_test_vector():
     zero = (0.0, 0.0, 0.0)
     inputs = PlantInputs(t0_s=0.0, tau_ext_Nm=zero, dipole_Am2=(1.0, 2.0, 3.0), tau_wheels_Nm=zero, h_wheels0_Nms=zero,
                          env_t=np.array([0.0, 1.0]), env_v=table, faces=np.empty((0, 10)),
-                         switches=DisturbanceSwitches(0.0, 0.0, 0.0), J=J, residual_dipole_Am2=zero)
+                         switches=DisturbanceSwitches(0.0, 0.0, 0.0, 3.986004418e14), J=J, residual_dipole_Am2=zero)
     assert plant_torque(0.5, (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), inputs) == (-21.0, 9.0, 1.0)
     # and through the engine: a body too heavy to turn measurably in 1 s
     mission = attsim.Mission("mtq_vector", 1e12 * np.eye(3), (0, 0, 0), duration=1.0, field=(4.0, 9.0, 3.0),
@@ -301,3 +302,26 @@ def test_a_user_atmosphere_model_is_used_and_described(tmp_path):
     assert np.all(env.table(10.0)[1][:, 9] == 1e-12)
     tel = attsim.Mission("uniform", np.eye(3) * 1e-2, (0, 0, 0), duration=2.0, environment=env, out_dir=tmp_path).run()
     assert tel.meta["environment"]["atmosphere"] == "Uniform"
+
+
+def test_the_run_records_and_reports_which_effects_are_on(tmp_path):
+    """meta.json's environment lists the effects switched on, the report's summary says them (issue 22, item 7)."""
+    orbit = KeplerOrbit(7.2e6, 0.01, 50.0, true_anomaly_deg=30.0, j2=False, mu_m3_s2=3.98600436e14)
+    assert Environment.orbit_only(orbit).effects() == []
+    defaults = Environment(orbit)
+    assert defaults.effects() == ["magnetic field (dipole)", "gravity gradient", "eclipses (conical)"]  # no faces
+    some = Environment.orbit_only(orbit, gravity_gradient=True, residual_dipole_Am2=(1e-3, 0.0, 0.0))
+    for environment, shown in ((Environment.orbit_only(orbit), "no effect switched on"),
+                               (some, "gravity gradient, residual dipole [0.001, 0, 0] A m²")):
+        out = tmp_path / str(len(shown))
+        tel = attsim.Mission("effects", np.diag([1.0, 2.0, 3.0]), (0.0, 0.0, 0.01), duration=2.0, max_step=0.5,
+                             environment=environment, out_dir=out).run(compiled=False)
+        meta = json.loads((out / "meta.json").read_text())
+        assert meta["environment"]["effects"] == environment.effects() and meta["path"] == "objects"
+        assert meta["environment"]["kepler"] | {"mean_anomaly_deg": 0} == {
+            "semi_major_axis_m": 7.2e6, "eccentricity": 0.01, "inclination_deg": pytest.approx(50.0, abs=1e-12),
+            "raan_deg": 0.0, "arg_perigee_deg": 0.0, "mean_anomaly_deg": 0, "j2": False, "mu_m3_s2": 3.98600436e14,
+            "earth_radius_m": R_EARTH_M}
+        assert f"<th>Environment</th><td>{shown}</td>" in attsim.report(tel, out / "r.html").read_text()
+        if environment is some:  # the gravity gradient acts, no other disturbance does
+            assert tel.df["tau_gg_x"].abs().max() > 0 and tel.df[["B_I_x", "tau_res_x"]].abs().max().max() == 0

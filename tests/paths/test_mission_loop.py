@@ -12,8 +12,8 @@ import pytest
 import attsim
 from attsim import rotations
 from attsim.engine.build import compiled_form
-from attsim.environment import Environment, Face, KeplerOrbit
-from attsim.guidance import Slew
+from attsim.environment import Environment, Face, FieldHistory, KeplerOrbit
+from attsim.guidance import NadirPointing, Slew
 
 ROOT = Path(__file__).resolve().parents[2]
 J = np.array([[0.06, 0.001, -0.0005], [0.001, 0.055, 0.0008], [-0.0005, 0.0008, 0.02]])
@@ -212,15 +212,47 @@ def body_torques_and_delayed_commands(out):
     return m
 
 
+def _field_history(duration_s, interpolation):
+    t = np.arange(0.0, duration_s + 1.0, 1.0)  # a sample a second, as another simulator would log it
+    return FieldHistory(t, 3e-5 * np.stack([np.cos(0.05 * t), np.sin(0.03 * t), 0.5 + 0.1 * np.cos(0.2 * t)], axis=-1),
+                        interpolation=interpolation)
+
+
+def hill_pointing_on_basilisks_orbit(out):
+    """Issue 22 item 7's options: a point-mass orbit from its true anomaly with its own μ, an environment with
+    nothing switched on but the gravity gradient and a held field history, MRPFeedback to Hill pointing, unloading."""
+    orbit = KeplerOrbit(10e6, 0.1, 33.3, 48.2, 347.8, true_anomaly_deg=85.3, j2=False, mu_m3_s2=3.98600436e14)
+    environment = Environment.orbit_only(orbit, gravity_gradient=True, field=_field_history(30.0, "hold"),
+                                         table_dt_s=0.5)
+    m = attsim.Mission("hill", J, (0.01, -0.005, 0.004), duration=30.0, max_step=0.1, telemetry_dt=0.5, seed=13,
+                       out_dir=out, environment=environment)
+    wheels = _wheels(m)
+    mag = m.add(attsim.Magnetometer(2.0, noise_T=1e-8))
+    m.add(attsim.MRPFeedback(2e-2, 6e-2, 0.1, wheels, target=NadirPointing(), attitude_source=attsim.TRUTH,
+                             rate_source=attsim.TRUTH))
+    m.add(attsim.MomentumUnloading(mag, m.add(attsim.Magnetorquer(0.1)), gain_per_s=0.2, period_s=1.0))
+    return m
+
+
+def detumble_in_a_linear_field_history(out):
+    m = attsim.Mission("bdot_history", J * 0.05, (0.05, -0.04, 0.06), duration=30.0, max_step=0.1, telemetry_dt=0.5,
+                       seed=5, out_dir=out, field=_field_history(30.0, "linear"))
+    mag = m.add(attsim.Magnetometer(rate_hz=2.0, noise_T=5e-8))
+    m.add(attsim.BDot(mag, m.add(attsim.Magnetorquer(dipole_max_Am2=0.02)), gain=2e3, period_s=0.5))
+    return m
+
+
 @pytest.mark.parametrize("build", [wheel_pd_with_noisy_sensors, detumble_both_forms, orbit_frame_hold,
                                    magnetic_pd_torque_to_dipole, playback_to_wheels_and_magnetorquers,
                                    wheels_with_friction_and_imbalance, horizon_in_a_pointing_loop,
-                                   mrp_feedback_slew, body_torques_and_delayed_commands],
+                                   mrp_feedback_slew, body_torques_and_delayed_commands,
+                                   hill_pointing_on_basilisks_orbit, detumble_in_a_linear_field_history],
                          ids=lambda f: f.__name__)
 def test_every_built_in_component_gives_the_same_run_both_ways(tmp_path, build):
     python, compiled = both_ways(tmp_path, build)
     assert_same_run(python, compiled)
     assert len(python.df) > 10 and not python.partial and not compiled.partial
+    assert (python.meta["path"], compiled.meta["path"], compiled.meta["backend"]) == ("objects", "loop", "compiled")
 
 
 def test_saturations_happen_and_are_logged_alike(tmp_path):
