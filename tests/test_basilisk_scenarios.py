@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "missions")]
 
 import basilisk_attitude_feedback_rw as feedback_rw  # noqa: E402
+import basilisk_attitude_guidance as guidance  # noqa: E402
 
 # Basilisk 2.12.1's scenarioAttitudeFeedbackRW (tools/peers/basilisk_feedback_rw.py, logging every 6 s), printed
 # to 17 digits: t, sigma_BN, omega_BN_B, the wheel speeds (rad/s) and rwMotorTorque's output (N m)
@@ -62,5 +63,50 @@ def test_feedback_rw_agrees_with_basilisk_over_the_whole_run():
     spec.loader.exec_module(compare)
     figures = compare.agreement(compare.peer.run(compare.peer.DT_S),
                                 compare.run_attsim(compare.peer.DT_S, backend="interpreted"))
+    for name, target in compare.TARGETS.items():
+        assert figures[name][0] <= target, (name, figures[name])
+
+
+# Basilisk 2.12.1's scenarioAttitudeGuidance (tools/peers/basilisk_attitude_guidance.py, logging every 6 s), printed
+# to 17 digits: t, sigma_BN, omega_BN_B and mrpFeedback's torque request (N m)
+BASILISK_GUIDANCE = [
+    (6.0, (0.09920851871960155, 0.1788809432096509, -0.2850044887196906),
+     (0.003054661900488529, -0.00995959527751331, -0.006244973253533387),
+     (0.25057842822625287, -0.008191361857672993, -3.1601173135562255)),
+    (12.0, (0.08599754347565532, 0.17060180297351585, -0.3209267526779572),
+     (0.004513183368682184, -0.009859077077446553, -0.033018694464717814),
+     (0.10413726614173888, -0.00969919742633293, -2.144871527384545)),
+    (18.0, (0.06354810188646855, 0.1696311847760412, -0.3937200021943664),
+     (0.0053899739880381835, -0.009412162608079106, -0.05008505754484567),
+     (-0.002948583949941987, 0.0023393131393743593, -1.2403534096028577)),
+]
+
+
+def test_guidance_mission_follows_basilisks_first_twenty_seconds():
+    mission = guidance.build()
+    mission.duration_s, mission.telemetry_dt_s = 18.2, 0.1
+    tel = mission.run(in_memory=True, backend="interpreted")
+    df = tel.df
+    torque = [f"ext_torque_tau_{a}" for a in "xyz"]
+    assert (df.loc[0.0, torque].to_numpy() == 0.0).all()  # nothing decided before t = 0: the first step is free
+    for t, sigma, omega, request in BASILISK_GUIDANCE:
+        row = df.loc[t]
+        angle = rotations.quat_angle_between(row[["qw", "qx", "qy", "qz"]].to_numpy(), guidance.q0_from_mrp(sigma))
+        assert np.degrees(angle) < 1e-6, t
+        assert row[["wx", "wy", "wz"]].to_numpy() == pytest.approx(omega, rel=0, abs=1e-11)
+        # the request decided at t acts from t + 0.1 s (command_delay_s: Basilisk's task order)
+        assert df.loc[round(t + 0.1, 1), torque].to_numpy() == pytest.approx(request, rel=0, abs=1e-6)
+    law = next(c for c in tel.meta["components"] if c["type"] == "MRPFeedback")
+    assert law["command_delay_s"] == 0.1
+
+
+def test_guidance_agrees_with_basilisk_over_the_whole_run():
+    pytest.importorskip("Basilisk.fswAlgorithms.mrpFeedback")
+    path = ROOT / "tools" / "compare_basilisk_attitude_guidance.py"
+    spec = importlib.util.spec_from_file_location("compare_attitude_guidance", path)
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    bsk = compare.peer.run(compare.peer.DT_S)
+    figures = {**compare.orbit_and_reference(bsk, compare.peer.DT_S), **compare.closed_loop(bsk)}
     for name, target in compare.TARGETS.items():
         assert figures[name][0] <= target, (name, figures[name])
