@@ -256,17 +256,21 @@ class Ensemble:
 
     # --- resetting bodies ---------------------------------------------------
 
-    def reset(self, bodies=None, seeds=None) -> None:
+    def reset(self, bodies=None, seeds=None, *, q0=None, omega0=None, wheel_speed0_rad_s=None) -> None:
         """Put ``bodies`` (indices, a boolean mask or None: all) back at their initial state, at t = 0.
 
         With ``seeds`` (one per body reset), body ``k`` takes the parameters
-        body ``k`` of an ensemble seeded ``seeds[i]`` would have.
+        body ``k`` of an ensemble seeded ``seeds[i]`` would have. ``q0``
+        ``(m, 4)``, ``omega0`` ``(m, 3)`` and ``wheel_speed0_rad_s``
+        ``(m, wheels)``, one row per body reset, replace those initial values
+        (a reinforcement-learning reset draws them for many bodies at once).
         """
         index = self._indices(bodies)
         if seeds is not None:
             seeds = [self._seed(s) for s in np.atleast_1d(np.asarray(seeds, dtype=object))]
             if len(seeds) != len(index):
                 raise InputError("seeds", "must give one seed per body reset", f"{len(seeds)} for {len(index)}")
+        overrides = self._overrides(len(index), q0, omega0, wheel_speed0_rad_s)
         if seeds is None and not self.dispersions and not any(per_body for _, per_body in self._nominal.values()):
             self._reset_shared(index)
         else:
@@ -274,8 +278,44 @@ class Ensemble:
         for array in (self.wheel_torque_Nm, self.wheel_torque_saturated, self.wheel_speed_saturated,
                       self.wheel_requested_Nm, self.dipole_Am2):
             array[index] = 0.0
+        if overrides:
+            self._override(index, *overrides)
         self.steps[index] = 0
         self.status[index] = SOUND
+
+    def _overrides(self, m: int, q0, omega0, speed0) -> tuple:
+        if q0 is None and omega0 is None and speed0 is None:
+            return ()
+        if q0 is not None:
+            q0 = finite_array(q0, "q0")
+            if q0.shape != (m, 4):
+                raise InputError("q0", f"must have shape ({m}, 4): one row per body reset", f"got {q0.shape}")
+            norm = np.sqrt(np.sum(q0 * q0, axis=1))
+            if np.any(np.abs(norm - 1.0) > 1e-6):
+                raise InputError("q0", "must hold unit quaternions (|q| = 1 to 1e-6)",
+                                 f"row {int(np.argmax(np.abs(norm - 1.0)))}: |q| = {norm.max():.9g}")
+            q0 = q0 / norm[:, None]
+        if omega0 is not None:
+            omega0 = finite_array(omega0, "omega0")
+            if omega0.shape != (m, 3):
+                raise InputError("omega0", f"must have shape ({m}, 3): one row per body reset", f"got {omega0.shape}")
+        if speed0 is not None:
+            speed0 = finite_array(speed0, "wheel_speed0_rad_s")
+            if speed0.shape != (m, len(self._wheels)):
+                raise InputError("wheel_speed0_rad_s", f"must have shape ({m}, {len(self._wheels)})",
+                                 f"got {speed0.shape}")
+        return q0, omega0, speed0
+
+    def _override(self, index, q0, omega0, speed0) -> None:
+        if q0 is not None:
+            self.state[index, :4] = q0
+        if omega0 is not None:
+            self.state[index, 4:] = omega0
+        if omega0 is not None or speed0 is not None:  # each wheel's momentum from its speed and the body rate
+            nominal = np.array([w.speed0_rad_s for w in self._wheels])
+            speed = nominal if speed0 is None else speed0
+            self.wheel_h_Nms[index] = self.wheel_inertia_kg_m2[index] * (speed + self.state[index, 4:] @
+                                                                         self.wheel_axes.T)
 
     def _reset_shared(self, index) -> None:
         """Every body reset from the same nominal values: filled at once (the same numbers as one at a time)."""
