@@ -24,6 +24,7 @@ from __future__ import annotations
 import numbers
 from typing import NamedTuple
 
+import numba
 import numpy as np
 import pandas as pd
 
@@ -44,6 +45,10 @@ from ..integrators.base import quaternion_rate_unpack
 from .kernels import STOPPED, body_field, ensemble_step_for
 
 __all__ = ["Ensemble", "Commands", "DISPERSED"]
+
+# the fewest bodies worth a thread of their own: below it a step runs on fewer threads (a thread's wake-up costs
+# microseconds on an idle machine, milliseconds on a busy one, against ~1 µs of work a body)
+BODIES_PER_THREAD = 512
 
 # the parameters a dispersion may set per body (attsim.dispersions), by name
 DISPERSED = ("inertia", "omega0", "q0")
@@ -395,14 +400,25 @@ class Ensemble:
         """:meth:`step` with commands already checked (:meth:`commands`)."""
         env_t, env_v = self._table
         scale = self._magnetorquer is not None and self._magnetorquer.saturation == "scale"
+        threads = numba.get_num_threads()
+        wanted = min(threads, max(1, self.n // BODIES_PER_THREAD))
+        if wanted != threads:  # a small ensemble runs on fewer threads: waking one costs more than its share
+            numba.set_num_threads(wanted)
+        try:
+            self._step(c, env_t, env_v, scale)
+        finally:
+            if wanted != threads:
+                numba.set_num_threads(threads)
+        if self.status.any():
+            self._raise_fault()
+
+    def _step(self, c, env_t, env_v, scale) -> None:
         ensemble_step_for(self._integrator)(
             self.state, self.steps, self.period_s, self.max_step_s, c.wheel_torque_Nm, c.dipole_Am2, c.torque_Nm,
             self.wheel_axes, self.wheel_inertia_kg_m2, self.wheel_max_torque_Nm, self.wheel_max_speed_rad_s,
             self.wheel_h_Nms, self.wheel_torque_Nm, self.wheel_torque_saturated, self.wheel_speed_saturated,
             self.wheel_requested_Nm, self._work, self.dipole_max_Am2, scale, self.dipole_Am2, self.J, self.Jinv,
             self._params, env_t, env_v, self._faces, self._switches, self._residual, self._stops, self.status)
-        if self.status.any():
-            self._raise_fault()
 
     def _raise_fault(self):
         k = int(np.flatnonzero(self.status)[0])
