@@ -176,3 +176,19 @@ def test_a_diverging_body_is_named():
     ensemble = _small(n=3, max_step=0.1)
     with pytest.raises(attsim.errors.DivergenceError, match="body 0"):
         ensemble.step(torque_Nm=np.array([[1e3, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))
+
+
+def test_the_readme_ensemble_and_rl_snippets_run_as_written():
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    ensemble = next(b for b in blocks if "attsim.Ensemble(" in b)
+    namespace = {}
+    exec(compile(ensemble.replace("4096", "8"), "README ensemble", "exec"), namespace)
+    assert namespace["ens"].steps.tolist() == [100] * 8
+    rl = next(b for b in blocks if "make_vec(" in b)
+    namespace = {}
+    exec(compile(rl.replace("num_envs=1024", "num_envs=4"), "README rl", "exec"), namespace)
+    assert namespace["obs"].shape == (4, 10)  # quaternion (4), rate (3), wheel speeds (3)
