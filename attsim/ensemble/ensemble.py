@@ -42,7 +42,10 @@ from ..errors import AttsimError, DivergenceError, InputError
 from ..inertia import check_inertia
 from ..integrators import REGISTRY
 from ..integrators.base import quaternion_rate_unpack
-from .kernels import STOPPED, body_field, ensemble_step_for
+from ..sensors.base import SAMPLES_PER_DRAW
+from ..sensors.devices import Gyro, Magnetometer
+from .kernels import GYRO, MAGNETOMETER, P_BIAS, P_BIAS_RW, P_NOISE, P_PERIOD, P_QUANTIZATION, STOPPED, body_field, \
+    ensemble_step_for, sample_sensors
 
 __all__ = ["Ensemble", "Commands", "DISPERSED"]
 
@@ -118,13 +121,19 @@ class Ensemble:
     dispersions : mapping, optional
         ``{name: attsim.dispersions.Dispersion}`` for names in
         :data:`DISPERSED`: body ``k`` draws them as run ``k`` of a campaign.
+    sensors : sequence of Gyro or Magnetometer
+        Plain sensors (no mounting, scale factor or faults) every body
+        carries, sampled by :meth:`sample`. Body ``k``'s sensor ``s`` draws
+        its noise from ``SeedSequence(mission_seed(k)).spawn(len(sensors))[s]``:
+        the stream sensor ``s`` has in the Mission whose sensors are added in
+        this order before any other component that draws.
     """
 
     def __init__(self, n, inertia, omega0=(0.0, 0.0, 0.0), q0=(1.0, 0.0, 0.0, 0.0), *, wheels=(), magnetorquer=None,
                  period_s: float = 0.1, max_step: float | None = None, method: str = "rk4", field=None,
                  field_dt: float | None = None, environment=None, duration: float = 600.0, seed: int = 0,
                  dispersions=None, wheel_inertia_kg_m2=None, wheel_max_torque_Nm=None, wheel_max_speed_rad_s=None,
-                 allow_nonphysical: bool = False):
+                 sensors=(), allow_nonphysical: bool = False):
         self.n = n = _count(n)
         self.period_s = positive_scalar(period_s, "period_s")
         self.max_step_s = self.period_s if max_step is None else positive_scalar(max_step, "max_step")
@@ -149,6 +158,7 @@ class Ensemble:
                         for name, (array, per_body) in self._nominal.items()}
         self._wheels = self._check_wheels(wheels)
         self._magnetorquer = self._check_magnetorquer(magnetorquer)
+        self._sensors = self._check_sensors(sensors)
         self._table, self._faces, self._switches, self._residual = self._environment(field, field_dt, environment)
         nw = len(self._wheels)
         self.wheel_axes = np.array([w.axis for w in self._wheels]).reshape(nw, 3)
@@ -189,6 +199,24 @@ class Ensemble:
                 raise InputError(f"wheels[{i}]", "must have no friction or imbalance in an Ensemble (not supported "
                                  "yet: run a Mission for them)", f"wheel {wheel.name!r}")
         return wheels
+
+    def _check_sensors(self, sensors) -> list:
+        if isinstance(sensors, (str, bytes)) or not hasattr(sensors, "__iter__"):
+            raise InputError("sensors", "must be a sequence of attsim.Gyro or attsim.Magnetometer",
+                             f"got {sensors!r:.60}")
+        sensors = list(sensors)
+        for i, sensor in enumerate(sensors):
+            if not isinstance(sensor, (Gyro, Magnetometer)):
+                raise InputError(f"sensors[{i}]", "must be an attsim.Gyro or attsim.Magnetometer",
+                                 f"got {type(sensor).__name__}")
+            if not sensor.plain or (isinstance(sensor, Gyro) and any(sensor.bias0)):
+                raise InputError(f"sensors[{i}]", "must be plain in an Ensemble: no mounting, misalignment, scale "
+                                 "factor error, fault or (gyro) initial bias (not supported yet)",
+                                 f"sensor {sensor.name!r}")
+        names = [s.name for s in sensors]
+        if len(set(names)) != len(names):
+            raise InputError("sensors", "must have distinct names", f"got {names}")
+        return sensors
 
     @staticmethod
     def _check_magnetorquer(magnetorquer):
@@ -257,7 +285,76 @@ class Ensemble:
         self.dipole_Am2 = np.zeros((n, 3))
         self._stops = np.zeros((n, nw + 1, 3))
         self.status = np.zeros(n, dtype=np.int64)
+        self._allocate_sensors()
         self._zeros = Commands(np.zeros((n, nw)), np.zeros((n, 3)), np.zeros((n, 3)))
+
+    def _allocate_sensors(self) -> None:
+        n, count = self.n, len(self._sensors)
+        self._sensor_kinds = np.array([GYRO if isinstance(s, Gyro) else MAGNETOMETER for s in self._sensors],
+                                      dtype=np.int64)
+        self._sensor_draws = np.array([s.draws for s in self._sensors], dtype=np.int64)
+        self._sensor_parameters = np.zeros((count, P_BIAS + 3))
+        for i, sensor in enumerate(self._sensors):
+            row = self._sensor_parameters[i]
+            row[P_PERIOD] = sensor.period_s
+            row[P_QUANTIZATION] = sensor.quantization
+            if isinstance(sensor, Gyro):
+                row[P_NOISE], row[P_BIAS_RW] = sensor.arw, sensor.bias_rw
+            else:
+                row[P_NOISE] = sensor.noise
+                row[P_BIAS:P_BIAS + 3] = sensor.bias
+        block = SAMPLES_PER_DRAW * max([6] + [int(d) for d in self._sensor_draws])
+        self._sensor_bias = np.zeros((n, count, 3))
+        self._sensor_last_t = np.full((n, count), np.nan)
+        self._sampled = np.full(n, -1, dtype=np.int64)
+        self._normals = np.zeros((n, count, block))
+        self._position = np.zeros((n, count), dtype=np.int64)
+        self._generators = [None] * n
+        self.readings_array = np.full((n, count, 3), np.nan)
+
+    def _restart_sensors(self, index, seeds) -> None:
+        """Each sensor of ``bodies`` at its start: no sample yet, its stream from the body's Mission seed."""
+        self._sensor_bias[index] = 0.0
+        self._sensor_last_t[index] = np.nan
+        self._sampled[index] = -1
+        self.readings_array[index] = np.nan
+        if not self._sensors:
+            return
+        for i, k in enumerate(index):
+            seed = run_seed(self.seed if seeds is None else seeds[i], int(k))
+            self._generators[k] = [np.random.default_rng(s) for s in
+                                   np.random.SeedSequence(seed).spawn(len(self._sensors))]
+            self._position[k] = self._normals.shape[2]  # exhausted: the first sample draws the first block
+
+    def _refill(self) -> None:
+        """A new block of normals for every sensor whose block is spent (the stream's next values, as a mission's
+        sensor draws them: a generator's normals are one sequence however many are drawn a call)."""
+        block = np.array([SAMPLES_PER_DRAW * int(d) for d in self._sensor_draws])
+        for s in range(len(self._sensors)):
+            d = int(self._sensor_draws[s])
+            if d == 0:
+                continue
+            for k in np.flatnonzero(self._position[:, s] + d > block[s]):
+                self._normals[k, s, :block[s]] = self._generators[k][s].standard_normal(block[s])
+                self._position[k, s] = 0
+
+    def sample(self) -> dict:
+        """Sample every body's sensors at its time now (what a controller cycle at that time reads): ``{sensor name:
+        (n, 3) readings}`` (rad/s for a gyro, T for a magnetometer, body axes). A second call at the same step
+        returns the same readings."""
+        if not self._sensors:
+            return {}
+        self._refill()
+        env_t, env_v = self._table
+        sample_sensors(self.state, self.steps, self.period_s, env_t, env_v, self._sensor_kinds, self._sensor_draws,
+                       self._sensor_parameters, self._sensor_bias, self._sensor_last_t, self._sampled, self._normals,
+                       self._position, self.readings_array)
+        return self.readings
+
+    @property
+    def readings(self) -> dict:
+        """The last readings of each sensor, ``{name: (n, 3) view}`` (NaN before the first sample)."""
+        return {s.name: self.readings_array[:, i] for i, s in enumerate(self._sensors)}
 
     # --- resetting bodies ---------------------------------------------------
 
@@ -285,6 +382,7 @@ class Ensemble:
             array[index] = 0.0
         if overrides:
             self._override(index, *overrides)
+        self._restart_sensors(index, seeds)
         self.steps[index] = 0
         self.status[index] = SOUND
 

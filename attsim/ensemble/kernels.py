@@ -23,6 +23,8 @@ counting them would make the threads contend on one counter.
 
 from __future__ import annotations
 
+import math
+
 from numba import prange
 
 from .._core.bind import bind_globals
@@ -30,13 +32,11 @@ from .._core.jit import JIT, njit
 from .._core.timegrid import grid_time
 from ..actuators.kernels import WheelBank, magnetorquer_saturate, wheel_command, wheels_total
 from ..actuators.wheel_dynamics import inputs_alone
-from ..dynamics import normalized4, qconj, qrotate
-from ..engine.checks import state_fault
 from ..engine.plant import PlantInputs, plant_advance_loop, plant_torque
-from ..environment.table import B_I, lerp3, table_cell
+from ..sensors.kernels import field_body, gyro_measure, magnetometer_measure
 from ..integrators.base import code_digest
 
-__all__ = ["ensemble_step_for", "STOPPED", "body_field", "body_faults"]
+__all__ = ["ensemble_step_for", "STOPPED", "body_field", "sample_sensors", "GYRO", "MAGNETOMETER"]
 
 # a body's status after a step: the plant's state fault (attsim.engine.checks: SOUND, NOT_FINITE, ...), or STOPPED
 # when the method's parameterisation failed (a gimbal lock; only methods that can stop)
@@ -108,22 +108,59 @@ def ensemble_step_for(integrator):
 
 @njit(**_PARALLEL)
 def body_field(state, steps, period_s, env_t, env_v, out):
-    """The field of the shared table at each body's time, in its body axes (T), into ``out`` (N, 3): what the
-    plant's ``m × B`` uses (:func:`attsim.engine.plant.plant_torque`), zeros without a table."""
+    """The field of the shared table at each body's time, in its body axes (T), into ``out`` (N, 3): a
+    magnetometer's truth (:func:`attsim.sensors.kernels.field_body`), zeros without a table."""
     for k in prange(state.shape[0]):
-        c, f = table_cell(env_t, grid_time(0.0, steps[k], period_s))
-        if c < 0:
-            out[k, 0] = out[k, 1] = out[k, 2] = 0.0
-            continue
         q = (state[k, 0], state[k, 1], state[k, 2], state[k, 3])
-        b = qrotate(normalized4(qconj(q)), lerp3(env_v, c, f, B_I))
-        out[k, 0], out[k, 1], out[k, 2] = b
+        out[k, 0], out[k, 1], out[k, 2] = field_body(q, env_t, env_v, grid_time(0.0, steps[k], period_s))
+
+
+# the sensors an ensemble samples (attsim.sensors.kernels): their kind codes and the columns of their parameters
+GYRO, MAGNETOMETER = 0, 1
+P_PERIOD, P_NOISE, P_BIAS_RW, P_QUANTIZATION, P_BIAS = 0, 1, 2, 3, 4  # P_BIAS: 3 columns (a magnetometer's)
 
 
 @njit(**_PARALLEL)
-def body_faults(state, max_step_s, out):
-    """:func:`attsim.engine.checks.state_fault` of each body's ``(q, ω)`` (columns 0-6 of ``state``)."""
-    for k in prange(state.shape[0]):
-        out[k] = state_fault((state[k, 0], state[k, 1], state[k, 2], state[k, 3]), (state[k, 4], state[k, 5],
-                                                                                   state[k, 6]), max_step_s)
+def sample_sensors(state, steps, period_s, env_t, env_v, kinds, draws, parameters, bias, last_t, sampled, normals,
+                   position, out):
+    """Sample every body's sensors at its time now, as a mission's plain sensors sample (same kernels).
 
+    Sensor ``s`` of body ``k``: ``kinds[s]`` (:data:`GYRO`,
+    :data:`MAGNETOMETER`), ``draws[s]`` normals a sample, ``parameters[s]``
+    (the ``P_*`` columns), ``bias[k, s]`` a gyro's walking bias (updated),
+    ``last_t[k, s]`` its last propagation (NaN: never), ``normals[k, s]`` its
+    block of standard normals and ``position[k, s]`` the next one unused
+    (the caller refills an exhausted block from the body's stream). A body
+    sampled already at this step (``sampled[k] == steps[k]``) keeps its
+    readings, as a second read at one instant does. Readings into ``out[k, s]``.
+    """
+    for k in prange(state.shape[0]):
+        if sampled[k] == steps[k]:
+            continue
+        sampled[k] = steps[k]
+        t = grid_time(0.0, steps[k], period_s)
+        q = (state[k, 0], state[k, 1], state[k, 2], state[k, 3])
+        w = (state[k, 4], state[k, 5], state[k, 6])
+        for s in range(kinds.shape[0]):
+            p, d = position[k, s], draws[s]
+            n = normals[k, s]
+            z = (n[p], n[p + 1], n[p + 2], n[p + 3], n[p + 4], n[p + 5]) if d == 6 else \
+                (n[p], n[p + 1], n[p + 2], 0.0, 0.0, 0.0) if d == 3 else (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            par = parameters[s]
+            if kinds[s] == GYRO:
+                first = math.isnan(last_t[k, s])
+                dt = par[P_PERIOD] if first else t - last_t[k, s]
+                if dt > 0.0:
+                    b = (bias[k, s, 0], bias[k, s, 1], bias[k, s, 2])
+                    m, b = gyro_measure(w, b, dt, par[P_NOISE], 0.0 if first else par[P_BIAS_RW], z,
+                                        par[P_QUANTIZATION])
+                    bias[k, s, 0], bias[k, s, 1], bias[k, s, 2] = b
+                    out[k, s, 0], out[k, s, 1], out[k, s, 2] = m
+                    position[k, s] = p + d
+                last_t[k, s] = t
+            else:
+                m = magnetometer_measure(field_body(q, env_t, env_v, t),
+                                         (par[P_BIAS], par[P_BIAS + 1], par[P_BIAS + 2]), par[P_NOISE], z,
+                                         par[P_QUANTIZATION])
+                out[k, s, 0], out[k, s, 1], out[k, s, 2] = m
+                position[k, s] = p + d

@@ -19,14 +19,16 @@ def _wheels(axes, speed0=0.0, max_speed=630.0):
             for k, axis in enumerate(axes)]
 
 
-def _mission_of(ensemble, k, config, wheel_cmd, dipole_cmd, torque_cmd, backend):
-    """The Mission that body ``k`` of ``ensemble`` reproduces, run under the same commands; its telemetry."""
+def _mission_of(ensemble, k, config, wheel_cmd, dipole_cmd, torque_cmd, backend, readings=None):
+    """The Mission that body ``k`` of ``ensemble`` reproduces, run under the same commands; its telemetry (and the
+    readings its controller got, appended to ``readings``)."""
     p = ensemble.body_parameters(k)
     period, n = ensemble.period_s, wheel_cmd.shape[0]
     mission = attsim.Mission("ensemble_twin", p["inertia"], omega0=p["omega0"], q0=p["q0"], duration=n * period,
                              method=ensemble.method, max_step=ensemble.max_step_s, telemetry_dt=period,
                              seed=ensemble.mission_seed(k), field=config.get("field"),
                              environment=config.get("environment"))
+    sensors = [mission.add(s) for s in config.get("sensors", lambda: [])()]  # first: their streams come first
     wheels = [mission.add(w) for w in config["wheels"]()]
     actuators = list(wheels)
     mtq = None
@@ -34,8 +36,10 @@ def _mission_of(ensemble, k, config, wheel_cmd, dipole_cmd, torque_cmd, backend)
         mtq = mission.add(config["magnetorquer"]())
         actuators.append(mtq)
 
-    def law(t, readings):
+    def law(t, readings_now):
         i = int(round(t / period))
+        if readings is not None:
+            readings.append({name: np.array(value) for name, value in readings_now.items()})
         if i == n:  # the cycle at the end of the run changes nothing recorded
             return {}
         out = {w.name: float(wheel_cmd[i, k, j]) for j, w in enumerate(wheels)}
@@ -44,7 +48,7 @@ def _mission_of(ensemble, k, config, wheel_cmd, dipole_cmd, torque_cmd, backend)
         return out
 
     if actuators:
-        mission.add(attsim.FunctionController(law, period, actuators=actuators))
+        mission.add(attsim.FunctionController(law, period, sensors=sensors, actuators=actuators))
     if torque_cmd is not None:
         mission.add(attsim.TorqueSchedule([(grid_time(0.0, i, period), grid_time(0.0, i + 1, period),
                                             tuple(torque_cmd[i, k]))
@@ -59,6 +63,10 @@ CONFIGS = {
                    torque=False),
     "speed_stops": dict(n=2, wheels=lambda: _wheels(np.eye(3), speed0=95.0, max_speed=100.0), period=0.2,
                         max_step=0.05, method="rk4", torque=True, scale=3e-3),
+    "sensors": dict(n=2, wheels=lambda: _wheels(np.eye(3)), magnetorquer=lambda: attsim.Magnetorquer(0.2),
+                    field=(2e-5, -1e-5, 3e-5), period=0.25, max_step=0.05, method="rk4", torque=False,
+                    sensors=lambda: [attsim.Gyro(4.0, arw_rad_sqrt_s=1e-3, bias_rw_rad_s_sqrt_s=1e-4, name="gyro"),
+                                     attsim.Magnetometer(4.0, noise_T=1e-7, bias_T=(1e-7, 0.0, -2e-7), name="mag")]),
     "magnetic": dict(n=3, wheels=lambda: [], magnetorquer=lambda: attsim.Magnetorquer(0.2, saturation="scale"),
                      field=(2e-5, -1e-5, 3e-5), period=0.5, max_step=0.1, method="rk4", torque=True),
     "orbit": dict(n=2, wheels=lambda: _wheels(np.eye(3)[:2]), magnetorquer=lambda: attsim.Magnetorquer(0.1),
@@ -73,7 +81,7 @@ def test_each_body_is_the_mission_of_its_seed_to_the_bit(name):
     n, steps = config["n"], 12
     dispersions = {"omega0": Normal(np.zeros(3), 0.02), "q0": UniformRotation(),
                    "inertia": Scaled(np.diag([0.04, 0.045, 0.01]), 0.02)}
-    ensemble = attsim.Ensemble(n, J_CUBESAT, wheels=config["wheels"](),
+    ensemble = attsim.Ensemble(n, J_CUBESAT, wheels=config["wheels"](), sensors=config.get("sensors", lambda: [])(),
                                magnetorquer=config["magnetorquer"]() if config.get("magnetorquer") else None,
                                period_s=config["period"], max_step=config["max_step"], method=config["method"],
                                field=config.get("field"), environment=config.get("environment"),
@@ -84,14 +92,21 @@ def test_each_body_is_the_mission_of_its_seed_to_the_bit(name):
     wheel_cmd = rng.uniform(-scale, scale, (steps, n, nw))  # beyond the 1e-3 N m limit too: clipped alike
     dipole_cmd = rng.uniform(-0.3, 0.3, (steps, n, 3)) if config.get("magnetorquer") else np.zeros((steps, n, 3))
     torque_cmd = rng.uniform(-1e-5, 1e-5, (steps, n, 3)) if config["torque"] else None
-    rows = []
+    rows, samples = [], []
     for i in range(steps):
         rows.append(ensemble.frame())
+        samples.append({name: value.copy() for name, value in ensemble.sample().items()})
         ensemble.step(wheel_cmd[i], dipole_cmd[i] if config.get("magnetorquer") else None,
                       None if torque_cmd is None else torque_cmd[i])
     rows.append(ensemble.frame())
     for k in range(n):
-        df = _mission_of(ensemble, k, config, wheel_cmd, dipole_cmd, torque_cmd, "interpreted")
+        readings = []
+        df = _mission_of(ensemble, k, config, wheel_cmd, dipole_cmd, torque_cmd, "interpreted", readings)
+        if config.get("sensors"):
+            assert len(readings) > steps and set(readings[0]) == {"gyro", "mag"}
+        for i in range(steps if config.get("sensors") else 0):  # the same noise draws, the same readings
+            for name, value in readings[i].items():
+                np.testing.assert_array_equal(samples[i][name][k], value)
         ours = np.array([r.loc[k, ["qw", "qx", "qy", "qz", "wx", "wy", "wz"]].to_numpy(float) for r in rows])
         np.testing.assert_array_equal(ours, df[["qw", "qx", "qy", "qz", "wx", "wy", "wz"]].to_numpy())
         for w in range(nw):
