@@ -50,7 +50,16 @@ def check_actions(actions, shape: tuple) -> np.ndarray:
     return a
 
 
-class AttitudeEnv(gymnasium.Env):
+class _Streams:
+    def _stream_seeds(self, m: int):
+        """Seeds of the sensors' noise streams of ``m`` new episodes, from the environment's generator (None without
+        sensors: nothing to draw)."""
+        if not self.task.measured:
+            return None
+        return self.np_random.integers(0, 2**62, m)
+
+
+class AttitudeEnv(_Streams, gymnasium.Env):
     """One spacecraft of task ``task_name`` (``"detumble"``, ``"pointing"``, ``"momentum"``); keywords override the
     task's settings (:class:`attsim.rl.tasks.Task`)."""
 
@@ -66,7 +75,7 @@ class AttitudeEnv(gymnasium.Env):
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        self.ensemble.reset(**self.task.initial(self.np_random, 1))
+        self.ensemble.reset(seeds=self._stream_seeds(1), **self.task.initial(self.np_random, 1))
         self._steps = 0
         error = self.task.error_quaternion(self.ensemble)
         return self.task.observe(self.ensemble, error)[0], {}
@@ -84,7 +93,7 @@ class AttitudeEnv(gymnasium.Env):
         return obs, reward, terminated, truncated, {"t_s": float(self.ensemble.t_s[0])}
 
 
-class AttitudeVectorEnv(VectorEnv):
+class AttitudeVectorEnv(_Streams, VectorEnv):
     """``num_envs`` spacecraft of one task stepped together by an :class:`attsim.Ensemble` (keywords as
     :class:`AttitudeEnv`'s)."""
 
@@ -105,7 +114,8 @@ class AttitudeVectorEnv(VectorEnv):
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        self.ensemble.reset(**self.task.initial(self.np_random, self.num_envs))
+        self.ensemble.reset(seeds=self._stream_seeds(self.num_envs), **self.task.initial(self.np_random,
+                                                                                            self.num_envs))
         self._episode_steps[:] = 0
         self._autoreset[:] = False
         error = self.task.error_quaternion(self.ensemble)
@@ -123,7 +133,8 @@ class AttitudeVectorEnv(VectorEnv):
         truncated = self._episode_steps >= self.task.episode_steps
         if restarted.any():  # finished at the last step: their new episode starts now (NEXT_STEP)
             index = np.flatnonzero(restarted)
-            self.ensemble.reset(index, **self.task.initial(self.np_random, len(index)))
+            self.ensemble.reset(index, seeds=self._stream_seeds(len(index)),
+                                **self.task.initial(self.np_random, len(index)))
             self._episode_steps[index] = 0
             error[index] = self.task.error_quaternion(self.ensemble)[index]
             reward[restarted], terminated[restarted], truncated[restarted] = 0.0, False, False

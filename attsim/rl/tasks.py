@@ -17,6 +17,10 @@ Observations (float32, one vector, in the order of ``observation``):
 ``wheels``     wheel speeds over their limits (one per wheel)
 ``field``      the field in body axes over 5e-5 T (3)
 
+With ``measured=True`` the rate is a gyro's and the field a magnetometer's
+(white noise ``gyro_arw_rad_sqrt_s``, ``magnetometer_noise_T``, sampled every
+control period); otherwise they are the true values.
+
 Rewards (per step; ``weights`` override the defaults of each task)::
 
     r = -( w_attitude θ/π + w_rate |ω|/rate_scale + w_momentum |h_w|/h_max + w_action |a|²/len(a) )
@@ -37,6 +41,7 @@ import numpy as np
 from .._core.validate import number_in, one_of, positive_int, positive_scalar
 from ..actuators.devices import Magnetorquer, ReactionWheel
 from ..ensemble import Ensemble
+from ..sensors.devices import Gyro, Magnetometer
 from ..errors import InputError
 
 __all__ = ["Task", "TASKS", "task", "OBSERVATIONS", "OBSERVATION_BOUNDS", "FIELD_SCALE_T", "rotating_field"]
@@ -83,6 +88,9 @@ class Task:
     target_q: tuple = (1.0, 0.0, 0.0, 0.0)
     rate_goal_rad_s: float = 0.0  # > 0: |ω| below it ends the episode (terminated)
     magnetic_field: bool = False  # the rotating field above (needed by magnetorquers)
+    measured: bool = False  # observe a gyro's rate and a magnetometer's field (noise below), not the true ones
+    gyro_arw_rad_sqrt_s: float = 1e-4
+    magnetometer_noise_T: float = 1e-7
 
     def __post_init__(self):
         positive_scalar(self.period_s, "period_s")
@@ -127,7 +135,13 @@ class Task:
         wheels = [ReactionWheel(f"rw{j}", axis, self.wheel_inertia_kg_m2, self.wheel_max_torque_Nm,
                                 self.wheel_max_speed_rad_s) for j, axis in enumerate(self.wheel_axes)]
         mtq = Magnetorquer(self.dipole_max_Am2) if self.dipole_max_Am2 > 0.0 else None
-        return Ensemble(n, self.inertia, q0=self.target_q, wheels=wheels, magnetorquer=mtq, period_s=self.period_s,
+        sensors = []
+        if self.measured:
+            sensors = [Gyro(1.0 / self.period_s, arw_rad_sqrt_s=self.gyro_arw_rad_sqrt_s, name="gyro")]
+            if self.magnetic_field:
+                sensors.append(Magnetometer(1.0 / self.period_s, noise_T=self.magnetometer_noise_T, name="mag"))
+        return Ensemble(n, self.inertia, q0=self.target_q, wheels=wheels, magnetorquer=mtq, sensors=sensors,
+                        period_s=self.period_s,
                         max_step=self.max_step, field=rotating_field if self.magnetic_field else None,
                         duration=(self.episode_steps + 1) * self.period_s)
 
@@ -166,16 +180,18 @@ class Task:
         return np.where(e[:, :1] < 0.0, -e, e)
 
     def observe(self, ensemble: Ensemble, error: np.ndarray) -> np.ndarray:
+        readings = ensemble.sample() if self.measured else {}
         parts = []
         for name in self.observation:
             if name == "attitude":
                 parts.append(error if self.attitude == "quaternion" else error[:, 1:] / (1.0 + error[:, :1]))
             elif name == "rate":
-                parts.append(ensemble.omega_rad_s / self.rate_scale_rad_s)
+                parts.append(readings.get("gyro", ensemble.omega_rad_s) / self.rate_scale_rad_s)
             elif name == "wheels":
                 parts.append(ensemble.wheel_speed_rad_s / ensemble.wheel_max_speed_rad_s)
             else:
-                parts.append(ensemble.field_body_T() / FIELD_SCALE_T)
+                field = readings["mag"] if "mag" in readings else ensemble.field_body_T()
+                parts.append(field / FIELD_SCALE_T)
         return np.concatenate(parts, axis=1).astype(np.float32)
 
     def reward(self, ensemble: Ensemble, error: np.ndarray, action: np.ndarray) -> np.ndarray:

@@ -107,3 +107,16 @@ def test_bad_actions_are_refused_by_name(action):
 def test_the_package_registers_its_ids():
     assert set(ENV_IDS) <= set(gymnasium.registry)
     assert attsim.rl.TASKS["pointing"].action_size == 3
+
+
+def test_measured_observations_come_from_the_sensors_and_reproduce_with_the_seed():
+    env = AttitudeEnv("detumble", measured=True, gyro_arw_rad_sqrt_s=1e-3)
+    obs, _ = env.reset(seed=5)
+    true_rate = env.ensemble.omega_rad_s[0] / env.task.rate_scale_rad_s
+    assert not np.array_equal(obs[:3], true_rate.astype(np.float32))  # noisy
+    np.testing.assert_allclose(obs[:3], true_rate, atol=0.2)
+    again, _ = AttitudeEnv("detumble", measured=True, gyro_arw_rad_sqrt_s=1e-3).reset(seed=5)
+    np.testing.assert_array_equal(obs, again)
+    vector = AttitudeVectorEnv(2, "detumble", measured=True)
+    vector.reset(seed=1)
+    vector.step(np.zeros((2, 3), np.float32))
