@@ -7,7 +7,8 @@ environment steps all its environments in one call of the ensemble's
 compiled step and resets a finished one at its next step
 (``AutoresetMode.NEXT_STEP``, Gymnasium's default: that step's action for it is
 ignored, its observation is the first of the new episode, its reward 0 and
-both flags false).
+both flags false), or within the same step with ``autoreset_mode=SAME_STEP``
+(the last observation in ``info["final_obs"]``, as Stable-Baselines3 expects).
 
 Seeding: ``reset(seed=s)`` seeds the environment's generator
 (``self.np_random``), from which every initial state is drawn; the same seed
@@ -99,9 +100,16 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(self, num_envs: int = 16, task_name: str = "pointing", render_mode=None, **settings):
+    def __init__(self, num_envs: int = 16, task_name: str = "pointing", render_mode=None,
+                 autoreset_mode=AutoresetMode.NEXT_STEP, **settings):
         if render_mode is not None:
             raise InputError("render_mode", "must be None (attsim's environments do not render)")
+        modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+        if autoreset_mode not in modes and autoreset_mode not in [m.value for m in modes]:
+            raise InputError("autoreset_mode", "must be AutoresetMode.NEXT_STEP or SAME_STEP",
+                             f"got {autoreset_mode!r}")
+        self.metadata = dict(self.metadata, autoreset_mode=AutoresetMode(autoreset_mode))
+        self._same_step = self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
         self.num_envs = positive_int(num_envs, "num_envs")
         self.task = task(task_name, **settings)
         self.single_observation_space, self.single_action_space = _spaces(self.task)
@@ -131,6 +139,8 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
         reward = self.task.reward(self.ensemble, error, a)
         terminated = self.task.terminated(self.ensemble)
         truncated = self._episode_steps >= self.task.episode_steps
+        if self._same_step:
+            return self._step_same(error, reward, terminated, truncated)
         if restarted.any():  # finished at the last step: their new episode starts now (NEXT_STEP)
             index = np.flatnonzero(restarted)
             self.ensemble.reset(index, seeds=self._stream_seeds(len(index)),
@@ -141,3 +151,20 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
         obs = self.task.observe(self.ensemble, error)
         self._autoreset = terminated | truncated
         return obs, reward, terminated, truncated, {}
+
+    def _step_same(self, error, reward, terminated, truncated):
+        """SAME_STEP autoreset: a finished environment restarts within the step; its last observation is
+        ``info["final_obs"]`` (masked by ``info["_final_obs"]``), the one returned is its new episode's first."""
+        obs = self.task.observe(self.ensemble, error)
+        done = terminated | truncated
+        info = {}
+        if done.any():
+            index = np.flatnonzero(done)
+            final = np.zeros_like(obs)
+            final[index] = obs[index]
+            info = {"final_obs": final, "_final_obs": done.copy()}
+            self.ensemble.reset(index, seeds=self._stream_seeds(len(index)),
+                                **self.task.initial(self.np_random, len(index)))
+            self._episode_steps[index] = 0
+            obs[index] = self.task.observe(self.ensemble, self.task.error_quaternion(self.ensemble))[index]
+        return obs, reward, terminated, truncated, info

@@ -120,3 +120,18 @@ def test_measured_observations_come_from_the_sensors_and_reproduce_with_the_seed
     vector = AttitudeVectorEnv(2, "detumble", measured=True)
     vector.reset(seed=1)
     vector.step(np.zeros((2, 3), np.float32))
+
+
+def test_same_step_autoreset_returns_the_new_episode_and_the_final_observation():
+    from gymnasium.vector import AutoresetMode
+
+    vector = AttitudeVectorEnv(2, "pointing", episode_steps=2, autoreset_mode=AutoresetMode.SAME_STEP)
+    vector.reset(seed=0)
+    zeros = np.zeros((2, 3), np.float32)
+    vector.step(zeros)
+    obs, reward, terminated, truncated, info = vector.step(zeros)
+    assert truncated.all() and info["_final_obs"].all()
+    assert not np.array_equal(info["final_obs"], obs)
+    assert not vector.ensemble.steps.any()  # restarted within the step
+    with pytest.raises(InputError, match="autoreset_mode"):
+        AttitudeVectorEnv(2, autoreset_mode="sometimes")
