@@ -5,7 +5,7 @@ build of torch first). Steps:
 
 1. PPO (``MlpPolicy``) against the vector environment (``--envs`` spacecraft
    stepped together by an :class:`attsim.Ensemble`, SAME_STEP autoreset);
-   the mean episode return of every rollout is the learning curve, written
+   the mean reward a step of every rollout is the learning curve, written
    as ``reports/train_detumble/learning_curve.html``.
 2. The trained policy as the controller of an attsim Mission (1U CubeSat,
    magnetorquers of 0.068 A m², the task's rotating 30 µT field, one orbit
@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -96,13 +97,16 @@ def train(steps: int, num_envs: int, seed: int):
     from stable_baselines3.common.vec_env import VecMonitor
 
     curve = []
+    start = time.perf_counter()
 
     class Curve(BaseCallback):
         def _on_rollout_end(self):
+            mean = float(np.mean(self.model.rollout_buffer.rewards))
+            curve.append((self.num_timesteps, mean))
             returns = [e["r"] for e in self.model.ep_info_buffer]
-            if returns:
-                curve.append((self.num_timesteps, float(np.mean(returns))))
-                print(f"  {self.num_timesteps:9d} steps: mean episode return {curve[-1][1]:9.2f}", flush=True)
+            episodes = f", mean episode return {np.mean(returns):8.2f}" if returns else ""
+            print(f"  {self.num_timesteps:9d} steps ({time.perf_counter() - start:6.0f} s): mean reward a step "
+                  f"{mean:7.4f}{episodes}", flush=True)
 
         def _on_step(self):
             return True
@@ -119,8 +123,8 @@ def write_curve(curve, path: Path) -> None:
 
     x, y = zip(*curve) if curve else ((), ())
     figure = go.Figure(go.Scatter(x=x, y=y, mode="lines+markers"))
-    figure.update_layout(title="PPO on attsim/Detumble-v0: mean episode return per rollout",
-                         xaxis_title="environment steps", yaxis_title="mean episode return")
+    figure.update_layout(title="PPO on attsim/Detumble-v0: mean reward a step in each rollout",
+                         xaxis_title="environment steps", yaxis_title="mean reward a step (-|ω|/0.05 rad/s - action)")
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.write_html(path, include_plotlyjs=True)
 
