@@ -42,7 +42,6 @@ from ..errors import AttsimError, DivergenceError, InputError
 from ..inertia import check_inertia
 from ..integrators import REGISTRY
 from ..integrators.base import quaternion_rate_unpack
-from ..sensors.base import SAMPLES_PER_DRAW
 from ..sensors.devices import Gyro, Magnetometer
 from .kernels import GYRO, MAGNETOMETER, P_BIAS, P_BIAS_RW, P_NOISE, P_PERIOD, P_QUANTIZATION, STOPPED, body_field, \
     ensemble_step_for, sample_sensors
@@ -128,6 +127,11 @@ class Ensemble:
         the stream sensor ``s`` has in the Mission whose sensors are added in
         this order before any other component that draws.
     """
+
+    samples_per_block = 64
+    """Samples' worth of normals each body's sensor draws from its stream at once: any number gives the same
+    sequence (a generator's normals do not depend on how many are drawn a call); fewer hold less memory (8 bytes a
+    normal, per body and sensor) and cost more Python calls."""
 
     def __init__(self, n, inertia, omega0=(0.0, 0.0, 0.0), q0=(1.0, 0.0, 0.0, 0.0), *, wheels=(), magnetorquer=None,
                  period_s: float = 0.1, max_step: float | None = None, method: str = "rk4", field=None,
@@ -303,7 +307,7 @@ class Ensemble:
             else:
                 row[P_NOISE] = sensor.noise
                 row[P_BIAS:P_BIAS + 3] = sensor.bias
-        block = SAMPLES_PER_DRAW * max([6] + [int(d) for d in self._sensor_draws])
+        block = self.samples_per_block * max([6] + [int(d) for d in self._sensor_draws])
         self._sensor_bias = np.zeros((n, count, 3))
         self._sensor_last_t = np.full((n, count), np.nan)
         self._sampled = np.full(n, -1, dtype=np.int64)
@@ -329,7 +333,7 @@ class Ensemble:
     def _refill(self) -> None:
         """A new block of normals for every sensor whose block is spent (the stream's next values, as a mission's
         sensor draws them: a generator's normals are one sequence however many are drawn a call)."""
-        block = np.array([SAMPLES_PER_DRAW * int(d) for d in self._sensor_draws])
+        block = np.array([self.samples_per_block * int(d) for d in self._sensor_draws])
         for s in range(len(self._sensors)):
             d = int(self._sensor_draws[s])
             if d == 0:

@@ -86,6 +86,8 @@ def test_each_body_is_the_mission_of_its_seed_to_the_bit(name):
                                period_s=config["period"], max_step=config["max_step"], method=config["method"],
                                field=config.get("field"), environment=config.get("environment"),
                                duration=steps * config["period"], seed=7, dispersions=dispersions)
+    ensemble.samples_per_block = 3  # refilled within the run: the streams must go on where they were
+    ensemble.reset()
     rng = np.random.default_rng(3)
     nw = ensemble.wheel_count
     scale = config.get("scale", 1.5e-3)
