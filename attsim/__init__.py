@@ -77,11 +77,12 @@ _LAZY = {
     "Campaign": "attsim.campaign",
     "Requirement": "attsim.requirements",
     "Window": "attsim.windows",
+    "Ensemble": "attsim.ensemble",
 }
 _SUBMODULES = {"rotations", "inertia", "dynamics", "integrators", "analysis", "torque", "engine", "telemetry",
                "reporting", "actuators", "sensors", "control", "environment", "testing", "validation", "cli", "studies",
                "allocation", "dispersions", "modes", "guidance", "estimation", "campaign", "criteria", "scripts",
-               "plausibility", "requirements", "windows"}
+               "plausibility", "requirements", "windows", "ensemble", "rl"}
 __all__ += sorted(set(_LAZY) - set(__all__)) + ["GimbalLockError"]
 
 

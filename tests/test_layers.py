@@ -29,12 +29,14 @@ LAYERS = {
     "sensors": 7, "actuators": 7, "control": 7, "estimation": 7, "guidance": 7,
     # 8 the engine: the World, the loop over units, the plant, backends, the mission and its run
     "engine": 8,
+    # 8 beside the engine: N spacecraft stepped together with the plant's advance (attsim.Ensemble)
+    "ensemble": 8,
     # 9 derived quantities and the reports
     "analysis": 9, "reporting": 9,
     # 10 what users run: scripts, criteria, campaigns, the command line, public re-exports
     "scripts": 10, "criteria": 10, "studies": 10, "testing": 10, "validation": 10, "campaign": 10, "cli": 10,
     "modes": 10, "allocation": 10, "checks": 10, "script_runs": 10, "tracebacks": 10, "requirements": 10,
-    "windows": 10,
+    "windows": 10, "rl": 10,
 }
 
 

@@ -1,0 +1,255 @@
+"""The attitude-control tasks of :mod:`attsim.rl`: each an ensemble, its actions, observations, reward and end.
+
+A task works on a whole :class:`~attsim.Ensemble` at once (numpy on its
+arrays, one row per environment), so the single environment and the vector
+environment share every line of it.
+
+Actions are in ``[-1, 1]`` per component and scaled to the actuator's limit:
+wheel motor torque ``a max_torque_Nm``, magnetorquer dipole
+``a dipole_max_Am2``. The commands are held for one control period.
+
+Observations (float32, one vector, in the order of ``observation``):
+
+``attitude``   the attitude error to the target, ``q_err = q_target* ⊗ q_IB``:
+               as MRPs (3, shadow set: ``|σ| <= 1``; default) or as a
+               quaternion with ``w >= 0`` (4) with ``attitude="quaternion"``
+``rate``       body rate over ``rate_scale_rad_s`` (3)
+``wheels``     wheel speeds over their limits (one per wheel)
+``field``      the field in body axes over 5e-5 T (3)
+
+With ``measured=True`` the rate is a gyro's and the field a magnetometer's
+(white noise ``gyro_arw_rad_sqrt_s``, ``magnetometer_noise_T``, sampled every
+control period); otherwise they are the true values.
+
+Rewards (per step; ``weights`` override the defaults of each task)::
+
+    r = -( w_attitude θ/π + w_rate |ω|/rate_scale + w_momentum |h_w|/h_max + w_action |a|²/len(a) )
+
+with ``θ`` the attitude error angle, ``h_w`` the wheels' momentum in body
+axes and ``h_max`` the wheels' largest. A step ends (``terminated``) when a
+task has a goal and reaches it (detumble: ``|ω| < rate_goal_rad_s``); every
+episode is cut (``truncated``) after ``episode_steps`` steps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from .._core.validate import number_in, one_of, positive_int, positive_scalar
+from ..actuators.devices import Magnetorquer, ReactionWheel
+from ..ensemble import Ensemble
+from ..sensors.devices import Gyro, Magnetometer
+from ..errors import InputError
+
+__all__ = ["Task", "TASKS", "task", "OBSERVATIONS", "OBSERVATION_BOUNDS", "FIELD_SCALE_T", "rotating_field"]
+
+OBSERVATIONS = ("attitude", "rate", "wheels", "field")
+# the observation space's bounds of each part (scaled units): MRPs of the shadow set and quaternion components lie
+# in [-1, 1]; a rate a hundred times its scale or a wheel at twice its limit is far beyond any sound run
+OBSERVATION_BOUNDS = {"attitude": 1.0, "rate": 100.0, "wheels": 2.0, "field": 2.0}
+FIELD_SCALE_T = 5e-5
+_ORBIT_RATE_RAD_S = 1.05e-3  # a 550 km orbit's mean motion: the field below turns twice an orbit
+
+
+def rotating_field(t):
+    """A field of 30 µT turning twice an orbit in the inertial x-z plane (the README's detumbling field)."""
+    angle = 2.0 * _ORBIT_RATE_RAD_S * np.asarray(t, dtype=float)
+    return 3e-5 * np.stack([np.cos(angle), np.zeros_like(angle), np.sin(angle)], axis=-1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One attitude-control task: its spacecraft, actuators, observations, reward and episode.
+
+    Every field may be overridden by keyword (``gymnasium.make("attsim/Pointing-v0", period_s=0.2)``);
+    the defaults are each task's (:data:`TASKS`).
+    """
+
+    name: str
+    inertia: tuple = (0.042, 0.042, 0.0067)  # kg m², a 4 kg 3U CubeSat
+    wheel_axes: tuple = ()  # one unit axis per reaction wheel
+    wheel_inertia_kg_m2: float = 2.4e-5
+    wheel_max_torque_Nm: float = 1e-3
+    wheel_max_speed_rad_s: float = 630.0
+    dipole_max_Am2: float = 0.0  # 0: no magnetorquers
+    period_s: float = 0.1
+    max_step: float | None = None
+    episode_steps: int = 400
+    observation: tuple = ("attitude", "rate", "wheels")
+    attitude: str = "mrp"
+    rate_scale_rad_s: float = 0.1
+    weights: tuple = (("attitude", 1.0), ("rate", 0.1), ("momentum", 0.0), ("action", 0.01))
+    omega0_max_rad_s: float = 0.02  # each initial rate component uniform in ±this
+    wheel_speed0_fraction: float = 0.0  # each initial wheel speed uniform in ±this × its limit
+    random_attitude: bool = True  # initial attitude uniform over rotations (else the target's)
+    target_q: tuple = (1.0, 0.0, 0.0, 0.0)
+    rate_goal_rad_s: float = 0.0  # > 0: |ω| below it ends the episode (terminated)
+    magnetic_field: bool = False  # the rotating field above (needed by magnetorquers)
+    measured: bool = False  # observe a gyro's rate and a magnetometer's field (noise below), not the true ones
+    gyro_arw_rad_sqrt_s: float = 1e-4
+    magnetometer_noise_T: float = 1e-7
+
+    def __post_init__(self):
+        positive_scalar(self.period_s, "period_s")
+        positive_int(self.episode_steps, "episode_steps")
+        one_of(self.attitude, "attitude", ("mrp", "quaternion"))
+        for name in self.observation:
+            one_of(name, "observation", OBSERVATIONS)
+        if not self.observation:
+            raise InputError("observation", f"must name at least one of {OBSERVATIONS}")
+        for name, weight in self.weights:
+            one_of(name, "weights", ("attitude", "rate", "momentum", "action"))
+            number_in(weight, f"weights[{name!r}]", 0.0, math.inf)
+        number_in(self.wheel_speed0_fraction, "wheel_speed0_fraction", 0.0, 1.0)
+        if "field" in self.observation and not self.magnetic_field:
+            raise InputError("observation", "'field' needs magnetic_field=True")
+        if self.dipole_max_Am2 > 0.0 and not self.magnetic_field:
+            raise InputError("dipole_max_Am2", "magnetorquers need magnetic_field=True")
+        if not self.wheel_axes and self.dipole_max_Am2 <= 0.0:
+            raise InputError("wheel_axes", "a task needs wheels or magnetorquers (dipole_max_Am2 > 0) to act with")
+
+    # --- the ensemble --------------------------------------------------------
+
+    @property
+    def n_wheels(self) -> int:
+        return len(self.wheel_axes)
+
+    @property
+    def action_size(self) -> int:
+        return self.n_wheels + (3 if self.dipole_max_Am2 > 0.0 else 0)
+
+    @property
+    def observation_sizes(self) -> dict:
+        return {"attitude": 4 if self.attitude == "quaternion" else 3, "rate": 3, "wheels": self.n_wheels,
+                "field": 3}
+
+    @property
+    def observation_size(self) -> int:
+        return sum(self.observation_sizes[name] for name in self.observation)
+
+    def ensemble(self, n: int) -> Ensemble:
+        """``n`` bodies of this task's spacecraft (at rest at the target until reset)."""
+        wheels = [ReactionWheel(f"rw{j}", axis, self.wheel_inertia_kg_m2, self.wheel_max_torque_Nm,
+                                self.wheel_max_speed_rad_s) for j, axis in enumerate(self.wheel_axes)]
+        mtq = Magnetorquer(self.dipole_max_Am2) if self.dipole_max_Am2 > 0.0 else None
+        sensors = []
+        if self.measured:
+            sensors = [Gyro(1.0 / self.period_s, arw_rad_sqrt_s=self.gyro_arw_rad_sqrt_s, name="gyro")]
+            if self.magnetic_field:
+                sensors.append(Magnetometer(1.0 / self.period_s, noise_T=self.magnetometer_noise_T, name="mag"))
+        return Ensemble(n, self.inertia, q0=self.target_q, wheels=wheels, magnetorquer=mtq, sensors=sensors,
+                        period_s=self.period_s,
+                        max_step=self.max_step, field=rotating_field if self.magnetic_field else None,
+                        duration=(self.episode_steps + 1) * self.period_s)
+
+    def initial(self, rng: np.random.Generator, m: int) -> dict:
+        """Initial states of ``m`` bodies drawn from ``rng``: the keywords of :meth:`Ensemble.reset`."""
+        if self.random_attitude:
+            q0 = rng.standard_normal((m, 4))  # uniform over rotations: a normalised 4-D Gaussian
+            q0 /= np.sqrt(np.sum(q0 * q0, axis=1))[:, None]
+        else:
+            q0 = np.broadcast_to(np.asarray(self.target_q, dtype=float), (m, 4)).copy()
+        omega0 = rng.uniform(-self.omega0_max_rad_s, self.omega0_max_rad_s, (m, 3))
+        out = dict(q0=q0, omega0=omega0)
+        if self.n_wheels:
+            limit = self.wheel_speed0_fraction * self.wheel_max_speed_rad_s
+            out["wheel_speed0_rad_s"] = rng.uniform(-limit, limit, (m, self.n_wheels))
+        return out
+
+    # --- one step ------------------------------------------------------------
+
+    def commands(self, ensemble: Ensemble, action: np.ndarray) -> tuple:
+        """``(wheel torques, dipoles)`` (N m, A m²) of ``action`` in [-1, 1] (clipped there)."""
+        a = np.clip(action, -1.0, 1.0)
+        nw = self.n_wheels
+        wheels = a[:, :nw] * self.wheel_max_torque_Nm if nw else None
+        dipole = a[:, nw:nw + 3] * self.dipole_max_Am2 if self.dipole_max_Am2 > 0.0 else None
+        return wheels, dipole
+
+    def error_quaternion(self, ensemble: Ensemble) -> np.ndarray:
+        """``q_target* ⊗ q_IB`` of every body, sign chosen so that ``w >= 0`` (the shorter rotation)."""
+        t = self.target_q
+        q = ensemble.state
+        w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+        tw, tx, ty, tz = t[0], -t[1], -t[2], -t[3]
+        e = np.stack([tw * w - tx * x - ty * y - tz * z, tw * x + tx * w + ty * z - tz * y,
+                      tw * y - tx * z + ty * w + tz * x, tw * z + tx * y - ty * x + tz * w], axis=1)
+        return np.where(e[:, :1] < 0.0, -e, e)
+
+    def observe(self, ensemble: Ensemble, error: np.ndarray) -> np.ndarray:
+        readings = ensemble.sample() if self.measured else {}
+        parts = []
+        for name in self.observation:
+            if name == "attitude":
+                parts.append(error if self.attitude == "quaternion" else error[:, 1:] / (1.0 + error[:, :1]))
+            elif name == "rate":
+                parts.append(readings.get("gyro", ensemble.omega_rad_s) / self.rate_scale_rad_s)
+            elif name == "wheels":
+                parts.append(ensemble.wheel_speed_rad_s / ensemble.wheel_max_speed_rad_s)
+            else:
+                field = readings["mag"] if "mag" in readings else ensemble.field_body_T()
+                parts.append(field / FIELD_SCALE_T)
+        return np.concatenate(parts, axis=1).astype(np.float32)
+
+    def reward(self, ensemble: Ensemble, error: np.ndarray, action: np.ndarray) -> np.ndarray:
+        weights = dict(self.weights)
+        rate = np.sqrt(np.sum(ensemble.omega_rad_s ** 2, axis=1))
+        cost = weights["rate"] * rate / self.rate_scale_rad_s
+        if weights["attitude"]:
+            angle = 2.0 * np.arctan2(np.sqrt(np.sum(error[:, 1:] ** 2, axis=1)), error[:, 0])
+            cost += weights["attitude"] * angle / math.pi
+        if weights["momentum"] and self.n_wheels:
+            h_body = ensemble.wheel_h_Nms @ ensemble.wheel_axes
+            h_max = self.wheel_inertia_kg_m2 * self.wheel_max_speed_rad_s
+            cost += weights["momentum"] * np.sqrt(np.sum(h_body ** 2, axis=1)) / h_max
+        if weights["action"]:
+            cost += weights["action"] * np.mean(np.clip(action, -1.0, 1.0) ** 2, axis=1)
+        return -cost
+
+    def terminated(self, ensemble: Ensemble) -> np.ndarray:
+        if self.rate_goal_rad_s <= 0.0:
+            return np.zeros(ensemble.n, dtype=bool)
+        return np.sum(ensemble.omega_rad_s ** 2, axis=1) < self.rate_goal_rad_s ** 2
+
+
+_EYE = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+
+TASKS = {
+    # B-dot's job: take out the tumble with magnetorquers alone (a 1U CubeSat, 30 µT turning field)
+    "detumble": Task("detumble", inertia=(1.5e-3, 1.45e-3, 1.48e-3), dipole_max_Am2=0.068, period_s=1.0,
+                     max_step=0.1, episode_steps=600, observation=("rate", "field"), omega0_max_rad_s=0.05,
+                     random_attitude=True, rate_scale_rad_s=0.05,
+                     weights=(("attitude", 0.0), ("rate", 1.0), ("momentum", 0.0), ("action", 0.01)),
+                     rate_goal_rad_s=math.radians(0.5), magnetic_field=True),
+    # slew from any attitude to an inertial target and hold it with three orthogonal wheels
+    "pointing": Task("pointing", wheel_axes=_EYE, period_s=0.1, episode_steps=400),
+    # dump the wheels' momentum with magnetorquers while holding the attitude with the wheels
+    "momentum": Task("momentum", wheel_axes=_EYE, dipole_max_Am2=0.2, period_s=1.0, max_step=0.1, episode_steps=600,
+                     observation=("attitude", "rate", "wheels", "field"), random_attitude=False,
+                     omega0_max_rad_s=0.002, wheel_speed0_fraction=0.5,
+                     weights=(("attitude", 1.0), ("rate", 0.1), ("momentum", 1.0), ("action", 0.01)),
+                     magnetic_field=True),
+}
+
+
+def task(name: str, **overrides) -> Task:
+    """The task ``name`` of :data:`TASKS` with ``overrides`` (any :class:`Task` field; ``weights`` may be a dict
+    of the weights to change)."""
+    one_of(name, "task", sorted(TASKS))
+    base = TASKS[name]
+    fields = {f.name for f in dataclasses.fields(Task)} - {"name"}
+    for key in overrides:
+        if key not in fields:
+            raise InputError(key, f"is not a setting of an attsim.rl task (settings: {sorted(fields)})")
+    if isinstance(overrides.get("weights"), dict):
+        overrides["weights"] = tuple({**dict(base.weights), **overrides["weights"]}.items())
+    if isinstance(overrides.get("observation"), str):
+        overrides["observation"] = (overrides["observation"],)
+    for key in ("observation", "wheel_axes", "inertia", "target_q"):  # hashable, as a frozen dataclass's fields
+        if key in overrides and not isinstance(overrides[key], (str, tuple)):
+            overrides[key] = tuple(tuple(float(x) for x in v) if np.ndim(v) else v for v in np.asarray(
+                overrides[key], dtype=object if key == "observation" else float))
+    return dataclasses.replace(base, **overrides)

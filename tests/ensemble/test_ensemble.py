@@ -1,0 +1,211 @@
+"""attsim.Ensemble: body k is the Mission of the same configuration, commands and seed, to the last bit; bad input
+is refused by name."""
+
+import numpy as np
+import pytest
+
+import attsim
+from attsim._core.timegrid import grid_time
+from attsim.allocation import pyramid_axes
+from attsim.dispersions import Normal, Scaled, UniformRotation
+from attsim.environment import Environment, KeplerOrbit
+from attsim.errors import InputError
+
+J_CUBESAT = np.diag([0.042, 0.042, 0.0067])
+
+
+def _wheels(axes, speed0=0.0, max_speed=630.0):
+    return [attsim.ReactionWheel(f"rw{k}", axis, 2.4e-5, 1e-3, max_speed, speed0_rad_s=speed0)
+            for k, axis in enumerate(axes)]
+
+
+def _mission_of(ensemble, k, config, wheel_cmd, dipole_cmd, torque_cmd, backend, readings=None):
+    """The Mission that body ``k`` of ``ensemble`` reproduces, run under the same commands; its telemetry (and the
+    readings its controller got, appended to ``readings``)."""
+    p = ensemble.body_parameters(k)
+    period, n = ensemble.period_s, wheel_cmd.shape[0]
+    mission = attsim.Mission("ensemble_twin", p["inertia"], omega0=p["omega0"], q0=p["q0"], duration=n * period,
+                             method=ensemble.method, max_step=ensemble.max_step_s, telemetry_dt=period,
+                             seed=ensemble.mission_seed(k), field=config.get("field"),
+                             environment=config.get("environment"))
+    sensors = [mission.add(s) for s in config.get("sensors", lambda: [])()]  # first: their streams come first
+    wheels = [mission.add(w) for w in config["wheels"]()]
+    actuators = list(wheels)
+    mtq = None
+    if config.get("magnetorquer"):
+        mtq = mission.add(config["magnetorquer"]())
+        actuators.append(mtq)
+
+    def law(t, readings_now):
+        i = int(round(t / period))
+        if readings is not None:
+            readings.append({name: np.array(value) for name, value in readings_now.items()})
+        if i == n:  # the cycle at the end of the run changes nothing recorded
+            return {}
+        out = {w.name: float(wheel_cmd[i, k, j]) for j, w in enumerate(wheels)}
+        if mtq is not None:
+            out[mtq.name] = dipole_cmd[i, k]
+        return out
+
+    if actuators:
+        mission.add(attsim.FunctionController(law, period, sensors=sensors, actuators=actuators))
+    if torque_cmd is not None:
+        mission.add(attsim.TorqueSchedule([(grid_time(0.0, i, period), grid_time(0.0, i + 1, period),
+                                            tuple(torque_cmd[i, k]))
+                                           for i in range(n)]))
+    df = mission.run(in_memory=True, backend=backend).df.iloc[:n + 1]
+    np.testing.assert_allclose(df.index, np.arange(n + 1) * period, rtol=0, atol=1e-12)
+    return df
+
+
+CONFIGS = {
+    "wheels": dict(n=2, wheels=lambda: _wheels(pyramid_axes(4)), period=0.1, max_step=0.025, method="rk4",
+                   torque=False),
+    "speed_stops": dict(n=2, wheels=lambda: _wheels(np.eye(3), speed0=95.0, max_speed=100.0), period=0.2,
+                        max_step=0.05, method="rk4", torque=True, scale=3e-3),
+    "sensors": dict(n=2, wheels=lambda: _wheels(np.eye(3)), magnetorquer=lambda: attsim.Magnetorquer(0.2),
+                    field=(2e-5, -1e-5, 3e-5), period=0.25, max_step=0.05, method="rk4", torque=False,
+                    sensors=lambda: [attsim.Gyro(4.0, arw_rad_sqrt_s=1e-3, bias_rw_rad_s_sqrt_s=1e-4, name="gyro"),
+                                     attsim.Magnetometer(4.0, noise_T=1e-7, bias_T=(1e-7, 0.0, -2e-7), name="mag")]),
+    "magnetic": dict(n=2, wheels=lambda: [], magnetorquer=lambda: attsim.Magnetorquer(0.2, saturation="scale"),
+                     field=(2e-5, -1e-5, 3e-5), period=0.5, max_step=0.1, method="rk4", torque=True),
+    "orbit": dict(n=2, wheels=lambda: _wheels(np.eye(3)[:2]), magnetorquer=lambda: attsim.Magnetorquer(0.1),
+                  environment=Environment(KeplerOrbit.circular(550.0, 97.6), field="dipole"), period=1.0,
+                  max_step=0.25, method="rk4", torque=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_each_body_is_the_mission_of_its_seed_to_the_bit(name):
+    config = CONFIGS[name]
+    n, steps = config["n"], 8
+    dispersions = {"omega0": Normal(np.zeros(3), 0.02), "q0": UniformRotation(),
+                   "inertia": Scaled(np.diag([0.04, 0.045, 0.01]), 0.02)}
+    ensemble = attsim.Ensemble(n, J_CUBESAT, wheels=config["wheels"](), sensors=config.get("sensors", lambda: [])(),
+                               magnetorquer=config["magnetorquer"]() if config.get("magnetorquer") else None,
+                               period_s=config["period"], max_step=config["max_step"], method=config["method"],
+                               field=config.get("field"), environment=config.get("environment"),
+                               duration=steps * config["period"], seed=7, dispersions=dispersions)
+    ensemble.samples_per_block = 3  # refilled within the run: the streams must go on where they were
+    ensemble.reset()
+    rng = np.random.default_rng(3)
+    nw = ensemble.wheel_count
+    scale = config.get("scale", 1.5e-3)
+    wheel_cmd = rng.uniform(-scale, scale, (steps, n, nw))  # beyond the 1e-3 N m limit too: clipped alike
+    dipole_cmd = rng.uniform(-0.3, 0.3, (steps, n, 3)) if config.get("magnetorquer") else np.zeros((steps, n, 3))
+    torque_cmd = rng.uniform(-1e-5, 1e-5, (steps, n, 3)) if config["torque"] else None
+    rows, samples = [], []
+    for i in range(steps):
+        rows.append(ensemble.frame())
+        samples.append({name: value.copy() for name, value in ensemble.sample().items()})
+        ensemble.step(wheel_cmd[i], dipole_cmd[i] if config.get("magnetorquer") else None,
+                      None if torque_cmd is None else torque_cmd[i])
+    rows.append(ensemble.frame())
+    for k in range(n):
+        readings = []
+        df = _mission_of(ensemble, k, config, wheel_cmd, dipole_cmd, torque_cmd, "interpreted", readings)
+        if config.get("sensors"):
+            assert len(readings) > steps and set(readings[0]) == {"gyro", "mag"}
+        for i in range(steps if config.get("sensors") else 0):  # the same noise draws, the same readings
+            for name, value in readings[i].items():
+                np.testing.assert_array_equal(samples[i][name][k], value)
+        ours = np.array([r.loc[k, ["qw", "qx", "qy", "qz", "wx", "wy", "wz"]].to_numpy(float) for r in rows])
+        np.testing.assert_array_equal(ours, df[["qw", "qx", "qy", "qz", "wx", "wy", "wz"]].to_numpy())
+        for w in range(nw):
+            theirs = df[[f"rw{w}_h", f"rw{w}_torque_cmd", f"rw{w}_speed"]].to_numpy()
+            mine = np.array([r.loc[k, [f"rw{w}_h", f"rw{w}_torque_cmd", f"rw{w}_speed"]].to_numpy(float) for r in rows])
+            np.testing.assert_array_equal(mine[:, 0], theirs[:, 0])
+            # a mission's row at t holds the command decided at t; the ensemble's, the one of the period before t
+            np.testing.assert_array_equal(mine[1:, 1], theirs[:-1, 1])
+            np.testing.assert_allclose(mine[:, 2], theirs[:, 2], rtol=0, atol=1e-9)
+    if name == "speed_stops":
+        assert ensemble.wheel_speed_saturated.any()  # the case reaches the speed stop it is about
+
+
+def _small(**kwargs):
+    options = dict(wheels=_wheels(np.eye(3)), period_s=0.1)
+    options.update(kwargs)
+    return attsim.Ensemble(options.pop("n", 2), J_CUBESAT, **options)
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    (dict(n=0), "n"), (dict(n=-3), "n"), (dict(n=2.5), "n"), (dict(n=True), "n"),
+    (dict(period_s=float("nan")), "period_s"), (dict(period_s=-0.1), "period_s"),
+    (dict(omega0=np.zeros((3, 3))), "omega0"), (dict(omega0=(0.0, float("nan"), 0.0)), "omega0"),
+    (dict(q0=(0.0, 0.0, 0.0, 0.0)), "q0"), (dict(method="euler321"), "method"),
+    (dict(wheel_max_speed_rad_s=np.full((2, 3), -1.0)), "wheel_max_speed_rad_s"),
+    (dict(wheel_inertia_kg_m2=np.ones((3, 3))), "wheel_inertia_kg_m2"),
+    (dict(wheels=[attsim.ReactionWheel("rw", (1, 0, 0), 1e-5, 1e-3, 600.0, coulomb_friction_Nm=1e-5)]), "wheels[0]"),
+    (dict(magnetorquer="mtq"), "magnetorquer"), (dict(seed=-1), "seed"),
+    (dict(dispersions={"mass": Normal(1.0, 0.1)}), "dispersions['mass']"),
+])
+def test_bad_configuration_is_refused_by_name(kwargs, field):
+    with pytest.raises(InputError) as info:
+        _small(**kwargs)
+    assert info.value.field == field
+
+
+def test_negative_inertia_is_refused_by_name():
+    with pytest.raises(InputError, match="inertia"):
+        attsim.Ensemble(2, np.diag([-0.04, 0.04, 0.01]))
+    per_body = np.stack([J_CUBESAT, -J_CUBESAT])
+    with pytest.raises(InputError, match=r"inertia \(body 1\)"):
+        attsim.Ensemble(2, per_body)
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    (dict(wheel_torque_Nm=np.zeros((3, 3))), "wheel_torque_Nm"),
+    (dict(wheel_torque_Nm=np.array([[0.0, np.nan, 0.0], [0.0, 0.0, 0.0]])), "wheel_torque_Nm"),
+    (dict(torque_Nm=np.full((2, 3), np.inf)), "torque_Nm"),
+    (dict(torque_Nm="zero"), "torque_Nm"),
+    (dict(dipole_Am2=np.ones((2, 3))), "dipole_Am2"),  # no magnetorquer to apply it
+])
+def test_bad_commands_are_refused_by_name_and_change_nothing(kwargs, field):
+    ensemble = _small()
+    before = ensemble.state.copy()
+    with pytest.raises(InputError) as info:
+        ensemble.step(**kwargs)
+    assert info.value.field == field
+    np.testing.assert_array_equal(ensemble.state, before)
+    assert not ensemble.steps.any()
+
+
+def test_reset_restores_chosen_bodies_and_reseeds_them_as_an_ensemble_of_that_seed():
+    dispersions = {"omega0": Normal(np.zeros(3), 0.05)}
+    ensemble = _small(n=3, dispersions=dispersions, seed=1)
+    start = ensemble.state.copy()
+    for _ in range(3):
+        ensemble.step(np.full((3, 3), 1e-4))
+    ensemble.reset([0, 2])
+    np.testing.assert_array_equal(ensemble.state[[0, 2]], start[[0, 2]])
+    assert list(ensemble.steps) == [0, 3, 0]
+    ensemble.reset([1], seeds=[5])
+    other = _small(n=3, dispersions=dispersions, seed=5)
+    np.testing.assert_array_equal(ensemble.state[1], other.state[1])
+    assert ensemble.mission_seed(1) == attsim.dispersions.run_seed(1, 1)
+    with pytest.raises(InputError, match="bodies"):
+        ensemble.reset([3])
+    frame = ensemble.frame()
+    assert list(frame.index) == [0, 1, 2] and "rw2_speed" in frame
+
+
+def test_a_diverging_body_is_named():
+    ensemble = _small(n=3, max_step=0.1)
+    with pytest.raises(attsim.errors.DivergenceError, match="body 0"):
+        ensemble.step(torque_Nm=np.array([[1e3, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))
+
+
+def test_the_readme_ensemble_and_rl_snippets_run_as_written():
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    ensemble = next(b for b in blocks if "attsim.Ensemble(" in b)
+    namespace = {}
+    exec(compile(ensemble.replace("4096", "8"), "README ensemble", "exec"), namespace)
+    assert namespace["ens"].steps.tolist() == [100] * 8
+    rl = next(b for b in blocks if "make_vec(" in b)
+    namespace = {}
+    exec(compile(rl.replace("num_envs=1024", "num_envs=4"), "README rl", "exec"), namespace)
+    assert namespace["obs"].shape == (4, 10)  # quaternion (4), rate (3), wheel speeds (3)

@@ -1,0 +1,137 @@
+"""attsim.rl: every environment passes Gymnasium's checker, the vector environment follows the 1.x conventions
+(seeding, NEXT_STEP autoreset, terminated/truncated), its environments are the single environment's, and bad
+input is refused by name."""
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import attsim.rl
+from attsim.errors import InputError
+from attsim.rl import ENV_IDS, AttitudeEnv, AttitudeVectorEnv
+
+
+@pytest.mark.parametrize("env_id", sorted(ENV_IDS))
+def test_every_environment_passes_the_checker_and_makes(env_id):
+    env = gymnasium.make(env_id)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the checker's warnings too (bounds, dtypes, seeding)
+        check_env(env.unwrapped, skip_render_check=True)
+    vector = gymnasium.make_vec(env_id, num_envs=3)
+    assert isinstance(vector, AttitudeVectorEnv) and vector.num_envs == 3
+    obs, info = vector.reset(seed=4)
+    assert obs.shape == (3,) + env.observation_space.shape and obs.dtype == np.float32
+    assert vector.observation_space.contains(obs)
+    obs, reward, terminated, truncated, info = vector.step(vector.action_space.sample())
+    assert reward.shape == terminated.shape == truncated.shape == (3,) and isinstance(info, dict)
+
+
+def test_a_vector_environment_is_its_single_environments_stepped_together():
+    """Environment 0 of a one-environment vector is the single environment: the same draws, the same numbers."""
+    single = AttitudeEnv("pointing", episode_steps=5)
+    vector = AttitudeVectorEnv(1, "pointing", episode_steps=5)
+    obs_s, _ = single.reset(seed=11)
+    obs_v, _ = vector.reset(seed=11)
+    np.testing.assert_array_equal(obs_v[0], obs_s)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        action = rng.uniform(-1, 1, 3).astype(np.float32)
+        obs_s, r_s, te_s, tr_s, _ = single.step(action)
+        obs_v, r_v, te_v, tr_v, _ = vector.step(action[None, :])
+        np.testing.assert_array_equal(obs_v[0], obs_s)
+        assert (r_v[0], te_v[0], tr_v[0]) == (r_s, te_s, tr_s)
+    assert tr_s  # episode_steps reached: truncated
+
+
+def test_next_step_autoreset_and_seeding():
+    vector = AttitudeVectorEnv(4, "pointing", episode_steps=3)
+    first, _ = vector.reset(seed=3)
+    again, _ = AttitudeVectorEnv(4, "pointing", episode_steps=3).reset(seed=3)
+    np.testing.assert_array_equal(first, again)  # reset(seed=) reproduces the initial states
+    zeros = np.zeros((4, 3), np.float32)
+    for _ in range(2):
+        _, _, _, truncated, _ = vector.step(zeros)
+        assert not truncated.any()
+    _, _, terminated, truncated, _ = vector.step(zeros)
+    assert truncated.all() and not terminated.any()
+    obs, reward, terminated, truncated, _ = vector.step(np.ones((4, 3), np.float32))  # ignored: a new episode
+    assert not (terminated | truncated).any() and not reward.any()
+    assert not vector.ensemble.steps.any()  # each environment restarted at t = 0
+    assert not np.array_equal(obs, first)  # from new draws of the environment's generator
+
+
+def test_detumbling_terminates_at_its_rate_goal():
+    env = AttitudeEnv("detumble", omega0_max_rad_s=1e-4)  # starts below 0.5 deg/s
+    env.reset(seed=0)
+    _, _, terminated, truncated, _ = env.step(np.zeros(3, np.float32))
+    assert terminated and not truncated
+
+
+def test_observations_and_rewards_are_configurable():
+    env = AttitudeEnv("pointing", observation=("attitude",), attitude="quaternion",
+                      weights={"rate": 0.0, "action": 0.0})
+    obs, _ = env.reset(seed=2)
+    assert obs.shape == (4,) and obs[0] >= 0.0
+    _, reward, _, _, _ = env.step(np.zeros(3, np.float32))
+    angle = 2.0 * np.arccos(min(1.0, float(env.task.error_quaternion(env.ensemble)[0, 0])))
+    assert reward == pytest.approx(-angle / np.pi, abs=1e-6)
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    (dict(task_name="juggling"), "task"), (dict(period_s=0.0), "period_s"), (dict(observation=("colour",)),
+                                                                              "observation"),
+    (dict(attitude="euler"), "attitude"), (dict(colour=1), "colour"), (dict(weights={"fun": 1.0}), "weights"),
+    (dict(episode_steps=0), "episode_steps"),
+])
+def test_bad_settings_are_refused_by_name(kwargs, field):
+    with pytest.raises(InputError) as info:
+        AttitudeEnv(**kwargs)
+    assert info.value.field == field
+
+
+@pytest.mark.parametrize("action", [np.full(3, np.nan, np.float32), np.zeros(4, np.float32), "full"])
+def test_bad_actions_are_refused_by_name(action):
+    env = AttitudeEnv("pointing")
+    env.reset(seed=0)
+    with pytest.raises(InputError, match="action"):
+        env.step(action)
+    vector = AttitudeVectorEnv(2, "pointing")
+    vector.reset(seed=0)
+    with pytest.raises(InputError, match="action"):
+        vector.step(np.zeros((3, 3), np.float32))
+
+
+def test_the_package_registers_its_ids():
+    assert set(ENV_IDS) <= set(gymnasium.registry)
+    assert attsim.rl.TASKS["pointing"].action_size == 3
+
+
+def test_measured_observations_come_from_the_sensors_and_reproduce_with_the_seed():
+    env = AttitudeEnv("detumble", measured=True, gyro_arw_rad_sqrt_s=1e-3)
+    obs, _ = env.reset(seed=5)
+    true_rate = env.ensemble.omega_rad_s[0] / env.task.rate_scale_rad_s
+    assert not np.array_equal(obs[:3], true_rate.astype(np.float32))  # noisy
+    np.testing.assert_allclose(obs[:3], true_rate, atol=0.2)
+    again, _ = AttitudeEnv("detumble", measured=True, gyro_arw_rad_sqrt_s=1e-3).reset(seed=5)
+    np.testing.assert_array_equal(obs, again)
+    vector = AttitudeVectorEnv(2, "detumble", measured=True)
+    vector.reset(seed=1)
+    vector.step(np.zeros((2, 3), np.float32))
+
+
+def test_same_step_autoreset_returns_the_new_episode_and_the_final_observation():
+    from gymnasium.vector import AutoresetMode
+
+    vector = AttitudeVectorEnv(2, "pointing", episode_steps=2, autoreset_mode=AutoresetMode.SAME_STEP)
+    vector.reset(seed=0)
+    zeros = np.zeros((2, 3), np.float32)
+    vector.step(zeros)
+    obs, reward, terminated, truncated, info = vector.step(zeros)
+    assert truncated.all() and info["_final_obs"].all()
+    assert not np.array_equal(info["final_obs"], obs)
+    assert not vector.ensemble.steps.any()  # restarted within the step
+    with pytest.raises(InputError, match="autoreset_mode"):
+        AttitudeVectorEnv(2, autoreset_mode="sometimes")

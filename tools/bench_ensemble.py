@@ -1,0 +1,147 @@
+"""Benchmark of attsim.Ensemble and the attsim.rl vector environment.
+
+Prints, as medians of several runs on this machine:
+
+* ensemble propagation of a rigid body with three reaction wheels, RK4
+  (max_step 0.01 s, ten sub-steps per 0.1 s control period), 4,096 bodies:
+  body-steps per second (one body-step: one RK4 step of one body), against
+  the issue's target of 50 million on 2 cores;
+* its scaling with the number of bodies (1 to 65,536) and with the threads
+  (``numba.set_num_threads``);
+* the vector environment ``attsim/Pointing-v0`` (4,096 environments, 0.1 s
+  control period): environment steps per second from Python and simulated
+  seconds per wall second (target: 2 million steps/s);
+* the memory of a 65,536-body ensemble;
+* the same vector-environment measure for bsk_rl (PyPI ``bsk-rl``) when it is
+  importable, else a line saying it was skipped.
+
+Run: ``python tools/bench_ensemble.py`` (``--quick``: fewer repeats and sizes).
+The threading layer is numba's (``NUMBA_THREADING_LAYER``); on a machine
+shared with other work, ``workqueue`` suffers less than ``omp`` from busy
+waits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import attsim  # noqa: E402
+
+J = np.diag([0.042, 0.042, 0.0067])
+PROPAGATION_TARGET = 50e6
+VECTOR_TARGET = 2e6
+
+
+def wheel_ensemble(n: int, period_s: float = 0.1, max_step: float = 0.01):
+    wheels = [attsim.ReactionWheel(f"rw{j}", axis, 2.4e-5, 1e-3, 630.0) for j, axis in enumerate(np.eye(3))]
+    return attsim.Ensemble(n, J, omega0=(0.01, -0.02, 0.03), wheels=wheels, period_s=period_s, max_step=max_step,
+                           duration=1e6)
+
+
+def cpu_and_wall(fn, repeats: int) -> tuple[float, float]:
+    """Median wall time and median process CPU time (s, every thread) of ``fn()`` after one warm-up call: on a
+    machine shared with other work the CPU time still says what the work costs."""
+    fn()
+    walls, cpus = [], []
+    for _ in range(repeats):
+        w, c = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def propagation_rate(n: int, repeats: int, steps: int = 5, cpu: bool = False):
+    """RK4 body-steps per second of ``n`` bodies with three wheels under small random torques (and per CPU-second
+    with ``cpu``)."""
+    ensemble = wheel_ensemble(n)
+    commands = ensemble.commands(np.random.default_rng(0).uniform(-1e-5, 1e-5, (n, 3)))
+    substeps = round(ensemble.period_s / ensemble.max_step_s)
+
+    def run():
+        for _ in range(steps):
+            ensemble.step_checked(commands)
+
+    wall, cpu_s = cpu_and_wall(run, repeats)
+    work = n * steps * substeps
+    return (work / wall, work / cpu_s) if cpu else work / wall
+
+
+def vector_env_rate(num_envs: int, repeats: int, steps: int = 20) -> tuple[float, float, float]:
+    import gymnasium
+
+    import attsim.rl  # noqa: F401 - registers the environments
+
+    env = gymnasium.make_vec("attsim/Pointing-v0", num_envs=num_envs)
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).uniform(-1, 1, (num_envs, 3)).astype(np.float32)
+
+    def run():
+        for _ in range(steps):
+            env.step(actions)
+
+    wall, cpu_s = cpu_and_wall(run, repeats)
+    return num_envs * steps / wall, num_envs * steps * env.task.period_s / wall, num_envs * steps / cpu_s
+
+
+def bsk_rl_rate() -> str:
+    try:
+        import bsk_rl  # noqa: F401
+    except ImportError:
+        return "bsk_rl: not importable here (pip install bsk-rl, which builds Basilisk): comparison skipped"
+    return ("bsk_rl: importable, but no attitude environment is wired into this benchmark yet: comparison skipped "
+            "(bsk_rl's paper reports ~29 environment steps per second per core)")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and sizes (a smoke run)")
+    args = parser.parse_args(argv)
+    repeats = 3 if args.quick else 7
+    threads = numba.config.NUMBA_NUM_THREADS
+    print(f"attsim {attsim.__version__}, numba {numba.__version__}, {os.cpu_count()} CPUs, {threads} numba threads, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    t = time.perf_counter()
+    propagation_rate(4, 1, 1)
+    print(f"first ensemble step (compile or load from the cache): {time.perf_counter() - t:.1f} s; "
+          f"threading layer {numba.threading_layer()}")
+
+    print("\nEnsemble propagation: rigid body + 3 wheels, RK4, max_step 0.01 s")
+    rate, per_cpu = propagation_rate(4096, repeats, cpu=True)
+    verdict = "meets" if rate >= PROPAGATION_TARGET else "below"
+    print(f"  4,096 bodies, {threads} threads: {rate / 1e6:10.2f} M body-steps/s   "
+          f"({verdict} the target of {PROPAGATION_TARGET / 1e6:.0f} M/s); {per_cpu / 1e6:.2f} M per CPU-second")
+    print("  scaling with N (all threads):")
+    sizes = (1, 16, 256, 4096, 65536) if not args.quick else (1, 256, 4096)
+    for n in sizes:
+        print(f"    N = {n:6d}: {propagation_rate(n, repeats if n <= 4096 else 3) / 1e6:10.3f} M body-steps/s")
+    print("  scaling with threads (N = 4,096):")
+    for k in range(1, threads + 1):
+        numba.set_num_threads(k)
+        print(f"    {k} thread{'s' if k > 1 else ' '}: {propagation_rate(4096, repeats) / 1e6:10.3f} M body-steps/s")
+    numba.set_num_threads(threads)
+
+    print("\nVector environment attsim/Pointing-v0 (0.1 s control period)")
+    steps, simulated, per_cpu = vector_env_rate(4096, repeats)
+    verdict = "meets" if steps >= VECTOR_TARGET else "below"
+    print(f"  4,096 environments: {steps / 1e6:8.3f} M env-steps/s = {simulated:,.0f} simulated s per wall s   "
+          f"({verdict} the target of {VECTOR_TARGET / 1e6:.0f} M/s); {per_cpu / 1e6:.3f} M per CPU-second")
+    print(f"  {bsk_rl_rate()}")
+
+    ensemble = wheel_ensemble(65536)
+    print(f"\nMemory of a 65,536-body ensemble (3 wheels): {ensemble.memory_bytes() / 2**20:.1f} MiB "
+          f"({ensemble.memory_bytes() / 65536:.0f} bytes a body)")
+
+
+if __name__ == "__main__":
+    main()
