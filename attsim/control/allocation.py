@@ -108,7 +108,13 @@ def allocation_matrix(axes) -> np.ndarray:
 
 
 def control_axes_matrix(control_axes) -> np.ndarray:
-    """The control axes as a (k, 3) array, 1 <= k <= 3 rows, each non-zero and together of rank k."""
+    """The control axes as a (k, 3) array, 1 <= k <= 3 rows, each non-zero and together of rank k.
+
+    Parameters
+    ----------
+    control_axes : array_like (k, 3) or (3,)
+        The body axes to control (Basilisk's ``controlAxes_B``), one per row.
+    """
     matrix = finite_array(control_axes, "control_axes")
     if matrix.ndim == 1 and matrix.shape == (3,):
         matrix = matrix[None, :]
@@ -125,7 +131,15 @@ def control_axes_matrix(control_axes) -> np.ndarray:
 
 def control_axes_allocation(axes, control_axes) -> np.ndarray:
     """``−(CA)ᵀ (CA (CA)ᵀ)⁻¹ C`` (n × 3): the minimum-norm motor torques delivering the body torque's components
-    along the control axes ``C`` (Basilisk's ``rwMotorTorque``); the array must span them."""
+    along the control axes ``C`` (Basilisk's ``rwMotorTorque``); the array must span them.
+
+    Parameters
+    ----------
+    axes : array_like (n, 3)
+        The wheels' spin axes ``A``, body axes, one row per wheel.
+    control_axes : array_like (k, 3)
+        The body axes to control ``C`` (:func:`control_axes_matrix`).
+    """
     A = finite_array(axes, "axes")
     if A.ndim != 2 or A.shape[1] != 3 or A.shape[0] < 1:
         raise InputError("axes", "must be an (n, 3) array of spin axes, one row per wheel", f"shape {A.shape}")
@@ -212,7 +226,19 @@ def allocate(allocation, tau_Nm, null_torque_Nm, limits_Nm, out_Nm):
 @njit(**_JIT)
 def allocate_unscaled(allocation, tau_Nm, null_torque_Nm, out_Nm):
     """Motor torques ``u = −A⁺ τ + u_ns`` as allocated, into ``out_Nm``: each wheel clips its own at its limit
-    (Basilisk's ``rwMotorTorque`` followed by its wheels' torque saturation)."""
+    (Basilisk's ``rwMotorTorque`` followed by its wheels' torque saturation).
+
+    Parameters
+    ----------
+    allocation : ndarray (n, 3)
+        The torque-to-motor matrix (``−A⁺``, or :func:`control_axes_allocation`'s).
+    tau_Nm : sequence of 3 floats
+        The body torque the law asks for, N m.
+    null_torque_Nm : ndarray (n,)
+        The null-space motor torques added, N m.
+    out_Nm : ndarray (n,)
+        Where the motor torques are written, N m.
+    """
     for j in range(allocation.shape[0]):
         out_Nm[j] = allocation[j, 0] * tau_Nm[0] + allocation[j, 1] * tau_Nm[1] + allocation[j, 2] * tau_Nm[2] \
             + null_torque_Nm[j]

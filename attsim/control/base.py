@@ -314,6 +314,9 @@ class FunctionController(Controller):
         Time of the first cycle, s (default 0).
     name : str, optional
         Its name (default ``"controller"``).
+    command_delay_s : float, optional
+        Commands act this long after the cycle that decided them, s (default 0; see
+        :class:`~attsim.control.Controller`).
     """
 
     def __init__(self, function: Callable, period_s: float, sensors: Sequence = (), actuators: Sequence = (),

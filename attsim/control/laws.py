@@ -74,6 +74,9 @@ class BDot(Controller):
         The law's form (default ``"rate"``).
     name : str, optional
         Its name (default ``"bdot"``).
+    command_delay_s : float, optional
+        Commands act this long after the cycle that decided them, s (default 0; see
+        :class:`~attsim.control.Controller`).
     """
 
     def __init__(self, magnetometer, magnetorquer, gain: float | None, period_s: float, form: str = "rate",
@@ -227,6 +230,18 @@ class QuaternionPD(Controller):
         The speed(s) the null space drives the wheels toward, rad/s (one, or one per wheel).
     dipole_compensation_Am2 : array_like (3,), optional
         Subtracted from every magnetorquer command, A m^2.
+    allocation : {"scale", "clip"}, optional
+        How wheel torques beyond a wheel's limit are handled: ``"scale"`` (default) scales the whole
+        allocated vector so the most loaded wheel is at its limit (the torque's direction kept); ``"clip"``
+        lets each wheel clip its own (Basilisk's ``rwMotorTorque`` and the wheels' saturation).
+    control_axes : array_like (k, 3), optional
+        With wheels: the body axes (1 to 3 rows) the law controls, Basilisk's ``controlAxes_B`` (default: all
+        three); the wheels need span only these.
+    body_torque : BodyTorque, optional
+        Or the ideal body torque it drives (:class:`~attsim.BodyTorque`).
+    command_delay_s : float, optional
+        Commands act this long after the cycle that decided them, s (default 0; see
+        :class:`~attsim.control.Controller`).
     ki : float, optional
         Integral gain, N m/(rad s) (default 0: PD).
     integral_limit_rad_s : float, optional
@@ -454,6 +469,9 @@ class MagneticPD(Controller):
         The calibrated residual dipole subtracted from every command, A m^2.
     name : str, optional
         Its name (default ``"mpd"``).
+    command_delay_s : float, optional
+        Commands act this long after the cycle that decided them, s (default 0; see
+        :class:`~attsim.control.Controller`).
     attitude_source : StarTracker, MEKF or attsim.TRUTH, optional
         Where its attitude comes from (None: the true state, with a warning at the run).
     rate_source : Gyro, MEKF or attsim.TRUTH, optional
@@ -556,6 +574,9 @@ class MomentumUnloading(Controller):
         Control period, s.
     name : str, optional
         Its name (default ``"unload"``).
+    command_delay_s : float, optional
+        Commands act this long after the cycle that decided them, s (default 0; see
+        :class:`~attsim.control.Controller`).
     """
 
     def __init__(self, magnetometer, magnetorquer, gain_per_s: float, period_s: float, name: str = "unload",

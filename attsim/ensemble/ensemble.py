@@ -111,9 +111,11 @@ class Ensemble:
     method : str
         A mission integrator with a quaternion-and-rate state (``rk4``,
         ``rkn``, ``rkmk4``).
-    field, field_dt, environment, duration :
-        The shared environment, as a Mission's (``duration`` is the span of
-        its table, s: a body's time beyond it holds the table's last row).
+    field, field_dt, environment : optional
+        The shared environment, as a Mission's.
+    duration : float
+        The span of the environment's table, s (default 600): a body's time
+        beyond it holds the table's last row.
     seed : int
         The ensemble's seed (module docstring: how body ``k`` maps to a
         Mission's seed).
@@ -126,6 +128,12 @@ class Ensemble:
         its noise from ``SeedSequence(mission_seed(k)).spawn(len(sensors))[s]``:
         the stream sensor ``s`` has in the Mission whose sensors are added in
         this order before any other component that draws.
+    wheel_inertia_kg_m2, wheel_max_torque_Nm, wheel_max_speed_rad_s : array_like (n, wheels), optional
+        Each body's own wheel spin inertia (kg m²), motor torque limit (N m)
+        and speed limit (rad/s), instead of the ``wheels``' own.
+    allow_nonphysical : bool
+        Accept inertias that violate the triangle inequality, as a
+        Mission's ``allow_nonphysical`` (default False).
     """
 
     samples_per_block = 64
