@@ -19,8 +19,7 @@ from ..actuators.kernels import (SATURATION_NONE, SATURATION_START, WheelBank, e
 from ..actuators.wheel_dynamics import NO_MODEL, set_integrated, work_row, write_wheel_row
 from ..dynamics import matrix_to_tuple, qconj, qrotate
 from ..environment.table import B_I, EMPTY, P_SRP, RHO, SUN, R, V, EnvironmentTable, lerp1, lerp3, table_cell
-from ..constants import MU_EARTH_M3_S2
-from ..environment.torques import Disturbances, DisturbanceSwitches, disturbance_torques
+from ..environment.torques import NO_DISTURBANCES, Disturbances, DisturbanceSwitches, disturbance_torques
 from ..errors import AttsimError, GimbalLockError
 from ..integrators import REGISTRY
 from .checks import _check_state
@@ -29,7 +28,6 @@ from .world import DIVERGED, GIMBAL_LOCK, PLANT_T, plant_world
 
 __all__ = ["Spacecraft"]
 
-_NO_SWITCHES = DisturbanceSwitches(0.0, 0.0, 0.0, MU_EARTH_M3_S2)
 
 
 def _vector_sum(vectors) -> tuple:
@@ -66,7 +64,7 @@ class Spacecraft:
         environment = mission.environment
         self.environment = environment
         self._faces = environment.faces_array() if environment is not None else NO_FACES
-        self._switches = DisturbanceSwitches(*environment.flags) if environment is not None else _NO_SWITCHES
+        self._switches = DisturbanceSwitches(*environment.flags) if environment is not None else NO_DISTURBANCES
         residual = environment.residual_dipole_Am2 if environment is not None else (0.0, 0.0, 0.0)
         self._residual = tuple(float(x) for x in residual)
         self._external = {}  # source -> body torque (N m)

@@ -37,7 +37,7 @@ from ..dispersions import draw_parameters, run_seed
 from ..engine.checks import NOT_FINITE, OFF_UNIT_NORM, SOUND
 from ..engine.plant import NO_FACES
 from ..environment.table import EMPTY, EnvironmentTable, field_table
-from ..environment.torques import DisturbanceSwitches
+from ..environment.torques import NO_DISTURBANCES, DisturbanceSwitches
 from ..errors import AttsimError, DivergenceError, InputError
 from ..inertia import check_inertia
 from ..integrators import REGISTRY
@@ -255,7 +255,7 @@ class Ensemble:
             spacing = self.max_step_s if field_dt is None else positive_scalar(field_dt, "field_dt")
             field = field if callable(field) else finite_array(field, "field", (3,))
             table = field_table(field, self.duration_s, spacing)
-        return table, NO_FACES, DisturbanceSwitches(0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+        return table, NO_FACES, NO_DISTURBANCES, (0.0, 0.0, 0.0)
 
     def _wheel_parameter(self, value, field: str, attribute: str) -> np.ndarray:
         nominal = np.array([getattr(w, attribute) for w in self._wheels], dtype=float)

@@ -12,12 +12,12 @@ import math
 from typing import NamedTuple
 
 from .._core.jit import LOOP_INLINED, njit
-from ..constants import OMEGA_EARTH_RAD_S
+from ..constants import MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S
 from ..dynamics import normalized4, qconj, qrotate
 from .table import P_SRP, RHO, SUN, B_I, R, V, lerp1, lerp3, table_cell
 
-__all__ = ["Disturbances", "DISTURBANCE_NAMES", "FACE_COLUMNS", "gravity_gradient_torque", "face_torques",
-           "relative_wind_velocity", "disturbance_torques"]
+__all__ = ["NO_DISTURBANCES", "Disturbances", "DISTURBANCE_NAMES", "FACE_COLUMNS", "gravity_gradient_torque",
+           "face_torques", "relative_wind_velocity", "disturbance_torques"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._core.jit: inlined, no refcounts
 
@@ -44,6 +44,9 @@ class DisturbanceSwitches(NamedTuple):
     aerodynamic: float
     solar_pressure: float
     gravity_mu_m3_s2: float
+
+
+NO_DISTURBANCES = DisturbanceSwitches(0.0, 0.0, 0.0, MU_EARTH_M3_S2)  # no environment: nothing acts
 
 
 @njit(**_JIT)
