@@ -58,7 +58,7 @@ from .determination import triad_kernel
 
 __all__ = ["MEKFState", "mekf_propagate", "mekf_update_vector", "mekf_update_quaternion", "attitude_error_rad",
            "NIS_GATE_3DOF", "UpdateResult", "DIVERGED", "P_SIGMA_V", "P_SIGMA_U", "P_SIGMA_ST", "P_SIGMA_MAG",
-           "P_SIGMA_SUN", "P_GATE", "P_SIGMA_ATTITUDE0"]
+           "P_SIGMA_SUN", "P_GATE", "P_SIGMA_ATTITUDE0", "P_Q_BS_ST"]
 
 # _nrt=False: nothing here allocates (module docstring), so nothing needs numba's reference counting, and the
 # compiled mission's units, which count no references, call the filter as they call every other kernel
@@ -334,14 +334,21 @@ def attitude_error_rad(q_hat, q):
 
 
 @njit(**_JIT)
-def mekf_update_quaternion(q, bias, P, q_meas, sigma_rad, gate):
-    """Update with a star-tracker quaternion ``q_meas`` (noise ``σ_i`` rad about body axis i).
+def mekf_update_quaternion(q, bias, P, q_meas, sigma_rad, gate, q_BS):
+    """Update with a star-tracker quaternion ``q_meas`` (noise ``σ_i`` rad about the tracker's axis i; the tracker
+    mounted at ``q_BS``, its axes into body axes).
 
-    ``y = 2 vec(q̂* ⊗ q_m)``, ``h = I``, ``R = diag(σ_i²)``. Returns
-    ``(nis, accepted)``; a rejected measurement changes nothing.
+    The error ``2 vec(q̂* ⊗ q_m)`` is in body axes, where the tracker's
+    noise is ``C_BS diag(σ_i²) C_SB``, not diagonal unless the tracker's axes
+    are the body's: the update is made in the tracker's axes, ``y = C_SB
+    2 vec(q̂* ⊗ q_m)``, ``h = C_SB``, ``R = diag(σ_i²)`` (the rows of
+    ``C_SB`` are the tracker's axes in body axes). With ``q_BS`` the identity
+    this is ``h = I`` to the bit. Returns ``(nis, accepted)``; a rejected
+    measurement changes nothing.
     """
-    y = attitude_error_rad(q, q_meas)
-    h = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    e = attitude_error_rad(q, q_meas)
+    h = (qrotate(q_BS, (1.0, 0.0, 0.0)), qrotate(q_BS, (0.0, 1.0, 0.0)), qrotate(q_BS, (0.0, 0.0, 1.0)))
+    y = (_dot3(h[0], e), _dot3(h[1], e), _dot3(h[2], e))
     return _update(q, bias, P, y, h, (sigma_rad[0] * sigma_rad[0], sigma_rad[1] * sigma_rad[1],
                                       sigma_rad[2] * sigma_rad[2]), gate)
 
@@ -350,11 +357,11 @@ def mekf_update_quaternion(q, bias, P, q_meas, sigma_rad, gate):
 MEASUREMENTS = ("star_tracker", "magnetometer", "sun")
 # MEKF parameters, in the order of ``mekf_cycle``'s ``params``
 PARAMETERS = ("sigma_v", "sigma_u", "sigma_st_x", "sigma_st_y", "sigma_st_z", "sigma_mag", "sigma_sun", "gate",
-              "sigma_attitude0")
-# ... and their columns: the star tracker's sigma is three wide (x y z)
-P_SIGMA_V, P_SIGMA_U, P_SIGMA_ST, P_SIGMA_MAG, P_SIGMA_SUN, P_GATE, P_SIGMA_ATTITUDE0 = (
+              "sigma_attitude0", "q_BS_st_w", "q_BS_st_x", "q_BS_st_y", "q_BS_st_z")
+# ... and their columns: the star tracker's sigma (about its own axes) three wide (x y z), its mounting four
+P_SIGMA_V, P_SIGMA_U, P_SIGMA_ST, P_SIGMA_MAG, P_SIGMA_SUN, P_GATE, P_SIGMA_ATTITUDE0, P_Q_BS_ST = (
     PARAMETERS.index(name) for name in ("sigma_v", "sigma_u", "sigma_st_x", "sigma_mag", "sigma_sun", "gate",
-                                        "sigma_attitude0"))
+                                        "sigma_attitude0", "q_BS_st_w"))
 # smallest coarse-sun-sensor difference vector (fraction of full scale) that still gives a direction
 SUN_VECTOR_MIN = 0.1
 
@@ -531,8 +538,9 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
             memory[1] = 1.0
         else:
             sigma_st = (params[P_SIGMA_ST], params[P_SIGMA_ST + 1], params[P_SIGMA_ST + 2])
+            q_BS = (params[P_Q_BS_ST], params[P_Q_BS_ST + 1], params[P_Q_BS_ST + 2], params[P_Q_BS_ST + 3])
             booked = _booked(memory, nis_out, 0, mekf_update_quaternion(q, bias, P, q_st, sigma_st,
-                                                                        _gated(memory[5], params[P_GATE])))
+                                                                        _gated(memory[5], params[P_GATE]), q_BS))
             if booked == DIVERGED:
                 return DIVERGED
             rejected += booked

@@ -35,7 +35,7 @@ from ..errors import EstimatorDivergenceError, InputError
 from ..telemetry.schema import ESTIMATOR_SUFFIXES
 from .loop import PART
 from .kernels import (DIVERGED, MEASUREMENTS, NIS_GATE_3DOF, P_GATE, P_SIGMA_ATTITUDE0, P_SIGMA_MAG, P_SIGMA_ST,
-                      P_SIGMA_SUN, P_SIGMA_U, P_SIGMA_V, PARAMETERS, mekf_cycle, new_memory)
+                      P_Q_BS_ST, P_SIGMA_SUN, P_SIGMA_U, P_SIGMA_V, PARAMETERS, mekf_cycle, new_memory)
 from ..sensors.devices import Gyro, Magnetometer, StarTracker, SunSensor
 
 __all__ = ["MEKF"]
@@ -95,8 +95,10 @@ class MEKF(LazyCycle):
         The filter's gyro noise (σ_v, σ_u); default: the gyro's own. σ_v
         must be > 0 (a noise-free gyro needs it given).
     star_tracker_noise_arcsec, magnetometer_noise_T, sun_noise : optional
-        The filter's measurement noise (one or three values for the tracker;
-        the field's σ in T; the Sun direction's σ per axis); default: the
+        The filter's measurement noise (one or three values for the tracker,
+        about the tracker's own axes, as its ``noise_arcsec``: the filter
+        turns them into body axes through its mounting ``q_BS``; the field's
+        σ in T; the Sun direction's σ per axis); default: the
         sensor's own (√2 × the detector noise for the Sun direction, a
         difference of two detectors). Must be > 0.
     gate : float
@@ -142,6 +144,7 @@ class MEKF(LazyCycle):
         arw = gyro.arw if gyro_arw_rad_sqrt_s is None else gyro_arw_rad_sqrt_s
         rw = gyro.bias_rw if gyro_bias_rw_rad_s_sqrt_s is None else gyro_bias_rw_rad_s_sqrt_s
         params = np.zeros(len(PARAMETERS))
+        params[P_Q_BS_ST] = 1.0  # an identity mounting until a star tracker gives its own
         params[P_SIGMA_V] = float(finite_array(arw, "gyro_arw_rad_sqrt_s", ()))
         params[P_SIGMA_U] = float(finite_array(rw, "gyro_bias_rw_rad_s_sqrt_s", ()))
         if params[P_SIGMA_V] < 0 or params[P_SIGMA_U] < 0:
@@ -160,6 +163,7 @@ class MEKF(LazyCycle):
             sigma = star_tracker.sigma_rad if star_tracker_noise_arcsec is None else \
                 per_axis(star_tracker_noise_arcsec, "star_tracker_noise_arcsec", allow_zero=True) * math.pi / 648000.0
             params[P_SIGMA_ST:P_SIGMA_ST + 3] = self._positive(sigma, "star_tracker_noise_arcsec")
+            params[P_Q_BS_ST:P_Q_BS_ST + 4] = star_tracker.q_BS  # its noise is about its own axes
             _half_turn(float(np.max(params[P_SIGMA_ST:P_SIGMA_ST + 3])), "star_tracker_noise_arcsec",
                        "must be <= 648000 on every axis (a 1-sigma of at most half a turn)", star_tracker_noise_arcsec)
         if magnetometer is not None:

@@ -67,10 +67,27 @@ def _star_tracker(sigma_rad):
         if outlier:
             noise = noise + np.radians([5.0, 0.0, 0.0])
         q_meas = _quat(_rotation(q_true) * Rotation.from_rotvec(noise))
-        return mekf_update_quaternion(state.q, state.bias_rad_s, state.P, q_meas, sigma_rad, NIS_GATE_3DOF)
+        return mekf_update_quaternion(state.q, state.bias_rad_s, state.P, q_meas, sigma_rad, NIS_GATE_3DOF,
+                                      (1.0, 0.0, 0.0, 0.0))
 
     return update
 
+
+def _mounted_star_tracker(sigma_rad, q_BS):
+    """A tracker whose noise is about its own axes, mounted at ``q_BS``: in body axes its noise is not diagonal."""
+    mount = _rotation(q_BS)
+
+    def update(state, q_true, rng, outlier=False):
+        noise_B = mount.apply(rng.normal(size=3) * sigma_rad)
+        q_meas = _quat(_rotation(q_true) * Rotation.from_rotvec(noise_B))
+        return mekf_update_quaternion(state.q, state.bias_rad_s, state.P, q_meas, sigma_rad, NIS_GATE_3DOF,
+                                      tuple(q_BS))
+
+    return update
+
+
+# boresight (the tracker's z, its noisy axis) turned to a direction of no body axis
+MOUNT = _quat(Rotation.from_rotvec([0.7, -1.1, 0.4]))
 
 SUN_I = np.array([0.6, 0.8, 0.0])
 MAG_I = np.array([0.2, -0.3, 0.93]) / np.linalg.norm([0.2, -0.3, 0.93])
@@ -96,7 +113,9 @@ def _mean_bounds(samples, dof, confidence=0.99):
 
 
 @pytest.mark.parametrize("update, vectors", [(_star_tracker(np.array([10.0, 10.0, 40.0]) * ARCSEC), 1),
-                                             (_two_vectors(2e-3), 2)], ids=["star_tracker", "sun_and_magnetometer"])
+                                             (_mounted_star_tracker(np.array([6.0, 6.0, 40.0]) * ARCSEC, MOUNT), 1),
+                                             (_two_vectors(2e-3), 2)],
+                         ids=["star_tracker", "mounted_star_tracker", "sun_and_magnetometer"])
 def test_the_filter_is_consistent_over_many_seeds(update, vectors):
     seeds, duration_s = 24, 200.0
     runs = np.array([[row[:2] for row in _run(seed, duration_s, update)[0]] for seed in range(seeds)])

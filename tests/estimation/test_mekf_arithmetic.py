@@ -149,7 +149,7 @@ def test_updates_agree_with_the_matrix_formulation(rng, kind):
             nis, ok = mekf_update_vector(q_new, bias_new, P_new, b_meas, r_ref, sigma, gate)
         else:
             q_meas, sigma, y, H, R = _quaternion_case(rng, q, P)
-            nis, ok = mekf_update_quaternion(q_new, bias_new, P_new, q_meas, sigma, gate)
+            nis, ok = mekf_update_quaternion(q_new, bias_new, P_new, q_meas, sigma, gate, (1.0, 0.0, 0.0, 0.0))
         nis_ref, ok_ref, q_ref, bias_ref, P_ref = reference_update(q, bias, P, y, H, R, gate)
         assert abs(nis - nis_ref) <= AGREE * max(1.0, nis_ref), k
         if abs(nis_ref - gate) > 1e-9 * gate:  # (at the gate itself the two may round to either side)
@@ -175,7 +175,10 @@ def _kernel_calls(rng):
         r_ref, b_meas, sigma, *_ = _vector_case(rng, q, P)
         calls.append((mekf_update_vector, [q, bias, P, b_meas, r_ref, sigma, 16.27]))
         q_meas, sigma, *_ = _quaternion_case(rng, q, P)
-        calls.append((mekf_update_quaternion, [q, bias, P, q_meas, sigma, 16.27]))
+        mount = tuple(rng.normal(size=4) / 2.0)
+        mount = tuple(np.array(mount) / np.linalg.norm(mount))
+        calls.append((mekf_update_quaternion, [q, bias, P, q_meas, sigma, 16.27, (1.0, 0.0, 0.0, 0.0)]))
+        calls.append((mekf_update_quaternion, [q, bias, P, q_meas, sigma, 16.27, mount]))
     return calls
 
 
@@ -194,7 +197,7 @@ def test_the_kernels_give_the_same_bits_compiled_and_as_python(rng):
 def _cycle_arguments(P):
     q, bias = np.array([1.0, 0.0, 0.0, 0.0]), np.zeros(3)
     memory = new_memory(True)
-    params = np.array([1e-5, 1e-7, 1e-4, 1e-4, 1e-4, 1e-7, 0.01, 16.27, 0.01])
+    params = np.array([1e-5, 1e-7, 1e-4, 1e-4, 1e-4, 1e-7, 0.01, 16.27, 0.01, 1.0, 0.0, 0.0, 0.0])  # PARAMETERS
     q_st = np.array([math.cos(5e-5), math.sin(5e-5), 0.0, 0.0])
     return [q, bias, P, memory, 0.0, np.zeros(3), True, q_st, False, np.zeros(3), np.zeros(3), False, np.zeros(6),
             np.zeros(18), np.zeros(3), params, np.zeros(3)]
