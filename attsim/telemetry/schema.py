@@ -41,7 +41,9 @@ UNITS = {
     "T_rot": "J, rotational kinetic energy 1/2 w.J w",
     "nutation": "rad, angle between the chosen body axis and H",
     "tau_x tau_y tau_z": "N m, applied torque, body axes",
-    "q_ref_w q_ref_x q_ref_y q_ref_z": "1, q_IR: the reference attitude of the mission's first pointing controller",
+    "q_ref_w q_ref_x q_ref_y q_ref_z": "1, q_IR: the reference attitude of the pointing law running at that row (it "
+                                       "changes where a ModeManager switches laws; NaN while none runs)",
+    "mode": "1, a ModeManager's current mode: its index in the manager's modes= list (0 for the first)",
     "att_err_deg": "deg, angle of the rotation from the reference to the true attitude",
     "att_err_x att_err_y att_err_z": "rad, 2 vec(q_RB): the pointing error per body axis (small-angle)",
     "B_I_x B_I_y B_I_z": "T, the geomagnetic field, inertial axes (a mission with a field or an environment)",

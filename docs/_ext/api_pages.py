@@ -14,7 +14,7 @@ from pathlib import Path
 import schema_page
 from api_inventory import PUBLIC_MODULES, Entry, entries, kind
 
-DIRECTIVES = {"class": "autoclass", "exception": "autoexception", "function": "autofunction", "data": "autodata"}
+DIRECTIVES = {"class": "autoclass", "exception": "autoexception", "function": "autofunction", "data": "py:data"}
 ROLES = {"class": "class", "exception": "exc", "function": "func", "data": "data", "module": "mod"}
 
 
@@ -32,12 +32,28 @@ def _entry_lines(entry: Entry, documented_modules: set[str]) -> list[str]:
         return [f".. automodule:: {target}", "   :no-members:", ""]
     if entry.home != entry.module:
         return [f"* ``{entry.name}``: :{ROLES[what]}:`{entry.home}.{entry.name}`", ""]
+    if what == "data":
+        return _data_lines(entry, qualified)
     lines = [f".. {DIRECTIVES[what]}:: {qualified}"]
     if what == "class" and not issubclass(entry.obj, tuple):
         lines.append("   :members:")
-    if what == "data":
-        lines.append("   :annotation:" if isinstance(entry.obj, dict) and len(repr(entry.obj)) > 200 else "")
-    return [line for line in lines if line] + [""]
+    return lines + [""]
+
+
+def _data_lines(entry: Entry, qualified: str) -> list[str]:
+    """A constant: its value (short) and the ``#:`` comment or docstring that follows it in its module, never the
+    docstring of its type (autodata shows ``int``'s for an int without one)."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    value = repr(entry.obj)
+    lines = [f".. py:data:: {qualified}", "   :module:"]  # the name is qualified already (no module prefixed)
+    if len(value) <= 200:
+        lines.append(f"   :value: {value}")
+    try:
+        docs = ModuleAnalyzer.for_module(entry.home).find_attr_docs().get(("", entry.name), [])
+    except Exception:  # noqa: BLE001 - a module without source (compiled): the value alone
+        docs = []
+    return lines + [""] + [f"   {line}" for line in docs] + [""]
 
 
 def page(module: str, module_entries: list[Entry]) -> str:
