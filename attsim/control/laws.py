@@ -227,7 +227,9 @@ class QuaternionPD(Controller):
     null_space_gain_Nm_s : float, optional
         Gain of the null-space wheel-speed management, N m s (default 0: none).
     wheel_speed_target_rad_s : float or array_like, optional
-        The speed(s) the null space drives the wheels toward, rad/s (one, or one per wheel).
+        The speed(s) the null space drives the wheels toward, rad/s (one, or one per wheel). Only the part of
+        the targets in the array's null space acts: on a four-wheel pyramid the null space is the signs
+        (+, -, +, -), so one speed for all wheels does nothing there; give one per wheel, e.g. (w, -w, w, -w).
     dipole_compensation_Am2 : array_like (3,), optional
         Subtracted from every magnetorquer command, A m^2.
     allocation : {"scale", "clip"}, optional

@@ -124,7 +124,8 @@ def rate_above(threshold_rad_s: float, dwell_s: float = 0.0, source=None) -> Con
 
 
 def in_eclipse(dwell_s: float = 0.0) -> Condition:
-    """In the Earth's shadow (the mission environment's) for ``dwell_s``.
+    """In the Earth's shadow (the mission environment's) for ``dwell_s``: the umbra only (the penumbra, where the
+    ``lit`` column is between 0 and 1, counts as sunlight).
 
     Parameters
     ----------
@@ -135,7 +136,7 @@ def in_eclipse(dwell_s: float = 0.0) -> Condition:
 
 
 def in_sunlight(dwell_s: float = 0.0) -> Condition:
-    """In sunlight for ``dwell_s``.
+    """In sunlight for ``dwell_s``: any part of the Sun's disc seen (the penumbra included; ``lit`` > 0).
 
     Parameters
     ----------

@@ -148,6 +148,12 @@ class KeplerOrbit(Orbit):
         Equatorial radius in the J2 rates, the 100 km perigee check and
         :meth:`circular`'s altitude (within 6350 to 6400 km; default WGS-84's
         6378137 m, Basilisk's 6378136.6 m).
+
+    Notes
+    -----
+    ``period_s`` is ``2π / n`` with the orbit's mean motion ``n``
+    (``mean_motion_rad_s``); ``state_eci(t_s)`` gives ECI position and
+    velocity (m, m/s) at times after the epoch (s).
     """
 
     def __init__(self, semi_major_axis_m: float, eccentricity: float, inclination_deg: float, raan_deg: float = 0.0,
