@@ -453,6 +453,14 @@ def _gated(rejections, gate):
 
 
 @njit(**_JIT)
+def _star_tracker_update(q, bias, P, q_st, params, rejected_in_a_row):
+    """:func:`mekf_update_quaternion` with the tracker's noise and mounting from ``params`` (:data:`PARAMETERS`)."""
+    sigma = (params[P_SIGMA_ST], params[P_SIGMA_ST + 1], params[P_SIGMA_ST + 2])
+    q_BS = (params[P_Q_BS_ST], params[P_Q_BS_ST + 1], params[P_Q_BS_ST + 2], params[P_Q_BS_ST + 3])
+    return mekf_update_quaternion(q, bias, P, q_st, sigma, _gated(rejected_in_a_row, params[P_GATE]), q_BS)
+
+
+@njit(**_JIT)
 def _booked(memory, nis_out, i, result):
     """Book update ``i``'s ``(nis, accepted)``: its NIS into ``nis_out``, its rejections in a row into
     ``memory``. Returns 1 when it was rejected, 0 when used, :data:`DIVERGED` when its NIS is NaN: the measurements
@@ -537,10 +545,7 @@ def mekf_cycle(q, bias, P, memory, t_s, w_meas, use_st, q_st, use_mag, b_mag, r_
                 q[i] = q_st[i]
             memory[1] = 1.0
         else:
-            sigma_st = (params[P_SIGMA_ST], params[P_SIGMA_ST + 1], params[P_SIGMA_ST + 2])
-            q_BS = (params[P_Q_BS_ST], params[P_Q_BS_ST + 1], params[P_Q_BS_ST + 2], params[P_Q_BS_ST + 3])
-            booked = _booked(memory, nis_out, 0, mekf_update_quaternion(q, bias, P, q_st, sigma_st,
-                                                                        _gated(memory[5], params[P_GATE]), q_BS))
+            booked = _booked(memory, nis_out, 0, _star_tracker_update(q, bias, P, q_st, params, memory[5]))
             if booked == DIVERGED:
                 return DIVERGED
             rejected += booked
