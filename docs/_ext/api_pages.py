@@ -43,15 +43,15 @@ def _entry_lines(entry: Entry, documented_modules: set[str]) -> list[str]:
 def _data_lines(entry: Entry, qualified: str) -> list[str]:
     """A constant: its value (short) and the ``#:`` comment or docstring that follows it in its module, never the
     docstring of its type (autodata shows ``int``'s for an int without one)."""
-    from sphinx.pycode import ModuleAnalyzer
-
     value = repr(entry.obj)
     lines = [f".. py:data:: {qualified}", "   :module:"]  # the name is qualified already (no module prefixed)
     if len(value) <= 200:
         lines.append(f"   :value: {value}")
-    try:
+    try:  # the comment, read by Sphinx's own analyser (a test may write the page where Sphinx is not installed)
+        from sphinx.pycode import ModuleAnalyzer
+
         docs = ModuleAnalyzer.for_module(entry.home).find_attr_docs().get(("", entry.name), [])
-    except Exception:  # noqa: BLE001 - a module without source (compiled): the value alone
+    except Exception:  # noqa: BLE001 - no Sphinx, or a module without source: the value alone
         docs = []
     return lines + [""] + [f"   {line}" for line in docs] + [""]
 
