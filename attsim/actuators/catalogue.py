@@ -158,8 +158,8 @@ class CatalogueWheel(NamedTuple):
 
 def _given(figure: Figure, field: str, model: str) -> float:
     if figure.value is None:
-        raise InputError(field, f"is not in the {model}'s sources ({SOURCES[figure.source]}): give it, or build a "
-                         "ReactionWheel with your own figures")
+        raise InputError(field, f"is not published for the {model}: give it ({field}=...), or build a "
+                         "ReactionWheel with your own figures", f"sources: {SOURCES[figure.source]}")
     return figure.value
 
 

@@ -88,3 +88,12 @@ def test_the_run_records_the_catalogue_model(tmp_path):
     described = {c["name"]: c for c in json.loads((tmp_path / "meta.json").read_text())["components"]}
     assert described["rw1"]["catalogue_model"] == "Honeywell HR16 (50 N m s)"
     assert described["mtq"]["catalogue_model"] == "NewSpace NCTR-M002"
+
+
+def test_a_figure_no_source_gives_is_asked_for_before_the_sources_are_cited():
+    with pytest.raises(InputError) as caught:
+        attsim.ReactionWheel.from_catalogue("Blue Canyon RWP050", "rw", (1, 0, 0))
+    message = str(caught.value)
+    assert message.startswith("max_speed_rad_s: is not published for the Blue Canyon RWP050: give it "
+                              "(max_speed_rad_s=...)"), message
+    assert message.index("give it") < message.index("sources:")
