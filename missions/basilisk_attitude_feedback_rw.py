@@ -42,6 +42,7 @@ import sys
 import numpy as np
 
 import attsim
+from attsim import rotations
 
 RPM = 2.0 * np.pi / 60.0  # rad/s per rpm (Basilisk's macros.RPM)
 I_HUB_KG_M2 = np.diag([900.0, 800.0, 600.0])  # the example's hub inertia, the wheels' J_s included
@@ -59,17 +60,10 @@ DURATION_S = 600.0
 TELEMETRY_DT_S = 6.0  # simHelpers.samplingTime(10 min, 0.1 s, 100)
 
 
-def q0_from_mrp(sigma) -> np.ndarray:
-    """``q_IB`` (scalar first) of Basilisk's ``σ_BN``: ``((1 - s²), 2σ) / (1 + s²)``."""
-    s = np.asarray(sigma, dtype=float)
-    s2 = float(s @ s)
-    return np.concatenate([[1.0 - s2], 2.0 * s]) / (1.0 + s2)
-
-
 def build(out_dir=None) -> attsim.Mission:
     inertia = I_HUB_KG_M2 - sum(HR16_JS_KG_M2 * np.outer(a, a) for a in WHEEL_AXES)
     mission = attsim.Mission(
-        "basilisk_attitude_feedback_rw", inertia, omega0=OMEGA0_RAD_S, q0=q0_from_mrp(SIGMA0_BN),
+        "basilisk_attitude_feedback_rw", inertia, omega0=OMEGA0_RAD_S, q0=rotations.mrp_to_quat(SIGMA0_BN),
         duration=DURATION_S, method="rk4", max_step=DT_S, telemetry_dt=TELEMETRY_DT_S, seed=0, out_dir=out_dir,
         description="Basilisk's scenarioAttitudeFeedbackRW: MRP feedback to three HR16 wheels, clipped per wheel",
     )

@@ -40,6 +40,7 @@ import sys
 import numpy as np
 
 import attsim
+from attsim import rotations
 from attsim.environment import Environment, KeplerOrbit
 from attsim.guidance import NadirPointing
 
@@ -55,13 +56,6 @@ TELEMETRY_DT_S = 6.0  # simHelpers.samplingTime(10 min, 0.1 s, 100)
 HILL = NadirPointing(body_axis=(-1.0, 0.0, 0.0), along_track_axis=(0.0, 1.0, 0.0))
 
 
-def q0_from_mrp(sigma) -> np.ndarray:
-    """``q_IB`` (scalar first) of Basilisk's ``σ_BN``: ``((1 - s²), 2σ) / (1 + s²)``."""
-    s = np.asarray(sigma, dtype=float)
-    s2 = float(s @ s)
-    return np.concatenate([[1.0 - s2], 2.0 * s]) / (1.0 + s2)
-
-
 def orbit() -> KeplerOrbit:
     o = ORBIT
     return KeplerOrbit(o["a_m"], o["e"], o["i_deg"], o["raan_deg"], o["argp_deg"],
@@ -70,7 +64,7 @@ def orbit() -> KeplerOrbit:
 
 def build(out_dir=None) -> attsim.Mission:
     mission = attsim.Mission(
-        "basilisk_attitude_guidance", INERTIA_KG_M2, omega0=OMEGA0_RAD_S, q0=q0_from_mrp(SIGMA0_BN),
+        "basilisk_attitude_guidance", INERTIA_KG_M2, omega0=OMEGA0_RAD_S, q0=rotations.mrp_to_quat(SIGMA0_BN),
         duration=DURATION_S, method="rk4", max_step=DT_S, telemetry_dt=TELEMETRY_DT_S, seed=0, out_dir=out_dir,
         environment=Environment.orbit_only(orbit()),
         description="Basilisk's scenarioAttitudeGuidance: MRP feedback to Hill pointing through an ideal body torque",

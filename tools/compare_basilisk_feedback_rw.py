@@ -68,7 +68,7 @@ def agreement(bsk: dict, tel) -> dict:
     t = df.index.to_numpy()
     if len(t) != len(bsk["t_s"]) or not np.allclose(t, bsk["t_s"], rtol=0.0, atol=1e-9):
         raise ValueError(f"the runs logged different times: {len(t)} rows against Basilisk's {len(bsk['t_s'])}")
-    q_bsk = np.array([mission.q0_from_mrp(s) for s in bsk["sigma_BN"]])
+    q_bsk = rotations.mrp_to_quat(bsk["sigma_BN"])
     angle = np.degrees(rotations.quat_angle_between(df[["qw", "qx", "qy", "qz"]].to_numpy(), q_bsk))
     rate = np.linalg.norm(df[["wx", "wy", "wz"]].to_numpy() - bsk["omega_rad_s"], axis=1)
     speeds = df[[f"{w}_speed" for w in WHEELS]].to_numpy()
