@@ -33,9 +33,7 @@ Basilisk.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +45,7 @@ from attsim import rotations  # noqa: E402
 from attsim.environment import Environment, KeplerOrbit  # noqa: E402
 from attsim.environment.table import R, V, lerp3, table_cell  # noqa: E402
 from tools.peers import basilisk_attitude_guidance as peer  # noqa: E402
+from tools.peers import timing  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "missions"))
 import basilisk_attitude_guidance as mission  # noqa: E402
@@ -118,19 +117,8 @@ def closed_loop(bsk: dict) -> dict:
 
 
 def speed_ratio(repeats: int) -> tuple[float, float, float]:
-    """``(Basilisk median s, attsim median s, ratio)``: ``ExecuteSimulation`` against ``Mission.run``, both warm,
-    logging at the example's interval, interleaved."""
-    peer.timed_run()
-    run_attsim(peer.EXAMPLE_RECORD_S)  # warm: compiled units loaded, imports done
-    basilisk, ours = [], []
-    for _ in range(repeats):
-        basilisk.append(peer.timed_run()[0])
-        built = mission.build()
-        start = time.perf_counter()
-        built.run(in_memory=True, backend="compiled")
-        ours.append(time.perf_counter() - start)
-    b, a = statistics.median(basilisk), statistics.median(ours)
-    return b, a, b / a
+    """:func:`tools.peers.timing.speed_ratio` of the mission (it logs at the example's interval)."""
+    return timing.speed_ratio(peer, mission.build, repeats)
 
 
 def _print(title: str, figures: dict) -> bool:

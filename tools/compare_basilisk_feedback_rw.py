@@ -25,9 +25,7 @@ Exit status 0 when every target is met (attitude 1e-9 deg, wheel speeds
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +37,7 @@ import basilisk_attitude_feedback_rw as mission  # noqa: E402
 
 from attsim import rotations  # noqa: E402
 from tools.peers import basilisk_feedback_rw as peer  # noqa: E402
+from tools.peers import timing  # noqa: E402
 
 TARGETS = {"attitude_deg": 1e-9, "wheel_speed_rpm": 1e-6, "motor_request_Nm": 1e-9, "motor_applied_Nm": 1e-9}
 SPEED_TARGET = 20.0
@@ -84,19 +83,8 @@ def agreement(bsk: dict, tel) -> dict:
 
 
 def speed_ratio(repeats: int) -> tuple[float, float, float]:
-    """``(Basilisk median s, attsim median s, ratio)``: ``ExecuteSimulation`` against ``Mission.run``, both warm,
-    logging at the example's interval, interleaved."""
-    peer.timed_run()
-    run_attsim(peer.EXAMPLE_RECORD_S)  # warm: compiled units loaded, imports done
-    basilisk, attsim = [], []
-    for _ in range(repeats):
-        basilisk.append(peer.timed_run()[0])
-        built = build_attsim(peer.EXAMPLE_RECORD_S)
-        start = time.perf_counter()
-        built.run(in_memory=True, backend="compiled")
-        attsim.append(time.perf_counter() - start)
-    b, a = statistics.median(basilisk), statistics.median(attsim)
-    return b, a, b / a
+    """:func:`tools.peers.timing.speed_ratio` of this mission logging at the example's interval."""
+    return timing.speed_ratio(peer, lambda: build_attsim(peer.EXAMPLE_RECORD_S), repeats)
 
 
 def compare(repeats: int = 7) -> tuple[dict, tuple[float, float, float]]:

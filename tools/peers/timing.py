@@ -1,0 +1,23 @@
+"""The speed ratio of an attsim mission against a Basilisk example, as the comparison tools measure it."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+
+def speed_ratio(peer, build, repeats: int) -> tuple[float, float, float]:
+    """``(Basilisk median s, attsim median s, ratio)``: the peer's ``timed_run()`` (its ``ExecuteSimulation``)
+    against ``Mission.run`` (compiled, in memory) of the mission ``build()`` returns, both warm in this process,
+    interleaved ``repeats`` times; each logs at the example's own interval."""
+    peer.timed_run()
+    build().run(in_memory=True, backend="compiled")  # warm: compiled units loaded, imports done
+    basilisk, ours = [], []
+    for _ in range(repeats):
+        basilisk.append(peer.timed_run()[0])
+        built = build()
+        start = time.perf_counter()
+        built.run(in_memory=True, backend="compiled")
+        ours.append(time.perf_counter() - start)
+    b, a = statistics.median(basilisk), statistics.median(ours)
+    return b, a, b / a
