@@ -129,13 +129,35 @@ def _episodes(mine: dict, words: str) -> str:
     for start, stop in spans:  # the union: two wheels saturated at once count once
         total += max(0.0, stop - max(start, reach))
         reach = max(reach, stop)
-    each = ", ".join(f"{a}{'' if w in WHAT_WORDS else ' ' + (w or 'output')} {fmt(sum(b - a_ for a_, b in v), 3)} s"
+    each = ", ".join(f"{a}{'' if w in WHAT_WORDS else ' ' + (w or 'output')} {_length(v)}"
                      for (a, w), v in sorted(mine.items())[:4])
     more = f", and {len(mine) - 4} more" if len(mine) > 4 else ""
     who = first[0] if first[1] in WHAT_WORDS else f"{first[0]}, {first[1] or 'output'}"
     return (f"<span class='fail'>{words}</span>: first at t = {_esc(fmt(first_t, 6))} s ({_esc(who)}); "
-            f"{_esc(fmt(total, 4))} s in total over {len(spans)} episode{'s' if len(spans) != 1 else ''} "
-            f"({_esc(each + more)})")
+            f"{_esc(_how_long(total, spans))} ({_esc(each + more)})")
+
+
+def _single_rows(spans) -> int:
+    """How many of ``spans`` were seen at one telemetry row only (no measurable length)."""
+    return sum(1 for start, stop in spans if stop <= start)
+
+
+def _length(spans) -> str:
+    """One actuator's saturated time: "3 s", or "2 single rows" when every episode was one telemetry row."""
+    if _single_rows(spans) == len(spans):
+        return f"{len(spans)} single row{'s' if len(spans) != 1 else ''}"
+    return f"{fmt(sum(stop - start for start, stop in spans), 3)} s"
+
+
+def _how_long(total_s: float, spans: list) -> str:
+    """"3 s in total over 2 episodes". An episode seen at one telemetry row has no measurable length: it is
+    counted as such, never summed into a total of "0 s" that would read as no saturation at all."""
+    count, single = len(spans), _single_rows(spans)
+    episodes = f"{count} episode{'s' if count != 1 else ''}"
+    if single == count:
+        return f"{episodes}, {'each' if count != 1 else 'it'} at a single telemetry row"
+    note = f" ({single} of them at a single telemetry row)" if single else ""
+    return f"{fmt(total_s, 4)} s in total over {episodes}{note}"
 
 
 def _peak_speed(tel, wheels: list) -> str:

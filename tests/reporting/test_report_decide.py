@@ -142,6 +142,24 @@ def test_a_wheel_torque_on_its_limit_counts_as_torque_limited_without_an_event(t
     assert {s["yref"] for s in shaded} == {f"y{torque_axis[5:]} domain"}  # on the motor-torque panel
 
 
+def test_saturation_seen_at_single_rows_is_counted_as_such_not_as_zero_seconds(tmp_path):
+    """The issue-25 outsider read "0 s in total over 5 episodes": each episode was one telemetry row on the limit,
+    so it had no measurable length, and the total of 0 s read as no saturation at all."""
+    limit = WHEELS[0]["max_torque_Nm"]
+    def blips(t):  # on the limit at three isolated rows (the rows are 0.5 s apart)
+        return np.where(np.isin(t, (20.0, 40.0, 60.0)), limit, 0.0)
+    def blips_and_slew(t):
+        return np.where(np.isin(t, (20.0,)) | ((t >= 100.0) & (t <= 105.0)), -limit, 0.0)
+    for torque_x, said in ((blips, "3 episodes, each at a single telemetry row (rw_x 3 single rows)"),
+                           (blips_and_slew, "5 s in total over 2 episodes (1 of them at a single telemetry row) "
+                                            "(rw_x 5 s)")):
+        tel = _telemetry(tmp_path, _wheel_columns(torque_x=torque_x), WHEELS)
+        page = attsim.report(tel, tmp_path / "r.html").read_text()
+        summary = page.split("<section id='summary'")[1].split("</section>")[0]
+        assert f"<span class='fail'>torque-limited</span>: first at t = 20 s (rw_x); {said}" in summary
+        assert " 0 s in total" not in summary
+
+
 def test_what_other_issues_record_is_shown_only_when_recorded(tmp_path):
     tel = _telemetry(tmp_path, {}, [], wall_s=3.0)
     page = attsim.report(tel, tmp_path / "r.html").read_text()
