@@ -95,21 +95,41 @@ def _execute_args(build: Callable, criteria: Callable, args, figures: Callable |
                    debug=args.debug, figures=figures, backend=args.backend)
 
 
-
-
-
-
-
-
-
-
-
-
-
-
 def run_script(build: Callable, criteria: Callable, argv: list[str] | None = None,
                figures: Callable | None = None) -> int:
-    """Entry point of a mission script: ``python missions/x.py [--out DIR] [--duration S] ...``."""
+    """Entry point of a mission script: ``python missions/x.py [--out DIR] [--duration S] ...``.
+
+    A mission script ends with ``if __name__ == "__main__": sys.exit(run_script(build, criteria))``;
+    ``attsim run x`` (a name in ``missions/`` or a path to any script) calls the same
+    :func:`execute`. The options override what ``build()`` returned, after it
+    returned: ``--duration`` sets each mission's ``duration_s``, ``--seed`` its
+    ``seed``, ``--method`` its integrator; ``--out DIR`` calls
+    ``build(out_dir=DIR)``, so a script run with it takes that keyword. A ``build()`` that
+    derives something from the duration (a schedule spread over the run) must
+    read ``mission.duration_s`` where it is used, not at build time.
+
+    Parameters
+    ----------
+    build : callable
+        ``build()`` (or ``build(out_dir=...)``): a :class:`~attsim.Mission`, a
+        :class:`~attsim.studies.Propagation`, or a list of them (each with its
+        own name or directory).
+    criteria : callable
+        ``criteria(telemetry)`` (a list of telemetries for a list of runs):
+        the success criteria, ``(label, value, ok, bound)`` tuples or
+        :class:`~attsim.Requirement` objects; see :func:`judge`.
+    argv : list of str, optional
+        The command-line arguments (default ``sys.argv[1:]``).
+    figures : callable, optional
+        ``figures(telemetry)``: the script's own plotly figures for its report.
+
+    Returns
+    -------
+    int
+        The exit code: 0 when every criterion passes, 1 when one fails, 2 for
+        bad input (one line on stderr naming the field and the rule), 3 for an
+        internal error, 130 when interrupted.
+    """
     parser = argparse.ArgumentParser(description="Run this attsim mission")
     _run_options(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -119,14 +139,6 @@ def run_script(build: Callable, criteria: Callable, argv: list[str] | None = Non
     except SystemExit as exit_:  # argparse: 2 for bad usage, 0 for --help
         return int(exit_.code or 0)
     return _guard(lambda: _execute_args(build, criteria, args, figures), args.debug)
-
-
-
-
-
-
-
-
 
 
 def _guard(action: Callable[[], int], debug: bool) -> int:
@@ -179,8 +191,6 @@ def _report_path(out) -> Path:
     if path.exists() and not os.access(path, os.W_OK):
         raise InputError("out", "must be a file that can be written", f"{path} is read-only")
     return path
-
-
 
 
 def _cmd_methods(args) -> int:
@@ -276,6 +286,18 @@ def _cmd_validate(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``attsim`` command: ``attsim run|campaign|missions|methods|compile|validate|report [options]``.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command-line arguments after ``attsim`` (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit code, as :func:`run_script`'s.
+    """
     parser = argparse.ArgumentParser(prog="attsim", description="Spacecraft attitude-dynamics simulator")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     parser.add_argument("--version", action="version", version=f"attsim {__version__}")

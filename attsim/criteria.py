@@ -51,8 +51,21 @@ class _Row(NamedTuple):
 class Criterion(_Row):
     """One judged success criterion, as printed and as the report shows it: ``(label, value, ok, bound)``.
 
-    ``declared`` is the record of a declared criterion (:mod:`attsim.requirements`: quantity, statistic, bound,
-    window and its intervals, where the value was reached, margin; JSON values), None for a tuple's.
+    Attributes
+    ----------
+    label : str
+        What is judged, with its unit in brackets (``"pointing error [deg]"``).
+    value : float or object
+        What was measured (a :class:`~attsim.testing.NotEvaluated` saying why
+        when it could not be).
+    ok : bool
+        Whether the criterion is met (PASS).
+    bound : str
+        The bound as shown (``"< 0.5"``).
+    declared : dict or None
+        The record of a declared criterion (:mod:`attsim.requirements`:
+        quantity, statistic, bound, window and its intervals, where the value
+        was reached, margin; JSON values), None for a tuple's.
     """
 
     declared = None
@@ -105,6 +118,20 @@ def judge(results, telemetry=None) -> list[Criterion]:
     ``(label, value, ok, bound)`` are each a FAIL whose value says why. A
     declared criterion not yet evaluated (an :class:`attsim.Requirement`) is
     evaluated on ``telemetry`` (one run's); without it, it fails saying so.
+
+    Parameters
+    ----------
+    results : list
+        What a mission script's ``criteria(telemetry)`` returned:
+        ``(label, value, ok, bound)`` tuples and declared criteria
+        (:class:`attsim.Requirement`).
+    telemetry : Telemetry, optional
+        The run's telemetry, on which declared criteria are evaluated.
+
+    Returns
+    -------
+    list of Criterion
+        One per row, in order.
 
     Raises
     ------

@@ -124,12 +124,42 @@ def execute(build: Callable, criteria: Callable, out=None, duration=None, seed=N
             debug: bool = False, figures: Callable | None = None, params=None, backend: str | None = None) -> int:
     """Build, override, run, judge and report a mission; returns the exit code (0, or 1 when a criterion fails).
 
-    Raises what stops a run (an AttsimError, a user script's exception, a
-    KeyboardInterrupt), with a note saying where its partial telemetry is;
-    :func:`main` and :func:`run_script` turn that into one line. An
-    exception raised by ``criteria`` is a failed criterion, not an error
-    (with ``debug``, it is raised). ``figures(telemetry)``, when given (a mission
-    script's own), returns plotly figures for the report.
+    What :func:`~attsim.cli.run_script` and ``attsim run`` do after reading
+    their options, callable from Python (a notebook, a test). An exception
+    raised by ``criteria`` is a failed criterion, not an error (with
+    ``debug``, it is raised).
+
+    Parameters
+    ----------
+    build, criteria, figures : callable
+        The mission script's functions, as :func:`~attsim.cli.run_script` takes them.
+    out : str or path, optional
+        The run's directory (``build(out_dir=out)``; a list of runs: one
+        folder each under it). Default: what ``build`` chose.
+    duration : float, optional
+        Simulated time, s: overrides each returned mission's ``duration_s``
+        after ``build()`` returned.
+    seed : int, optional
+        Overrides each mission's ``seed`` (>= 0).
+    method : str, optional
+        Overrides each mission's integrator (``attsim methods`` lists them).
+    write_report : bool, default True
+        Write each run's HTML report (``--no-report`` is False).
+    debug : bool, default False
+        Let a criterion's own exception through (the command line's ``--debug``
+        also shows tracebacks).
+    params : dict, optional
+        Keyword arguments for ``build`` (a campaign's parameters of one run).
+    backend : {"auto", "compiled", "interpreted"}, optional
+        The mission loop's backend (:meth:`attsim.Mission.run`); default ``auto``.
+
+    Raises
+    ------
+    AttsimError, KeyboardInterrupt, Exception
+        What stops a run (bad input, a user script's exception, an interrupt),
+        with a note saying where its partial telemetry is;
+        :func:`~attsim.cli.main` and :func:`~attsim.cli.run_script` turn that
+        into one line and an exit code.
     """
     from .reporting import report_runs
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 # the reference's pages, in the order a reader meets them; a name's home is the first module here exporting it
 PUBLIC_MODULES = (
     "attsim.sensors", "attsim.actuators", "attsim.control", "attsim.modes", "attsim.estimation", "attsim.guidance",
-    "attsim.environment", "attsim.rotations", "attsim.inertia", "attsim.dispersions", "attsim.testing",
+    "attsim.environment", "attsim.rotations", "attsim.inertia", "attsim.dispersions", "attsim.testing", "attsim.cli",
     "attsim.campaign", "attsim.allocation", "attsim.analysis", "attsim.errors", "attsim",
 )
 SHARED_KINDS = ("class", "exception", "function")
