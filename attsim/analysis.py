@@ -21,7 +21,7 @@ from . import rotations
 from ._core.validate import unit_quaternion, vector3
 from .errors import InputError
 from .inertia import check_inertia, principal_axes
-from .telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS, STATE_COLUMNS, TIME_INDEX
+from .telemetry.schema import ESTIMATOR_SUFFIXES, QUATERNION_COLUMNS, RATE_COLUMNS, STATE_COLUMNS, TIME_INDEX
 
 __all__ = [
     "angular_momentum_body",
@@ -36,6 +36,9 @@ __all__ = [
     "nutation_angle",
     "invariants",
     "symmetric_top",
+    "body_rate_deg_s",
+    "estimation_error_rad",
+    "estimation_error_deg",
 ]
 
 
@@ -52,6 +55,65 @@ def _columns(df: pd.DataFrame, names) -> np.ndarray:
     if missing:
         raise InputError("df", f"must have the columns {list(names)}", f"missing {missing}")
     return df[list(names)].to_numpy(dtype=np.float64)
+
+
+def body_rate_deg_s(df: pd.DataFrame) -> np.ndarray:
+    """``|ω|`` per row, deg/s: the body rate's norm (columns ``wx wy wz``, rad/s).
+
+    Parameters
+    ----------
+    df : DataFrame
+        A run's telemetry (or a propagated frame).
+    """
+    return np.degrees(np.linalg.norm(_columns(df, RATE_COLUMNS), axis=1))
+
+
+def estimation_error_rad(df: pd.DataFrame, estimator: str) -> np.ndarray:
+    """An estimator's attitude error per row: the rotation vector of ``q_err = q_IB* ⊗ q̂_IB`` (rad, body axes).
+
+    ``q̂_IB`` is the estimate (columns ``<estimator>_qw .. _qz``), ``q_IB``
+    the true attitude (``qw .. qz``); ``q_err`` is taken with a non-negative
+    scalar part, so the angle ``|e|`` is the shortest rotation between
+    them, in [0, π]. Rows without an estimate (NaN or zero, before the
+    filter's first fix) are NaN.
+
+    Parameters
+    ----------
+    df : DataFrame
+        A run's telemetry.
+    estimator : str
+        The estimator's name (an :class:`~attsim.MEKF`'s ``name``).
+
+    Returns
+    -------
+    ndarray (N, 3)
+    """
+    names = [f"{estimator}_{suffix}" for suffix in ESTIMATOR_SUFFIXES[:4]]
+    if not all(c in df.columns for c in names):
+        raise InputError("estimator", "must name an estimator whose estimate the telemetry holds",
+                         f"no columns {names}")
+    estimate, truth = df[names].to_numpy(dtype=np.float64), _columns(df, QUATERNION_COLUMNS)
+    error = np.full((len(df), 3), np.nan)
+    valid = np.all(np.isfinite(estimate), axis=1) & (np.linalg.norm(estimate, axis=1) > 0)
+    if valid.any():
+        q_err = rotations.quat_canonical(rotations.quat_multiply(rotations.quat_conjugate(truth[valid]),
+                                                                 estimate[valid]))
+        error[valid] = rotations.quat_to_rotvec(q_err)
+    return error
+
+
+def estimation_error_deg(df: pd.DataFrame, estimator: str) -> np.ndarray:
+    """The angle between an estimator's attitude and the truth per row, deg: ``|e|`` of
+    :func:`estimation_error_rad` (NaN before the filter's first estimate).
+
+    Parameters
+    ----------
+    df : DataFrame
+        A run's telemetry.
+    estimator : str
+        The estimator's name.
+    """
+    return np.degrees(np.linalg.norm(estimation_error_rad(df, estimator), axis=1))
 
 
 def angular_momentum_body(df: pd.DataFrame, inertia=None) -> pd.DataFrame:

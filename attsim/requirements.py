@@ -21,7 +21,8 @@ in ``meta.json``, so the report draws the requirement only over its window,
 shades the window and marks the worst point, and a campaign orders its worst
 runs by margin.
 
-Statistics: ``max``, ``min``, ``mean``, ``rms``, ``final`` (the last row in
+Statistics: ``max``, ``min``, ``absmax`` (the largest ``|value|``: a wheel
+speed or a torque of either sign), ``mean``, ``rms``, ``final`` (the last row in
 the window), and ``settle``: the time (s, from the window's start) after
 which the quantity stays below ``settle_below`` (or above ``settle_above``)
 to the window's end (``inf`` when it never does). A NaN inside the window is
@@ -36,17 +37,23 @@ import re
 import numpy as np
 
 from ._core.validate import finite_number, one_of
+from .analysis import body_rate_deg_s, estimation_error_deg
 from .criteria import Criterion
+from .telemetry.schema import ESTIMATION_ERROR
 from .errors import InputError
 from .testing import NotEvaluated
 from .windows import Window
 
 __all__ = ["Requirement", "STATISTICS", "OPERATORS", "DERIVED", "MAX_INTERVALS"]
 
-STATISTICS = ("max", "min", "mean", "rms", "final", "settle")
+STATISTICS = ("max", "min", "absmax", "mean", "rms", "final", "settle")
 OPERATORS = ("<", "<=", ">", ">=")
-# quantities attsim derives from the telemetry (the campaign's default envelopes use the same names)
-DERIVED = {"rate_deg_s": "|ω| in deg/s"}
+# quantities attsim derives from the telemetry (attsim.analysis computes them; the campaign's default envelopes use the
+# same names); "<estimator>" stands for an estimator's name
+DERIVED = {"rate_deg_s": "|ω| in deg/s",
+           "<estimator>_err_deg": "the angle between the estimator's attitude and the true attitude, deg "
+                                  "(NaN before its first estimate)"}
+
 MAX_INTERVALS = 500  # a window's intervals kept with the run at most (the report shades them)
 _UNIT = re.compile(r"\[([^\]]+)\]\s*$")
 
@@ -70,10 +77,11 @@ class Requirement:
     label : str
         What ``attsim run`` prints and the report shows; the unit in brackets at its end (``[deg]``).
     quantity : str
-        A telemetry column (``"att_err_deg"``, ``"rw0_speed"``) or one attsim derives (``"rate_deg_s"``:
-        ``|ω|`` in deg/s). The report draws the requirement on the plot of that quantity.
+        A telemetry column (``"att_err_deg"``, ``"rw0_speed"``) or one attsim derives (:data:`DERIVED`:
+        ``"rate_deg_s"``, ``|ω|`` in deg/s; ``"mekf_err_deg"``, the angle between the estimator ``mekf``'s
+        attitude and the truth, deg). The report draws the requirement on the plot of that quantity.
     statistic : str
-        One of ``max``, ``min``, ``mean``, ``rms``, ``final``, ``settle``.
+        One of ``max``, ``min``, ``absmax``, ``mean``, ``rms``, ``final``, ``settle``.
     op, limit : str, float
         The bound: the value must be ``op limit`` (``"<"``, ``"<="``, ``">"``, ``">="``).
     window : Window, optional
@@ -147,6 +155,8 @@ class Requirement:
             return Criterion(self.label, value, False, self.bound, record)
         value, at_s = self._statistic(t, inside, window.intervals)
         record["at_s"] = at_s
+        if self.statistic == "absmax":  # where the report marks it: the signed sample
+            record["at_value"] = float(inside[int(np.argmax(np.abs(inside)))])
         margin = self.limit - value if self.op in ("<", "<=") else value - self.limit
         record["margin"] = float(margin) if math.isfinite(margin) else None
         ok = {"<": value < self.limit, "<=": value <= self.limit, ">": value > self.limit,
@@ -161,11 +171,15 @@ class Requirement:
                 raise InputError("values", f"must have one value per telemetry row ({len(df)})",
                                  f"got shape {values.shape}")
             return values
+        if self.quantity in df:
+            return df[self.quantity].to_numpy(dtype=float)
         if self.quantity == "rate_deg_s":
-            return np.degrees(np.linalg.norm(df[["wx", "wy", "wz"]].to_numpy(dtype=float), axis=1))
-        if self.quantity not in df:
-            return NotEvaluated(f"the telemetry has no column {self.quantity!r}")
-        return df[self.quantity].to_numpy(dtype=float)
+            return body_rate_deg_s(df)
+        estimator = self.quantity[: -len(ESTIMATION_ERROR)] if self.quantity.endswith(ESTIMATION_ERROR) else ""
+        if estimator and f"{estimator}_qw" in df:
+            return estimation_error_deg(df, estimator)
+        return NotEvaluated(f"the telemetry has no column {self.quantity!r} (nor is it one attsim derives: "
+                            f"{', '.join(DERIVED)})")
 
     def _statistic(self, t, values, intervals) -> tuple[float, float | None]:
         """The statistic over the window's rows and the time it was reached (None for a mean or an RMS)."""
@@ -175,6 +189,9 @@ class Requirement:
         if self.statistic == "min":
             k = int(np.argmin(values))
             return float(values[k]), float(t[k])
+        if self.statistic == "absmax":
+            k = int(np.argmax(np.abs(values)))
+            return float(abs(values[k])), float(t[k])
         if self.statistic == "mean":
             return float(np.mean(values)), None
         if self.statistic == "rms":

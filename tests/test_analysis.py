@@ -1,6 +1,7 @@
 """attsim.analysis: derived quantities against closed forms."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import attsim
@@ -67,3 +68,22 @@ def test_relative_drift_and_errors():
         analysis.kinetic_energy(df)
     with pytest.raises(InputError, match="axis_B: must be a non-zero vector"):
         analysis.nutation_angle(df, [1.0, 2.0, 2.5], axis_B=(0, 0, 0))
+
+
+def test_estimation_error_is_the_body_axes_rotation_from_the_truth_to_the_estimate():
+    from scipy.spatial.transform import Rotation
+
+    truth = Rotation.from_euler("zyx", [[30.0, -10.0, 5.0], [120.0, 40.0, -70.0], [0.0, 0.0, 0.0]], degrees=True)
+    error = Rotation.from_rotvec([[1e-3, -2e-3, 5e-4], [0.0, 0.0, 3.0], [0.1, 0.0, 0.0]])
+    estimate = (truth * error).as_quat(scalar_first=True)  # q̂_IB = q_IB ⊗ q_err: the error in body axes
+    estimate[2] = -estimate[2]  # the same attitude, the other sign
+    df = pd.DataFrame(np.column_stack([truth.as_quat(scalar_first=True), estimate]),
+                      columns=["qw", "qx", "qy", "qz", "kf_qw", "kf_qx", "kf_qy", "kf_qz"])
+    assert np.allclose(analysis.estimation_error_rad(df, "kf"), error.as_rotvec(), atol=1e-12)
+    assert np.allclose(analysis.estimation_error_deg(df, "kf"), np.degrees([np.linalg.norm([1e-3, -2e-3, 5e-4]),
+                                                                              3.0, 0.1]))
+    df.loc[0, "kf_qw":"kf_qz"] = np.nan  # before the first fix
+    assert np.isnan(analysis.estimation_error_deg(df, "kf")[0])
+    with pytest.raises(InputError) as info:
+        analysis.estimation_error_rad(df, "mekf")
+    assert info.value.field == "estimator"

@@ -104,6 +104,39 @@ def test_values_computed_outside_the_telemetry_and_derived_quantities():
     assert info.value.field == "values"
 
 
+def test_absmax_is_the_largest_magnitude_of_either_sign_marked_at_the_signed_sample():
+    wheel = _run(rw0_speed=lambda t: np.where(t == 40.0, -300.0, 100.0 * np.sin(t / 10.0)))
+    judged = Requirement("wheel speed [rad/s]", "rw0_speed", "absmax", "<", 250.0).evaluate(wheel)
+    assert judged.value == 300.0 and not judged.ok and judged.declared["margin"] == -50.0
+    assert judged.declared["at_s"] == 40.0 and judged.declared["at_value"] == -300.0
+    # "max" of the same column sees only the positive side
+    assert Requirement("w [rad/s]", "rw0_speed", "max", "<", 250.0).evaluate(wheel).ok
+
+
+def test_an_estimators_error_against_the_truth_is_a_quantity_a_requirement_can_name():
+    """The issue-25 outsider had no column for the MEKF's error against the truth to bound."""
+    from scipy.spatial.transform import Rotation
+
+    t = np.arange(101) * 1.0
+    truth = Rotation.from_rotvec(np.outer(t, [0.0, 0.01, 0.02]))  # turning
+    error_deg = np.where(t < 10.0, 20.0, 0.5 * np.exp(-t / 50.0))
+    error = Rotation.from_rotvec(np.radians(error_deg)[:, None] * np.array([0.6, 0.0, -0.8]))
+    estimate = (truth * error).as_quat(scalar_first=True)
+    estimate[:3] = np.nan  # no estimate before the first fix
+    q = truth.as_quat(scalar_first=True)
+    columns = {c: q[:, k] for k, c in enumerate(("qw", "qx", "qy", "qz"))}
+    columns |= {f"mekf_q{a}": estimate[:, k] for k, a in enumerate("wxyz")}
+    run = _run(**{k: (lambda t, v=v: v) for k, v in columns.items()})
+    whole = Requirement("knowledge [deg]", "mekf_err_deg", "max", "<", 1.0).evaluate(run)
+    assert isinstance(whole.value, NotEvaluated) and "NaN at t = 0 s" in whole.value.reason
+    converged = Requirement("knowledge [deg]", "mekf_err_deg", "max", "<", 1.0, window=Window.after(10.0)
+                            ).evaluate(run)
+    assert converged.ok and converged.value == pytest.approx(0.5 * np.exp(-0.2), rel=1e-9)
+    assert converged.declared["unit"] == "deg" and converged.declared["at_s"] == 10.0
+    assert "no column 'kf_err_deg' (nor is it one attsim derives" in \
+        Requirement("e [deg]", "kf_err_deg", "max", "<", 1.0).evaluate(run).value.reason
+
+
 @pytest.mark.parametrize("args, field", [
     (("", "att_err_deg", "max", "<", 1.0), "label"),
     (("e", "att_err_deg", "largest", "<", 1.0), "statistic"),

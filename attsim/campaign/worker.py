@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..analysis import body_rate_deg_s
 from ..dispersions import checked, flatten, run_seed
 from ..script_runs import build_missions
 from ..errors import InputError
@@ -153,7 +154,7 @@ def _described(criterion) -> dict | None:
     declared = getattr(criterion, "declared", None)
     if declared is None:
         return None
-    return {k: v for k, v in declared.items() if k not in ("at_s", "margin")}
+    return {k: v for k, v in declared.items() if k not in ("at_s", "at_value", "margin")}
 
 
 def quantity_unit(name: str) -> str:
@@ -166,8 +167,7 @@ def default_envelopes(tel) -> dict:
     import pandas as pd
 
     df = tel.df
-    quantities = {"rate_deg_s": pd.Series(np.degrees(np.linalg.norm(df[["wx", "wy", "wz"]].to_numpy(), axis=1)),
-                                          index=df.index)}
+    quantities = {"rate_deg_s": pd.Series(body_rate_deg_s(df), index=df.index)}
     if "att_err_deg" in df.columns:
         quantities["att_err_deg"] = df["att_err_deg"]
     return quantities

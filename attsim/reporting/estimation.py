@@ -15,9 +15,11 @@ import html
 
 import numpy as np
 
-from .. import rotations
-from ..telemetry.schema import ESTIMATOR_SUFFIXES, QUATERNION_COLUMNS
+from ..analysis import estimation_error_rad
+from ..telemetry.schema import ESTIMATION_ERROR, ESTIMATOR_SUFFIXES
 from .page import Section
+from .pointing import declared_marks
+from .runinfo import ANGLE_TO_DEG
 from .style import AXIS_COLOURS, Panel, Plot, fmt, limit_lines, line, shade, short, stacked, style
 
 ARCSEC_PER_RAD = 180.0 / np.pi * 3600.0
@@ -120,16 +122,8 @@ def angle_unit(error_rad: np.ndarray, sigma3_rad: np.ndarray | None) -> tuple[st
     return ("deg", np.degrees(1.0)) if peak > ARCSEC_UP_TO else ("arcsec", ARCSEC_PER_RAD)
 
 
-def _estimator_plot(df, name, t) -> Plot:
-    estimate = df[[f"{name}_q{a}" for a in "wxyz"]].to_numpy()
-    truth = df[list(QUATERNION_COLUMNS)].to_numpy()
-    error = np.full((len(t), 3), np.nan)
-    valid = np.all(np.isfinite(estimate), axis=1) & (np.linalg.norm(estimate, axis=1) > 0)
-    if valid.any():
-        q_err = rotations.quat_canonical(
-            rotations.quat_multiply(rotations.quat_conjugate(truth[valid]), estimate[valid])
-        )
-        error[valid] = rotations.quat_to_rotvec(q_err)
+def _estimator_plot(df, name, t, criteria=None) -> Plot:
+    error = estimation_error_rad(df, name)
     sigma_att = [f"{name}_sigma3_att_{a}" for a in "xyz"]
     sigma = df[sigma_att].to_numpy() if all(c in df for c in sigma_att) else None
     unit, scale = angle_unit(error, sigma)
@@ -139,10 +133,15 @@ def _estimator_plot(df, name, t) -> Plot:
         attitude.append(line(t, error[:, k], f"{a} error", color=AXIS_COLOURS[a]))
         if f"{name}_sigma3_att_{a}" in df:
             attitude += _bounds(t, df[f"{name}_sigma3_att_{a}"].to_numpy(), k, scale, a)
+    # a requirement on the error's angle (Requirement(..., "<name>_err_deg", ...)): the angle drawn with it
+    in_unit = {u: f / ANGLE_TO_DEG[unit] for u, f in ANGLE_TO_DEG.items()}
+    marks, windows, _ = declared_marks(criteria or [], f"{name}{ESTIMATION_ERROR}", in_unit, unit)
+    if marks:
+        attitude += [line(t, np.linalg.norm(error, axis=1), "|error|", color="#444")] + marks
     narrowed = False
-    att_range = converged_range(error, sigma * scale) if sigma is not None else None
+    att_range = converged_range(error, sigma * scale) if sigma is not None and not marks else None
     narrowed |= att_range is not None
-    panels = [Panel(f"attitude error [{unit}]", attitude, y_range=att_range)]
+    panels = [Panel(f"attitude error [{unit}]", attitude, windows, y_range=att_range)]
     if all(f"{name}_bias_{a}" in df for a in "xyz"):
         bias, errors = [], []
         for k, a in enumerate("xyz"):
@@ -171,12 +170,12 @@ def _estimator_plot(df, name, t) -> Plot:
     return stacked(f"{name}: estimate against the truth (dotted: ±3σ{note})", panels)
 
 
-def estimation_section(tel) -> Section | None:
+def estimation_section(tel, criteria=None) -> Section | None:
     names = estimators(tel.df)
     if not names:
         return None
     t = tel.df.index.to_numpy()
-    return Section("estimation", "Estimation", [_estimator_plot(tel.df, name, t) for name in names])
+    return Section("estimation", "Estimation", [_estimator_plot(tel.df, name, t, criteria) for name in names])
 
 
 def mode_names(meta, values) -> dict:

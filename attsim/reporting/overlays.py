@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import rotations
+from ..analysis import body_rate_deg_s
 from ..telemetry.schema import QUATERNION_COLUMNS, RATE_COLUMNS
 from .actuators import RPM_PER_RAD_S
 from .estimation import angle_unit, estimators
@@ -97,7 +98,7 @@ def rates(runs, names) -> Plot | None:
     def norm(run):
         if not all(c in run.df for c in RATE_COLUMNS):
             return None
-        return np.degrees(np.linalg.norm(run.df[list(RATE_COLUMNS)].to_numpy(), axis=1))
+        return body_rate_deg_s(run.df)
 
     traces = _lines(runs, names, norm, log_y=True)
     if traces:

@@ -91,7 +91,7 @@ def _requirement_deg(criteria, meta=None):
     return None if factor is None else (found.value * factor, found)
 
 
-def _declared_marks(criteria, quantity: str, units: dict, panel_unit: str):
+def declared_marks(criteria, quantity: str, units: dict, panel_unit: str):
     """The declared requirements on ``quantity`` (traces, shapes, a sentence), in the panel's unit."""
     rows = [row for row in declared_on(criteria, quantity)
             if row.declared.get("unit") in units or row.declared.get("statistic") == "settle"]
@@ -149,7 +149,7 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
     t = df.index.to_numpy()
     # dark, not the x axis's blue: the per-axis errors share this figure's legend
     total = [line(t, error.total_deg, "pointing error", 0, log_y=True, color=TOTAL_COLOUR)]
-    marks, windows, said = _declared_marks(criteria, "att_err_deg", ANGLE_TO_DEG, "deg")
+    marks, windows, said = declared_marks(criteria, "att_err_deg", ANGLE_TO_DEG, "deg")
     if not marks:
         marks, said = lines_over_run(criteria, tel.meta, t)
     panels = [Panel("pointing error [deg]", total + marks, list(mode_shapes) + windows, log_y=True)]
@@ -207,7 +207,7 @@ def rates_section(tel, criteria) -> Section:
     w = np.degrees(df[list(RATE_COLUMNS)].to_numpy())
     norm = np.linalg.norm(w, axis=1)
     magnitude = [line(t, norm, "|ω|", 3, log_y=True)]
-    marks, windows, _ = _declared_marks(criteria, "rate_deg_s", RATE_TO_DEG_S, "deg/s")
+    marks, windows, _ = declared_marks(criteria, "rate_deg_s", RATE_TO_DEG_S, "deg/s")
     magnitude += marks
     found = None if marks else requirement(criteria, ("omega", "rate", "|ω|"))
     said = ""

@@ -173,11 +173,15 @@ def requirement_marks(rows, factors: dict, unit: str) -> tuple[list[dict], list[
         for a, b in intervals:
             x += [a, b, None]
             y += [level * factor, level * factor, None]
+        if what == "absmax":  # a bound on |value|: both signs
+            x, y = x + x, y + [None if v is None else -v for v in y]
         over = what in WINDOW_STATISTICS  # a bound on the window's mean or RMS, not on every sample
         if what == "settles":
             name = f"requirement: settle {'below' if 'settle_below' in d else 'above'} {fmt(level * factor)} {unit}"
         elif over:
             name = f"requirement: window {what} {d.get('op')} {fmt(level * factor)} {unit}"
+        elif what == "absmax":
+            name = f"requirement: max |value| {d.get('op')} {fmt(level * factor)} {unit}"
         else:
             name = f"requirement: {what} {d.get('op')} {fmt(level * factor)} {unit}"
         dash = DASHES[(k + 1) % len(DASHES)]
@@ -198,8 +202,10 @@ def requirement_marks(rows, factors: dict, unit: str) -> tuple[list[dict], list[
         at = d.get("at_s")
         value = level if d.get("statistic") == "settle" else row.value
         if isinstance(at, (int, float)) and isinstance(value, (int, float)) and math.isfinite(value):
-            word = {"max": "worst", "min": "worst", "final": "final", "settle": "settled"}.get(d.get("statistic"), "")
-            traces.append({"type": "scatter", "mode": "markers", "x": [float(at)], "y": [float(value) * factor],
+            word = {"max": "worst", "min": "worst", "absmax": "worst", "final": "final",
+                    "settle": "settled"}.get(d.get("statistic"), "")
+            drawn = d.get("at_value", value)  # absmax: the signed sample whose size is the value
+            traces.append({"type": "scatter", "mode": "markers", "x": [float(at)], "y": [float(drawn) * factor],
                            "name": f"{word} {fmt(float(value) * factor)} {unit} at {fmt(float(at), 6)} s",
                            "marker": {"color": REQUIREMENT_COLOUR, "size": 11, "symbol": "x-thin-open",
                                       "line": {"width": 2.5, "color": REQUIREMENT_COLOUR}}})

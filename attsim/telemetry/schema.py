@@ -8,7 +8,8 @@ column names.
 from __future__ import annotations
 
 __all__ = ["TIME_INDEX", "QUATERNION_COLUMNS", "RATE_COLUMNS", "STATE_COLUMNS", "POINTING_COLUMNS",
-           "ESTIMATOR_SUFFIXES", "WHEEL_SUFFIXES", "WHEEL_FRICTION_SUFFIXES", "WHEEL_JITTER_SUFFIXES", "UNITS"]
+           "ESTIMATOR_SUFFIXES", "ESTIMATION_ERROR", "WHEEL_SUFFIXES", "WHEEL_FRICTION_SUFFIXES",
+           "WHEEL_JITTER_SUFFIXES", "UNITS"]
 
 TIME_INDEX = "t"
 QUATERNION_COLUMNS = ("qw", "qx", "qy", "qz")
@@ -22,6 +23,9 @@ STATE_COLUMNS = QUATERNION_COLUMNS + RATE_COLUMNS
 ESTIMATOR_SUFFIXES = (("qw", "qx", "qy", "qz") + tuple(f"bias_{a}" for a in "xyz")
                       + tuple(f"sigma3_att_{a}" for a in "xyz") + tuple(f"sigma3_bias_{a}" for a in "xyz")
                       + ("nis_st", "nis_mag", "nis_sun") + tuple(f"bias_true_{a}" for a in "xyz"))
+# the suffix of the quantity attsim derives from an estimator's columns and the truth: "<estimator>_err_deg", the angle
+# between its attitude and the true attitude (attsim.analysis.estimation_error_deg; a Requirement may name it)
+ESTIMATION_ERROR = "_err_deg"
 # a reaction wheel's columns, each after its name and an underscore (attsim.actuators): its
 # speed relative to the body, axial momentum, motor torque and the torque commanded (before the limits); the friction
 # torque on it when it has friction; the rotor angle, the imbalance force on the body and the imbalance torque about

@@ -160,6 +160,39 @@ def test_saturation_seen_at_single_rows_is_counted_as_such_not_as_zero_seconds(t
         assert " 0 s in total" not in summary
 
 
+def test_a_requirement_on_an_estimators_error_is_drawn_on_its_plot_with_the_angle(tmp_path):
+    from attsim.telemetry.schema import ESTIMATOR_SUFFIXES
+
+    def estimate(k):  # the truth (see _telemetry) turned by 0.01 deg about x
+        return lambda t: (np.cos(0.001 * t + np.radians(0.005)), np.sin(0.001 * t + np.radians(0.005)), 0.0, 0.0)[k]
+    columns = {f"mekf_{s}": 0.0 for s in ESTIMATOR_SUFFIXES} | {f"mekf_q{a}": estimate(k) for k, a in enumerate("wxyz")}
+    tel = _telemetry(tmp_path, columns)
+    criteria = judge([Requirement("knowledge [deg]", "mekf_err_deg", "max", "<", 0.05, window=Window.after(10.0)),
+                      Requirement("wheel [deg]", "qy", "absmax", "<", 0.5)], tel)
+    assert criteria[0].ok and criteria[0].value == pytest.approx(0.01, rel=1e-6)
+    page = attsim.report(tel, tmp_path / "r.html", criteria=criteria).read_text()
+    plot = next(f for f in _figures(page) if f["title"].startswith("mekf: estimate against the truth"))
+    angle = _trace(plot, "|error|")
+    assert np.allclose(_bdata(angle["y"]), 36.0, rtol=1e-5)  # arcsec
+    bound = _trace(plot, "requirement: max < 180 arcsec")
+    assert bound["x"] == [10.0, 199.5] and bound["y"] == [180.0, 180.0]
+
+
+def test_an_absmax_requirement_is_drawn_at_both_signs():
+    from attsim.reporting.style import requirement_marks
+    from attsim.reporting.runinfo import judged
+
+    wheel = Requirement("speed [rad/s]", "rw_x_speed", "absmax", "<", 150.0)
+    tel_like = {"rw_x_speed": -np.linspace(0.0, 120.0, 5)}
+    import pandas as pd
+    row = judge([wheel], pd.DataFrame(tel_like, index=pd.Index(np.arange(5.0), name="t")))
+    traces, _ = requirement_marks(judged(row), {"rad/s": 1.0}, "rad/s")
+    bound = _trace({"data": traces}, "requirement: max |value| < 150 rad/s")
+    assert bound["y"] == [150.0, 150.0, None, -150.0, -150.0] and bound["x"] == [0.0, 4.0, None, 0.0, 4.0]
+    worst = _trace({"data": traces}, "worst 120 rad/s")
+    assert worst["y"] == [-120.0] and worst["x"] == [4.0]  # on the signed sample
+
+
 def test_what_other_issues_record_is_shown_only_when_recorded(tmp_path):
     tel = _telemetry(tmp_path, {}, [], wall_s=3.0)
     page = attsim.report(tel, tmp_path / "r.html").read_text()
