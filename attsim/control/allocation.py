@@ -219,7 +219,9 @@ def allocate(allocation, tau_Nm, null_torque_Nm, limits_Nm, out_Nm):
             scale = min(scale, limits_Nm[j] / abs(u))
     if scale < 1.0:
         for j in range(n):
-            out_Nm[j] *= scale
+            # u (limit / |u|) can round one ulp past the limit: the wheel would then clip it and log a
+            # saturation this scaling exists to avoid
+            out_Nm[j] = min(limits_Nm[j], max(-limits_Nm[j], out_Nm[j] * scale))
     return scale
 
 

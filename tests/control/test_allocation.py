@@ -53,6 +53,17 @@ def test_saturation_scales_the_whole_command_and_keeps_the_torque_direction():
     assert np.allclose(delivered, scale * tau, rtol=1e-14)
 
 
+def test_a_scaled_command_never_rounds_past_the_limit():
+    """The issue-25 outsider's run logged wheel saturations whose request was 1.0000000000000002e-4 against a
+    1e-4 N m limit: u (limit / |u|) rounded one ulp past it, so the wheel clipped what the scaling had sized."""
+    limits = np.array([1e-4])
+    u = np.empty(1)
+    for wanted in (0.00035191402383526194, -0.00035191402383526194):  # u * (1e-4 / |u|) = 1.0000000000000002e-4
+        assert abs(wanted * (1e-4 / abs(wanted))) > 1e-4
+        allocate(np.array([[1.0, 0.0, 0.0]]), np.array([wanted, 0.0, 0.0]), np.zeros(1), limits, u)
+        assert abs(u[0]) == 1e-4 and np.sign(u[0]) == np.sign(wanted)
+
+
 def test_null_space_torques_leave_the_body_alone_and_move_the_speeds_to_their_target():
     N = null_space_projector(PYRAMID)
     U, s, Vt = np.linalg.svd(PYRAMID.T)
