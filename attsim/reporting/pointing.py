@@ -140,6 +140,21 @@ def lines_over_run(criteria, meta, t) -> tuple[list, str]:
                      "declared, so it is drawn across the run.")
 
 
+def _closing_error(t, total_deg) -> str:
+    """"Final error 0.1 deg, largest over the last tenth of the run 0.3 deg." — or, where no law with a target ran
+    at the end (a detumble mode; rows without a reference have no error), what there is instead."""
+    finite = np.flatnonzero(np.isfinite(total_deg))
+    if finite.size == 0:
+        return ("No row has a pointing error: no law with a pointing target ran (a detumble, or modes without "
+                "one).")
+    last_tenth = total_deg[int(0.9 * len(t)):]
+    if finite[-1] == len(t) - 1 and np.isfinite(last_tenth).all():
+        return (f"Final error {fmt(float(total_deg[-1]))} deg, largest over the last tenth of the run "
+                f"{fmt(float(np.max(last_tenth)))} deg.")
+    return (f"Last pointing error {fmt(float(total_deg[finite[-1]]))} deg at t = {fmt(float(t[finite[-1]]), 6)} s "
+            f"(rows after it have no pointing target); largest over the run {fmt(float(np.nanmax(total_deg)))} deg.")
+
+
 def section(tel, criteria, mode_shapes=()) -> Section | None:
     """Total pointing error (log scale, requirement over its window), per-axis error, reference against actual."""
     df = tel.df
@@ -164,11 +179,8 @@ def section(tel, criteria, mode_shapes=()) -> Section | None:
     zoom = _window_zoom(t, error.total_deg, declared_on(criteria, "att_err_deg"), marks, windows)
     items = [
         f"<p class='note'>Pointing error from {error.source}: the angle of q_IR* ⊗ q_IB (reference R, body B); "
-        "per axis, its rotation vector in body axes. Final error "
-        + fmt(float(error.total_deg[-1]))
-        + " deg, largest over the last tenth of the run "
-        + fmt(float(np.nanmax(error.total_deg[int(0.9 * len(t)) :])))
-        + " deg."
+        "per axis, its rotation vector in body axes. "
+        + _closing_error(t, error.total_deg)
         + said
         + "</p>",
         stacked("Pointing error", panels),

@@ -193,6 +193,24 @@ def test_an_absmax_requirement_is_drawn_at_both_signs():
     assert worst["y"] == [-120.0] and worst["x"] == [4.0]  # on the signed sample
 
 
+@pytest.mark.parametrize("error, said", [
+    (lambda t: np.full_like(t, np.nan), "No row has a pointing error: no law with a pointing target ran"),
+    (lambda t: np.where(t < 100.0, 2.0 * np.exp(-t / 20.0), np.nan),
+     "Last pointing error 0.01382 deg at t = 99.5 s (rows after it have no pointing target); largest over the run "
+     "2 deg."),
+])
+def test_a_run_that_ends_without_a_pointing_target_says_so_instead_of_nan(tmp_path, error, said):
+    """The issue-25 outsider's run that never left its detumble mode got a numpy All-NaN warning and a report
+    saying "Final error nan deg"."""
+    import warnings
+
+    tel = _telemetry(tmp_path, _wheel_columns() | {"att_err_deg": error}, WHEELS + [PD_LAW])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        page = attsim.report(tel, tmp_path / "r.html").read_text()
+    assert said in page and "nan deg" not in page
+
+
 def test_what_other_issues_record_is_shown_only_when_recorded(tmp_path):
     tel = _telemetry(tmp_path, {}, [], wall_s=3.0)
     page = attsim.report(tel, tmp_path / "r.html").read_text()
