@@ -41,7 +41,10 @@ def resolve_script(name: str) -> Path:
         where = MISSIONS_DIR.resolve()
         valid = ", ".join(scripts) or (f"none, {where} holds no mission script" if MISSIONS_DIR.is_dir()
                                        else f"none, there is no {where}")
-        raise InputError("mission", f"unknown mission {name!r}", f"valid: {valid}")
+        here = Path(f"{name}.py")
+        hint = f"; to run the script {here}, give its path: {here}" if here.is_file() else \
+            "; a script elsewhere runs by its path (attsim run path/to/script.py)"
+        raise InputError("mission", f"unknown mission {name!r}", f"valid: {valid}{hint}")
     return scripts[name]
 
 

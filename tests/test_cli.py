@@ -500,3 +500,14 @@ def test_figures_that_exit_or_cannot_say_why_cost_no_report_and_exit_2(tmp_path,
     assert f"the report was written without the mission's figures: {out / 'report.html'}" in err
     page = (out / "report.html").read_text()
     assert "figures(telemetry) failed, so its figures are not shown" in page
+
+
+def test_a_bare_name_outside_a_project_points_to_the_scripts_path(tmp_path, monkeypatch, capsys):
+    """The issue-25 outsider typed 'attsim run cubesat3u' beside cubesat3u.py and was told only 'unknown mission'."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cubesat3u.py").write_text("def build(out_dir=None):\n    pass\n")
+    assert cli.main(["run", "cubesat3u"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown mission 'cubesat3u'" in err and "give its path: cubesat3u.py" in err
+    assert cli.main(["run", "elsewhere"]) == 2
+    assert "a script elsewhere runs by its path (attsim run path/to/script.py)" in capsys.readouterr().err
