@@ -76,8 +76,15 @@ class Condition(NamedTuple):
     source: object = None
 
     def describe(self) -> str:
-        unit = " deg" if self.kind == POINTING_BELOW else ""
-        return f"{_NAMES[self.kind]} {self.value:g}{unit}" + (f" for {self.dwell_s:g} s" if self.dwell_s else "")
+        """The condition in words with its unit, as the events and the report say it:
+        ``"rate below 0.0174533 rad/s (1 deg/s) for 10 s"``."""
+        if self.kind in (RATE_BELOW, RATE_ABOVE):
+            value = f"{self.value:g} rad/s ({math.degrees(self.value):g} deg/s)"
+        else:
+            value = {POINTING_BELOW: f"{self.value:g} deg", WHEEL_SPEED_ABOVE: f"{self.value:g} of its speed limit",
+                     TIMEOUT: f"{self.value:g} s in the mode", AT_TIME: f"{self.value:g} s"}.get(
+                         self.kind, f"{self.value:g}")
+        return f"{_NAMES[self.kind]} {value}" + (f" for {self.dwell_s:g} s" if self.dwell_s else "")
 
 
 def _rate_source(source):

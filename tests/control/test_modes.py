@@ -199,3 +199,16 @@ def test_two_laws_that_can_run_together_may_not_share_an_actuator(tmp_path):
     with pytest.raises(attsim.InputError, match="^actuators: actuator 'mtq' is commanded by controllers 'bdot' and "
                                                 "'sun_pd', which can run at the same time"):
         m.run()
+
+
+def test_a_conditions_words_carry_its_unit():
+    """The issue-25 outsider read 'rate below 0.0174533 for 10 s' in its mode switch's reason: no unit."""
+    from attsim import modes
+
+    assert modes.rate_below(np.radians(1.0), dwell_s=10.0, source=attsim.TRUTH).describe() == \
+        "rate below 0.0174533 rad/s (1 deg/s) for 10 s"
+    assert modes.rate_above(0.1, source=attsim.TRUTH).describe() == "rate above 0.1 rad/s (5.72958 deg/s)"
+    assert modes.wheel_speed_above(0.8).describe() == "wheel speed above 0.8 of its speed limit"
+    assert modes.timeout(60.0).describe() == "timeout 60 s in the mode"
+    assert modes.at_time(800.0).describe() == "at time 800 s"
+    assert modes.Condition(modes.POINTING_BELOW, 0.5, 5.0).describe() == "pointing error below 0.5 deg for 5 s"
