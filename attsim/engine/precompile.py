@@ -155,7 +155,11 @@ def compile_needs(needs) -> list[str]:
     say = _stderr
     say(f"compiling {len(absent)} units for this machine, once (about {compile_estimate(absent):.0f} s): "
         + ", ".join(absent))
-    return list(compile_all(needs, say=lambda message: say("  " + message)))
+    done = list(compile_all(needs, say=lambda message: say("  " + message)))
+    if len(done) < len(absent):  # "compiling 12 units" then "11 compiled" must not read as one lost
+        say(f"  the other {len(absent) - len(done)} were on disk by their turn (compiled by another process, such as "
+            "the background compile, or along with a unit that calls them)")
+    return done
 
 
 def _stderr(message: str) -> None:

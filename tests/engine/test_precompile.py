@@ -1,0 +1,18 @@
+"""attsim.engine.precompile: what it says while compiling a mission's units."""
+
+from attsim.engine import precompile
+
+
+def test_units_found_compiled_meanwhile_are_accounted_for(monkeypatch, capsys):
+    """The issue-25 outsider read 'compiling 12 units' then '11 units compiled', as if one had been lost."""
+    needs = [f"unit{k}" for k in range(3)]
+    monkeypatch.setattr(precompile, "missing", lambda wanted: list(wanted))
+    monkeypatch.setattr(precompile, "compile_estimate", lambda names: 1.0)
+    # the last unit is on disk by its turn (the background compile got there first)
+    monkeypatch.setattr(precompile, "compile_all", lambda wanted, say: {"unit0": 0.5, "unit1": 0.5})
+    assert precompile.compile_needs(needs) == ["unit0", "unit1"]
+    err = capsys.readouterr().err
+    assert "compiling 3 units" in err and "the other 1 were on disk by their turn" in err
+    monkeypatch.setattr(precompile, "compile_all", lambda wanted, say: {n: 0.5 for n in wanted})
+    precompile.compile_needs(needs)
+    assert "on disk by their turn" not in capsys.readouterr().err
