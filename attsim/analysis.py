@@ -45,7 +45,9 @@ __all__ = [
 def _inertia(df: pd.DataFrame, inertia) -> np.ndarray:
     if inertia is None:
         if "inertia_kg_m2" not in df.attrs:
-            raise InputError("inertia", "must be given when the frame's attrs do not record it")
+            raise InputError("inertia", "must be given when the frame's attrs do not record it",
+                             "a mission's telemetry: inertia=tel.meta['inertia_kg_m2'], the body without its wheels' "
+                             "axial inertia; with wheels, attsim.analysis.total_momentum adds their momentum")
         inertia = df.attrs["inertia_kg_m2"]
     return check_inertia(inertia, allow_nonphysical=True).matrix_kg_m2
 

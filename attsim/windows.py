@@ -30,7 +30,17 @@ KINDS = ("run", "between", "after", "orbit", "mode", "passes", "intervals")
 
 
 class Resolved(NamedTuple):
-    """A window on one run: its intervals (s) and the rows inside them, or why it has none (``missing``)."""
+    """A window on one run (:meth:`Window.resolve`).
+
+    Attributes
+    ----------
+    intervals : list of (float, float)
+        Its intervals on this run, ``(start, stop)`` in s, in time order.
+    rows : ndarray of bool
+        One per telemetry row: inside an interval.
+    missing : NotEvaluated or None
+        Why the window has no rows on this run (a mode never entered, a time past the end), else None.
+    """
 
     intervals: list
     rows: np.ndarray
@@ -38,7 +48,15 @@ class Resolved(NamedTuple):
 
 
 def intervals_of(t: np.ndarray, flag: np.ndarray) -> list[tuple[float, float]]:
-    """``[(first t, last t), ...]`` of each run of True in ``flag`` (one value per row of ``t``)."""
+    """``[(first t, last t), ...]`` of each run of True in ``flag`` (one value per row of ``t``).
+
+    Parameters
+    ----------
+    t : ndarray
+        The rows' times, s.
+    flag : ndarray of bool
+        One per row.
+    """
     edges = np.diff(np.concatenate([[0], np.asarray(flag, dtype=np.int8), [0]]))
     starts, stops = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
     return [(float(t[a]), float(t[b - 1])) for a, b in zip(starts, stops)]

@@ -174,7 +174,7 @@ def _wheels_plot(df, wheels, saturated, t) -> Plot:
         panels.append(_array_panel(df, wheels, limits, t))
     panels.append(_fit_to_data(Panel("motor torque [N m]", torque, torque_shapes)))
     what = "solid: delivered, dotted: commanded; " if commanded else ""
-    return stacked(f"Reaction wheels ({what}shaded: where that wheel saturated)", panels)
+    return stacked(f"Reaction wheels ({what}shaded: where that wheel was torque-limited or speed-saturated)", panels)
 
 
 def _array_panel(df, wheels, limits, t) -> Panel:

@@ -39,12 +39,13 @@ UNITS = {
     "t": "s, simulation time from the start of the run",
     "qw qx qy qz": "1, q_IB scalar first (rotates body vectors into the inertial frame)",
     "wx wy wz": "rad/s, body rate relative to inertial space, body axes",
-    "H_x H_y H_z": "N m s, angular momentum about the centre of mass, body axes",
-    "H_I_x H_I_y H_I_z": "N m s, angular momentum about the centre of mass, inertial axes",
-    "H_norm": "N m s, |H| (the same in every frame)",
-    "T_rot": "J, rotational kinetic energy 1/2 w.J w",
-    "nutation": "rad, angle between the chosen body axis and H",
-    "tau_x tau_y tau_z": "N m, applied torque, body axes",
+    "H_x H_y H_z": "N m s, the body's angular momentum J w, body axes (not logged: attsim.analysis."
+                   "angular_momentum_body; with wheels, attsim.analysis.total_momentum)",
+    "H_I_x H_I_y H_I_z": "N m s, the body's angular momentum, inertial axes (not logged: attsim.analysis."
+                         "angular_momentum_inertial, invariants)",
+    "H_norm": "N m s, |H| (the same in every frame; not logged: attsim.analysis.invariants)",
+    "T_rot": "J, rotational kinetic energy 1/2 w.J w (not logged: attsim.analysis.kinetic_energy, invariants)",
+    "nutation": "rad, angle between the chosen body axis and H (not logged: attsim.analysis.nutation_angle)",
     "q_ref_w q_ref_x q_ref_y q_ref_z": "1, q_IR: the reference attitude of the pointing law running at that row (it "
                                        "changes where a ModeManager switches laws; NaN while none runs)",
     "mode": "1, a ModeManager's current mode: its index in the manager's modes= list (0 for the first)",

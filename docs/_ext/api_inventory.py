@@ -20,7 +20,8 @@ from typing import NamedTuple
 PUBLIC_MODULES = (
     "attsim.sensors", "attsim.actuators", "attsim.control", "attsim.modes", "attsim.estimation", "attsim.guidance",
     "attsim.environment", "attsim.rotations", "attsim.inertia", "attsim.dispersions", "attsim.testing", "attsim.cli",
-    "attsim.campaign", "attsim.allocation", "attsim.analysis", "attsim.errors", "attsim",
+    "attsim.requirements", "attsim.windows", "attsim.campaign", "attsim.allocation", "attsim.analysis", "attsim.errors",
+    "attsim",
 )
 SHARED_KINDS = ("class", "exception", "function")
 
