@@ -1,6 +1,7 @@
 """The ``attsim`` command line.
 
     attsim run SCRIPT_OR_NAME [--out DIR] [--duration S] [--seed N] [--method M] [--no-report]
+                              [--backend auto|compiled|interpreted]
     attsim report DIR [DIR ...] [--out FILE] [--reference DIR]  one run's report, or a comparison of several
     attsim missions                  the mission scripts in ./missions, one line each
     attsim methods                   the integrators, one line each
