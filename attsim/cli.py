@@ -1,7 +1,6 @@
 """The ``attsim`` command line.
 
-    attsim run SCRIPT_OR_NAME [--out DIR] [--duration S] [--seed N] [--method M] [--no-report]
-                              [--backend auto|compiled|interpreted]
+    attsim run SCRIPT_OR_NAME [--out DIR] [--duration S] [--seed N] [--method M] [--backend B] [--no-report]
     attsim report DIR [DIR ...] [--out FILE] [--reference DIR]  one run's report, or a comparison of several
     attsim missions                  the mission scripts in ./missions, one line each
     attsim methods                   the integrators, one line each
