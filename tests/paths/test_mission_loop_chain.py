@@ -124,14 +124,17 @@ def test_pyramid_null_space_and_unloading_run_alike(tmp_path):
 def wheels_listed_out_of_mission_order(out):
     m = attsim.Mission("reversed", J, (0.05, -0.04, 0.03), duration=30.0, telemetry_dt=0.5, out_dir=out)
     wheels = _wheels(m, max_torque_Nm=1e-4, max_speed_rad_s=50.0)
+    # allocation="clip": each wheel clips its own command, so several saturate in one cycle (scaled commands
+    # never reach a clip: they stop at the limits)
     m.add(attsim.QuaternionPD(rotations.axis_angle_to_quat([0.3, -0.5, 0.8], 2.0), kp=5e-2, kd=2e-1, period_s=0.5,
-                              wheels=wheels[::-1], attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
+                              wheels=wheels[::-1], attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH,
+                              allocation="clip"))
     return m
 
 
 def test_wheel_events_of_one_cycle_come_in_the_controllers_order_on_both_paths(tmp_path):
-    # at 16 s rw_z leaves its speed limit as rw_y saturates its motor: the QPD commands rw_z first
+    # at 0 s all three clip, at 10 s rw_z and rw_x: the QPD commands rw_z first, then rw_y, then rw_x
     python, compiled = both_ways(tmp_path, wheels_listed_out_of_mission_order)
     assert_same_run(python, compiled)
-    at = compiled.events[compiled.events["t"] == 16.0]
-    assert list(at["actuator"]) == ["rw_z", "rw_y"]
+    assert list(compiled.events[compiled.events["t"] == 0.0]["actuator"]) == ["rw_z", "rw_y", "rw_x"]
+    assert list(compiled.events[compiled.events["t"] == 10.0]["actuator"]) == ["rw_z", "rw_x"]
