@@ -28,6 +28,9 @@ TASK_TARGET_S = 0.5  # wall time a task of several runs aims at (dask costs ~3 m
 MAX_RUNS_PER_TASK = 16
 HEALTHY_WALL_S = 5.0  # while a stuck worker is excluded: how often the workers runs may go to are asked again
 POLL_S = 0.25  # the longest the loop waits for a result before it looks for runs past their time limit
+# no result for this long: the tasks the scheduler holds finished are taken directly (a finished task whose result
+# never reached dask's as_completed kept a campaign waiting for ever in a loaded test run)
+STALL_S = 30.0
 COMPILE_FIRST_LIMIT_S = 900.0  # the longest the units' compile before the runs is waited for
 
 
@@ -109,6 +112,7 @@ class _Execution:
         self.healthy: list[str] = []  # the workers tasks may go to, while some are excluded
         self.healthy_asked = self.rerouted_at = -math.inf
         self.queue = None
+        self.heard_at = time.monotonic()  # the last result taken (or the start)
 
     def run(self) -> None:
         from distributed import as_completed
@@ -117,15 +121,21 @@ class _Execution:
         try:
             self.queue = as_completed([self.submit(b) for _, b in zip(range(self.window), self.batches)],
                                       with_results=True, raise_errors=False)
-            while not self.queue.is_empty():
+            while self.by_key:  # the tasks whose results are wanted (a task given up stays in as_completed)
                 for future, results in self.ready():
+                    self.heard_at = time.monotonic()
                     self.arrived(future, results)
                 for overdue in self.clock.overdue():
                     self.time_out(overdue)
                 if self.excluded:
                     self.reroute()
+                if time.monotonic() - self.heard_at >= STALL_S:
+                    self.unstall()
         finally:
             self.client.unsubscribe_topic(START_TOPIC)
+            abandoned = [f for f in self.queue.futures] if self.queue is not None else []
+            if abandoned:  # given up for new ones: not left computing on a scheduler the campaign does not own
+                self.client.cancel(abandoned)
 
     def ready(self) -> list:
         """The finished tasks, waiting at most POLL_S for one (as_completed's iterator waits without a limit)."""
@@ -134,6 +144,28 @@ class _Execution:
             if not self.queue.has_ready():
                 condition.wait(timeout=POLL_S)
         return self.queue.next_batch(block=False)
+
+    def unstall(self) -> None:
+        """Take the results of the tasks the scheduler holds finished but that have not arrived, after
+        :data:`STALL_S` without a result: each is fetched directly, or, when that does not answer within
+        :data:`POLL_S`, its runs are sent again as a new task (the old one's result, should it come, is ignored:
+        its key is no longer wanted). Tasks still running are left alone, however long they take."""
+        self.heard_at = time.monotonic()
+        try:
+            held = self.client.who_has([self.futures[key] for key in self.by_key])
+        except Exception:  # noqa: BLE001 - a safety net: the next stall asks again
+            return
+        for key in [k for k, workers in held.items() if workers and k in self.by_key]:
+            future = self.futures[key]
+            try:
+                results = future.result(timeout=max(POLL_S, 1.0))
+            except Exception:  # noqa: BLE001 - not fetched (or failed): its runs go again
+                batch = self.by_key.pop(key)
+                self.futures.pop(key)
+                self.clock.forget(key)
+                self.queue.add(self.submit(batch))
+                continue
+            self.arrived(future, results)
 
     def submit(self, batch):
         indices = "_".join(str(spec.index) for spec in batch)
