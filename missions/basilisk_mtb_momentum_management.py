@@ -58,6 +58,7 @@ import numpy as np
 
 import attsim
 from attsim import rotations
+from attsim.checks import boolean
 from attsim.environment import FieldHistory
 
 RPM = 2.0 * np.pi / 60.0  # rad/s per rpm (Basilisk's macros.RPM)
@@ -94,6 +95,7 @@ def field_history() -> FieldHistory:
 def build(out_dir=None, feedforward: bool = True) -> attsim.Mission:
     """The mission; ``feedforward=False`` leaves the bars' torque out of the wheel law (a disturbance to the pointing
     while they unload, which ``tools/study_feedforward.py`` shows)."""
+    feedforward = boolean(feedforward, "feedforward")
     inertia = I_HUB_KG_M2 - sum(WHEEL_JS_KG_M2 * np.outer(a, a) for a in WHEEL_AXES)
     mission = attsim.Mission(
         "basilisk_mtb_momentum_management", inertia, omega0=OMEGA0_RAD_S, q0=rotations.mrp_to_quat(SIGMA0_BN),

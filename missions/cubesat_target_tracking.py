@@ -140,7 +140,7 @@ def build(out_dir=None, omega0_rad_s=OMEGA0_RAD_S, inertia_kg_m2=None, gyro_bias
     wheel_coulomb_friction_Nm = [non_negative_scalar(value, f"wheel_coulomb_friction_Nm[{k}]") for k, value in
                                  enumerate(finite_array(wheel_coulomb_friction_Nm, "wheel_coulomb_friction_Nm", (4,)))]
     unloading = boolean(unloading, "unloading")
-    fed = unloading and boolean(feedforward, "feedforward")
+    fed = boolean(feedforward, "feedforward") and unloading
     env = Environment(orbit_over_station(), field="dipole", faces=Face.cube(0.1, (1e-3, -1e-3, 5e-3)),
                       residual_dipole_Am2=residual_dipole_Am2)
     body = BUS if inertia_kg_m2 is None else inertia_kg_m2

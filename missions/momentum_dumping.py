@@ -27,6 +27,7 @@ import numpy as np
 
 import attsim
 from attsim import inertia
+from attsim.checks import boolean
 from attsim.environment import Environment, KeplerOrbit
 from attsim.testing import NotEvaluated, ended_before
 
@@ -62,6 +63,7 @@ def build(out_dir=None, feedforward: bool = True):
     the pointing, which ``tools/study_feedforward.py`` shows)."""
     from pathlib import Path
 
+    feedforward = boolean(feedforward, "feedforward")
     root = Path(out_dir) if out_dir is not None else Path("reports") / "momentum_dumping"
     return [_mission("without_unloading", False, root / "without_unloading"),
             _mission("with_unloading", True, root / "with_unloading", feedforward)]
