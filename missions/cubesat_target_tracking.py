@@ -8,7 +8,8 @@ dipole. Attitude and rate come from an MEKF (10 Hz gyro with angle and rate
 random walk and a bias, 2 Hz star tracker at 5/5/40 arcsec); a quaternion
 PID with the reference rate fed forward drives a four-wheel pyramid at
 10 Hz (torques scaled to the motor limits), and magnetorquers unload the
-wheels. The wheels have Coulomb, Stribeck and viscous friction. The null
+wheels (their torque fed forward into the wheel law, so that unloading does
+not disturb the pointing). The wheels have Coulomb, Stribeck and viscous friction. The null
 space biases them to +100, -100, +100, -100 rad/s: a bias with no body
 momentum (the pyramid's null space; a common speed would be momentum the
 unloading removes), which keeps them off most zero crossings and makes
@@ -124,8 +125,11 @@ def dispersions():
 
 def build(out_dir=None, omega0_rad_s=OMEGA0_RAD_S, inertia_kg_m2=None, gyro_bias_rad_s=GYRO_BIAS_RAD_S,
           tracker_misalignment_rad=(0.0, 0.0, 0.0), residual_dipole_Am2=(2e-3, -1e-3, 1e-3),
-          wheel_coulomb_friction_Nm=WHEEL_COULOMB_FRICTION_NM, unloading: bool = True) -> attsim.Mission:
-    """The mission; ``unloading=False`` leaves the magnetorquers off (what the momentum criterion must catch)."""
+          wheel_coulomb_friction_Nm=WHEEL_COULOMB_FRICTION_NM, unloading: bool = True,
+          feedforward: bool = True) -> attsim.Mission:
+    """The mission; ``unloading=False`` leaves the magnetorquers off (what the momentum criterion must catch),
+    ``feedforward=False`` leaves their torque out of the wheel law (a disturbance to the pointing while they unload,
+    which ``tools/study_feedforward.py`` shows)."""
     # each parameter checked under its own name (a campaign draws them; a user may pass anything)
     omega0_rad_s = vector3(omega0_rad_s, "omega0_rad_s")
     if inertia_kg_m2 is not None:
@@ -136,6 +140,7 @@ def build(out_dir=None, omega0_rad_s=OMEGA0_RAD_S, inertia_kg_m2=None, gyro_bias
     wheel_coulomb_friction_Nm = [non_negative_scalar(value, f"wheel_coulomb_friction_Nm[{k}]") for k, value in
                                  enumerate(finite_array(wheel_coulomb_friction_Nm, "wheel_coulomb_friction_Nm", (4,)))]
     unloading = boolean(unloading, "unloading")
+    fed = boolean(feedforward, "feedforward") and unloading
     env = Environment(orbit_over_station(), field="dipole", faces=Face.cube(0.1, (1e-3, -1e-3, 5e-3)),
                       residual_dipole_Am2=residual_dipole_Am2)
     body = BUS if inertia_kg_m2 is None else inertia_kg_m2
@@ -158,12 +163,13 @@ def build(out_dir=None, omega0_rad_s=OMEGA0_RAD_S, inertia_kg_m2=None, gyro_bias
     mtq = mission.add(attsim.Magnetorquer(0.2))
     mekf = mission.add(attsim.MEKF(gyro, star_tracker=tracker, sigma_attitude0_deg=1.0, sigma_bias0_rad_s=1e-3))
     target = GroundTarget(*STATION_DEG, STATION_ALT_M, body_axis=(0.0, 0.0, 1.0), min_elevation_deg=MIN_ELEVATION_DEG)
+    if unloading:  # before the wheel law: it feeds forward the dipole decided at the same instant
+        mission.add(attsim.MomentumUnloading(mag, mtq, gain_per_s=0.002, period_s=1.0))
     mission.add(attsim.QuaternionPD(kp=KP, kd=KD, period_s=0.1, wheels=wheels, target=target,
                                     attitude_source=mekf, rate_source=mekf, null_space_gain_Nm_s=1e-5,
                                     wheel_speed_target_rad_s=WHEEL_SPEED_BIAS_RAD_S, ki=KI,
-                                    integral_limit_rad_s=INTEGRAL_LIMIT_RAD_S))
-    if unloading:
-        mission.add(attsim.MomentumUnloading(mag, mtq, gain_per_s=0.002, period_s=1.0))
+                                    integral_limit_rad_s=INTEGRAL_LIMIT_RAD_S, magnetometer=mag if fed else None,
+                                    magnetorquer_feedforward=mtq if fed else None))
     return mission
 
 

@@ -7,7 +7,10 @@ bias, larger than a 3U's usual one) acts on it. Without unloading the wheels
 absorb it all, |tau| t = 10 mN m s after two orbits, past their 6.3 mN m s
 capacity; with MomentumUnloading
 (m = k (h x B) / |B|^2, k = 0.003 1/s, 0.2 A m^2 torquers) beside the wheel
-controller they stay near empty while the pointing holds.
+controller they stay near empty while the pointing holds. The wheel law feeds
+the torquers' torque m x B forward (``magnetorquer_feedforward``, Basilisk's
+``mtbFeedforward``): the wheels take it over, so the body feels only the
+disturbance (``tools/study_feedforward.py`` runs it without too).
 
 Success: without unloading the wheels saturate (the case that motivates
 it); with unloading the wheel momentum stays below 20 % of capacity over
@@ -24,6 +27,7 @@ import numpy as np
 
 import attsim
 from attsim import inertia
+from attsim.checks import boolean
 from attsim.environment import Environment, KeplerOrbit
 from attsim.testing import NotEvaluated, ended_before
 
@@ -32,7 +36,7 @@ WHEEL_INERTIA_KG_M2, WHEEL_MAX_TORQUE_NM, WHEEL_MAX_SPEED_RAD_S = 1e-5, 1e-3, 63
 DISTURBANCE_NM = (6e-7, -4e-7, 5e-7)
 
 
-def _mission(name: str, unload: bool, out_dir) -> attsim.Mission:
+def _mission(name: str, unload: bool, out_dir, feedforward: bool = True) -> attsim.Mission:
     env = Environment(KeplerOrbit.circular(550.0, 97.6, epoch="2025-03-20T00:00:00"), field="dipole",
                       gravity_gradient=False, aerodynamic=False, solar_pressure=False)
     mission = attsim.Mission(name, BUS, omega0=(0.0, 0.0, 0.0), duration=2 * env.orbit.period_s, max_step=0.5,
@@ -42,21 +46,27 @@ def _mission(name: str, unload: bool, out_dir) -> attsim.Mission:
                                                WHEEL_MAX_SPEED_RAD_S)) for a, d in zip("xyz", np.eye(3))]
     tracker, gyro = mission.add(attsim.StarTracker(5.0, noise_arcsec=5.0)), mission.add(attsim.Gyro(5.0))
     mission.add(attsim.TorqueSchedule([(0.0, mission.duration_s, DISTURBANCE_NM)], name="disturbance"))
-    mission.add(attsim.QuaternionPD((1.0, 0.0, 0.0, 0.0), kp=2e-2, kd=4e-2, period_s=0.2, wheels=wheels,
-                                    attitude_source=tracker, rate_source=gyro))
-    if unload:
+    mag = mtq = None
+    if unload:  # the unloading law first: the wheel law feeds forward the dipole it decides at the same instant
         mag = mission.add(attsim.Magnetometer(1.0, noise_T=5e-8, name="mag"))
         mtq = mission.add(attsim.Magnetorquer(0.2))
         mission.add(attsim.MomentumUnloading(mag, mtq, gain_per_s=0.003, period_s=1.0))
+    fed = unload and feedforward  # the wheels take over the magnetorquers' torque m x B: the pointing holds
+    mission.add(attsim.QuaternionPD((1.0, 0.0, 0.0, 0.0), kp=2e-2, kd=4e-2, period_s=0.2, wheels=wheels,
+                                    attitude_source=tracker, rate_source=gyro, magnetometer=mag if fed else None,
+                                    magnetorquer_feedforward=mtq if fed else None))
     return mission
 
 
-def build(out_dir=None):
+def build(out_dir=None, feedforward: bool = True):
+    """The two runs; ``feedforward=False`` leaves the magnetorquers' torque out of the wheel law (a disturbance to
+    the pointing, which ``tools/study_feedforward.py`` shows)."""
     from pathlib import Path
 
+    feedforward = boolean(feedforward, "feedforward")
     root = Path(out_dir) if out_dir is not None else Path("reports") / "momentum_dumping"
     return [_mission("without_unloading", False, root / "without_unloading"),
-            _mission("with_unloading", True, root / "with_unloading")]
+            _mission("with_unloading", True, root / "with_unloading", feedforward)]
 
 
 def criteria(runs):

@@ -120,7 +120,10 @@ BAD_PARAMETERS = {
         "residual_dipole_Am2": ["abc", (NAN, 0.0, 0.0)],
         "wheel_coulomb_friction_Nm": ["abc", (1e-5, 1e-5, 1e-5), (1e-5, -1e-5, 1e-5, 1e-5)],
         "unloading": ["abc", 1, None],
+        "feedforward": ["abc", 1, None],
     },
+    "momentum_dumping": {"feedforward": ["abc", 1, None]},
+    "basilisk_mtb_momentum_management": {"feedforward": ["abc", 1, None]},
 }
 
 

@@ -135,13 +135,37 @@ def number_in(value, field: str, low: float, high: float) -> float:
 
 def per_axis(value, field: str, allow_zero: bool = False) -> np.ndarray:
     """One value for all three axes or three, each finite and > 0 (>= 0 with ``allow_zero``), as a 3-vector."""
+    return per_item(value, field, 3, "axis", allow_zero)
+
+
+def per_item(value, field: str, count: int, item: str, allow_zero: bool = False) -> np.ndarray:
+    """One value for all ``count`` items (axes, bars) or one each, each finite and > 0 (>= 0 with ``allow_zero``),
+    as a ``(count,)`` array; ``item`` names one in the refusal ("axis", "bar")."""
     array = finite_array(value, field)
-    if array.shape not in ((), (1,), (3,)):
-        raise InputError(field, "must be one number or three (one per axis)", f"got shape {array.shape}")
-    array = np.broadcast_to(array, (3,)).copy()
+    if array.shape not in ((), (1,), (count,)):
+        many = "three" if count == 3 else str(count)
+        raise InputError(field, f"must be one number or {many} (one per {item})", f"got shape {array.shape}")
+    array = np.broadcast_to(array, (count,)).copy()
     if np.any(array < 0.0) or (not allow_zero and np.any(array == 0.0)):
-        raise InputError(field, f"must be finite and {'>= 0' if allow_zero else '> 0'} on every axis", f"got {value!r}")
+        raise InputError(field, f"must be finite and {'>= 0' if allow_zero else '> 0'} on every {item}",
+                         f"got {value!r}")
     return array
+
+
+def directions(value, field: str) -> np.ndarray:
+    """Directions, one per row: an ``(n, 3)`` array (n >= 1) of finite, non-zero rows, each scaled to unit length
+    (a magnetorquer bar's axis: only its direction means something)."""
+    array = finite_array(value, field)
+    if array.ndim == 1 and array.shape == (3,):
+        array = array[None, :]
+    if array.ndim != 2 or array.shape[1] != 3 or array.shape[0] < 1:
+        raise InputError(field, "must be an (n, 3) array of directions, one row each", f"got shape {array.shape}")
+    largest = np.max(np.abs(array), axis=1)
+    if np.any(largest == 0.0):
+        raise InputError(field, "must have no zero row (each row is a direction)",
+                         f"row {int(np.argmax(largest == 0.0))} is zero")
+    array = array / largest[:, None]  # first to the largest component: a row of 1e200 or 1e-200 squares finitely
+    return array / np.linalg.norm(array, axis=1)[:, None]
 
 
 def positive_int(value, field: str, maximum: int = 2**53) -> int:

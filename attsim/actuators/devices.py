@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._core.validate import (finite_array, finite_number, non_negative_scalar, one_of, per_axis, positive_int,
-                        positive_scalar, sequence, unit_vector, vector3)
+from .._core.validate import (directions, finite_array, finite_number, non_negative_scalar, one_of, per_item,
+                              positive_int, positive_scalar, sequence, unit_vector, vector3)
 from .catalogue import magnetorquer_spec, wheel_arguments
-from .kernels import magnetorquer_saturate
+from .kernels import magnetorquer_dipole
 from ..engine.component import At, Component
 from ..errors import InputError
 from ..plausibility import check_wheel
@@ -352,18 +352,32 @@ class BodyTorque(Component):
 
 
 class Magnetorquer(Component):
-    """Three orthogonal magnetorquers along the body axes.
+    """Magnetorquer bars: three along the body axes, or an array of any number on any axes.
+
+    A controller commands a body dipole ``m`` (A m², body axes). Each bar
+    ``k`` (unit axis ``g_k``) takes ``S[k] · m`` with ``S = G⁺`` the
+    minimum-norm steering of the bars' axes ``G`` (the columns ``g_k``:
+    Basilisk's ``GtMatrix_B``; ``S`` is its ``dipoleMapping`` steering matrix),
+    limited to its ``dipole_max_Am2``; the body feels ``Σ_k m_k g_k`` (Basilisk's
+    ``MtbEffector``). Bars that span three axes apply ``m`` itself until a
+    limit cuts in; fewer, or bars in a plane, apply the part of ``m`` they span
+    (the least-squares nearest dipole). Three bars on the body axes (the
+    default) are the identity: ``m`` limited per axis.
 
     Parameters
     ----------
-    dipole_max_Am2 : float or (3,)
-        Largest dipole per axis, A m^2.
+    dipole_max_Am2 : float or array_like (n,)
+        Largest dipole of each bar, A m²: one for all, or one per bar (per axis for the default three).
     saturation : {"clip", "scale"}
-        ``"clip"`` limits each axis on its own (the direction may change);
-        ``"scale"`` shrinks the whole vector until every axis fits (the
-        direction is kept).
+        ``"clip"`` limits each bar on its own (the direction may change, as
+        Basilisk's ``dipoleMapping``); ``"scale"`` shrinks every bar by the
+        same factor until each fits (the direction is kept).
     name : str
-        Telemetry columns ``<name>_m_x/y/z`` (the dipole actually applied).
+        Telemetry columns ``<name>_m_x/y/z`` (the body dipole actually applied) and, for bars given with
+        ``bar_axes``, ``<name>_bar1`` ... ``<name>_bar<n>`` (each bar's applied dipole along its axis).
+    bar_axes : array_like (n, 3), optional
+        The bars' axes, one row each (body axes; each scaled to unit length, so only its direction counts):
+        the columns of Basilisk's ``GtMatrix_B``. Default: three bars along the body axes.
 
     The torque ``m × B`` is evaluated inside the integration.
     """
@@ -373,18 +387,26 @@ class Magnetorquer(Component):
     def loop_ready(self, mission) -> bool:
         return True
 
-    def __init__(self, dipole_max_Am2=1.0, saturation: str = "clip", name: str = "mtq"):
+    def __init__(self, dipole_max_Am2=1.0, saturation: str = "clip", name: str = "mtq", bar_axes=None):
         self.name = name
-        self.dipole_max_Am2 = per_axis(dipole_max_Am2, "dipole_max_Am2")
+        self.bar_axes = None if bar_axes is None else directions(bar_axes, "bar_axes")
+        axes = np.eye(3) if self.bar_axes is None else self.bar_axes
+        self.dipole_max_Am2 = per_item(dipole_max_Am2, "dipole_max_Am2", axes.shape[0],
+                                       "axis" if self.bar_axes is None else "bar")
         self.saturation = one_of(saturation, "saturation", ("clip", "scale"))
+        # the bars' dipoles for a body dipole: G+ (the identity for the three body axes, exactly)
+        self._steering = np.eye(3) if self.bar_axes is None else np.linalg.pinv(axes.T)
+        self._axes = axes
         self.dipole_Am2 = np.zeros(3)
+        self.bar_dipoles_Am2 = np.zeros(axes.shape[0])
         self._saturation = _Saturation(name, "dipole")
 
     @classmethod
-    def from_catalogue(cls, model: str, saturation: str = "clip", name: str = "mtq") -> Magnetorquer:
-        """Three of the catalogue's rods ``model`` along the body axes (:mod:`attsim.actuators.catalogue`)."""
+    def from_catalogue(cls, model: str, saturation: str = "clip", name: str = "mtq", bar_axes=None) -> Magnetorquer:
+        """The catalogue's rods ``model`` (:mod:`attsim.actuators.catalogue`): three along the body axes, or one on
+        each of ``bar_axes``."""
         spec = magnetorquer_spec(model)
-        rods = cls(spec.dipole_max_Am2.value, saturation=saturation, name=name)
+        rods = cls(spec.dipole_max_Am2.value, saturation=saturation, name=name, bar_axes=bar_axes)
         rods.catalogue_model = spec.model
         return rods
 
@@ -399,16 +421,15 @@ class Magnetorquer(Component):
 
     def start(self, sc):
         self.dipole_Am2 = np.zeros(3)
+        self.bar_dipoles_Am2 = np.zeros(self._axes.shape[0])
         self._saturation = _Saturation(self.name, "dipole")
-        self._limit = tuple(float(v) for v in self.dipole_max_Am2)  # the kernel's arguments, made once per run
         self._scale = self.saturation == "scale"
 
     def saturate(self, dipole_Am2) -> tuple[np.ndarray, bool]:
-        """The dipole applied for a request, and whether a limit cut it (``kernels.magnetorquer_saturate``)."""
-        from .kernels import magnetorquer_saturate
-
-        m = np.asarray(dipole_Am2, dtype=float)
-        applied, saturated = magnetorquer_saturate((m[0], m[1], m[2]), self.dipole_max_Am2, self.saturation == "scale")
+        """The body dipole applied for a request, and whether a limit cut it (``kernels.magnetorquer_dipole``)."""
+        m = self.check_command(dipole_Am2, f"{self.name}.saturate")
+        applied, saturated = magnetorquer_dipole((m[0], m[1], m[2]), self._steering, self._axes, self.dipole_max_Am2,
+                                                 self.saturation == "scale", np.zeros(self._axes.shape[0]))
         return np.array(applied), saturated
 
     def check_command(self, dipole_Am2, field: str) -> np.ndarray:
@@ -419,17 +440,20 @@ class Magnetorquer(Component):
         m = _finite_triple(dipole_Am2)
         if m is None:  # not three finite floats in a tuple, list or float array: the generic check says what is wrong
             m = tuple(self.check_command(dipole_Am2, f"{self.name}.command").tolist())
-        applied, saturated = magnetorquer_saturate(m, self._limit, self._scale)
+        applied, saturated = magnetorquer_dipole(m, self._steering, self._axes, self.dipole_max_Am2, self._scale,
+                                                 self.bar_dipoles_Am2)
         if saturated != self._saturation.active:
             self._saturation.update(sc, saturated, requested=list(m))
         self.dipole_Am2 = np.array(applied)
         sc.set_dipole(self.name, applied)
 
     def columns(self):
-        return [f"{self.name}_m_x", f"{self.name}_m_y", f"{self.name}_m_z"]
+        bars = [] if self.bar_axes is None else [f"{self.name}_bar{k + 1}" for k in range(self._axes.shape[0])]
+        return [f"{self.name}_m_x", f"{self.name}_m_y", f"{self.name}_m_z"] + bars
 
     def values(self, sc):
-        return [float(v) for v in self.dipole_Am2]
+        bars = [] if self.bar_axes is None else [float(v) for v in self.bar_dipoles_Am2]
+        return [float(v) for v in self.dipole_Am2] + bars
 
 
 class ReactionWheel(Component):

@@ -24,8 +24,8 @@ from typing import NamedTuple
 import numpy as np
 from .._core.jit import LOOP_INLINED, njit
 
-__all__ = ["WheelBank", "WORK_COLUMNS", "empty_wheel_bank", "wheel_speed",
-           "wheel_command", "wheel_commands", "wheels_total", "magnetorquer_saturate", "SATURATION_NONE",
+__all__ = ["WheelBank", "WORK_COLUMNS", "empty_wheel_bank", "wheel_speed", "wheel_command", "wheel_commands",
+           "wheels_total", "wheels_relative_momentum", "saturate_bars", "magnetorquer_dipole", "SATURATION_NONE",
            "SATURATION_START", "SATURATION_END"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._core.jit: inlined, no refcounts
@@ -159,18 +159,62 @@ def wheels_total(bank):
 
 
 @njit(**_JIT)
-def magnetorquer_saturate(m, limit, scale):
-    """The dipole three orthogonal magnetorquers apply for the request ``m`` (A m²).
+def wheels_relative_momentum(bank, w):
+    """``Σ J_j Ω_j a_j`` (N m s, body axes): the wheels' momentum relative to the body, each wheel's spin inertia
+    times its speed relative to the body at the body rate ``w`` (what Basilisk's ``mtbMomentumManagementSimple``
+    drains); :func:`wheels_total` gives their absolute momentum, ``Σ J_j (Ω_j + a_j·ω) a_j``."""
+    hx = hy = hz = 0.0
+    for j in range(bank.axis.shape[0]):
+        a = bank.axis[j]
+        hs = wheel_speed(bank, j, bank.h_Nms[j], w) * bank.inertia_kg_m2[j]
+        hx += a[0] * hs
+        hy += a[1] * hs
+        hz += a[2] * hs
+    return (hx, hy, hz)
 
-    Each axis is limited to ``±limit``: by clipping each axis on its own
-    (``scale`` false: the direction may change) or by shrinking the whole
-    vector until every axis fits (``scale`` true: the direction is kept).
-    Returns ``(applied, saturated)``.
+
+@njit(**_JIT)
+def saturate_bars(bars_Am2, limit_Am2, scale):
+    """Limit each bar's dipole ``bars_Am2[k]`` (A m², in place) to ``±limit_Am2[k]``; True when a limit cut one.
+
+    ``scale`` false clips each bar on its own (the body dipole's direction
+    may turn); true shrinks them all by the largest ratio to the limit until
+    every one fits (the direction is kept).
     """
-    ratio = max(abs(m[0]) / limit[0], abs(m[1]) / limit[1], abs(m[2]) / limit[2])
+    ratio = 0.0
+    for k in range(bars_Am2.shape[0]):
+        ratio = max(ratio, abs(bars_Am2[k]) / limit_Am2[k])
     if ratio <= 1.0:
-        return (m[0], m[1], m[2]), False
-    if scale:
-        return (m[0] / ratio, m[1] / ratio, m[2] / ratio), True
-    return ((min(limit[0], max(-limit[0], m[0])), min(limit[1], max(-limit[1], m[1])),
-             min(limit[2], max(-limit[2], m[2]))), True)
+        return False
+    for k in range(bars_Am2.shape[0]):
+        if scale:
+            bars_Am2[k] = bars_Am2[k] / ratio
+        else:
+            bars_Am2[k] = min(limit_Am2[k], max(-limit_Am2[k], bars_Am2[k]))
+    return True
+
+
+@njit(**_JIT)
+def magnetorquer_dipole(m, steering, axes, limit_Am2, scale, bars_Am2):
+    """The body dipole an array of magnetorquer bars applies for the body dipole ``m`` requested (A m²).
+
+    Each bar's dipole is ``bars[k] = S[k] · m`` (``S = G⁺``, the minimum-norm
+    steering of the bars' axes ``G``, Basilisk's ``dipoleMapping``), limited
+    by :func:`saturate_bars`; the body dipole applied is ``Σ_k bars[k] g_k``
+    (Basilisk's ``MtbEffector``: ``GtMatrix_B`` times the bars' dipoles).
+    ``steering`` and ``axes`` are ``(n, 3)`` (rows of ``S`` and the unit
+    axes ``g_k``), ``limit_Am2`` and ``bars_Am2`` ``(n,)``; ``bars_Am2`` is
+    written. Three bars on the body axes (``S = G = I``) apply ``m`` limited
+    per axis. Returns ``(applied, saturated)``.
+    """
+    for k in range(bars_Am2.shape[0]):
+        s = steering[k]
+        bars_Am2[k] = s[0] * m[0] + s[1] * m[1] + s[2] * m[2]
+    saturated = saturate_bars(bars_Am2, limit_Am2, scale)
+    x = y = z = 0.0
+    for k in range(bars_Am2.shape[0]):
+        g = axes[k]
+        x += bars_Am2[k] * g[0]
+        y += bars_Am2[k] * g[1]
+        z += bars_Am2[k] * g[2]
+    return (x, y, z), saturated

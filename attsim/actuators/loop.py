@@ -19,7 +19,7 @@ import numpy as np
 from .._core.events import log_event
 from .._core.jit import LOOP_INLINED, njit
 from .._core.units import Unit, deref
-from .kernels import SATURATION_NONE, WheelBank, empty_wheel_bank, magnetorquer_saturate, wheel_command, wheels_total
+from .kernels import SATURATION_NONE, WheelBank, empty_wheel_bank, magnetorquer_dipole, wheel_command, wheels_total
 from .wheel_dynamics import write_wheel_row
 
 __all__ = ["ActuatorBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PART", "command_wheel",
@@ -37,9 +37,17 @@ _T0, _TAU_EXT, _DIPOLE, _TAU_W, _H_W = 0, 1, 4, 7, 10
 
 
 class MagnetorquerBank(NamedTuple):
-    """One row per set of magnetorquers: per-axis limit (A m²), scale (1) or clip (0), applied dipole, saturated."""
+    """One row per set of magnetorquers (:class:`~attsim.Magnetorquer`), its bars padded to the widest set's:
+    ``steering`` (rows of ``G⁺``) and ``axes`` (the bars' unit axes), each ``(sets, bars, 3)``; each bar's limit
+    ``limit_Am2`` (A m², 1.0 where padded) and applied dipole ``bars_Am2``; ``bar_columns`` how many bar columns
+    the set writes (0: three bars on the body axes, whose body dipole says it all); scale (1) or clip (0), the
+    applied body dipole (A m², body axes), saturated (1.0 while a limit cuts the request)."""
 
+    steering: np.ndarray
+    axes: np.ndarray
     limit_Am2: np.ndarray
+    bars_Am2: np.ndarray
+    bar_columns: np.ndarray
     scale: np.ndarray
     dipole_Am2: np.ndarray
     saturated: np.ndarray
@@ -99,7 +107,9 @@ def command_dipole(pw, i, m, t):
     """Hold the dipole ``m`` (A m², body axes) on magnetorquer set ``i`` (limits applied), logging saturation."""
     world = deref(pw)
     magnetorquers = world.actuators.magnetorquers
-    applied, saturated = magnetorquer_saturate(m, magnetorquers.limit_Am2[i], magnetorquers.scale[i] != 0.0)
+    applied, saturated = magnetorquer_dipole(m, magnetorquers.steering[i], magnetorquers.axes[i],
+                                             magnetorquers.limit_Am2[i], magnetorquers.scale[i] != 0.0,
+                                             magnetorquers.bars_Am2[i])
     flag = 1.0 if saturated else 0.0
     if flag != magnetorquers.saturated[i]:
         log_event(world.buffers, t, EVENT_SATURATION if saturated else EVENT_SATURATION_END, WHAT_DIPOLE, i, m[0],
@@ -184,12 +194,16 @@ def write_schedule(pw, t, k, col):
 
 
 def write_magnetorquer(pw, t, i, col):
-    """Magnetorquer set ``i``'s applied dipole into the row being written; returns the next column."""
+    """Magnetorquer set ``i``'s applied dipole (and its bars', when it writes them) into the row being written;
+    returns the next column."""
     world = deref(pw)
     row = world.buffers.rows[world.buffers.counts[0]]
+    magnetorquers = world.actuators.magnetorquers
     for a in range(3):
-        row[col + a] = world.actuators.magnetorquers.dipole_Am2[i, a]
-    return col + 3
+        row[col + a] = magnetorquers.dipole_Am2[i, a]
+    for k in range(magnetorquers.bar_columns[i]):
+        row[col + 3 + k] = magnetorquers.bars_Am2[i, k]
+    return col + 3 + magnetorquers.bar_columns[i]
 
 
 def write_body_torque(pw, t, i, col):
@@ -215,6 +229,22 @@ PLAY_COMMAND = Unit(play_command, "play_command", {})
 WRITERS = {"wheel": Unit(write_wheel, "write_wheel", {}), "magnetorquer": Unit(write_magnetorquer,
            "write_magnetorquer", {}), "schedule": Unit(write_schedule, "write_schedule", {}),
            "body_torque": Unit(write_body_torque, "write_body_torque", {})}
+
+
+def _magnetorquer_bank(magnetorquers) -> MagnetorquerBank:
+    """The sets' bars in rows padded to the widest set (a padded bar has no axis: it never acts)."""
+    m = len(magnetorquers)
+    width = max([q.dipole_max_Am2.size for q in magnetorquers] + [3])
+    bank = MagnetorquerBank(np.zeros((m, width, 3)), np.zeros((m, width, 3)), np.ones((m, width)),
+                            np.zeros((m, width)), np.zeros(m, dtype=np.int64),
+                            np.array([1.0 if q.saturation == "scale" else 0.0 for q in magnetorquers]),
+                            np.zeros((m, 3)), np.zeros(m))
+    for i, q in enumerate(magnetorquers):
+        n = q.dipole_max_Am2.size
+        bank.steering[i, :n], bank.axes[i, :n] = q._steering, q._axes
+        bank.limit_Am2[i, :n] = q.dipole_max_Am2
+        bank.bar_columns[i] = 0 if q.bar_axes is None else n
+    return bank
 
 
 def _schedule_bank(schedules, duration_s: float) -> ScheduleBank:
@@ -282,8 +312,7 @@ class ActuatorPart:
         return rows
 
     def empty(self) -> ActuatorBank:
-        return ActuatorBank(empty_wheel_bank(0), MagnetorquerBank(np.zeros((0, 3)), np.zeros(0), np.zeros((0, 3)),
-                                                                   np.zeros(0)),
+        return ActuatorBank(empty_wheel_bank(0), _magnetorquer_bank([]),
                             _schedule_bank([], 0.0), PlaybackBank(np.zeros((0, 1)), np.zeros((0, 1, 3)),
                                                                  np.zeros(0, dtype=np.int64),
                                                                  np.zeros(0, dtype=np.int64),
@@ -313,13 +342,9 @@ class ActuatorPart:
                 + sum(3 * _most_at_once(p.commands) for p in self._of(actuators, "playback")))
 
     def build(self, actuators, build) -> ActuatorBank:
-        magnetorquers = self._of(actuators, "magnetorquer")
-        m = len(magnetorquers)
         return ActuatorBank(
             wheels=build.spacecraft.wheels,
-            magnetorquers=MagnetorquerBank(np.array([q.dipole_max_Am2 for q in magnetorquers]).reshape(m, 3),
-                                           np.array([1.0 if q.saturation == "scale" else 0.0 for q in magnetorquers]),
-                                           np.zeros((m, 3)), np.zeros(m)),
+            magnetorquers=_magnetorquer_bank(self._of(actuators, "magnetorquer")),
             schedules=_schedule_bank(self._of(actuators, "schedule"), build.duration_s),
             playback=_playback_bank(self._of(actuators, "playback"), build, build.duration_s),
             body_torque_Nm=np.zeros((len(self._of(actuators, "body_torque")), 3)))

@@ -92,7 +92,7 @@ from .kernels import (W_ANGLE, W_AXIS, W_BAND, W_COULOMB, W_DYNAMIC_IMBALANCE, W
                               W_POSITION, W_RATES, W_STAGE, W_STATIC, W_STATIC_IMBALANCE, W_STEP_S, W_STRIBECK,
                               W_TORQUE, W_VISCOUS, W_X0, W_Y0, wheel_speed)
 from ..dynamics import normalized4, qconj, qrotate
-from ..environment.table import B_I, lerp3, table_cell
+from ..environment.table import B_I, lerp3, stage_time, table_cell
 from ..environment.torques import disturbance_torques
 from ..errors import InputError
 
@@ -361,10 +361,11 @@ def plant_torque_wheels(t, q, w, stage_args):
     the plain plant's kernels carry no trace of it: a branch there cost them ~10%."""
     p, work = stage_args
     m, ext = p.dipole_Am2, p.tau_ext_Nm
-    k, f = table_cell(p.env_t, t)
+    t_env = stage_time(t, p.t0_s)  # as plant_torque reads the environment
+    k, f = table_cell(p.env_t, t_env)
     b = qrotate(normalized4(qconj(q)), lerp3(p.env_v, k, f, B_I))
     tw = wheels_stage_torque(w, work)
-    d = disturbance_torques(t, q, p.env_t, p.env_v, p.faces, p.switches, p.J, p.residual_dipole_Am2)
+    d = disturbance_torques(t_env, q, p.env_t, p.env_v, p.faces, p.switches, p.J, p.residual_dipole_Am2)
     return (ext[0] + m[1] * b[2] - m[2] * b[1] + tw[0] + (d.gg[0] + d.aero[0] + d.srp[0] + d.res[0]),
             ext[1] + m[2] * b[0] - m[0] * b[2] + tw[1] + (d.gg[1] + d.aero[1] + d.srp[1] + d.res[1]),
             ext[2] + m[0] * b[1] - m[1] * b[0] + tw[2] + (d.gg[2] + d.aero[2] + d.srp[2] + d.res[2]))

@@ -31,15 +31,17 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .._core.timegrid import grid_time
 from .._core.validate import function as callable_argument
 from .._core.validate import non_negative_scalar, positive_scalar, sequence
-from ..actuators.devices import BodyTorque, Magnetorquer, ReactionWheel
+from ..actuators.devices import BodyTorque, CommandSchedule, Magnetorquer, ReactionWheel
 from ..engine.component import Component, LazyCycle, periodic
 from ..errors import AttsimError, ControllerError, InputError
 from ..sensors.base import Sensor
 from .loop import PART
 
-__all__ = ["Controller", "FunctionController", "check_drivers", "check_kind", "distinct", "MAX_DELAY_PERIODS"]
+__all__ = ["Controller", "FunctionController", "check_drivers", "check_kind", "distinct", "drivers_before",
+           "MAX_DELAY_PERIODS"]
 
 # the longest command delay, in control periods (the compiled loop keeps one pending set of commands per period)
 MAX_DELAY_PERIODS = 64
@@ -79,6 +81,7 @@ class Controller(Component):
         self.cycles = 0
         self.active = True  # a ModeManager's mode may stop and restart it
         self.mode_manager = None
+        self._cycle_t = None  # the instant of the last cycle run (one cycle per instant)
 
     @property
     def command_delay_s(self) -> float:
@@ -218,7 +221,28 @@ class Controller(Component):
         """A cycle in which a sensor gave no output: nothing is decided, the actuators hold (override to forget
         state the gap makes stale)."""
 
+    def _at_instant(self, phase_s: float, t_s: float) -> bool:
+        """True when ``t_s`` is one of ``phase_s + k period_s`` (k >= 0), as :func:`periodic` computes them."""
+        k = round((t_s - phase_s) / self.period_s)
+        return k >= 0 and grid_time(phase_s, k, self.period_s) == t_s
+
+    def bring_up_to_date(self, sc) -> None:
+        """Do now what this law does at the current instant, if it has not yet: apply the commands of the cycle
+        ``command_delay_s`` ago, then run its cycle. For a law that reads what this one commands at the same
+        instant (the magnetorquers a wheel law feeds forward), whichever process SimPy serves first; the compiled
+        loop runs the laws in mission order, which :func:`drivers_before` checks."""
+        t = sc.env._now
+        if t > sc.mission.duration_s:
+            return
+        if self._command_delay_s > 0.0 and self._at_instant(self.phase_s + self._command_delay_s, t):
+            self._apply_delayed(sc)  # idempotent: the commands it applies leave the pending set
+        if self._at_instant(self.phase_s, t):
+            self.cycle(sc)
+
     def cycle(self, sc) -> None:
+        if sc.env._now == self._cycle_t:
+            return  # run already at this instant (brought up to date by a law reading its commands)
+        self._cycle_t = sc.env._now
         if self.mode_manager is not None:  # the mode at this instant first, whichever process SimPy serves first
             self.mode_manager.bring_up_to_date(sc)
             if not self.active:
@@ -292,6 +316,7 @@ class Controller(Component):
         return self._wheel_rows
 
     def processes(self, env, sc):
+        self._cycle_t = None  # the instant of the last cycle run
         cycles = [periodic(env, self.period_s, self.phase_s, sc.mission.duration_s, lambda: self.cycle(sc))]
         if self._command_delay_s > 0.0:  # the compiled loop's apply_delayed: the same times, phase + delay + k period
             cycles.insert(0, periodic(env, self.period_s, self.phase_s + self._command_delay_s, sc.mission.duration_s,
@@ -374,3 +399,29 @@ def check_drivers(controllers, manager) -> None:
                     raise InputError("actuators", f"actuator {actuator.name!r} is commanded by controllers {a.name!r} "
                                      f"and {b.name!r}, which can run at the same time; one controller drives an "
                                      "actuator at a time (put them in different modes of a ModeManager)")
+
+
+def drivers_before(mission, actuator, reader, field: str) -> list:
+    """The controllers of ``mission`` that drive ``actuator`` (a magnetorquer whose torque ``reader`` feeds forward,
+    given as ``field``), each checked to come before ``reader`` in the mission: at an instant they share, the
+    compiled loop runs the laws in mission order, and the Python path brings them up to date
+    (:meth:`Controller.bring_up_to_date`), so both read the commands decided at that instant. Refused: an actuator
+    no controller drives (there is nothing to feed forward) or one a :class:`CommandSchedule` drives."""
+    position = {id(c): k for k, c in enumerate(mission.components)}
+    drivers = []
+    for component in mission.components:
+        if isinstance(component, CommandSchedule) and component.actuator_name == actuator.name:
+            raise InputError(field, f"controller {reader.name!r} feeds forward {actuator.name!r}, which the "
+                             f"CommandSchedule {component.name!r} drives: give a controller that drives it")
+        refs = getattr(component, "_actuator_refs", ()) if isinstance(component, Controller) else ()
+        if component is not reader and any(r is actuator or r == actuator.name for r in refs):
+            drivers.append(component)
+    if not drivers:
+        raise InputError(field, f"controller {reader.name!r} feeds forward {actuator.name!r}, which no controller "
+                         "in the mission drives (its dipole stays zero: there is nothing to feed forward)")
+    late = [d.name for d in drivers if position[id(d)] > position[id(reader)]]
+    if late:
+        raise InputError(field, f"controller {reader.name!r} feeds forward the dipole of {actuator.name!r} decided at "
+                         f"the same instant: add {', '.join(repr(n) for n in late)} (which drives it) to the mission "
+                         f"before {reader.name!r}")
+    return drivers

@@ -15,7 +15,7 @@ from ..dynamics import cross3, qconj, qmul, qrotate
 
 __all__ = ["pd_torque", "pid_torque", "dipole_for_torque", "bdot_rate", "bdot_direction",
            "orbit_rate_inertial", "body_rate_relative", "known", "mrp_error", "add_wheel_momentum",
-           "mrp_feedback_torque", "mrp_feedback"]
+           "mrp_feedback_torque", "mrp_feedback", "dipole_feedforward"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -71,6 +71,15 @@ def dipole_for_torque(b, tau):
         return (0.0, 0.0, 0.0)
     return ((b[1] * tau[2] - b[2] * tau[1]) / b2, (b[2] * tau[0] - b[0] * tau[2]) / b2,
             (b[0] * tau[1] - b[1] * tau[0]) / b2)
+
+
+@njit(**_JIT)
+def dipole_feedforward(tau, m, b):
+    """``τ - m × B``: the body torque left for the wheels when magnetorquers holding the dipole ``m`` (A m², body
+    axes) in the field ``B`` (T, body axes, as measured) already apply ``m × B`` (Basilisk's ``mtbFeedforward``),
+    so that together they apply ``τ`` and unloading does not disturb the pointing."""
+    c = cross3(m, b)
+    return (tau[0] - c[0], tau[1] - c[1], tau[2] - c[2])
 
 
 @njit(**_JIT)

@@ -16,20 +16,21 @@ import numpy as np
 
 from .._core.validate import finite_array, non_negative_scalar, one_of, positive_scalar, sequence, vector3
 from ..actuators.devices import BodyTorque, Magnetorquer, ReactionWheel
+from ..actuators.kernels import wheels_relative_momentum
 from .allocation import (ALLOCATIONS, allocate, allocate_unscaled, allocation_matrix, control_axes_allocation,
                          control_axes_matrix, null_space_projector, null_space_torque, unloading_dipole)
 from ..engine.component import Component
-from .base import Controller, distinct
+from .base import Controller, distinct, drivers_before
 from ..environment.kernels import lvlh_quaternion_tuple
-from .kernels import (bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
-                           orbit_rate_inertial, pd_torque, pid_torque)
+from .kernels import (bdot_direction, bdot_rate, body_rate_relative, dipole_feedforward, dipole_for_torque, known,
+                      orbit_rate_inertial, pd_torque, pid_torque)
 from ..errors import InputError
 from ..estimation.mekf import MEKF
 from ..guidance.targets import NadirPointing
 from ..guidance.kernels import rate_error
 from .knowledge import TRUTH
 from .loop import (BDOT, LAW_BDOT_FORM, LAW_CLIP, LAW_COMPENSATION, LAW_GAIN, LAW_INTEGRAL_LIMIT, LAW_KD, LAW_KI,
-                   LAW_KP, MAGNETIC_PD, QUATERNION_PD, UNLOADING)
+                   LAW_KP, LAW_MOMENTUM, MAGNETIC_PD, QUATERNION_PD, UNLOADING)
 from ..guidance.pointing import Pointing, pointing_values, target_of
 from ..telemetry.schema import POINTING_COLUMNS
 from ..sensors.devices import Gyro, Magnetometer, StarTracker
@@ -213,7 +214,7 @@ class QuaternionPD(Controller):
     magnetorquer : Magnetorquer, optional
         Or the magnetorquers it drives (needs ``magnetometer``).
     magnetometer : Magnetometer, optional
-        The field for the magnetorquers' dipole.
+        The field for the magnetorquers' dipole (or for ``magnetorquer_feedforward``'s torque).
     attitude_sensor, rate_sensor : optional
         The earlier names of ``attitude_source`` and ``rate_source``.
     name : str, optional
@@ -248,6 +249,14 @@ class QuaternionPD(Controller):
         Integral gain, N m/(rad s) (default 0: PD).
     integral_limit_rad_s : float, optional
         Clamp of each integral component, rad s (needed when ``ki > 0``).
+    magnetorquer_feedforward : Magnetorquer, optional
+        With wheels or a body torque: magnetorquers another law drives (a
+        :class:`MomentumUnloading`); each cycle subtracts their torque
+        ``m × B`` (the dipole they hold, the field ``magnetometer`` reads)
+        from the torque asked of the wheels, so that unloading does not
+        disturb the pointing (Basilisk's ``mtbFeedforward``). The dipole is
+        the one held when the law decides: add the magnetorquers' law to the
+        mission before this one to use the dipole decided at the same instant.
     """
 
     def __init__(self, target_q=None, kp: float = None, kd: float = None, period_s: float = None, wheels: Sequence = (),
@@ -255,7 +264,7 @@ class QuaternionPD(Controller):
                  attitude_source=None, rate_source=None, target=None, null_space_gain_Nm_s: float = 0.0,
                  wheel_speed_target_rad_s: float = 0.0, dipole_compensation_Am2=(0.0, 0.0, 0.0), ki: float = 0.0,
                  integral_limit_rad_s: float | None = None, allocation: str = "scale", control_axes=None,
-                 body_torque=None, command_delay_s: float = 0.0):
+                 body_torque=None, command_delay_s: float = 0.0, magnetorquer_feedforward=None):
         for value, field in ((kp, "kp"), (kd, "kd"), (period_s, "period_s")):
             if value is None:
                 raise InputError(field, "is required")
@@ -266,6 +275,12 @@ class QuaternionPD(Controller):
             raise InputError("actuators", "give QuaternionPD one of: wheels, a magnetorquer or a body_torque")
         if magnetorquer is not None and magnetometer is None:
             raise InputError("magnetometer", "is needed to map torque onto magnetorquers (m = B x tau / |B|^2)")
+        if magnetorquer_feedforward is not None and magnetorquer is not None:
+            raise InputError("magnetorquer_feedforward", "applies to a law on wheels or a body torque (this one drives "
+                             "the magnetorquers itself)")
+        if magnetorquer_feedforward is not None and magnetometer is None:
+            raise InputError("magnetometer", "is needed with magnetorquer_feedforward: the field B of the torque m x B "
+                             "the wheels leave to the magnetorquers")
         distinct(wheels, "wheels", f"QuaternionPD {name!r}")
         self._knowledge = {"attitude": attitude_source, "rate": rate_source}  # as given: None, TRUTH or a source
         attitude_source, rate_source = _unless_truth(attitude_source), _unless_truth(rate_source)
@@ -274,10 +289,13 @@ class QuaternionPD(Controller):
         super().__init__(name, period_s, sensors=sensors, actuators=actuators, command_delay_s=command_delay_s)
         self._arguments = [("attitude_source", attitude_source, ATTITUDE_SOURCE),
                            ("rate_source", rate_source, RATE_SOURCE), ("magnetometer", magnetometer, MAGNETOMETER),
-                           ("magnetorquer", magnetorquer, MAGNETORQUER), ("body_torque", body_torque, BODY_TORQUE)] \
+                           ("magnetorquer", magnetorquer, MAGNETORQUER), ("body_torque", body_torque, BODY_TORQUE),
+                           ("magnetorquer_feedforward", magnetorquer_feedforward, MAGNETORQUER)] \
             + [("wheels", w, WHEEL) for w in wheels]
         self._body_torque_ref = body_torque
         self.check_arguments(self._arguments)
+        # the magnetorquers whose torque the law leaves out of the wheels' (read, not driven): their name
+        self.magnetorquer_feedforward = _name_of(magnetorquer_feedforward)
         self.target = target_of(target_q, target, f"QuaternionPD {name!r}")
         self.target_q = getattr(self.target, "q_IR", None)  # a fixed target's attitude (None for a moving one)
         self.pointing = Pointing(self.target)
@@ -311,8 +329,11 @@ class QuaternionPD(Controller):
 
     def prepare(self, mission):
         resolved = self.check_arguments(self._arguments, mission)
-        distinct(resolved[5:], "wheels", f"controller {self.name!r}")  # a wheel given once by name, once as itself
+        distinct(resolved[6:], "wheels", f"controller {self.name!r}")  # a wheel given once by name, once as itself
         self._body_torque = None if resolved[4] is None else resolved[4].name
+        self._feedforward = resolved[5]
+        self._feedforward_drivers = () if self._feedforward is None else drivers_before(
+            mission, self._feedforward, self, "magnetorquer_feedforward")
         if not self._wheel_refs and self._body_torque is None:
             self.require_field(mission)
         super().prepare(mission)
@@ -374,6 +395,8 @@ class QuaternionPD(Controller):
         else:
             bank.magnetorquer[c] = build.row(self.actuators[self._mtq])
             p[LAW_COMPENSATION:LAW_COMPENSATION + 3] = self.compensation
+        if self._feedforward is not None:
+            bank.feedforward[c] = build.row(self._feedforward)
 
     def take_loop_row(self, bank, c: int) -> None:
         if self.ki > 0.0:
@@ -417,11 +440,21 @@ class QuaternionPD(Controller):
         else:
             tau = pd_torque(q_ref, q, rate_error(q, q_ref, w, w_ref), self.kp, self.kd)
         if self._wheels:
-            return self._wheel_commands(tau)
+            return self._wheel_commands(self._fed_forward(tau, readings))
         if self._body_torque is not None:
-            return {self._body_torque: tau}
+            return {self._body_torque: self._fed_forward(tau, readings)}
         m, c = dipole_for_torque(tuple(readings[self._mag]), tau), self.compensation
         return {self._mtq: (m[0] - c[0], m[1] - c[1], m[2] - c[2])}
+
+    def _fed_forward(self, tau, readings) -> tuple:
+        """``tau`` less the feed-forward magnetorquers' torque ``m × B`` (their dipole held now, the field read):
+        what the wheels or the body torque must add (:func:`~attsim.control.kernels.dipole_feedforward`)."""
+        if self._feedforward is None:
+            return tau
+        for driver in self._feedforward_drivers:  # their commands of this instant first, as the compiled loop
+            driver.bring_up_to_date(self._sc)
+        m = self._feedforward.dipole_Am2
+        return dipole_feedforward(tau, (m[0], m[1], m[2]), tuple(readings[self._mag]))
 
     def _wheel_commands(self, tau) -> dict:
         """The wheels' motor torques for the body torque ``tau``: allocated to the array (with the null-space
@@ -558,6 +591,14 @@ class MomentumUnloading(Controller):
     ``m × B = -k (h - (h·B̂) B̂)`` removes the momentum normal to the field at
     the rate ``k`` (1/s) while the attitude controller holds the attitude
     with the wheels (Camillo & Markley, AIAA 80-1733; :mod:`attsim.allocation`).
+    ``h`` is their total momentum ``Σ J_s (Ω + ĝ·ω) ĝ`` (``momentum="total"``)
+    or their momentum relative to the body ``Σ J_s Ω ĝ`` (``"relative"``:
+    Basilisk's ``mtbMomentumManagementSimple``, whose ``τ = -K_p h`` through
+    ``torque2Dipole`` is this dipole). The magnetorquers map it onto their
+    bars (:class:`~attsim.Magnetorquer`: Basilisk's ``dipoleMapping``). Their
+    torque disturbs the pointing unless the wheel law feeds it forward
+    (``magnetorquer_feedforward=`` of :class:`QuaternionPD` or
+    :class:`~attsim.MRPFeedback`, Basilisk's ``mtbFeedforward``).
 
     ``gain_per_s`` is at most ``1 / period_s``: the dipole is held for a
     period, so a larger gain removes more than the whole momentum normal to
@@ -579,15 +620,19 @@ class MomentumUnloading(Controller):
     command_delay_s : float, optional
         Commands act this long after the cycle that decided them, s (default 0; see
         :class:`~attsim.control.Controller`).
+    momentum : {"total", "relative"}, optional
+        The wheels' momentum it drains: their absolute momentum (default) or their momentum relative to the
+        body, ``Σ J_s Ω ĝ`` (Basilisk's ``mtbMomentumManagementSimple``).
     """
 
     def __init__(self, magnetometer, magnetorquer, gain_per_s: float, period_s: float, name: str = "unload",
-                 command_delay_s: float = 0.0):
+                 command_delay_s: float = 0.0, momentum: str = "total"):
         super().__init__(name, period_s, sensors=[magnetometer], actuators=[magnetorquer],
                          command_delay_s=command_delay_s)
         self._arguments = [("magnetometer", magnetometer, MAGNETOMETER), ("magnetorquer", magnetorquer, MAGNETORQUER)]
         self.check_arguments(self._arguments)
         self.gain_per_s = positive_scalar(gain_per_s, "gain_per_s")
+        self.momentum = one_of(momentum, "momentum", ("total", "relative"))
         if self.gain_per_s * self.period_s > 1.0:
             raise InputError("gain_per_s", f"must be at most 1 / period_s = {1.0 / self.period_s:g} 1/s (a larger "
                              "gain removes more than the whole momentum normal to the field within one held period)",
@@ -609,10 +654,16 @@ class MomentumUnloading(Controller):
 
     def fill_loop_row(self, bank, c: int, build) -> None:
         bank.parameters[c, LAW_GAIN] = self.gain_per_s
+        bank.parameters[c, LAW_MOMENTUM] = 1.0 if self.momentum == "relative" else 0.0
         bank.magnetorquer[c] = build.row(self.actuators[self._mtq])
 
     def decide(self, t_s, readings):
-        return {self._mtq: unloading_dipole(tuple(readings[self._mag]), self._sc.h_wheels_Nms, self.gain_per_s)}
+        sc = self._sc
+        if self.momentum == "relative":
+            h = wheels_relative_momentum(sc.wheels, sc.state()[1])
+        else:
+            h = sc.h_wheels_Nms
+        return {self._mtq: unloading_dipole(tuple(readings[self._mag]), h, self.gain_per_s)}
 
 
 def _attitude_laws(mission) -> list:

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._core.jit import LOOP_INLINED, njit
 from .._core.units import Unit, deref
-from ..actuators.kernels import wheel_speed, wheels_total
+from ..actuators.kernels import wheel_speed, wheels_relative_momentum, wheels_total
 from ..actuators.loop import command_body_torque, command_dipole, command_wheel
 from ..environment.table import R, V, lerp3, table_cell
 from ..guidance.kernels import PARAMETER_LENGTH, error_angle_deg, error_vector, rate_error
@@ -28,15 +28,16 @@ from ..guidance.kernels import reference_now
 from ..sensors.loop import VALID_COLUMN, sample
 from .allocation import allocate, allocate_unscaled, null_space_torque, unloading_dipole
 from ..environment.kernels import lvlh_quaternion_tuple
-from .kernels import (add_wheel_momentum, bdot_direction, bdot_rate, body_rate_relative, dipole_for_torque, known,
-                      mrp_feedback, orbit_rate_inertial, pd_torque, pid_torque)
+from .kernels import (add_wheel_momentum, bdot_direction, bdot_rate, body_rate_relative, dipole_feedforward,
+                      dipole_for_torque, known, mrp_feedback, orbit_rate_inertial, pd_torque, pid_torque)
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inlined in the units
 
 __all__ = ["ControllerBank", "PART", "quaternion_pd", "mrp_feedback_cycle", "magnetic_pd", "unloading", "bdot",
            "user_law", "law_attitude", "stop_law", "apply_delayed", "USER_FAULT", "MAX_READING_WIDTH",
            "PARAMETER_INERTIA", "PARAMETER_WIDTH", "LAW_KI", "LAW_INTEGRAL_LIMIT", "LAW_BDOT_FORM",
-           "LAW_CLIP", "LAW_KP", "LAW_KD", "LAW_GAIN", "LAW_COMPENSATION", "APPLY_DELAYED", "pending_capacity"]
+           "LAW_CLIP", "LAW_KP", "LAW_KD", "LAW_GAIN", "LAW_COMPENSATION", "LAW_MOMENTUM", "APPLY_DELAYED",
+           "pending_capacity"]
 
 # what a user's law unit returns when the law wrote an infinite command (the engine raises, naming it)
 USER_FAULT = 40
@@ -44,6 +45,7 @@ MAX_READING_WIDTH = 6  # the widest sensor reading (a sun sensor's six detectors
 # a controller's parameters row: ten shared columns, what each means to each law in ControllerBank's docstring (the
 # compensation or known torque three wide), then an MRPFeedback's inertia (9, row by row)
 LAW_KI, LAW_INTEGRAL_LIMIT, LAW_BDOT_FORM, LAW_CLIP, LAW_KP, LAW_KD, LAW_GAIN, LAW_COMPENSATION = 0, 1, 2, 3, 4, 5, 6, 7
+LAW_MOMENTUM = LAW_BDOT_FORM  # an unloading law's (a B-dot's column): 1.0 the wheels' momentum relative to the body
 PARAMETER_INERTIA, PARAMETER_WIDTH = 10, 19
 
 
@@ -53,7 +55,8 @@ class ControllerBank(NamedTuple):
     ki and integral limit (``LAW_KI``, ``LAW_INTEGRAL_LIMIT``), kp and kd (``LAW_KP``, ``LAW_KD``), a wheel law's
     allocation (``LAW_CLIP``: 1.0 clip, 0.0 scale), null-space gain (``LAW_GAIN``) and, on magnetorquers, its dipole
     compensation (``LAW_COMPENSATION``, 3); a B-dot's form (``LAW_BDOT_FORM``: 1.0 direction, 0.0 rate) and gain
-    (``LAW_GAIN``), an unloading law's gain (``LAW_GAIN``); a magnetic PD's kp, kd and compensation; an
+    (``LAW_GAIN``), an unloading law's gain (``LAW_GAIN``) and momentum (``LAW_MOMENTUM``: 1.0 relative to the
+    body, 0.0 total); a magnetic PD's kp, kd and compensation; an
     MRPFeedback's Ki, integral limit, K and P in the QPD's columns, its known torque in ``LAW_COMPENSATION`` and its
     inertia (``PARAMETER_INERTIA``, 9). ``memory``: a
     B-dot's previous field sample (0-2) and whether there is one (3); a QPD's integrated attitude error (0-2, rad s);
@@ -65,7 +68,9 @@ class ControllerBank(NamedTuple):
     ``j``; ``null_projector[c]`` a QPD's null-space projector over the mission's wheels (zero when it manages no null
     space); ``wheel_scratch[c]`` its working rows (null-space torque, motor torque, speed) and each wheel's speed
     target (row 3, filled once), so a cycle allocates nothing. ``magnetorquer``: its row or -1; ``wheel_order``: the
-    wheel rows a QPD or a user's law commands, in its order (-1 padded); ``body_torque``: its body-torque row or -1.
+    wheel rows a QPD or a user's law commands, in its order (-1 padded); ``body_torque``: its body-torque row or -1;
+    ``feedforward``: the magnetorquer row whose torque a wheel law feeds forward (its field the ``roles`` field
+    sensor's), or -1.
     ``phase_s``, ``delay_s``: a law's first cycle and its command delay; with a delay, ``pending[c, s]`` holds the
     commands of cycle ``pending_k[c, s]`` (``s = k % capacity``; per wheel in ``wheel_order``'s order, or a vector in
     0-2; NaN: none) until :func:`apply_delayed` applies them. A user's law: ``user_sizes`` (lengths of its
@@ -87,6 +92,7 @@ class ControllerBank(NamedTuple):
     magnetorquer: np.ndarray
     wheel_order: np.ndarray
     body_torque: np.ndarray
+    feedforward: np.ndarray
     phase_s: np.ndarray
     delay_s: np.ndarray
     pending: np.ndarray
@@ -176,6 +182,19 @@ def _command_wheels(pw, c, tau, t):
         j = controllers.wheel_order[c, i]
         if j >= 0:
             _to_wheel(pw, c, i, j, motor[j], t)
+
+
+@njit(**_JIT)
+def _fed_forward(pw, c, tau):
+    """``tau`` less the torque ``m × B`` of the magnetorquers controller ``c`` feeds forward (their dipole held now,
+    the field its magnetometer read), or ``tau`` itself when it feeds none forward."""
+    world = deref(pw)
+    controllers = world.controllers
+    f = controllers.feedforward[c]
+    if f < 0:
+        return tau
+    m = world.actuators.magnetorquers.dipole_Am2[f]
+    return dipole_feedforward(tau, (m[0], m[1], m[2]), _reading3(world.sensors, controllers.roles[c, 2], 0))
 
 
 @njit(**_JIT)
@@ -279,9 +298,9 @@ def quaternion_pd(pw, samplers, t, c):
     else:
         tau = pd_torque(q_ref, q_in, rate_error(q_in, q_ref, w_in, w_ref), p[LAW_KP], p[LAW_KD])
     if controllers.body_torque[c] >= 0:
-        _to_vector(pw, c, tau, t)
+        _to_vector(pw, c, _fed_forward(pw, c, tau), t)
     elif controllers.magnetorquer[c] < 0:
-        _command_wheels(pw, c, tau, t)
+        _command_wheels(pw, c, _fed_forward(pw, c, tau), t)
     else:
         _compensated_dipole(pw, c, tau, t)
     return 0
@@ -314,6 +333,7 @@ def mrp_feedback_cycle(pw, samplers, t, c):
                           p[LAW_INTEGRAL_LIMIT]), (mem[0], mem[1], mem[2]), dt,
                           (p[LAW_COMPENSATION], p[LAW_COMPENSATION + 1], p[LAW_COMPENSATION + 2]))
     mem[0], mem[1], mem[2], mem[3] = s[0], s[1], s[2], t
+    tau = _fed_forward(pw, c, tau)
     if controllers.body_torque[c] >= 0:
         _to_vector(pw, c, tau, t)
     else:
@@ -341,13 +361,18 @@ def magnetic_pd(pw, samplers, t, c):
 
 
 def unloading(pw, samplers, t, c):
-    """A :class:`~attsim.MomentumUnloading`'s cycle: ``m = k (h × B) / |B|²`` from the wheels' momentum."""
+    """A :class:`~attsim.MomentumUnloading`'s cycle: ``m = k (h × B) / |B|²`` from the wheels' momentum (total, or
+    relative to the body)."""
     world = deref(pw)
     if not _sample(pw, samplers, t, c):
         return 0
     controllers = world.controllers
     b = _reading3(world.sensors, controllers.roles[c, 2], 0)
-    h = wheels_total(world.actuators.wheels)[1]
+    wheels = world.actuators.wheels
+    if controllers.parameters[c, LAW_MOMENTUM] != 0.0:
+        h = wheels_relative_momentum(wheels, (world.plant.q_w[4], world.plant.q_w[5], world.plant.q_w[6]))
+    else:
+        h = wheels_total(wheels)[1]
     _to_vector(pw, c, unloading_dipole(b, h, controllers.parameters[c, LAW_GAIN]), t)
     return 0
 
@@ -522,6 +547,7 @@ class ControlPart:
             allocation=np.zeros((n, n_wheels, 3)), null_projector=np.zeros((n, n_wheels, n_wheels)),
             wheel_scratch=np.zeros((n, 4, n_wheels)), magnetorquer=np.full(n, -1, dtype=np.int64),
             wheel_order=np.full((n, n_wheels), -1, dtype=np.int64), body_torque=np.full(n, -1, dtype=np.int64),
+            feedforward=np.full(n, -1, dtype=np.int64),
             phase_s=np.array([c.phase_s for c in laws], dtype=float),
             delay_s=np.array([c.command_delay_s for c in laws], dtype=float),
             pending=np.full((n, pending_capacity(laws), max(n_wheels, 3)), np.nan),

@@ -72,6 +72,13 @@ class MRPFeedback(QuaternionPD):
     attitude_source, rate_source, null_space_gain_Nm_s, wheel_speed_target_rad_s, name, allocation, control_axes
         As for :class:`~attsim.QuaternionPD` (``allocation="clip"`` with ``control_axes=np.eye(3)`` is Basilisk's
         ``rwMotorTorque`` followed by its wheels' torque saturation).
+    magnetorquer_feedforward : Magnetorquer, optional
+        Magnetorquers another law drives (a :class:`~attsim.MomentumUnloading`): their torque ``m × B`` is
+        subtracted from ``u`` before it reaches the wheels (Basilisk's ``mtbFeedforward``), so that unloading
+        does not disturb the pointing. Needs ``magnetometer``; add their law to the mission first (the dipole it
+        decides at the same instant is the one fed forward).
+    magnetometer : Magnetometer, optional
+        The field ``B`` of that torque (body axes, as measured).
 
     The integral starts at zero, holds in cycles that decide nothing, and
     starts again at zero when a mode runs the law again (as Basilisk's
@@ -82,7 +89,8 @@ class MRPFeedback(QuaternionPD):
                  Ki_per_kg_m2: float = 0.0, integral_limit_Nms: float | None = None, inertia_kg_m2=None,
                  known_torque_Nm=(0.0, 0.0, 0.0), attitude_source=None, rate_source=None,
                  null_space_gain_Nm_s: float = 0.0, wheel_speed_target_rad_s=0.0, name: str = "mrp_feedback",
-                 allocation: str = "scale", control_axes=None, body_torque=None, command_delay_s: float = 0.0):
+                 allocation: str = "scale", control_axes=None, body_torque=None, command_delay_s: float = 0.0,
+                 magnetorquer_feedforward=None, magnetometer=None):
         K, P = positive_scalar(K_Nm, "K_Nm"), positive_scalar(P_Nms, "P_Nms")
         if not sequence(wheels, "wheels") and body_torque is None:
             raise InputError("wheels", f"MRPFeedback {name!r} drives reaction wheels or a body_torque: give those it "
@@ -90,7 +98,8 @@ class MRPFeedback(QuaternionPD):
         super().__init__(target_q, K, P, period_s, wheels=wheels, name=name, attitude_source=attitude_source,
                          rate_source=rate_source, target=target, null_space_gain_Nm_s=null_space_gain_Nm_s,
                          wheel_speed_target_rad_s=wheel_speed_target_rad_s, allocation=allocation,
-                         control_axes=control_axes, body_torque=body_torque, command_delay_s=command_delay_s)
+                         control_axes=control_axes, body_torque=body_torque, command_delay_s=command_delay_s,
+                         magnetorquer_feedforward=magnetorquer_feedforward, magnetometer=magnetometer)
         self.K_Nm, self.P_Nms = K, P
         self.Ki_per_kg_m2 = non_negative_scalar(Ki_per_kg_m2, "Ki_per_kg_m2")
         if self.Ki_per_kg_m2 > 0.0 and integral_limit_Nms is None:
@@ -158,4 +167,5 @@ class MRPFeedback(QuaternionPD):
             return {}
         tau, self._integral = self._torque(q, w, t_s, 0.0 if self._prior_s == 0.0 else t_s - self._prior_s)
         self._prior_s = t_s
+        tau = self._fed_forward(tau, readings)
         return {self._body_torque: tau} if self._body_torque is not None else self._wheel_commands(tau)

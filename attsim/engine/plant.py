@@ -30,7 +30,7 @@ from ..actuators.loop import EVENT_SATURATION, WHAT_SPEED
 from ..actuators.wheel_dynamics import (begin_wheel_step, end_wheel_step, inputs_alone, inputs_and_work,
                                         plant_torque_wheels)
 from ..dynamics import normalized4, qconj, qrotate
-from ..environment.table import B_I, P_SRP, lerp1, lerp3, table_cell
+from ..environment.table import B_I, P_SRP, lerp1, lerp3, stage_time, table_cell
 from ..environment.torques import DisturbanceSwitches, disturbance_torques
 from .checks import SOUND, state_fault
 from .world import (DIVERGED, GIMBAL_LOCK, HELD_DIPOLE, HELD_H_W, HELD_T0, HELD_TAU_EXT, HELD_TAU_W, OK, PLANT_MAX_STEP,
@@ -78,7 +78,9 @@ def plant_torque(t, q, w, inputs):
     gyrostat's (Markley & Crassidis 2014, sec. 3.3.5). The environment is
     interpolated at the stage time and rotated into the body with the stage
     attitude, so torques that depend on the attitude follow it inside the
-    integration instead of being frozen at the event.
+    integration instead of being frozen at the event; after the held inputs'
+    start it is read as its left limit (:func:`~attsim.environment.table.stage_time`:
+    a held field history holds through the end of each step).
     """
     p = inputs
     dt = t - p.t0_s
@@ -86,7 +88,8 @@ def plant_torque(t, q, w, inputs):
     hx = h0[0] + tau_w[0] * dt
     hy = h0[1] + tau_w[1] * dt
     hz = h0[2] + tau_w[2] * dt
-    k, f = table_cell(p.env_t, t)
+    t_env = stage_time(t, p.t0_s)
+    k, f = table_cell(p.env_t, t_env)
     if k < 0:  # no table (neither a field nor an environment): no m × B and no disturbance to evaluate
         return (ext[0] - tau_w[0] - (w[1] * hz - w[2] * hy), ext[1] - tau_w[1] - (w[2] * hx - w[0] * hz),
                 ext[2] - tau_w[2] - (w[0] * hy - w[1] * hx))
@@ -94,7 +97,7 @@ def plant_torque(t, q, w, inputs):
     tx = ext[0] + m[1] * b[2] - m[2] * b[1] - tau_w[0] - (w[1] * hz - w[2] * hy)
     ty = ext[1] + m[2] * b[0] - m[0] * b[2] - tau_w[1] - (w[2] * hx - w[0] * hz)
     tz = ext[2] + m[0] * b[1] - m[1] * b[0] - tau_w[2] - (w[0] * hy - w[1] * hx)
-    d = disturbance_torques(t, q, p.env_t, p.env_v, p.faces, p.switches, p.J, p.residual_dipole_Am2)
+    d = disturbance_torques(t_env, q, p.env_t, p.env_v, p.faces, p.switches, p.J, p.residual_dipole_Am2)
     tx += d.gg[0] + d.aero[0] + d.srp[0] + d.res[0]
     ty += d.gg[1] + d.aero[1] + d.srp[1] + d.res[1]
     tz += d.gg[2] + d.aero[2] + d.srp[2] + d.res[2]

@@ -103,7 +103,8 @@ class Ensemble:
         ``wheel_max_torque_Nm`` and ``wheel_max_speed_rad_s`` of shape
         ``(n, wheels)`` give each body its own.
     magnetorquer : Magnetorquer, optional
-        The magnetorquers every body carries (limits and saturation rule).
+        The magnetorquers every body carries (limits and saturation rule): three bars on the body axes
+        (an array on other ``bar_axes`` is refused).
     period_s : float
         The control period: :meth:`step` advances every body by it.
     max_step : float, optional
@@ -235,6 +236,9 @@ class Ensemble:
         if magnetorquer is not None and not isinstance(magnetorquer, Magnetorquer):
             raise InputError("magnetorquer", "must be an attsim.Magnetorquer or None",
                              f"got {type(magnetorquer).__name__}")
+        if magnetorquer is not None and magnetorquer.bar_axes is not None:
+            raise InputError("magnetorquer", "must be three bars along the body axes (bar_axes=None) in an Ensemble",
+                             f"got {magnetorquer.dipole_max_Am2.size} bars on bar_axes")
         return magnetorquer
 
     def _environment(self, field, field_dt, environment):

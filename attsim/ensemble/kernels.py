@@ -4,8 +4,8 @@ One body's step is a mission's control cycle and the advance that follows
 it, made of the very functions a :class:`~attsim.Mission` runs:
 
 1. the wheel commands through :func:`attsim.actuators.kernels.wheel_command`
-   (torque limit, speed stop) at the body's rate now, the dipole through
-   :func:`attsim.actuators.kernels.magnetorquer_saturate`;
+   (torque limit, speed stop) at the body's rate now, the dipole of three
+   bars on the body axes through :func:`attsim.actuators.kernels.saturate_bars`;
 2. the plant from ``t_k = k period`` to ``t_(k+1) = (k + 1) period`` with the
    commands held, by :func:`attsim.engine.plant.plant_advance_loop` bound to
    the method's step and :func:`attsim.engine.plant.plant_torque` — the
@@ -30,7 +30,7 @@ from numba import prange
 from .._core.bind import bind_globals
 from .._core.jit import JIT, njit
 from .._core.timegrid import grid_time
-from ..actuators.kernels import WheelBank, magnetorquer_saturate, wheel_command, wheels_total
+from ..actuators.kernels import WheelBank, saturate_bars, wheel_command, wheels_total
 from ..actuators.wheel_dynamics import inputs_alone
 from ..engine.plant import PlantInputs, plant_advance_loop, plant_torque
 from ..sensors.kernels import field_body, gyro_measure, magnetometer_measure
@@ -75,9 +75,10 @@ def ensemble_step(state, steps, period_s, max_step_s, wheel_cmd, dipole_cmd, tau
         q, w = output_state(s, Jk, params)  # noqa: F821
         for j in range(n_wheels):
             wheel_command(bank, j, wheel_cmd[k, j], w)
-        m, _ = magnetorquer_saturate((dipole_cmd[k, 0], dipole_cmd[k, 1], dipole_cmd[k, 2]),
-                                     (dipole_max[k, 0], dipole_max[k, 1], dipole_max[k, 2]), dipole_scale)
-        dipole[k, 0], dipole[k, 1], dipole[k, 2] = m
+        m_k = dipole[k]  # three bars on the body axes: each bar's dipole is the body dipole's component
+        m_k[0], m_k[1], m_k[2] = dipole_cmd[k, 0], dipole_cmd[k, 1], dipole_cmd[k, 2]
+        saturate_bars(m_k, dipole_max[k], dipole_scale)
+        m = (m_k[0], m_k[1], m_k[2])
         t0 = grid_time(0.0, steps[k], period_s)  # a mission's controller times (snapped as its grids are)
         t1 = grid_time(0.0, steps[k] + 1, period_s)
         tau_w, h_w = wheels_total(bank)

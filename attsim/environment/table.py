@@ -30,7 +30,7 @@ from .._core.jit import LOOP_INLINED, njit
 from .._core.validate import callable_output, vector3
 
 __all__ = ["COLUMNS", "WIDTH", "B_I", "R", "V", "RHO", "SUN", "P_SRP", "GMST", "EnvironmentTable", "field_table",
-           "table_cell", "lerp3", "lerp1", "interpolate_vector", "EMPTY"]
+           "table_cell", "stage_time", "lerp3", "lerp1", "interpolate_vector", "EMPTY"]
 
 # first column of each quantity; a vector spans three columns
 B_I, R, V, RHO, SUN, P_SRP, GMST, WIDTH = 0, 3, 6, 9, 10, 13, 14, 15
@@ -83,6 +83,19 @@ def field_table(field, duration_s: float, spacing_s: float) -> EnvironmentTable:
     values = np.zeros((t.size, WIDTH))
     values[:, B_I:B_I + 3] = b
     return EnvironmentTable(t, values)
+
+
+@njit(**_JIT)
+def stage_time(t, t0_s):
+    """The time an integrator stage at ``t`` reads the table at, for inputs held since ``t0_s``: ``t`` itself at
+    ``t0_s``, one floating-point step before it later (the table's left limit there).
+
+    A field history held over steps (:class:`~attsim.environment.FieldHistory`, ``"hold"``) steps to its next
+    sample within one floating-point spacing before the sample's time; read so, a step that ends on a sample
+    holds the previous one to its end, as the simulator that sampled it held it over the step, while the step
+    that starts there (and every instant) reads the new one. A continuous table moves by one ulp of time.
+    """
+    return np.nextafter(t, -np.inf) if t > t0_s else t
 
 
 @njit(**_JIT)

@@ -5,7 +5,7 @@ the capacity (wheel inertia × speed limit) and the array's momentum against
 its envelope along the current direction, motor torque (and the command,
 when recorded as ``<wheel>_torque_cmd``, and the friction torque when the
 wheel has friction) against ± the torque limit.
-Magnetorquers: dipole against its limit. Torque schedules and ideal body
+Magnetorquers: dipole against its limit (an array's bars each against theirs). Torque schedules and ideal body
 torques: the held torque (neither can saturate, so nothing is shaded). Thrusters: an on/off
 timeline. Saturation, from the run's events, is shaded in the saturated
 actuator's colour, on the panel of the saturated quantity, only where it
@@ -206,8 +206,13 @@ def _array_panel(df, wheels, limits, t) -> Panel:
 
 def _magnetorquer_plot(df, component, saturated, t) -> Plot:
     name = component["name"]
-    limit = np.broadcast_to(np.asarray(component.get("dipole_max_Am2", np.nan), dtype=float), (3,))
+    shapes = shade(saturated.get((name, "dipole"), []), style(3)["color"], f"{name} saturated",
+                   min_width_s=(float(t[-1]) - float(t[0])) / 400.0)
     traces = [line(t, df[f"{name}_m_{a}"].to_numpy(), f"m_{a}", color=AXIS_COLOURS[a], group=a) for a in "xyz"]
+    if component.get("bar_axes") is not None:  # an array: the limits are the bars', drawn on the bars' panel
+        return stacked(f"{name} (Magnetorquer, {len(component['bar_axes'])} bars): applied dipole (shaded: saturated)",
+                       [Panel("body dipole [A m²]", traces, shapes), _bars_panel(df, component, shapes, t)])
+    limit = np.broadcast_to(np.asarray(component.get("dipole_max_Am2", np.nan), dtype=float), (3,))
     for k, a in enumerate("xyz"):
         if np.isfinite(limit[k]) and (k == 0 or limit[k] != limit[0]):
             traces.append(
@@ -218,12 +223,23 @@ def _magnetorquer_plot(df, component, saturated, t) -> Plot:
                     f"limit ±{fmt(float(limit[k]))} A m²" + ("" if np.all(limit == limit[0]) else f" ({a})"),
                 )
             )
-    shapes = shade(saturated.get((name, "dipole"), []), style(3)["color"], f"{name} saturated",
-                   min_width_s=(float(t[-1]) - float(t[0])) / 400.0)
     return stacked(
         f"{name} (Magnetorquer): applied dipole (shaded: saturated)",
         [_fit_to_data(Panel("dipole [A m²]", traces, shapes))],
     )
+
+
+def _bars_panel(df, component, shapes, t) -> Panel:
+    """Each bar's dipole along its axis against its limit (one line per distinct limit)."""
+    name, count = component["name"], len(component["bar_axes"])
+    limits = np.broadcast_to(np.asarray(component.get("dipole_max_Am2", np.nan), dtype=float).ravel(), (count,))
+    traces = [line(t, df[f"{name}_bar{k + 1}"].to_numpy(), f"bar {k + 1}", k) for k in range(count)
+              if f"{name}_bar{k + 1}" in df]
+    for value in sorted({float(v) for v in limits if np.isfinite(v)}):
+        bars = [str(k + 1) for k in range(count) if limits[k] == value]
+        traces.append(limit_lines(float(t[0]), float(t[-1]), value, f"limit ±{fmt(value)} A m²" + (
+            "" if len(bars) == count else f" (bar {', '.join(bars)})")))
+    return _fit_to_data(Panel("bar dipoles [A m²]", traces, shapes))
 
 
 def _schedule_plot(df, component, t) -> Plot:

@@ -81,6 +81,8 @@ UNITS = {
         "rad/s, the gyro's true bias, body axes through its nominal mounting",
     "<schedule>_tau_x <schedule>_tau_y <schedule>_tau_z": "N m, a TorqueSchedule's held torque, body axes",
     "<magnetorquer>_m_x <magnetorquer>_m_y <magnetorquer>_m_z": "A m^2, the magnetorquers' applied dipole, body axes",
+    "<magnetorquer>_bar1 ... <magnetorquer>_bar<n>": "A m^2, each bar's applied dipole along its axis (a "
+                                                     "Magnetorquer given bar_axes)",
     "<thruster>_on": "1, 1 while the thruster fires",
     "<wheel>_speed": "rad/s, the wheel's speed relative to the body",
     "<wheel>_h": "N m s, the wheel's absolute angular momentum about its axis",

@@ -72,3 +72,23 @@ def test_a_history_that_does_not_cover_the_run_is_refused(t):
 def test_a_history_is_the_field_both_ways_and_at_the_samples_columns():
     from attsim.environment import FieldHistory as exported
     assert exported is FieldHistory and B_I == 0
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_held_sample_holds_through_the_end_of_its_step(tmp_path, compiled):
+    # as the simulator that sampled it held it (Basilisk's MtbEffector holds magField_N over its task's step): a
+    # step from 0 to 1 s integrates under B(0) to its end, the step from 1 s under B(1). Read at 1 s itself, the
+    # last RK4 stage would weigh B(1) by 1/6: omega_y(1) = -(5/6 - 1/6) 1e-5 rad/s instead of -1e-5 rad/s.
+    import attsim
+
+    b0, b1 = (0.0, 0.0, 1e-5), (0.0, 0.0, -1e-5)
+    history = FieldHistory([0.0, 1.0, 2.0], [b0, b1, b1], interpolation="hold")
+    mission = attsim.Mission("held", np.eye(3), (0.0, 0.0, 0.0), duration=2.0, max_step=1.0, telemetry_dt=1.0,
+                             field=history, out_dir=tmp_path)
+    mission.add(attsim.Magnetorquer(10.0))
+    mission.add(attsim.CommandSchedule("mtq", [(0.0, (1.0, 0.0, 0.0))]))  # m x B(0) = (0, -1e-5, 0) N m
+    mission.add(attsim.Magnetometer(1.0))
+    df = mission.run(compiled=compiled, backend="interpreted", in_memory=True).df
+    assert df.loc[1.0, "wy"] == pytest.approx(-1e-5, rel=1e-9)
+    assert df.loc[2.0, "wy"] == pytest.approx(0.0, abs=1e-14)  # then B(1) over the step from 1 s: back to rest
+    assert df.loc[1.0, "mag_z"] == pytest.approx(b1[2], rel=1e-9)  # the instant itself reads the new sample
