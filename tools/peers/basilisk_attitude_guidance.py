@@ -19,10 +19,9 @@ times ``ExecuteSimulation`` alone.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from . import basilisk_setup as setup
 from .basilisk_peer import available, version
 
 __all__ = ["available", "version", "build", "run", "timed_run", "EXAMPLE_RECORD_S", "DT_S", "DURATION_S", "ORBIT",
@@ -41,50 +40,20 @@ K_NM, P_NMS = 3.5, 30.0
 
 def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     """The example's simulation, initialised, with its recorders every ``record_s`` (a multiple of 0.1 s)."""
-    from Basilisk.architecture import bskLogging, messaging
+    from Basilisk.architecture import messaging
     from Basilisk.fswAlgorithms import attTrackingError, hillPoint, mrpFeedback
-    from Basilisk.simulation import extForceTorque, simpleNav, spacecraft
-    from Basilisk.utilities import SimulationBaseClass, macros, orbitalMotion, simHelpers, simIncludeGravBody
+    from Basilisk.simulation import extForceTorque, simpleNav
 
-    bskLogging.setDefaultLogLevel(bskLogging.BSK_WARNING)
-    task, process = "simTask", "simProcess"
-    sim = SimulationBaseClass.SimBaseClass()
-    step_ns = macros.sec2nano(DT_S)
-    record_ns = macros.sec2nano(record_s)
-    if record_ns <= 0 or record_ns % step_ns:
-        raise ValueError(f"record_s must be a positive multiple of {DT_S} s, got {record_s!r}")
-    sim.CreateNewProcess(process).addTask(sim.CreateNewTask(task, step_ns))
-
-    sc = spacecraft.Spacecraft()
-    sc.ModelTag = "bsk-Sat"
-    inertia = list(INERTIA_KG_M2)
-    sc.hub.mHub = 750.0
-    sc.hub.r_BcB_B = [[0.0], [0.0], [0.0]]
-    sc.hub.IHubPntBc_B = simHelpers.np2EigenMatrix3d(inertia)
-    sim.AddModelToTask(task, sc)
-
-    grav = simIncludeGravBody.gravBodyFactory()
-    earth = grav.createEarth()
-    earth.isCentralBody = True
-    grav.addBodiesTo(sc)
-
-    oe = orbitalMotion.ClassicElements()
-    oe.a, oe.e, oe.i = ORBIT[0], ORBIT[1], ORBIT[2] * macros.D2R
-    oe.Omega, oe.omega, oe.f = ORBIT[3] * macros.D2R, ORBIT[4] * macros.D2R, ORBIT[5] * macros.D2R
-    rN, vN = orbitalMotion.elem2rv(earth.mu, oe)
-    sc.hub.r_CN_NInit = rN
-    sc.hub.v_CN_NInit = vN
-    sc.hub.sigma_BNInit = [[s] for s in SIGMA_BN0]
-    sc.hub.omega_BN_BInit = [[w] for w in OMEGA0_RAD_S]
+    simulation = setup.new_simulation(DT_S, record_s)
+    sc, grav, earth = setup.spacecraft_about_earth(simulation, 750.0, INERTIA_KG_M2)
+    setup.set_initial_state(sc, earth.mu, ORBIT, SIGMA_BN0, OMEGA0_RAD_S)
 
     torque = extForceTorque.ExtForceTorque()
     torque.ModelTag = "externalDisturbance"
     sc.addDynamicEffector(torque)
-    sim.AddModelToTask(task, torque)
+    setup.add(simulation, torque)
 
-    nav = simpleNav.SimpleNav()
-    nav.ModelTag = "SimpleNavigation"
-    sim.AddModelToTask(task, nav)
+    nav = setup.add(simulation, simpleNav.SimpleNav(), "SimpleNavigation")
     nav.scStateInMsg.subscribeTo(sc.scStateOutMsg)
 
     guidance = hillPoint.hillPoint()
@@ -92,17 +61,13 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     guidance.transNavInMsg.subscribeTo(nav.transOutMsg)
     planet_msg = messaging.EphemerisMsg().write(messaging.EphemerisMsgPayload())  # the Earth at rest at the origin
     guidance.celBodyInMsg.subscribeTo(planet_msg)
-    sim.AddModelToTask(task, guidance)
+    setup.add(simulation, guidance)
 
-    error = attTrackingError.attTrackingError()
-    error.ModelTag = "attErrorInertial3D"
-    sim.AddModelToTask(task, error)
+    error = setup.add(simulation, attTrackingError.attTrackingError(), "attErrorInertial3D")
     error.attRefInMsg.subscribeTo(guidance.attRefOutMsg)
     error.attNavInMsg.subscribeTo(nav.attOutMsg)
 
-    control = mrpFeedback.mrpFeedback()
-    control.ModelTag = "mrpFeedback"
-    sim.AddModelToTask(task, control)
+    control = setup.add(simulation, mrpFeedback.mrpFeedback(), "mrpFeedback")
     control.guidInMsg.subscribeTo(error.attGuidOutMsg)
     control.K = K_NM
     control.Ki = -1.0
@@ -110,27 +75,21 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     control.integralLimit = 2. / control.Ki * 0.1
     torque.cmdTorqueInMsg.subscribeTo(control.cmdTorqueOutMsg)
 
-    logs = {"torque": control.cmdTorqueOutMsg.recorder(record_ns), "error": error.attGuidOutMsg.recorder(record_ns),
-            "att": nav.attOutMsg.recorder(record_ns), "trans": nav.transOutMsg.recorder(record_ns),
-            "ref": guidance.attRefOutMsg.recorder(record_ns)}
-    for recorder in logs.values():
-        sim.AddModelToTask(task, recorder)
+    logs = setup.record(simulation, {"torque": control.cmdTorqueOutMsg, "error": error.attGuidOutMsg,
+                                     "att": nav.attOutMsg, "trans": nav.transOutMsg, "ref": guidance.attRefOutMsg})
 
-    vehicle_msg = messaging.VehicleConfigMsg().write(messaging.VehicleConfigMsgPayload(ISCPntB_B=inertia))
+    vehicle_msg = messaging.VehicleConfigMsg().write(messaging.VehicleConfigMsgPayload(ISCPntB_B=list(INERTIA_KG_M2)))
     control.vehConfigInMsg.subscribeTo(vehicle_msg)
 
-    sim.InitializeSimulation()
-    sim.ConfigureStopTime(macros.sec2nano(DURATION_S))
+    setup.ready(simulation, DURATION_S)
     keep = [sc, grav, earth, torque, nav, guidance, planet_msg, error, control, vehicle_msg]
-    return {"sim": sim, "logs": logs, "keep": keep, "macros": macros, "mu_m3_s2": float(earth.mu)}
+    return {"sim": simulation.sim, "logs": logs, "keep": keep, "macros": simulation.macros,
+            "mu_m3_s2": float(earth.mu)}
 
 
 def timed_run(record_s: float = EXAMPLE_RECORD_S) -> tuple[float, dict]:
     """``(wall seconds of ExecuteSimulation alone, the built simulation)``; the build is not timed."""
-    built = build(record_s)
-    start = time.perf_counter()
-    built["sim"].ExecuteSimulation()
-    return time.perf_counter() - start, built
+    return setup.timed_run(build, record_s)
 
 
 def run(record_s: float = EXAMPLE_RECORD_S) -> dict:

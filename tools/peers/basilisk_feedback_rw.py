@@ -16,48 +16,33 @@ times ``ExecuteSimulation`` alone.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from . import basilisk_setup as setup
 from .basilisk_peer import available, version
 
-__all__ = ["available", "version", "build", "run", "timed_run", "EXAMPLE_RECORD_S", "DT_S", "DURATION_S"]
+__all__ = ["available", "version", "build", "run", "timed_run", "EXAMPLE_RECORD_S", "DT_S", "DURATION_S", "ORBIT",
+           "SIGMA_BN0", "OMEGA0_RAD_S", "INERTIA_KG_M2"]
 
 DT_S = 0.1
 DURATION_S = 600.0
 EXAMPLE_RECORD_S = 6.0  # simHelpers.samplingTime(10 min, 0.1 s, numDataPoints=100)
+# a (m), e, i, raan, argument of perigee, true anomaly (deg)
+ORBIT = (10000000.0, 0.01, 33.3, 48.2, 347.8, 85.3)
+SIGMA_BN0 = (0.1, 0.2, -0.3)
+OMEGA0_RAD_S = (0.001, -0.01, 0.03)
+INERTIA_KG_M2 = (900.0, 0.0, 0.0, 0.0, 800.0, 0.0, 0.0, 0.0, 600.0)
 
 
 def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     """The example's simulation, initialised, with its recorders every ``record_s`` (a multiple of 0.1 s)."""
-    from Basilisk.architecture import bskLogging, messaging
+    from Basilisk.architecture import messaging
     from Basilisk.fswAlgorithms import attTrackingError, inertial3D, mrpFeedback, rwMotorTorque
-    from Basilisk.simulation import reactionWheelStateEffector, simpleNav, spacecraft
-    from Basilisk.utilities import (SimulationBaseClass, macros, orbitalMotion, simHelpers, simIncludeGravBody,
-                                    simIncludeRW)
+    from Basilisk.simulation import reactionWheelStateEffector, simpleNav
+    from Basilisk.utilities import simIncludeRW
 
-    bskLogging.setDefaultLogLevel(bskLogging.BSK_WARNING)
-    task, process = "simTask", "simProcess"
-    sim = SimulationBaseClass.SimBaseClass()
-    step_ns = macros.sec2nano(DT_S)
-    record_ns = macros.sec2nano(record_s)
-    if record_ns <= 0 or record_ns % step_ns:
-        raise ValueError(f"record_s must be a positive multiple of {DT_S} s, got {record_s!r}")
-    sim.CreateNewProcess(process).addTask(sim.CreateNewTask(task, step_ns))
-
-    sc = spacecraft.Spacecraft()
-    sc.ModelTag = "bsk-Sat"
-    inertia = [900.0, 0.0, 0.0, 0.0, 800.0, 0.0, 0.0, 0.0, 600.0]
-    sc.hub.mHub = 750.0
-    sc.hub.r_BcB_B = [[0.0], [0.0], [0.0]]
-    sc.hub.IHubPntBc_B = simHelpers.np2EigenMatrix3d(inertia)
-    sim.AddModelToTask(task, sc, 1)
-
-    grav = simIncludeGravBody.gravBodyFactory()
-    earth = grav.createEarth()
-    earth.isCentralBody = True
-    grav.addBodiesTo(sc)
+    simulation = setup.new_simulation(DT_S, record_s)
+    sc, grav, earth = setup.spacecraft_about_earth(simulation, 750.0, INERTIA_KG_M2, priority=1)
 
     factory = simIncludeRW.rwFactory()
     factory.create("Honeywell_HR16", [1, 0, 0], maxMomentum=50., Omega=100., RWModel=messaging.BalancedWheels)
@@ -67,50 +52,28 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     wheels = reactionWheelStateEffector.ReactionWheelStateEffector()
     wheels.ModelTag = "RW_cluster"
     factory.addToSpacecraft(wheels.ModelTag, wheels, sc)
-    sim.AddModelToTask(task, wheels, 2)
+    setup.add(simulation, wheels, priority=2)
 
-    nav = simpleNav.SimpleNav()
-    nav.ModelTag = "SimpleNavigation"
-    sim.AddModelToTask(task, nav)
-    guidance = inertial3D.inertial3D()
-    guidance.ModelTag = "inertial3D"
-    sim.AddModelToTask(task, guidance)
+    nav = setup.add(simulation, simpleNav.SimpleNav(), "SimpleNavigation")
+    guidance = setup.add(simulation, inertial3D.inertial3D(), "inertial3D")
     guidance.sigma_R0N = [0., 0., 0.]
-    error = attTrackingError.attTrackingError()
-    error.ModelTag = "attErrorInertial3D"
-    sim.AddModelToTask(task, error)
-    control = mrpFeedback.mrpFeedback()
-    control.ModelTag = "mrpFeedback"
-    sim.AddModelToTask(task, control)
+    error = setup.add(simulation, attTrackingError.attTrackingError(), "attErrorInertial3D")
+    control = setup.add(simulation, mrpFeedback.mrpFeedback(), "mrpFeedback")
     control.K = 3.5
     control.Ki = -1
     control.P = 30.0
     control.integralLimit = 2. / control.Ki * 0.1
-    allocation = rwMotorTorque.rwMotorTorque()
-    allocation.ModelTag = "rwMotorTorque"
-    sim.AddModelToTask(task, allocation)
+    allocation = setup.add(simulation, rwMotorTorque.rwMotorTorque(), "rwMotorTorque")
     allocation.controlAxes_B = [1, 0, 0, 0, 1, 0, 0, 0, 1]
 
-    logs = {"motor": allocation.rwMotorTorqueOutMsg.recorder(record_ns),
-            "error": error.attGuidOutMsg.recorder(record_ns), "trans": nav.transOutMsg.recorder(record_ns),
-            "speeds": wheels.rwSpeedOutMsg.recorder(record_ns)}
-    for name in ("motor", "error", "trans", "speeds"):
-        sim.AddModelToTask(task, logs[name])
-    logs["wheels"] = [wheels.rwOutMsgs[k].recorder(record_ns) for k in range(factory.getNumOfDevices())]
-    for recorder in logs["wheels"]:
-        sim.AddModelToTask(task, recorder)
+    logs = setup.record(simulation, {"motor": allocation.rwMotorTorqueOutMsg, "error": error.attGuidOutMsg,
+                                     "trans": nav.transOutMsg, "speeds": wheels.rwSpeedOutMsg})
+    logs["wheels"] = setup.record_wheels(simulation, wheels, factory.getNumOfDevices())
 
-    vehicle_msg = messaging.VehicleConfigMsg().write(messaging.VehicleConfigMsgPayload(ISCPntB_B=inertia))
+    vehicle_msg = messaging.VehicleConfigMsg().write(messaging.VehicleConfigMsgPayload(ISCPntB_B=list(INERTIA_KG_M2)))
     rw_params_msg = factory.getConfigMessage()
 
-    oe = orbitalMotion.ClassicElements()
-    oe.a, oe.e, oe.i = 10000000.0, 0.01, 33.3 * macros.D2R
-    oe.Omega, oe.omega, oe.f = 48.2 * macros.D2R, 347.8 * macros.D2R, 85.3 * macros.D2R
-    rN, vN = orbitalMotion.elem2rv(earth.mu, oe)
-    sc.hub.r_CN_NInit = rN
-    sc.hub.v_CN_NInit = vN
-    sc.hub.sigma_BNInit = [[0.1], [0.2], [-0.3]]
-    sc.hub.omega_BN_BInit = [[0.001], [-0.01], [0.03]]
+    setup.set_initial_state(sc, earth.mu, ORBIT, SIGMA_BN0, OMEGA0_RAD_S)
 
     nav.scStateInMsg.subscribeTo(sc.scStateOutMsg)
     error.attNavInMsg.subscribeTo(nav.attOutMsg)
@@ -123,18 +86,14 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     allocation.vehControlInMsg.subscribeTo(control.cmdTorqueOutMsg)
     wheels.rwMotorCmdInMsg.subscribeTo(allocation.rwMotorTorqueOutMsg)
 
-    sim.InitializeSimulation()
-    sim.ConfigureStopTime(macros.sec2nano(DURATION_S))
+    setup.ready(simulation, DURATION_S)
     keep = [sc, grav, earth, factory, wheels, nav, guidance, error, control, allocation, vehicle_msg, rw_params_msg]
-    return {"sim": sim, "logs": logs, "keep": keep, "macros": macros}
+    return {"sim": simulation.sim, "logs": logs, "keep": keep, "macros": simulation.macros}
 
 
 def timed_run(record_s: float = EXAMPLE_RECORD_S) -> tuple[float, dict]:
     """``(wall seconds of ExecuteSimulation alone, the built simulation)``; the build is not timed."""
-    built = build(record_s)
-    start = time.perf_counter()
-    built["sim"].ExecuteSimulation()
-    return time.perf_counter() - start, built
+    return setup.timed_run(build, record_s)
 
 
 def run(record_s: float = EXAMPLE_RECORD_S) -> dict:
@@ -151,5 +110,5 @@ def run(record_s: float = EXAMPLE_RECORD_S) -> dict:
         "omega_rad_s": np.asarray(logs["error"].omega_BR_B, dtype=float),
         "wheel_speed_rad_s": np.asarray(logs["speeds"].wheelSpeeds, dtype=float)[:, :n],
         "motor_request_Nm": np.asarray(logs["motor"].motorTorque, dtype=float)[:, :n],
-        "motor_applied_Nm": np.column_stack([np.asarray(r.u_current, dtype=float) for r in logs["wheels"]]),
+        "motor_applied_Nm": setup.applied_wheel_torques_Nm(logs["wheels"]),
     }

@@ -28,10 +28,9 @@ times ``ExecuteSimulation`` alone.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from . import basilisk_setup as setup
 from .basilisk_peer import available, version
 
 __all__ = ["available", "version", "build", "run", "timed_run", "EXAMPLE_RECORD_S", "DT_S", "DURATION_S", "ORBIT",
@@ -74,37 +73,16 @@ def wheel_axes() -> np.ndarray:
 
 def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     """The example's simulation, initialised, with its recorders every ``record_s`` (a multiple of 0.5 s)."""
-    from Basilisk.architecture import bskLogging, messaging
+    from Basilisk.architecture import messaging
     from Basilisk.fswAlgorithms import (attTrackingError, dipoleMapping, inertial3D, mrpFeedback, mtbFeedforward,
                                         mtbMomentumManagementSimple, rwMotorTorque, rwNullSpace, tamComm,
                                         torque2Dipole)
-    from Basilisk.simulation import (MtbEffector, magneticFieldWMM, magnetometer, reactionWheelStateEffector,
-                                     simpleNav, spacecraft)
-    from Basilisk.utilities import (SimulationBaseClass, macros, orbitalMotion, simHelpers, simIncludeGravBody,
-                                    simIncludeRW)
+    from Basilisk.simulation import MtbEffector, magneticFieldWMM, magnetometer, reactionWheelStateEffector, simpleNav
+    from Basilisk.utilities import macros, simHelpers, simIncludeRW
     from Basilisk.utilities.supportDataTools.dataFetcher import DataFile, get_path
 
-    bskLogging.setDefaultLogLevel(bskLogging.BSK_WARNING)
-    task, process = "simTask", "simProcess"
-    sim = SimulationBaseClass.SimBaseClass()
-    step_ns = macros.sec2nano(DT_S)
-    record_ns = macros.sec2nano(record_s)
-    if record_ns <= 0 or record_ns % step_ns:
-        raise ValueError(f"record_s must be a positive multiple of {DT_S} s, got {record_s!r}")
-    sim.CreateNewProcess(process).addTask(sim.CreateNewTask(task, step_ns))
-
-    sc = spacecraft.Spacecraft()
-    sc.ModelTag = "bsk-Sat"
-    inertia = list(INERTIA_KG_M2)
-    sc.hub.mHub = 10.0
-    sc.hub.r_BcB_B = [[0.0], [0.0], [0.0]]
-    sc.hub.IHubPntBc_B = simHelpers.np2EigenMatrix3d(inertia)
-    sim.AddModelToTask(task, sc, 1)
-
-    grav = simIncludeGravBody.gravBodyFactory()
-    earth = grav.createEarth()
-    earth.isCentralBody = True
-    grav.addBodiesTo(sc)
+    simulation = setup.new_simulation(DT_S, record_s)
+    sc, grav, earth = setup.spacecraft_about_earth(simulation, 10.0, INERTIA_KG_M2, priority=1)
 
     factory = simIncludeRW.rwFactory()
     Gs = wheel_axes()
@@ -114,11 +92,9 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     wheels = reactionWheelStateEffector.ReactionWheelStateEffector()
     wheels.ModelTag = "RW_cluster"
     factory.addToSpacecraft(sc.ModelTag, wheels, sc)
-    sim.AddModelToTask(task, wheels, 2)
+    setup.add(simulation, wheels, priority=2)
 
-    nav = simpleNav.SimpleNav()
-    nav.ModelTag = "SimpleNavigation"
-    sim.AddModelToTask(task, nav)
+    nav = setup.add(simulation, simpleNav.SimpleNav(), "SimpleNavigation")
 
     field = magneticFieldWMM.MagneticFieldWMM()
     field.ModelTag = "WMM"
@@ -126,45 +102,32 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     epoch_msg = simHelpers.timeStringToGregorianUTCMsg(EPOCH)
     field.epochInMsg.subscribeTo(epoch_msg)
     field.addSpacecraftToModel(sc.scStateOutMsg)
-    sim.AddModelToTask(task, field)
+    setup.add(simulation, field)
 
     mtb = MtbEffector.MtbEffector()
     mtb.ModelTag = "MtbEff"
     sc.addDynamicEffector(mtb)
-    sim.AddModelToTask(task, mtb)
+    setup.add(simulation, mtb)
 
-    guidance = inertial3D.inertial3D()
-    guidance.ModelTag = "inertial3D"
-    sim.AddModelToTask(task, guidance)
+    guidance = setup.add(simulation, inertial3D.inertial3D(), "inertial3D")
     guidance.sigma_R0N = [0., 0., 0.]
-    error = attTrackingError.attTrackingError()
-    error.ModelTag = "attErrorInertial3D"
-    sim.AddModelToTask(task, error)
-    control = mrpFeedback.mrpFeedback()
-    control.ModelTag = "mrpFeedback"
-    sim.AddModelToTask(task, control)
+    error = setup.add(simulation, attTrackingError.attTrackingError(), "attErrorInertial3D")
+    control = setup.add(simulation, mrpFeedback.mrpFeedback(), "mrpFeedback")
     control.Ki = -1
     control.K = K_NM
     control.P = P_NMS
     control.integralLimit = 2. / control.Ki * 0.1
 
-    tam = magnetometer.Magnetometer()
-    tam.ModelTag = "TAM_sensor"
+    tam = setup.add(simulation, magnetometer.Magnetometer(), "TAM_sensor")
     tam.scaleFactor = 1.0
     tam.senNoiseStd = [0.0, 0.0, 0.0]
-    sim.AddModelToTask(task, tam)
-    tam_comm = tamComm.tamComm()
+    tam_comm = setup.add(simulation, tamComm.tamComm(), "tamComm")
     tam_comm.dcm_BS = [1., 0., 0., 0., 1., 0., 0., 0., 1.]
-    tam_comm.ModelTag = "tamComm"
-    sim.AddModelToTask(task, tam_comm)
 
-    momentum = mtbMomentumManagementSimple.mtbMomentumManagementSimple()
+    momentum = setup.add(simulation, mtbMomentumManagementSimple.mtbMomentumManagementSimple(),
+                         "mtbMomentumManagementSimple")
     momentum.Kp = MOMENTUM_GAIN_PER_S
-    momentum.ModelTag = "mtbMomentumManagementSimple"
-    sim.AddModelToTask(task, momentum)
-    to_dipole = torque2Dipole.torque2Dipole()
-    to_dipole.ModelTag = "torque2Dipole"
-    sim.AddModelToTask(task, to_dipole)
+    to_dipole = setup.add(simulation, torque2Dipole.torque2Dipole(), "torque2Dipole")
 
     mtb_config = messaging.MTBArrayConfigMsgPayload()
     mtb_config.numMTB = 4
@@ -172,21 +135,13 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     mtb_config.maxMtbDipoles = [MAX_DIPOLE_AM2] * mtb_config.numMTB
     mtb_params_msg = messaging.MTBArrayConfigMsg().write(mtb_config)
 
-    mapping = dipoleMapping.dipoleMapping()
+    mapping = setup.add(simulation, dipoleMapping.dipoleMapping(), "dipoelMapping")  # sic, the example's tag
     mapping.steeringMatrix = list(STEERING_MATRIX)
-    mapping.ModelTag = "dipoelMapping"
-    sim.AddModelToTask(task, mapping)
-    feedforward = mtbFeedforward.mtbFeedforward()
-    feedforward.ModelTag = "mtbFeedforward"
-    sim.AddModelToTask(task, feedforward)
-    allocation = rwMotorTorque.rwMotorTorque()
-    allocation.ModelTag = "rwMotorTorque"
-    sim.AddModelToTask(task, allocation)
+    feedforward = setup.add(simulation, mtbFeedforward.mtbFeedforward(), "mtbFeedforward")
+    allocation = setup.add(simulation, rwMotorTorque.rwMotorTorque(), "rwMotorTorque")
     allocation.controlAxes_B = [1, 0, 0, 0, 1, 0, 0, 0, 1]
-    null_space = rwNullSpace.rwNullSpace()
+    null_space = setup.add(simulation, rwNullSpace.rwNullSpace(), "rwNullSpace")
     null_space.OmegaGain = NULL_SPACE_GAIN
-    null_space.ModelTag = "rwNullSpace"
-    sim.AddModelToTask(task, null_space)
 
     constellation = messaging.RWConstellationMsgPayload(numRW=n_rw, reactionWheels=[
         messaging.RWConfigElementMsgPayload(gsHat_B=Gs[:, i], Js=rw.Js, uMax=rw.u_max) for i, rw in enumerate(rws)])
@@ -194,30 +149,16 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     desired = messaging.RWSpeedMsgPayload(wheelSpeeds=[WHEEL_SPEED_TARGET_RPM * macros.rpm2radsec] * n_rw)
     desired_msg = messaging.RWSpeedMsg().write(desired)
 
-    logs = {"motor": allocation.rwMotorTorqueOutMsg.recorder(record_ns),
-            "final": null_space.rwMotorTorqueOutMsg.recorder(record_ns),
-            "error": error.attGuidOutMsg.recorder(record_ns), "field": field.envOutMsgs[0].recorder(record_ns),
-            "tam": tam_comm.tamOutMsg.recorder(record_ns),
-            "dipoles": mapping.dipoleRequestMtbOutMsg.recorder(record_ns),
-            "control": control.cmdTorqueOutMsg.recorder(record_ns),
-            "speeds": wheels.rwSpeedOutMsg.recorder(record_ns)}
-    for recorder in logs.values():
-        sim.AddModelToTask(task, recorder)
-    logs["wheels"] = [wheels.rwOutMsgs[k].recorder(record_ns) for k in range(n_rw)]
-    for recorder in logs["wheels"]:
-        sim.AddModelToTask(task, recorder)
+    logs = setup.record(simulation, {
+        "motor": allocation.rwMotorTorqueOutMsg, "final": null_space.rwMotorTorqueOutMsg, "error": error.attGuidOutMsg,
+        "field": field.envOutMsgs[0], "tam": tam_comm.tamOutMsg, "dipoles": mapping.dipoleRequestMtbOutMsg,
+        "control": control.cmdTorqueOutMsg, "speeds": wheels.rwSpeedOutMsg})
+    logs["wheels"] = setup.record_wheels(simulation, wheels, n_rw)
 
-    vehicle_msg = messaging.VehicleConfigMsg().write(messaging.VehicleConfigMsgPayload(ISCPntB_B=inertia))
+    vehicle_msg = messaging.VehicleConfigMsg().write(messaging.VehicleConfigMsgPayload(ISCPntB_B=list(INERTIA_KG_M2)))
     rw_params_msg = factory.getConfigMessage()
 
-    oe = orbitalMotion.ClassicElements()
-    oe.a, oe.e, oe.i = ORBIT[0], ORBIT[1], ORBIT[2] * macros.D2R
-    oe.Omega, oe.omega, oe.f = ORBIT[3] * macros.D2R, ORBIT[4] * macros.D2R, ORBIT[5] * macros.D2R
-    rN, vN = orbitalMotion.elem2rv(earth.mu, oe)
-    sc.hub.r_CN_NInit = rN
-    sc.hub.v_CN_NInit = vN
-    sc.hub.sigma_BNInit = [[v] for v in SIGMA_BN0]
-    sc.hub.omega_BN_BInit = [[v] for v in OMEGA0_RAD_S]
+    setup.set_initial_state(sc, earth.mu, ORBIT, SIGMA_BN0, OMEGA0_RAD_S)
 
     nav.scStateInMsg.subscribeTo(sc.scStateOutMsg)
     error.attNavInMsg.subscribeTo(nav.attOutMsg)
@@ -250,22 +191,18 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     mtb.mtbParamsInMsg.subscribeTo(mtb_params_msg)
     mtb.magInMsg.subscribeTo(field.envOutMsgs[0])
 
-    sim.InitializeSimulation()
-    sim.ConfigureStopTime(macros.sec2nano(DURATION_S))
+    setup.ready(simulation, DURATION_S)
     keep = [sc, grav, earth, factory, rws, wheels, nav, field, epoch_msg, mtb, guidance, error, control, tam, tam_comm,
             momentum, to_dipole, mtb_params_msg, mapping, feedforward, allocation, null_space, constellation_msg,
             desired_msg, vehicle_msg, rw_params_msg]
-    return {"sim": sim, "logs": logs, "keep": keep, "macros": macros, "n_rw": n_rw,
+    return {"sim": simulation.sim, "logs": logs, "keep": keep, "macros": simulation.macros, "n_rw": n_rw,
             "wheel_inertia_kg_m2": [rw.Js for rw in rws], "wheel_max_torque_Nm": [rw.u_max for rw in rws],
             "wheel_max_speed_rad_s": [rw.Omega_max for rw in rws], "mu_m3_s2": earth.mu}
 
 
 def timed_run(record_s: float = EXAMPLE_RECORD_S) -> tuple[float, dict]:
     """``(wall seconds of ExecuteSimulation alone, the built simulation)``; the build is not timed."""
-    built = build(record_s)
-    start = time.perf_counter()
-    built["sim"].ExecuteSimulation()
-    return time.perf_counter() - start, built
+    return setup.timed_run(build, record_s)
 
 
 def run(record_s: float = EXAMPLE_RECORD_S) -> dict:
@@ -288,7 +225,7 @@ def run(record_s: float = EXAMPLE_RECORD_S) -> dict:
         "wheel_speed_rad_s": np.asarray(logs["speeds"].wheelSpeeds, dtype=float)[:, :n],
         "motor_request_Nm": np.asarray(logs["motor"].motorTorque, dtype=float)[:, :n],
         "motor_final_Nm": np.asarray(logs["final"].motorTorque, dtype=float)[:, :n],
-        "motor_applied_Nm": np.column_stack([np.asarray(r.u_current, dtype=float) for r in logs["wheels"]]),
+        "motor_applied_Nm": setup.applied_wheel_torques_Nm(logs["wheels"]),
         "control_Nm": np.asarray(logs["control"].torqueRequestBody, dtype=float),
         "dipoles_Am2": np.asarray(logs["dipoles"].mtbDipoleCmds, dtype=float)[:, :4],
         "field_N_T": np.asarray(logs["field"].magField_N, dtype=float),
