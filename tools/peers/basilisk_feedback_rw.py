@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import basilisk_inertial_feedback as inertial_feedback
 from . import basilisk_setup as setup
 from .basilisk_peer import available, version
 
 __all__ = ["available", "version", "build", "run", "timed_run", "EXAMPLE_RECORD_S", "DT_S", "DURATION_S", "ORBIT",
-           "SIGMA_BN0", "OMEGA0_RAD_S", "INERTIA_KG_M2"]
+           "SIGMA_BN0", "OMEGA0_RAD_S", "INERTIA_KG_M2", "K_NM", "P_NMS"]
 
 DT_S = 0.1
 DURATION_S = 600.0
@@ -32,12 +33,13 @@ ORBIT = (10000000.0, 0.01, 33.3, 48.2, 347.8, 85.3)
 SIGMA_BN0 = (0.1, 0.2, -0.3)
 OMEGA0_RAD_S = (0.001, -0.01, 0.03)
 INERTIA_KG_M2 = (900.0, 0.0, 0.0, 0.0, 800.0, 0.0, 0.0, 0.0, 600.0)
+K_NM, P_NMS = 3.5, 30.0
 
 
 def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     """The example's simulation, initialised, with its recorders every ``record_s`` (a multiple of 0.1 s)."""
     from Basilisk.architecture import messaging
-    from Basilisk.fswAlgorithms import attTrackingError, inertial3D, mrpFeedback, rwMotorTorque
+    from Basilisk.fswAlgorithms import rwMotorTorque
     from Basilisk.simulation import reactionWheelStateEffector, simpleNav
     from Basilisk.utilities import simIncludeRW
 
@@ -55,14 +57,8 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     setup.add(simulation, wheels, priority=2)
 
     nav = setup.add(simulation, simpleNav.SimpleNav(), "SimpleNavigation")
-    guidance = setup.add(simulation, inertial3D.inertial3D(), "inertial3D")
-    guidance.sigma_R0N = [0., 0., 0.]
-    error = setup.add(simulation, attTrackingError.attTrackingError(), "attErrorInertial3D")
-    control = setup.add(simulation, mrpFeedback.mrpFeedback(), "mrpFeedback")
-    control.K = 3.5
-    control.Ki = -1
-    control.P = 30.0
-    control.integralLimit = 2. / control.Ki * 0.1
+    chain = inertial_feedback.add(simulation, K_NM, P_NMS)
+    guidance, error, control = chain
     allocation = setup.add(simulation, rwMotorTorque.rwMotorTorque(), "rwMotorTorque")
     allocation.controlAxes_B = [1, 0, 0, 0, 1, 0, 0, 0, 1]
 
@@ -75,13 +71,7 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
 
     setup.set_initial_state(sc, earth.mu, ORBIT, SIGMA_BN0, OMEGA0_RAD_S)
 
-    nav.scStateInMsg.subscribeTo(sc.scStateOutMsg)
-    error.attNavInMsg.subscribeTo(nav.attOutMsg)
-    error.attRefInMsg.subscribeTo(guidance.attRefOutMsg)
-    control.guidInMsg.subscribeTo(error.attGuidOutMsg)
-    control.vehConfigInMsg.subscribeTo(vehicle_msg)
-    control.rwParamsInMsg.subscribeTo(rw_params_msg)
-    control.rwSpeedsInMsg.subscribeTo(wheels.rwSpeedOutMsg)
+    inertial_feedback.link(chain, sc, nav, wheels, vehicle_msg, rw_params_msg)
     allocation.rwParamsInMsg.subscribeTo(rw_params_msg)
     allocation.vehControlInMsg.subscribeTo(control.cmdTorqueOutMsg)
     wheels.rwMotorCmdInMsg.subscribeTo(allocation.rwMotorTorqueOutMsg)

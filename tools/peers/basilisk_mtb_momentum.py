@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import basilisk_inertial_feedback as inertial_feedback
 from . import basilisk_setup as setup
 from .basilisk_peer import available, version
 
@@ -74,9 +75,8 @@ def wheel_axes() -> np.ndarray:
 def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     """The example's simulation, initialised, with its recorders every ``record_s`` (a multiple of 0.5 s)."""
     from Basilisk.architecture import messaging
-    from Basilisk.fswAlgorithms import (attTrackingError, dipoleMapping, inertial3D, mrpFeedback, mtbFeedforward,
-                                        mtbMomentumManagementSimple, rwMotorTorque, rwNullSpace, tamComm,
-                                        torque2Dipole)
+    from Basilisk.fswAlgorithms import (dipoleMapping, mtbFeedforward, mtbMomentumManagementSimple, rwMotorTorque,
+                                        rwNullSpace, tamComm, torque2Dipole)
     from Basilisk.simulation import MtbEffector, magneticFieldWMM, magnetometer, reactionWheelStateEffector, simpleNav
     from Basilisk.utilities import macros, simHelpers, simIncludeRW
     from Basilisk.utilities.supportDataTools.dataFetcher import DataFile, get_path
@@ -109,14 +109,8 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
     sc.addDynamicEffector(mtb)
     setup.add(simulation, mtb)
 
-    guidance = setup.add(simulation, inertial3D.inertial3D(), "inertial3D")
-    guidance.sigma_R0N = [0., 0., 0.]
-    error = setup.add(simulation, attTrackingError.attTrackingError(), "attErrorInertial3D")
-    control = setup.add(simulation, mrpFeedback.mrpFeedback(), "mrpFeedback")
-    control.Ki = -1
-    control.K = K_NM
-    control.P = P_NMS
-    control.integralLimit = 2. / control.Ki * 0.1
+    chain = inertial_feedback.add(simulation, K_NM, P_NMS)
+    guidance, error, control = chain
 
     tam = setup.add(simulation, magnetometer.Magnetometer(), "TAM_sensor")
     tam.scaleFactor = 1.0
@@ -160,13 +154,7 @@ def build(record_s: float = EXAMPLE_RECORD_S) -> dict:
 
     setup.set_initial_state(sc, earth.mu, ORBIT, SIGMA_BN0, OMEGA0_RAD_S)
 
-    nav.scStateInMsg.subscribeTo(sc.scStateOutMsg)
-    error.attNavInMsg.subscribeTo(nav.attOutMsg)
-    error.attRefInMsg.subscribeTo(guidance.attRefOutMsg)
-    control.guidInMsg.subscribeTo(error.attGuidOutMsg)
-    control.vehConfigInMsg.subscribeTo(vehicle_msg)
-    control.rwParamsInMsg.subscribeTo(rw_params_msg)
-    control.rwSpeedsInMsg.subscribeTo(wheels.rwSpeedOutMsg)
+    inertial_feedback.link(chain, sc, nav, wheels, vehicle_msg, rw_params_msg)
     tam.stateInMsg.subscribeTo(sc.scStateOutMsg)
     tam.magInMsg.subscribeTo(field.envOutMsgs[0])
     tam_comm.tamInMsg.subscribeTo(tam.tamDataOutMsg)
