@@ -32,7 +32,6 @@ Basilisk.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -45,7 +44,8 @@ from attsim import rotations  # noqa: E402
 from attsim.environment import Environment, KeplerOrbit  # noqa: E402
 from attsim.environment.table import R, V, lerp3, table_cell  # noqa: E402
 from tools.peers import basilisk_attitude_guidance as peer  # noqa: E402
-from tools.peers import timing  # noqa: E402
+from tools.peers import agreement as figures  # noqa: E402
+from tools.peers import command, timing  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "missions"))
 import basilisk_attitude_guidance as mission  # noqa: E402
@@ -72,11 +72,6 @@ def angle_deg(q1, q2) -> np.ndarray:
     return np.degrees(np.linalg.norm(rotations.quat_to_rotvec(d), axis=1))
 
 
-def _stats(values) -> tuple[float, float]:
-    v = np.abs(np.asarray(values, dtype=float))
-    return float(v.max()), float(np.sqrt(np.mean(v ** 2)))
-
-
 def orbit_and_reference(bsk: dict, table_dt_s: float) -> dict:
     """``{quantity: (max, rms)}``: the tabulated orbit and the Hill reference against Basilisk's."""
     t = bsk["t_s"]
@@ -87,33 +82,31 @@ def orbit_and_reference(bsk: dict, table_dt_s: float) -> dict:
     ref = HILL.reference_at(t, r_I=r, v_I=v)
     R_IR = np.array([rotations.quat_to_dcm(q) for q in ref.q_IR])
     to_R = lambda x: np.einsum("nji,nj->ni", R_IR, x)  # noqa: E731 - N axes into R axes
-    return {"position_m": _stats(np.linalg.norm(r - bsk["r_N"], axis=1)),
-            "velocity_m_s": _stats(np.linalg.norm(v - bsk["v_N"], axis=1)),
-            "reference_deg": _stats(angle_deg(ref.q_IR, q_from_mrp(bsk["sigma_RN"]))),
-            "reference_rate_rad_s": _stats(np.linalg.norm(ref.omega_R_rad_s - to_R(bsk["omega_RN_N"]), axis=1)),
-            "reference_accel_rad_s2": _stats(np.linalg.norm(ref.omegadot_R_rad_s2 - to_R(bsk["domega_RN_N"]),
+    return {"position_m": figures.stats(np.linalg.norm(r - bsk["r_N"], axis=1)),
+            "velocity_m_s": figures.stats(np.linalg.norm(v - bsk["v_N"], axis=1)),
+            "reference_deg": figures.stats(angle_deg(ref.q_IR, q_from_mrp(bsk["sigma_RN"]))),
+            "reference_rate_rad_s": figures.stats(np.linalg.norm(ref.omega_R_rad_s - to_R(bsk["omega_RN_N"]), axis=1)),
+            "reference_accel_rad_s2": figures.stats(np.linalg.norm(ref.omegadot_R_rad_s2 - to_R(bsk["domega_RN_N"]),
                                                             axis=1))}
 
 
 def run_attsim(telemetry_dt_s: float, backend: str = "compiled"):
     """The mission's telemetry (in memory) logging every ``telemetry_dt_s``."""
-    built = mission.build()
-    built.telemetry_dt_s = telemetry_dt_s
-    return built.run(in_memory=True, backend=backend)
+    return command.logging_every(mission.build, telemetry_dt_s).run(in_memory=True, backend=backend)
 
 
 def closed_loop(bsk: dict) -> dict:
     """``{quantity: (max, rms)}``: the mission against Basilisk, every 0.1 s."""
     df = run_attsim(peer.DT_S).df
     t = df.index.to_numpy()
-    if len(t) != len(bsk["t_s"]) or not np.allclose(t, bsk["t_s"], rtol=0.0, atol=1e-9):
-        raise ValueError(f"the runs logged different times: {len(t)} rows against Basilisk's {len(bsk['t_s'])}")
-    q = df[["qw", "qx", "qy", "qz"]].to_numpy()
+    figures.check_same_times(t, bsk["t_s"])
+    q = df[figures.QUATERNION].to_numpy()
     # the torque decided at t (Basilisk's command message at t) is what the body torque applies from t + 0.1 s
     applied = df[[f"ext_torque_tau_{a}" for a in "xyz"]].to_numpy()
-    return {"attitude_deg": _stats(angle_deg(q, q_from_mrp(bsk["sigma_BN"]))),
-            "body_rate_rad_s": _stats(np.linalg.norm(df[["wx", "wy", "wz"]].to_numpy() - bsk["omega_BN_B"], axis=1)),
-            "torque_Nm": _stats(np.linalg.norm(applied[1:] - bsk["torque_Nm"][:-1], axis=1))}
+    rate = np.linalg.norm(df[figures.BODY_RATE].to_numpy() - bsk["omega_BN_B"], axis=1)
+    return {"attitude_deg": figures.stats(angle_deg(q, q_from_mrp(bsk["sigma_BN"]))),
+            "body_rate_rad_s": figures.stats(rate),
+            "torque_Nm": figures.stats(np.linalg.norm(applied[1:] - bsk["torque_Nm"][:-1], axis=1))}
 
 
 def speed_ratio(repeats: int) -> tuple[float, float, float]:
@@ -121,37 +114,26 @@ def speed_ratio(repeats: int) -> tuple[float, float, float]:
     return timing.speed_ratio(peer, mission.build, repeats)
 
 
-def _print(title: str, figures: dict) -> bool:
+def _print(title: str, quantities: dict) -> bool:
     print(title)
-    ok = True
-    for name, (worst, rms) in figures.items():
-        target = TARGETS.get(name)
-        met = target is None or worst <= target
-        ok &= met
-        print(f"  {name:24s} max {worst:.3e}  rms {rms:.3e}" + ("" if target is None else
-                                                                f"  target {target:g}: {'ok' if met else 'MISSED'}"))
-    return ok
+    return figures.print_figures(quantities, TARGETS, 24)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7, help="interleaved timing repeats (default 7)")
-    args = parser.parse_args(argv)
-    if not peer.available():
-        print("Basilisk (bsk) is not importable: install the bench extra", file=sys.stderr)
-        return 2
+def report(repeats: int) -> bool:
+    """Print the three comparisons (see the module docstring) against their targets; ``True`` when every one is
+    met."""
     bsk = peer.run(peer.DT_S)
     print(f"scenarioAttitudeGuidance (Basilisk {peer.version()}, mu = {bsk['mu_m3_s2']:.9e} m^3/s^2) vs attsim, "
           f"{peer.DURATION_S:g} s, every {peer.DT_S:g} s step")
     ok = _print("orbit and Hill reference, environment table every 0.1 s:", orbit_and_reference(bsk, peer.DT_S))
     _print("  (the same with the default 5 s table, for scale)", orbit_and_reference(bsk, 5.0))
     ok &= _print("closed loop (missions/basilisk_attitude_guidance.py):", closed_loop(bsk))
-    b, a, ratio = speed_ratio(args.repeats)
-    met = ratio >= SPEED_TARGET
-    print(f"  speed: Basilisk ExecuteSimulation {b * 1e3:.1f} ms, attsim Mission.run {a * 1e3:.1f} ms (medians of "
-          f"{args.repeats}, logging every {peer.EXAMPLE_RECORD_S:g} s): {ratio:.1f}x  target {SPEED_TARGET:g}x: "
-          f"{'ok' if met else 'MISSED'}")
-    return 0 if ok and met else 1
+    return timing.print_speed(speed_ratio(repeats), repeats, peer.EXAMPLE_RECORD_S, SPEED_TARGET) and ok
+
+
+def main(argv=None) -> int:
+    """The command line (see the module docstring); the exit status."""
+    return command.main(__doc__, peer, report, argv)
 
 
 if __name__ == "__main__":

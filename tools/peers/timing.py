@@ -1,4 +1,4 @@
-"""The speed ratio of an attsim mission against a Basilisk example, as the comparison tools measure it."""
+"""The speed ratio of an attsim mission against a Basilisk example, as the comparison tools measure and print it."""
 
 from __future__ import annotations
 
@@ -21,3 +21,13 @@ def speed_ratio(peer, build, repeats: int) -> tuple[float, float, float]:
         ours.append(time.perf_counter() - start)
     b, a = statistics.median(basilisk), statistics.median(ours)
     return b, a, b / a
+
+
+def print_speed(speed: tuple[float, float, float], repeats: int, record_s: float, target: float) -> bool:
+    """Print the speed line of ``speed`` (:func:`speed_ratio`'s answer over ``repeats``, logging every
+    ``record_s``) against the ``target`` ratio; ``True`` when it is met."""
+    b, a, ratio = speed
+    met = ratio >= target
+    print(f"  speed: Basilisk ExecuteSimulation {b * 1e3:.1f} ms, attsim Mission.run {a * 1e3:.1f} ms (medians of "
+          f"{repeats}, logging every {record_s:g} s): {ratio:.1f}x  target {target:g}x: {'ok' if met else 'MISSED'}")
+    return met
