@@ -17,6 +17,19 @@ sys.path[:0] = [str(ROOT), str(ROOT / "missions")]
 import basilisk_attitude_feedback_rw as feedback_rw  # noqa: E402
 import basilisk_attitude_guidance as guidance  # noqa: E402
 
+def _assert_body_matches(row, t, sigma, omega, angle_deg: float, rate_rad_s: float) -> None:
+    """attsim's attitude and body rate in the telemetry ``row`` at ``t`` are within ``angle_deg`` of Basilisk's MRPs
+    ``sigma`` and ``rate_rad_s`` (each component) of its ``omega``."""
+    angle = rotations.quat_angle_between(row[["qw", "qx", "qy", "qz"]].to_numpy(), rotations.mrp_to_quat(sigma))
+    assert np.degrees(angle) < angle_deg, t
+    assert row[["wx", "wy", "wz"]].to_numpy() == pytest.approx(omega, rel=0, abs=rate_rad_s), t
+
+
+def _assert_wheel_speeds_match(row, t, wheels, speeds_rad_s, rad_s_per_rpm: float) -> None:
+    """The ``wheels``' speeds in the telemetry ``row`` at ``t`` are within 1e-6 rpm of Basilisk's ``speeds_rad_s``."""
+    assert np.abs(row[[f"{w}_speed" for w in wheels]].to_numpy() - speeds_rad_s).max() / rad_s_per_rpm < 1e-6, t
+
+
 # Basilisk 2.12.1's scenarioAttitudeFeedbackRW (tools/peers/basilisk_feedback_rw.py, logging every 6 s), printed
 # to 17 digits: t, sigma_BN, omega_BN_B, the wheel speeds (rad/s) and rwMotorTorque's output (N m)
 BASILISK_FEEDBACK_RW = [
@@ -46,25 +59,38 @@ def test_feedback_rw_mission_follows_basilisks_first_twenty_seconds():
     assert df.loc[0.0, [f"{w}_torque" for w in wheels]].to_numpy() == pytest.approx([0.2, 0.2, -0.15], abs=1e-15)
     for t, sigma, omega, speeds, request in BASILISK_FEEDBACK_RW:
         row = df.loc[t]
-        angle = rotations.quat_angle_between(row[["qw", "qx", "qy", "qz"]].to_numpy(), rotations.mrp_to_quat(sigma))
-        assert np.degrees(angle) < 1e-9, t
-        assert row[["wx", "wy", "wz"]].to_numpy() == pytest.approx(omega, rel=0, abs=1e-14)
-        assert np.abs(row[[f"{w}_speed" for w in wheels]].to_numpy() - speeds).max() / feedback_rw.RPM < 1e-6
+        _assert_body_matches(row, t, sigma, omega, angle_deg=1e-9, rate_rad_s=1e-14)
+        _assert_wheel_speeds_match(row, t, wheels, speeds, feedback_rw.RPM)
         assert row[[f"{w}_torque_cmd" for w in wheels]].to_numpy() == pytest.approx(request, rel=0, abs=1e-9)
     law = next(c for c in tel.meta["components"] if c["type"] == "MRPFeedback")
     assert law["allocation"] == "clip" and law["control_axes"] == np.eye(3).tolist()
 
 
-def test_feedback_rw_agrees_with_basilisk_over_the_whole_run():
-    pytest.importorskip("Basilisk.fswAlgorithms.mrpFeedback")
-    path = ROOT / "tools" / "compare_basilisk_feedback_rw.py"
-    spec = importlib.util.spec_from_file_location("compare_feedback_rw", path)
+def _compare_tool(name: str):
+    """``tools/compare_basilisk_<name>.py``, loaded as a module (tools/ is not a package)."""
+    path = ROOT / "tools" / f"compare_basilisk_{name}.py"
+    spec = importlib.util.spec_from_file_location(f"compare_{name}", path)
     compare = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(compare)
+    return compare
+
+
+def _assert_wheel_mission_meets_targets(name: str) -> None:
+    """The tool ``name``'s agreement (attsim interpreted, every step) is within every one of its targets."""
+    compare = _compare_tool(name)
     figures = compare.agreement(compare.peer.run(compare.peer.DT_S),
                                 compare.run_attsim(compare.peer.DT_S, backend="interpreted"))
-    for name, target in compare.TARGETS.items():
+    _assert_within(figures, compare.TARGETS)
+
+
+def _assert_within(figures: dict, targets: dict) -> None:
+    for name, target in targets.items():
         assert figures[name][0] <= target, (name, figures[name])
+
+
+def test_feedback_rw_agrees_with_basilisk_over_the_whole_run():
+    pytest.importorskip("Basilisk.fswAlgorithms.mrpFeedback")
+    _assert_wheel_mission_meets_targets("feedback_rw")
 
 
 # Basilisk 2.12.1's scenarioAttitudeGuidance (tools/peers/basilisk_attitude_guidance.py, logging every 6 s), printed
@@ -90,10 +116,7 @@ def test_guidance_mission_follows_basilisks_first_twenty_seconds():
     torque = [f"ext_torque_tau_{a}" for a in "xyz"]
     assert (df.loc[0.0, torque].to_numpy() == 0.0).all()  # nothing decided before t = 0: the first step is free
     for t, sigma, omega, request in BASILISK_GUIDANCE:
-        row = df.loc[t]
-        angle = rotations.quat_angle_between(row[["qw", "qx", "qy", "qz"]].to_numpy(), rotations.mrp_to_quat(sigma))
-        assert np.degrees(angle) < 1e-6, t
-        assert row[["wx", "wy", "wz"]].to_numpy() == pytest.approx(omega, rel=0, abs=1e-11)
+        _assert_body_matches(df.loc[t], t, sigma, omega, angle_deg=1e-6, rate_rad_s=1e-11)
         # the request decided at t acts from t + 0.1 s (command_delay_s: Basilisk's task order)
         assert df.loc[round(t + 0.1, 1), torque].to_numpy() == pytest.approx(request, rel=0, abs=1e-6)
     law = next(c for c in tel.meta["components"] if c["type"] == "MRPFeedback")
@@ -102,14 +125,10 @@ def test_guidance_mission_follows_basilisks_first_twenty_seconds():
 
 def test_guidance_agrees_with_basilisk_over_the_whole_run():
     pytest.importorskip("Basilisk.fswAlgorithms.mrpFeedback")
-    path = ROOT / "tools" / "compare_basilisk_attitude_guidance.py"
-    spec = importlib.util.spec_from_file_location("compare_attitude_guidance", path)
-    compare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compare)
+    compare = _compare_tool("attitude_guidance")
     bsk = compare.peer.run(compare.peer.DT_S)
-    figures = {**compare.orbit_and_reference(bsk, compare.peer.DT_S), **compare.closed_loop(bsk)}
-    for name, target in compare.TARGETS.items():
-        assert figures[name][0] <= target, (name, figures[name])
+    _assert_within({**compare.orbit_and_reference(bsk, compare.peer.DT_S), **compare.closed_loop(bsk)},
+                   compare.TARGETS)
 
 
 # Basilisk 2.12.1's scenarioMtbMomentumManagementSimple (tools/peers/basilisk_mtb_momentum.py, logging every step),
@@ -141,11 +160,9 @@ def test_mtb_momentum_mission_follows_basilisks_first_twenty_seconds():
     assert np.abs(df.loc[0.0, bars].to_numpy()).max() < 1e-18  # the wheels start at rest: nothing to dump
     for t, sigma, omega, speeds, dipoles in BASILISK_MTB:
         row = df.loc[t]
-        angle = rotations.quat_angle_between(row[["qw", "qx", "qy", "qz"]].to_numpy(), rotations.mrp_to_quat(sigma))
         # Basilisk integrates MRPs, attsim a quaternion: RK4's truncation differs by ~1e-11 rad a 0.5 s step here
-        assert np.degrees(angle) < 2e-8, t
-        assert row[["wx", "wy", "wz"]].to_numpy() == pytest.approx(omega, rel=0, abs=1e-12)
-        assert np.abs(row[[f"{w}_speed" for w in wheels]].to_numpy() - speeds).max() / mtb.RPM < 1e-6
+        _assert_body_matches(row, t, sigma, omega, angle_deg=2e-8, rate_rad_s=1e-12)
+        _assert_wheel_speeds_match(row, t, wheels, speeds, mtb.RPM)
         assert row[bars].to_numpy() == pytest.approx(dipoles, rel=0, abs=1e-10)
     law = next(c for c in tel.meta["components"] if c["type"] == "MRPFeedback")
     assert law["magnetorquer_feedforward"] == "mtb" and law["allocation"] == "clip"
@@ -153,11 +170,4 @@ def test_mtb_momentum_mission_follows_basilisks_first_twenty_seconds():
 
 def test_mtb_momentum_agrees_with_basilisk_over_the_whole_run():
     pytest.importorskip("Basilisk.fswAlgorithms.mtbFeedforward")
-    path = ROOT / "tools" / "compare_basilisk_mtb_momentum.py"
-    spec = importlib.util.spec_from_file_location("compare_mtb_momentum", path)
-    compare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compare)
-    figures = compare.agreement(compare.peer.run(compare.peer.DT_S),
-                                compare.run_attsim(compare.peer.DT_S, backend="interpreted"))
-    for name, target in compare.TARGETS.items():
-        assert figures[name][0] <= target, (name, figures[name])
+    _assert_wheel_mission_meets_targets("mtb_momentum")
