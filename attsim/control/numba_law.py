@@ -147,6 +147,10 @@ class NumbaController(Controller):
                  parameters=(), memory_size: int = 1, phase_s: float = 0.0, name: str = "numba_controller",
                  body_torque=None, command_delay_s: float = 0.0, reads: Sequence = ()):
         reads = sequence(reads, "reads")
+        distinct(reads, "reads", f"NumbaController {name!r}")
+        for given in reads:  # before the law's signature, which depends on them
+            if not isinstance(given, str):
+                check_kind(given, "reads", _READABLE, f"NumbaController {name!r} needs {_READS_NEEDS}")
         _check_law(decide, 6 if reads else 5)
         wheels = sequence(wheels, "wheels")
         if not wheels and magnetorquer is None and body_torque is None:
@@ -159,10 +163,6 @@ class NumbaController(Controller):
         for field, given, kind in self._actuator_arguments(wheels, magnetorquer, body_torque):
             if not isinstance(given, str):
                 check_kind(given, field, kind, f"NumbaController {name!r} needs {_NEEDS[kind]}")
-        distinct(reads, "reads", f"NumbaController {name!r}")
-        for given in reads:
-            if not isinstance(given, str):
-                check_kind(given, "reads", _READABLE, f"NumbaController {name!r} needs {_READS_NEEDS}")
         self.decide_function = decide
         # the same law with bounds checks: an index past readings, memory or commands raises instead of
         # corrupting memory (numba does not check by default); _nrt=True: a law may allocate, though the compiled
