@@ -184,6 +184,7 @@ def _cases():
         ("parameters", "array", lambda v: attsim.NumbaController(law, 1.0, wheels=["w"], parameters=v)),
         ("memory_size", "count", lambda v: attsim.NumbaController(law, 1.0, wheels=["w"], memory_size=v)),
         ("wheels", "sequence", lambda v: attsim.NumbaController(law, 1.0, wheels=v)),
+        ("reads", "sequence", lambda v: attsim.NumbaController(law, 1.0, wheels=["w"], reads=v)),
         # environment
         ("area_m2", "positive", lambda v: Face(v, (1, 0, 0), (0, 0, 0))),
         ("normal", "vector", lambda v: Face(0.01, v, (0, 0, 0))),

@@ -401,27 +401,28 @@ def check_drivers(controllers, manager) -> None:
                                      "actuator at a time (put them in different modes of a ModeManager)")
 
 
-def drivers_before(mission, actuator, reader, field: str) -> list:
+def drivers_before(mission, actuator, reader, field: str, verb: str = "feeds forward") -> list:
     """The controllers of ``mission`` that drive ``actuator`` (a magnetorquer whose torque ``reader`` feeds forward,
     given as ``field``), each checked to come before ``reader`` in the mission: at an instant they share, the
     compiled loop runs the laws in mission order, and the Python path brings them up to date
     (:meth:`Controller.bring_up_to_date`), so both read the commands decided at that instant. Refused: an actuator
-    no controller drives (there is nothing to feed forward) or one a :class:`CommandSchedule` drives."""
+    no controller drives (there is nothing to feed forward) or one a :class:`CommandSchedule` drives. With ``verb``
+    ``"reads"`` (a user's law reading its dipole), an actuator no controller drives is allowed (it reads zero)."""
     position = {id(c): k for k, c in enumerate(mission.components)}
     drivers = []
     for component in mission.components:
         if isinstance(component, CommandSchedule) and component.actuator_name == actuator.name:
-            raise InputError(field, f"controller {reader.name!r} feeds forward {actuator.name!r}, which the "
+            raise InputError(field, f"controller {reader.name!r} {verb} {actuator.name!r}, which the "
                              f"CommandSchedule {component.name!r} drives: give a controller that drives it")
         refs = getattr(component, "_actuator_refs", ()) if isinstance(component, Controller) else ()
         if component is not reader and any(r is actuator or r == actuator.name for r in refs):
             drivers.append(component)
-    if not drivers:
+    if not drivers and verb == "feeds forward":
         raise InputError(field, f"controller {reader.name!r} feeds forward {actuator.name!r}, which no controller "
                          "in the mission drives (its dipole stays zero: there is nothing to feed forward)")
     late = [d.name for d in drivers if position[id(d)] > position[id(reader)]]
     if late:
-        raise InputError(field, f"controller {reader.name!r} feeds forward the dipole of {actuator.name!r} decided at "
+        raise InputError(field, f"controller {reader.name!r} {verb} the dipole of {actuator.name!r} decided at "
                          f"the same instant: add {', '.join(repr(n) for n in late)} (which drives it) to the mission "
                          f"before {reader.name!r}")
     return drivers

@@ -37,7 +37,9 @@ __all__ = ["ControllerBank", "PART", "quaternion_pd", "mrp_feedback_cycle", "mag
            "user_law", "law_attitude", "stop_law", "apply_delayed", "USER_FAULT", "MAX_READING_WIDTH",
            "PARAMETER_INERTIA", "PARAMETER_WIDTH", "LAW_KI", "LAW_INTEGRAL_LIMIT", "LAW_BDOT_FORM",
            "LAW_CLIP", "LAW_KP", "LAW_KD", "LAW_GAIN", "LAW_COMPENSATION", "LAW_MOMENTUM", "APPLY_DELAYED",
-           "pending_capacity"]
+           "pending_capacity", "user_law_reading", "STATE_WIDTH", "STATE_WHEEL_SPEED", "STATE_WHEEL_MOMENTUM",
+           "STATE_DIPOLE", "STATE_Q", "STATE_BIAS", "STATE_RATE", "READS_WHEEL", "READS_MAGNETORQUER",
+           "READS_ESTIMATOR", "USER_PARAMETERS", "USER_MEMORY", "USER_READINGS", "USER_COMMANDS", "USER_READS"]
 
 # what a user's law unit returns when the law wrote an infinite command (the engine raises, naming it)
 USER_FAULT = 40
@@ -47,6 +49,17 @@ MAX_READING_WIDTH = 6  # the widest sensor reading (a sun sensor's six detectors
 LAW_KI, LAW_INTEGRAL_LIMIT, LAW_BDOT_FORM, LAW_CLIP, LAW_KP, LAW_KD, LAW_GAIN, LAW_COMPENSATION = 0, 1, 2, 3, 4, 5, 6, 7
 LAW_MOMENTUM = LAW_BDOT_FORM  # an unloading law's (a B-dot's column): 1.0 the wheels' momentum relative to the body
 PARAMETER_INERTIA, PARAMETER_WIDTH = 10, 19
+# a user's law's state row (attsim.control.numba_law), by what the entry of its ``reads`` is: a wheel's speed relative
+# to the body (rad/s) and absolute momentum (N m s); a magnetorquer's applied dipole (A m², body axes, 3); an MEKF's
+# attitude q_IB (scalar first, 4), gyro bias (rad/s, 3) and rate estimate (rad/s, 3)
+STATE_WHEEL_SPEED, STATE_WHEEL_MOMENTUM = 0, 1
+STATE_DIPOLE = 0
+STATE_Q, STATE_BIAS, STATE_RATE = 0, 4, 7
+STATE_WIDTH = 10
+# ControllerBank.user_reads[c, i, 0]: what entry i of a user's law's reads is (its row in [c, i, 1])
+READS_WHEEL, READS_MAGNETORQUER, READS_ESTIMATOR = 1, 2, 3
+# ControllerBank.user_sizes columns: lengths of a user's law's parameters, memory, readings rows, commands, state rows
+USER_PARAMETERS, USER_MEMORY, USER_READINGS, USER_COMMANDS, USER_READS = 0, 1, 2, 3, 4
 
 
 class ControllerBank(NamedTuple):
@@ -73,8 +86,11 @@ class ControllerBank(NamedTuple):
     sensor's), or -1.
     ``phase_s``, ``delay_s``: a law's first cycle and its command delay; with a delay, ``pending[c, s]`` holds the
     commands of cycle ``pending_k[c, s]`` (``s = k % capacity``; per wheel in ``wheel_order``'s order, or a vector in
-    0-2; NaN: none) until :func:`apply_delayed` applies them. A user's law: ``user_sizes`` (lengths of its
-    parameters, memory, readings rows and commands) and its arrays (:mod:`attsim.control.numba_law`)."""
+    0-2; NaN: none) until :func:`apply_delayed` applies them; a law driving several kinds keeps its commands' layout
+    there: the wheels', then a dipole's three, then a body torque's three (:func:`command_offsets`). A user's law:
+    ``user_sizes`` (by the ``USER_*`` columns: lengths of its parameters, memory, readings rows, commands and state
+    rows), its arrays (:mod:`attsim.control.numba_law`), and what its state rows read: ``user_reads[c, i]`` = (a
+    ``READS_*`` kind, that component's row), filled into ``user_state[c, i]`` by the ``STATE_*`` columns."""
 
     period_s: np.ndarray
     clock_row: np.ndarray
@@ -102,6 +118,8 @@ class ControllerBank(NamedTuple):
     user_memory: np.ndarray
     user_readings: np.ndarray
     user_commands: np.ndarray
+    user_reads: np.ndarray
+    user_state: np.ndarray
 
 
 @njit(**_JIT)
@@ -241,14 +259,52 @@ def _vector_now(pw, c, v, t):
 
 
 @njit(**_JIT)
+def command_offsets(controllers, c):
+    """Where controller ``c``'s commands sit in its command layout: ``(wheels, dipole, torque)``, the number of its
+    wheels and the first entries of its dipole and of its body torque (-1: it drives none)."""
+    n = 0
+    for i in range(controllers.wheel_order.shape[1]):
+        if controllers.wheel_order[c, i] >= 0:
+            n += 1
+    dipole = n if controllers.magnetorquer[c] >= 0 else -1
+    torque = n + (3 if dipole >= 0 else 0) if controllers.body_torque[c] >= 0 else -1
+    return n, dipole, torque
+
+
+@njit(**_JIT)
 def _to_vector(pw, c, v, t):
-    """Controller ``c``'s dipole or body torque: applied now, or kept for its delay."""
+    """Controller ``c``'s dipole or body torque (a built-in law drives one of them): applied now, or kept for its
+    delay."""
     controllers = deref(pw).controllers
     if controllers.delay_s[c] > 0.0:
         s = _slot(controllers, c, t)
-        controllers.pending[c, s, 0], controllers.pending[c, s, 1], controllers.pending[c, s, 2] = v
+        _, dipole, torque = command_offsets(controllers, c)
+        k = torque if torque >= 0 else dipole
+        controllers.pending[c, s, k], controllers.pending[c, s, k + 1], controllers.pending[c, s, k + 2] = v
     else:
         _vector_now(pw, c, v, t)
+
+
+@njit(**_JIT)
+def _known3(values, k):
+    return not (np.isnan(values[k]) or np.isnan(values[k + 1]) or np.isnan(values[k + 2]))
+
+
+@njit(**_JIT)
+def _apply_layout(pw, c, values, t):
+    """Controller ``c``'s commands laid out as :func:`command_offsets` says, applied now (NaN entries hold; a vector
+    with a NaN holds whole)."""
+    controllers = deref(pw).controllers
+    _, dipole, torque = command_offsets(controllers, c)
+    for i in range(controllers.wheel_order.shape[1]):
+        j = controllers.wheel_order[c, i]
+        if j >= 0 and not np.isnan(values[i]):
+            command_wheel(pw, j, values[i], t)
+    if dipole >= 0 and _known3(values, dipole):
+        command_dipole(pw, controllers.magnetorquer[c], (values[dipole], values[dipole + 1], values[dipole + 2]), t)
+    if torque >= 0 and _known3(values, torque):
+        command_body_torque(pw, controllers.body_torque[c], (values[torque], values[torque + 1], values[torque + 2]),
+                            t)
 
 
 def apply_delayed(pw, samplers, t, c):
@@ -260,15 +316,7 @@ def apply_delayed(pw, samplers, t, c):
     if k < 0 or controllers.pending_k[c, s] != k:
         return 0  # that cycle decided nothing: the actuators hold
     controllers.pending_k[c, s] = -1
-    held = controllers.pending[c, s]  # a dipole or torque (x y z), or the wheels' torques in the law's order
-    if controllers.magnetorquer[c] >= 0 or controllers.body_torque[c] >= 0:
-        if not (np.isnan(held[0]) or np.isnan(held[1]) or np.isnan(held[2])):
-            _vector_now(pw, c, (held[0], held[1], held[2]), t)
-        return 0
-    for i in range(controllers.wheel_order.shape[1]):
-        j = controllers.wheel_order[c, i]
-        if j >= 0 and not np.isnan(held[i]):
-            command_wheel(pw, j, held[i], t)
+    _apply_layout(pw, c, controllers.pending[c, s], t)  # wheels in the law's order, then a dipole, then a torque
     return 0
 
 
@@ -398,6 +446,61 @@ def bdot(pw, samplers, t, c):
     return 0
 
 
+@njit(**_JIT)
+def _fill_readings(pw, c):
+    """Controller ``c``'s latest readings into ``user_readings[c]``, a row per sensor (zero past each sensor's
+    width). In place: a unit compiles without reference counting, so no helper returns a view of the banks."""
+    world = deref(pw)
+    controllers, sensors = world.controllers, world.sensors
+    readings = controllers.user_readings[c]
+    for i in range(controllers.samples.shape[1]):
+        s = controllers.samples[c, i]
+        if s >= 0:
+            for a in range(MAX_READING_WIDTH):
+                readings[i, a] = sensors.output[s, a] if a < sensors.axes[s] else 0.0
+
+
+@njit(**_JIT)
+def _fill_state(pw, c):
+    """Controller ``c``'s state rows (``reads``) into ``user_state[c]``, by the ``STATE_*`` columns, as they are
+    now."""
+    world = deref(pw)
+    controllers, wheels = world.controllers, world.actuators.wheels
+    state = controllers.user_state[c]
+    w = (world.plant.q_w[4], world.plant.q_w[5], world.plant.q_w[6])
+    for i in range(controllers.user_sizes[c, USER_READS]):
+        kind, row = controllers.user_reads[c, i, 0], controllers.user_reads[c, i, 1]
+        if kind == READS_WHEEL:
+            state[i, STATE_WHEEL_SPEED] = wheel_speed(wheels, row, wheels.h_Nms[row], w)
+            state[i, STATE_WHEEL_MOMENTUM] = wheels.h_Nms[row]
+        elif kind == READS_MAGNETORQUER:
+            for a in range(3):
+                state[i, STATE_DIPOLE + a] = world.actuators.magnetorquers.dipole_Am2[row, a]
+        elif kind == READS_ESTIMATOR:
+            estimators = world.estimators
+            for a in range(4):
+                state[i, STATE_Q + a] = estimators.q[row, a]
+            for a in range(3):
+                state[i, STATE_BIAS + a] = estimators.bias[row, a]
+                state[i, STATE_RATE + a] = estimators.w_est[row, a]
+
+
+@njit(**_JIT)
+def _user_applied(pw, c, commands, t):
+    """What a user's law wrote, applied now or kept for its delay; :data:`USER_FAULT` for an infinite entry."""
+    controllers = deref(pw).controllers
+    for i in range(commands.shape[0]):
+        if np.isinf(commands[i]):
+            return USER_FAULT
+    if controllers.delay_s[c] > 0.0:
+        pending = controllers.pending[c, _slot(controllers, c, t)]
+        for i in range(commands.shape[0]):
+            pending[i] = commands[i]
+    else:
+        _apply_layout(pw, c, commands, t)
+    return 0
+
+
 def user_law(pw, samplers, t, c):
     """A :class:`~attsim.NumbaController`'s cycle: call its law (bound as ``user_decide``), apply what it wrote.
 
@@ -406,30 +509,34 @@ def user_law(pw, samplers, t, c):
     world = deref(pw)
     if not _sample(pw, samplers, t, c):
         return 0
-    controllers, sensors = world.controllers, world.sensors
-    readings = controllers.user_readings[c]
-    for i in range(controllers.samples.shape[1]):
-        s = controllers.samples[c, i]
-        if s >= 0:
-            for a in range(MAX_READING_WIDTH):
-                readings[i, a] = sensors.output[s, a] if a < sensors.axes[s] else 0.0
-    commands = controllers.user_commands[c, : controllers.user_sizes[c, 3]]
+    controllers = world.controllers
+    sizes = controllers.user_sizes[c]
+    _fill_readings(pw, c)
+    commands = controllers.user_commands[c, : sizes[USER_COMMANDS]]
+    commands[:] = np.nan  # what the law leaves NaN holds
+    user_decide(t, controllers.user_readings[c, : sizes[USER_READINGS]],  # noqa: F821 - bound per law
+                controllers.user_parameters[c, : sizes[USER_PARAMETERS]],
+                controllers.user_memory[c, : sizes[USER_MEMORY]], commands)
+    return _user_applied(pw, c, commands, t)
+
+
+def user_law_reading(pw, samplers, t, c):
+    """:func:`user_law` for a law that reads state besides its sensors (``reads``): it is called with the state rows
+    as its third argument."""
+    world = deref(pw)
+    if not _sample(pw, samplers, t, c):
+        return 0
+    controllers = world.controllers
+    sizes = controllers.user_sizes[c]
+    _fill_readings(pw, c)
+    _fill_state(pw, c)
+    commands = controllers.user_commands[c, : sizes[USER_COMMANDS]]
     commands[:] = np.nan
-    user_decide(t, readings[: controllers.user_sizes[c, 2]],  # noqa: F821 - bound per law
-                controllers.user_parameters[c, : controllers.user_sizes[c, 0]],
-                controllers.user_memory[c, : controllers.user_sizes[c, 1]], commands)
-    for i in range(commands.shape[0]):
-        if np.isinf(commands[i]):
-            return USER_FAULT
-    if controllers.magnetorquer[c] >= 0 or controllers.body_torque[c] >= 0:
-        if not (np.isnan(commands[0]) or np.isnan(commands[1]) or np.isnan(commands[2])):
-            _to_vector(pw, c, (commands[0], commands[1], commands[2]), t)
-    else:
-        for i in range(controllers.wheel_order.shape[1]):
-            j = controllers.wheel_order[c, i]
-            if j >= 0 and not np.isnan(commands[i]):
-                _to_wheel(pw, c, i, j, commands[i], t)
-    return 0
+    user_decide(t, controllers.user_readings[c, : sizes[USER_READINGS]],  # noqa: F821 - bound per law
+                controllers.user_state[c, : max(sizes[USER_READS], 1)],
+                controllers.user_parameters[c, : sizes[USER_PARAMETERS]],
+                controllers.user_memory[c, : sizes[USER_MEMORY]], commands)
+    return _user_applied(pw, c, commands, t)
 
 
 @njit(**_JIT)
@@ -493,9 +600,12 @@ WRITE_POINTING = Unit(write_pointing, "write_pointing", {})
 APPLY_DELAYED = Unit(apply_delayed, "apply_delayed", {})
 
 
-def user_law_unit(law_function, tag: str) -> Unit:
-    """The unit of a user's law: :func:`user_law` with ``user_decide`` bound to ``law_function`` (a compiled
-    function; ``tag``, a digest of the law's code, names it in the disk cache)."""
+def user_law_unit(law_function, tag: str, reads_state: bool = False) -> Unit:
+    """The unit of a user's law: :func:`user_law` (or, when it reads state, :func:`user_law_reading`) with
+    ``user_decide`` bound to ``law_function`` (a compiled function; ``tag``, a digest of the law's code, names it in
+    the disk cache)."""
+    if reads_state:
+        return Unit(user_law_reading, "user_law_reading", {"user_decide": law_function}, tag)
     return Unit(user_law, "user_law", {"user_decide": law_function}, tag)
 
 
@@ -536,6 +646,7 @@ class ControlPart:
         n_wheels = max(len(build.spacecraft.wheel_names), 1) if build is not None else 1
         width = max([len(c.sensors) for c in laws] + [1])
         users = [c for c in laws if getattr(c, "memory_size", None) is not None]
+        reads = max([len(c.reads) for c in users] + [1])
         bank = ControllerBank(
             period_s=np.array([c.period_s for c in laws], dtype=float),
             clock_row=np.array([build.clock_row(c) for c in laws], dtype=np.int64),
@@ -550,13 +661,14 @@ class ControlPart:
             feedforward=np.full(n, -1, dtype=np.int64),
             phase_s=np.array([c.phase_s for c in laws], dtype=float),
             delay_s=np.array([c.command_delay_s for c in laws], dtype=float),
-            pending=np.full((n, pending_capacity(laws), max(n_wheels, 3)), np.nan),
+            pending=np.full((n, pending_capacity(laws), n_wheels + 6), np.nan),
             pending_k=np.full((n, pending_capacity(laws)), -1, dtype=np.int64),
-            user_sizes=np.zeros((n, 4), dtype=np.int64),
+            user_sizes=np.zeros((n, 5), dtype=np.int64),
             user_parameters=np.zeros((n, max([c.parameters.size for c in users] + [1]))),
             user_memory=np.zeros((n, max([c.memory_size for c in users] + [1]))),
             user_readings=np.zeros((n, width, MAX_READING_WIDTH)),
-            user_commands=np.zeros((n, max([c.command_width for c in users] + [1]))))
+            user_commands=np.zeros((n, max([c.command_width for c in users] + [1]))),
+            user_reads=np.zeros((n, reads, 2), dtype=np.int64), user_state=np.zeros((n, reads, STATE_WIDTH)))
         for c, law in enumerate(laws):
             for i, sensor in enumerate(law.sensors):
                 bank.samples[c, i] = build.row(sensor)

@@ -7,6 +7,12 @@ Write the law as a function with this signature, compiled with
     def decide(t_s, readings, parameters, memory, commands):
         ...
 
+or, for a controller given ``reads`` (state besides its sensors)::
+
+    @numba.njit
+    def decide(t_s, readings, state, parameters, memory, commands):
+        ...
+
 ``t_s``
     The cycle time, s.
 ``readings``
@@ -14,27 +20,45 @@ Write the law as a function with this signature, compiled with
     controller's ``i``-th sensor, in the sensor's units and axis order (a
     gyro's rad/s in columns 0-2; a magnetometer's T; a star tracker's
     ``q_IB`` scalar first in 0-3; the six sun-sensor currents in 0-5).
+``state``
+    ``float64[n_reads, STATE_WIDTH]``: row ``i`` is the ``i``-th entry of
+    ``reads`` as it is at the cycle, in the columns named by this module's
+    constants: a reaction wheel's speed relative to the body
+    (``STATE_WHEEL_SPEED``, rad/s) and absolute momentum
+    (``STATE_WHEEL_MOMENTUM``, N m s); a magnetorquer's applied dipole
+    (``STATE_DIPOLE`` to ``STATE_DIPOLE + 2``, A m², body axes); an
+    :class:`~attsim.MEKF`'s attitude ``q_IB`` scalar first (``STATE_Q`` to
+    ``STATE_Q + 3``), gyro bias (``STATE_BIAS`` ..., rad/s) and rate
+    estimate (``STATE_RATE`` ..., rad/s), NaN before its first estimate.
+    Other columns are zero. The constants are module globals: a law reads
+    them as ``state[0, STATE_WHEEL_SPEED]`` (numba freezes them into it).
 ``parameters``
     ``float64[:]``: constants you passed, read-only by convention.
 ``memory``
     ``float64[:]``: your state between cycles (zeros at the start of a run).
 ``commands``
-    ``float64[:]``, filled with NaN before each call: write one motor
-    torque (N m) per wheel, in the order of ``wheels``, the three
-    dipole components (A m², body axes) for a ``magnetorquer``, or the
-    three torque components (N m, body axes) for a ``body_torque``. An entry
-    left NaN holds that actuator's previous command. An infinite entry
-    stops the run with a :class:`~attsim.errors.ControllerError`.
+    ``float64[:]``, filled with NaN before each call, laid out as
+    :attr:`NumbaController.command_layout` says: one motor torque (N m) per
+    wheel, in the order of ``wheels``; then, with a ``magnetorquer``, the
+    three components of its body dipole (A m², body axes: a magnetorquer
+    with ``bar_axes`` allocates it to its bars, as for any law); then, with
+    a ``body_torque``, its three torque components (N m, body axes). A law
+    driving one kind writes from entry 0, as before. An entry left NaN holds
+    that actuator's previous command (a dipole or torque with any NaN holds
+    whole). An infinite entry stops the run with a
+    :class:`~attsim.errors.ControllerError`.
 
 A cycle in which one of the sensors gave no output (a blinded star
 tracker, a dropout: :mod:`attsim.sensors.base`) does not call the law: its
 actuators hold their commands, and ``readings`` never holds NaN.
 
-Give the :class:`NumbaController` to a mission like any controller. When
-every component of the mission has a compiled form, the mission loop calls
-your function inside the compiled loop (one user function per mission);
-otherwise the Python path calls the same function once per cycle. Both
-give the same result.
+Give the :class:`NumbaController` to a mission like any controller, as
+many as you like (each law at its own period and phase; a
+:class:`~attsim.modes.ModeManager` may switch them as modes). When every
+component of the mission has a compiled form, the mission loop calls each
+law inside the compiled loop (each law its own unit, compiled once per
+machine); otherwise the Python path calls the same functions once per
+cycle. Both give the same result.
 """
 
 from __future__ import annotations
@@ -42,21 +66,43 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from .._core.jit import njit
 from .._core.validate import finite_array, positive_int, sequence
 from ..actuators.devices import BodyTorque, Magnetorquer, ReactionWheel
-from .base import Controller, check_kind, distinct
+from ..engine.component import LazyCycle
+from ..estimation.mekf import MEKF
+from .base import Controller, check_kind, distinct, drivers_before
 from ..errors import ControllerError, InputError
-from .loop import MAX_READING_WIDTH, user_law_unit
+from .loop import (MAX_READING_WIDTH, READS_ESTIMATOR, READS_MAGNETORQUER, READS_WHEEL, STATE_BIAS, STATE_DIPOLE,
+                   STATE_Q, STATE_RATE, STATE_WHEEL_MOMENTUM, STATE_WHEEL_SPEED, STATE_WIDTH, USER_COMMANDS,
+                   USER_MEMORY, USER_PARAMETERS, USER_READINGS, USER_READS, user_law_unit)
 
-__all__ = ["NumbaController", "MAX_READING_WIDTH"]
+__all__ = ["NumbaController", "CommandLayout", "MAX_READING_WIDTH", "STATE_WIDTH", "STATE_WHEEL_SPEED",
+           "STATE_WHEEL_MOMENTUM", "STATE_DIPOLE", "STATE_Q", "STATE_BIAS", "STATE_RATE"]
 
 _NEEDS = {ReactionWheel: "reaction wheels (attsim.ReactionWheel) for its wheel torques",
           Magnetorquer: "magnetorquers (attsim.Magnetorquer) for its dipole",
           BodyTorque: "a body-torque actuator (attsim.BodyTorque) for its torque"}
+_READABLE = (ReactionWheel, Magnetorquer, MEKF)
+_READS_NEEDS = ("what it reads: a reaction wheel (attsim.ReactionWheel), a magnetorquer (attsim.Magnetorquer) or "
+                "an estimator (attsim.MEKF)")
+_SIGNATURES = {5: "decide(t_s, readings, parameters, memory, commands)",
+               6: "decide(t_s, readings, state, parameters, memory, commands)"}
+
+
+class CommandLayout(NamedTuple):
+    """Where a :class:`NumbaController`'s commands sit in its ``commands`` array: ``wheels`` (how many motor
+    torques, from entry 0), the first entry of the ``dipole`` (A m², 3) and of the body ``torque`` (N m, 3), -1 for
+    an actuator it does not drive, and ``width`` (the array's length)."""
+
+    wheels: int
+    dipole: int
+    torque: int
+    width: int
 
 
 class NumbaController(Controller):
@@ -65,17 +111,21 @@ class NumbaController(Controller):
     Parameters
     ----------
     decide : numba dispatcher
-        The law (see the module docstring for its signature).
+        The law (see the module docstring for its signature): five
+        arguments, or six (``state`` third) when ``reads`` is given.
     period_s : float
         Control period, s.
     sensors : sequence of sensors or their names
         Sampled each cycle; row ``i`` of ``readings`` is sensor ``i``.
     wheels : sequence of reaction wheels or their names
-        Driven with one motor torque each (N m).
+        Driven with one motor torque each (N m), entries ``0 ... n - 1`` of
+        ``commands``.
     magnetorquer : Magnetorquer or its name, optional
-        Driven with a dipole (A m²), instead of wheels.
+        Driven with a body dipole (A m², 3 entries after the wheels'),
+        alone or with wheels and a body torque.
     body_torque : BodyTorque or its name, optional
-        Driven with a body torque (N m, body axes), instead of wheels.
+        Driven with a body torque (N m, body axes; the last 3 entries),
+        alone or with wheels and a magnetorquer.
     parameters : array_like, optional
         Constants handed to every call.
     memory_size : int
@@ -86,21 +136,29 @@ class NumbaController(Controller):
         Its name (default ``"numba_controller"``).
     command_delay_s : float
         Commands act this long after the cycle (:class:`~attsim.control.Controller`).
+    reads : sequence, optional
+        State the law reads besides its sensors, one ``state`` row each, in
+        this order: reaction wheels (or their names), magnetorquers (or their
+        names) and MEKF estimators (the objects ``mission.add`` returned).
+        Given, the law takes ``state`` as its third argument.
     """
 
     def __init__(self, decide, period_s: float, sensors: Sequence = (), wheels: Sequence = (), magnetorquer=None,
                  parameters=(), memory_size: int = 1, phase_s: float = 0.0, name: str = "numba_controller",
-                 body_torque=None, command_delay_s: float = 0.0):
-        if not (callable(decide) and hasattr(decide, "py_func") and hasattr(decide, "signatures")):
-            raise InputError("decide", "must be a numba.njit-compiled function decide(t_s, readings, parameters, "
-                             "memory, commands)", f"got {type(decide).__name__}")
+                 body_torque=None, command_delay_s: float = 0.0, reads: Sequence = ()):
+        reads = sequence(reads, "reads")
+        distinct(reads, "reads", f"NumbaController {name!r}")
+        for given in reads:  # before the law's signature, which depends on them
+            if not isinstance(given, str):
+                check_kind(given, "reads", _READABLE, f"NumbaController {name!r} needs {_READS_NEEDS}")
+        _check_law(decide, 6 if reads else 5)
         wheels = sequence(wheels, "wheels")
-        if bool(wheels) + (magnetorquer is not None) + (body_torque is not None) != 1:
-            raise InputError("actuators", "give a NumbaController one of: wheels, a magnetorquer or a body_torque")
+        if not wheels and magnetorquer is None and body_torque is None:
+            raise InputError("actuators", "give a NumbaController something to drive: wheels, a magnetorquer, a "
+                             "body_torque, or several of them")
         distinct(wheels, "wheels", f"NumbaController {name!r}")
-        vector = magnetorquer if magnetorquer is not None else body_torque
-        actuators = list(wheels) + ([vector] if vector is not None else [])
-        super().__init__(name, period_s, sensors=sensors, actuators=actuators, phase_s=phase_s,
+        vectors = [v for v in (magnetorquer, body_torque) if v is not None]
+        super().__init__(name, period_s, sensors=sensors, actuators=list(wheels) + vectors, phase_s=phase_s,
                          command_delay_s=command_delay_s)
         for field, given, kind in self._actuator_arguments(wheels, magnetorquer, body_torque):
             if not isinstance(given, str):
@@ -114,6 +172,12 @@ class NumbaController(Controller):
         self.memory_size = positive_int(memory_size, "memory_size", maximum=1_000_000)
         self._wheel_refs = list(wheels)
         self._mtq_ref, self._body_torque_ref = magnetorquer, body_torque
+        self._read_refs = list(reads)
+        self.reads = list(reads)  # the components, once the mission resolved them
+        n = len(wheels)
+        dipole = n if magnetorquer is not None else -1
+        torque = (n + 3 * (dipole >= 0)) if body_torque is not None else -1
+        self.command_layout = CommandLayout(n, dipole, torque, n + 3 * len(vectors))
 
     @property
     def digest(self) -> str:
@@ -137,38 +201,57 @@ class NumbaController(Controller):
                     for field, given, kind in self._actuator_arguments(self._wheel_refs, self._mtq_ref,
                                                                        self._body_torque_ref)]
         distinct(resolved, "wheels", f"controller {self.name!r}")  # a wheel given once by name, once as itself
+        self.reads = [self._resolve_read(mission, given) for given in self._read_refs]
+        distinct(self.reads, "reads", f"controller {self.name!r}")
         super().prepare(mission)
-        names = [r if isinstance(r, str) else r.name for r in self._wheel_refs]
-        vector = self._mtq_ref if self._mtq_ref is not None else self._body_torque_ref
-        self._outputs = names if names else [vector if isinstance(vector, str) else vector.name]
-        self._width = len(names) if names else 3
+        self._outputs = [r if isinstance(r, str) else r.name for r in
+                         self._wheel_refs + [v for v in (self._mtq_ref, self._body_torque_ref) if v is not None]]
+        self._read_drivers = [d for r in self.reads if isinstance(r, Magnetorquer)
+                              for d in drivers_before(mission, r, self, "reads", "reads")]
+
+    def _resolve_read(self, mission, given):
+        component = self.resolve(mission, given, "reads", _READABLE, _READS_NEEDS)
+        if isinstance(given, str) and isinstance(component, LazyCycle):  # read through the object's cycle
+            raise InputError("reads", f"controller {self.name!r} reads estimator {given!r} by name: give the "
+                             "estimator itself (what mission.add returned)")
+        return component
 
     def start(self, sc):
         super().start(sc)
         self.memory = np.zeros(self.memory_size)
         self._readings = np.zeros((max(len(self.sensors), 1), MAX_READING_WIDTH))
-        self._commands = np.empty(self._width)
+        self._state = np.zeros((max(len(self.reads), 1), STATE_WIDTH))
+        self._commands = np.empty(self.command_layout.width)
 
     @property
     def loop_unit(self):
-        """This law's unit: :func:`~attsim.control.loop.user_law` bound to it (named by :attr:`digest`)."""
-        return user_law_unit(self.law, self.digest)
+        """This law's unit: :func:`~attsim.control.loop.user_law` bound to it (named by :attr:`digest`), or
+        :func:`~attsim.control.loop.user_law_reading` when it reads state."""
+        return user_law_unit(self.law, self.digest, reads_state=bool(self._read_refs))
 
     @property
     def command_width(self) -> int:
-        """How many commands the law writes: one per wheel, or a dipole's three."""
-        return self._width
+        """How many commands the law writes: one per wheel, three for a dipole, three for a body torque."""
+        return self.command_layout.width
 
     def fill_loop_row(self, bank, c: int, build) -> None:
-        bank.user_sizes[c] = self.parameters.size, self.memory_size, max(len(self.sensors), 1), self._width
+        sizes = (self.parameters.size, self.memory_size, max(len(self.sensors), 1), self.command_layout.width,
+                 len(self.reads))
+        for column, size in zip((USER_PARAMETERS, USER_MEMORY, USER_READINGS, USER_COMMANDS, USER_READS), sizes):
+            bank.user_sizes[c, column] = size
         bank.user_parameters[c, : self.parameters.size] = self.parameters
         targets = [self.actuators[name] for name in self._outputs]
-        if self._width == 3 and getattr(targets[0], "loop_role", None) == "magnetorquer":
-            bank.magnetorquer[c] = build.row(targets[0])
-        elif self._width == 3 and getattr(targets[0], "loop_role", None) == "body_torque":
-            bank.body_torque[c] = build.row(targets[0])
-        else:
-            bank.wheel_order[c, : len(targets)] = [build.row(wheel) for wheel in targets]
+        wheels = [t for t in targets if isinstance(t, ReactionWheel)]
+        bank.wheel_order[c, : len(wheels)] = [build.row(wheel) for wheel in wheels]
+        for target in targets:
+            if isinstance(target, Magnetorquer):
+                bank.magnetorquer[c] = build.row(target)
+            elif isinstance(target, BodyTorque):
+                bank.body_torque[c] = build.row(target)
+        for i, component in enumerate(self.reads):
+            kind = (READS_WHEEL if isinstance(component, ReactionWheel) else
+                    READS_MAGNETORQUER if isinstance(component, Magnetorquer) else READS_ESTIMATOR)
+            bank.user_reads[c, i] = kind, build.row(component)
 
     def take_loop_row(self, bank, c: int) -> None:
         self.memory[:] = bank.user_memory[c, : self.memory_size]
@@ -187,8 +270,8 @@ class NumbaController(Controller):
 
     def unit_does_not_compile(self, cause: Exception) -> Exception:
         """The law does not compile with the documented signature: said with the numba error, on one line."""
-        return ControllerError(f"controller {self.name!r}: its law does not compile as decide(t_s, readings, "
-                               f"parameters, memory, commands): {_plain(cause)}")
+        return ControllerError(f"controller {self.name!r}: its law does not compile as "
+                               f"{_SIGNATURES[6 if self._read_refs else 5]}: {_plain(cause)}")
 
     def decide(self, t_s, readings):
         block = self._readings
@@ -196,20 +279,61 @@ class NumbaController(Controller):
             value = readings[sensor.name]
             block[i, : len(value)] = value
         self._commands[:] = np.nan
+        arguments = (block[: max(len(self.sensors), 1)],) + ((self._state_now(),) if self._read_refs else ())
         try:
-            self.law(float(t_s), block[: max(len(self.sensors), 1)], self.parameters, self.memory, self._commands)
+            self.law(float(t_s), *arguments, self.parameters, self.memory, self._commands)
         except Exception as exc:  # noqa: BLE001 - whatever the law raised, named with the controller and time
             raise ControllerError(f"controller {self.name!r} raised at t = {t_s:.6g} s: {_plain(exc)}") from exc
         return self.apply_commands(t_s, self._commands)
 
+    def _state_now(self) -> np.ndarray:
+        """The ``state`` rows of ``reads`` now (the compiled loop's :func:`~attsim.control.loop.user_law_reading`)."""
+        sc, state = self._sc, self._state
+        for driver in self._read_drivers:  # their commands of this instant first, as the compiled loop runs them
+            driver.bring_up_to_date(sc)
+        for i, component in enumerate(self.reads):
+            if isinstance(component, ReactionWheel):
+                state[i, STATE_WHEEL_SPEED] = component.speed_rad_s(sc)
+                state[i, STATE_WHEEL_MOMENTUM] = component.momentum_Nms(sc)
+            elif isinstance(component, Magnetorquer):
+                state[i, STATE_DIPOLE: STATE_DIPOLE + 3] = component.dipole_Am2
+            else:  # an estimator: its cycle at this instant first, whichever process SimPy serves first
+                component.bring_up_to_date(sc)
+                state[i, STATE_Q: STATE_Q + 4] = component.attitude()
+                state[i, STATE_BIAS: STATE_BIAS + 3] = component.bias_rad_s
+                state[i, STATE_RATE: STATE_RATE + 3] = component.rate()
+        return state[: max(len(self.reads), 1)]
+
     def apply_commands(self, t_s: float, commands: np.ndarray) -> dict:
-        """``{actuator: command}`` from the law's output array (NaN entries hold; infinite ones are refused)."""
+        """``{actuator: command}`` from the law's output array, laid out as :attr:`command_layout` (NaN entries
+        hold, a vector with any NaN whole; infinite ones are refused)."""
         if np.any(np.isinf(commands)):
             raise ControllerError(f"controller {self.name!r} at t = {t_s:.6g} s wrote an infinite command "
                                   f"{commands.tolist()} (NaN holds, any finite value commands)")
-        if not self._wheel_refs:  # one set of magnetorquers, or a body torque
-            return {} if np.any(np.isnan(commands)) else {self._outputs[0]: commands.copy()}
-        return {name: float(v) for name, v in zip(self._outputs, commands) if not np.isnan(v)}
+        layout = self.command_layout
+        out = {name: float(v) for name, v in zip(self._outputs[: layout.wheels], commands) if not np.isnan(v)}
+        for k, start in enumerate(s for s in (layout.dipole, layout.torque) if s >= 0):
+            vector = commands[start: start + 3]
+            if not np.any(np.isnan(vector)):
+                out[self._outputs[layout.wheels + k]] = vector.copy()
+        return out
+
+
+def _check_law(decide, arguments: int) -> None:
+    """Refuse a law that is not a numba function of the signature its controller calls it with, by name."""
+    if not (callable(decide) and hasattr(decide, "py_func") and hasattr(decide, "signatures")):
+        raise InputError("decide", f"must be a numba.njit-compiled function {_SIGNATURES[arguments]}",
+                         f"got {type(decide).__name__}")
+    code = decide.py_func.__code__
+    if code.co_argcount != arguments or code.co_flags & 0x0C:  # *args or **kwargs: not a fixed signature
+        raise InputError("decide", f"must take {arguments} arguments, {_SIGNATURES[arguments]}"
+                         + (" (a controller given reads passes the state third)" if arguments == 6 else
+                            " (give reads=... to have the state passed third)"),
+                         f"got {decide.py_func.__name__}{_arguments(code)}")
+
+
+def _arguments(code) -> str:
+    return "(" + ", ".join(code.co_varnames[: code.co_argcount]) + ")"
 
 
 def _plain(exc: Exception) -> str:

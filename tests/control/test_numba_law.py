@@ -1,0 +1,98 @@
+"""A NumbaController's arguments (issue 22 item 5): its law's signature, what it reads, what it drives and its
+commands' layout, checked by name; the equivalence of the paths is in tests/paths/test_numba_controllers.py."""
+
+import numba
+import numpy as np
+import pytest
+
+import attsim
+from attsim.control.numba_law import CommandLayout
+
+J = np.diag([0.04, 0.045, 0.05])
+
+
+@numba.njit
+def five(t_s, readings, parameters, memory, commands):
+    commands[0] = 0.0
+
+
+@numba.njit
+def six(t_s, readings, state, parameters, memory, commands):
+    commands[0] = state[0, 0]
+
+
+@numba.njit
+def starred(*arguments):
+    return None
+
+
+def _mission(tmp_path):
+    m = attsim.Mission("checks", J, (0.0, 0.0, 0.0), duration=1.0, out_dir=tmp_path)
+    m.add(attsim.ReactionWheel("rw", (0, 0, 1), 2e-5, 2e-3, 600.0))
+    m.add(attsim.Gyro(10.0, arw_rad_sqrt_s=1e-5))
+    return m
+
+
+@pytest.mark.parametrize("law, reads, message", [
+    (six, (), r"^decide: must take 5 arguments, decide\(t_s, readings, parameters, memory, commands\) \(give reads"),
+    (five, ["rw"], r"^decide: must take 6 arguments, decide\(t_s, readings, state, parameters, memory, commands\)"),
+    (starred, (), r"^decide: must take 5 arguments.*got starred\(\)"),
+    (lambda *a: None, ["rw"], r"^decide: must be a numba.njit-compiled function decide\(t_s, readings, state"),
+])
+def test_a_law_whose_signature_does_not_match_is_refused(law, reads, message):
+    with pytest.raises(attsim.InputError, match=message):
+        attsim.NumbaController(law, 1.0, wheels=["rw"], reads=reads)
+
+
+def test_what_a_law_reads_is_checked_by_name(tmp_path):
+    with pytest.raises(attsim.InputError, match=r"^reads: NumbaController 'law' needs what it reads: a reaction wheel"):
+        attsim.NumbaController(six, 1.0, wheels=["rw"], reads=[attsim.Gyro(1.0)], name="law")
+    with pytest.raises(attsim.InputError, match=r"^reads: NumbaController 'law' lists 'rw' more than once"):
+        attsim.NumbaController(six, 1.0, wheels=["rw"], reads=["rw", "rw"], name="law")
+    with pytest.raises(attsim.InputError, match="^reads: must be a sequence"):
+        attsim.NumbaController(six, 1.0, wheels=["rw"], reads="rw")
+    m = _mission(tmp_path)
+    m.add(attsim.NumbaController(six, 1.0, wheels=["rw"], reads=["nothing"], name="law"))
+    with pytest.raises(attsim.InputError, match=r"^reads: controller 'law' uses 'nothing', which is not in the "):
+        m.run(compiled=False)
+    m = _mission(tmp_path / "gyro")
+    m.add(attsim.NumbaController(six, 1.0, wheels=["rw"], reads=["gyro"], name="law"))
+    with pytest.raises(attsim.InputError, match=r"^reads: controller 'law' needs what it reads.*got Gyro 'gyro'"):
+        m.run(compiled=False)
+    m = _mission(tmp_path / "mekf")
+    gyro = next(c for c in m.components if c.name == "gyro")
+    m.add(attsim.MEKF(gyro, star_tracker=m.add(attsim.StarTracker(1.0, noise_arcsec=10.0))))
+    m.add(attsim.NumbaController(six, 1.0, wheels=["rw"], reads=["mekf"], name="law"))
+    with pytest.raises(attsim.InputError, match=r"^reads: controller 'law' reads estimator 'mekf' by name"):
+        m.run(compiled=False)
+
+
+def test_a_magnetorquer_read_is_driven_earlier_in_the_mission(tmp_path):
+    m = attsim.Mission("late", J, (0.0, 0.0, 0.0), duration=1.0, out_dir=tmp_path, field=(2e-5, 0.0, 3e-5))
+    m.add(attsim.ReactionWheel("rw", (0, 0, 1), 2e-5, 2e-3, 600.0))
+    mtq = m.add(attsim.Magnetorquer(0.1))
+    m.add(attsim.NumbaController(six, 1.0, wheels=["rw"], reads=[mtq], name="reader"))
+    m.add(attsim.NumbaController(five, 1.0, magnetorquer=mtq, name="driver"))
+    with pytest.raises(attsim.InputError, match=r"^reads: controller 'reader' reads the dipole of 'mtq' decided at "
+                                                r"the same instant: add 'driver'"):
+        m.run(compiled=False)
+
+
+def test_what_a_law_drives_is_checked_by_name():
+    with pytest.raises(attsim.InputError, match="^actuators: give a NumbaController something to drive"):
+        attsim.NumbaController(five, 1.0)
+    with pytest.raises(attsim.InputError, match=r"^magnetorquer: NumbaController 'law' needs magnetorquers"):
+        attsim.NumbaController(five, 1.0, magnetorquer=attsim.BodyTorque("bt"), name="law")
+    with pytest.raises(attsim.InputError, match=r"^body_torque: NumbaController 'law' needs a body-torque actuator"):
+        attsim.NumbaController(five, 1.0, wheels=["rw"], body_torque=attsim.Magnetorquer(0.1), name="law")
+
+
+@pytest.mark.parametrize("arguments, layout", [
+    (dict(wheels=["a", "b"]), CommandLayout(2, -1, -1, 2)),
+    (dict(magnetorquer="mtq"), CommandLayout(0, 0, -1, 3)),
+    (dict(body_torque="bt"), CommandLayout(0, -1, 0, 3)),
+    (dict(wheels=["a", "b", "c", "d"], magnetorquer="mtq", body_torque="bt"), CommandLayout(4, 4, 7, 10)),
+    (dict(wheels=["a"], body_torque="bt"), CommandLayout(1, -1, 1, 4)),
+])
+def test_the_commands_layout_is_wheels_then_dipole_then_torque(arguments, layout):
+    assert attsim.NumbaController(five, 1.0, **arguments).command_layout == layout
