@@ -63,6 +63,11 @@ def _finite_triple(value):
     return (float(x), float(y), float(z))
 
 
+def _is_plus_infinity(value) -> bool:
+    """``value`` is the float +inf (not a bool, a string or NaN)."""
+    return isinstance(value, (float, np.floating)) and value == math.inf
+
+
 class TorqueSchedule(Component):
     """Time-tagged body torques: constant segments over ``[t_start, t_end)``.
 
@@ -71,7 +76,9 @@ class TorqueSchedule(Component):
     segments : sequence of (t_start_s, t_end_s, (tx, ty, tz))
         Torques in N m, body axes, sorted by start time. Segments that
         overlap **add**: the held torque is the sum of every segment active
-        at that time.
+        at that time. ``t_end_s = math.inf`` holds a segment to the end of
+        the run, whatever its duration (Basilisk's constant
+        ``extTorquePntB_B``).
     name : str
         Component name; telemetry columns ``<name>_tau_x/y/z``.
     """
@@ -92,7 +99,8 @@ class TorqueSchedule(Component):
                 raise InputError(f"segments[{k}]", "must be (t_start_s, t_end_s, (tx, ty, tz))",
                                  f"got {segment!r}") from None
             t0 = finite_number(t0, f"segments[{k}].t_start_s")
-            t1 = finite_number(t1, f"segments[{k}].t_end_s")
+            # math.inf: held to the end of the run, however long (a constant disturbance)
+            t1 = math.inf if _is_plus_infinity(t1) else finite_number(t1, f"segments[{k}].t_end_s")
             torque = vector3(torque, f"segments[{k}].torque")
             if not t1 > t0:
                 raise InputError(f"segments[{k}]", "must have t_start_s < t_end_s (a positive duration)",

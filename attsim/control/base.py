@@ -10,8 +10,9 @@ A controller is a :class:`Controller` subclass that implements
 3. applies the returned ``{actuator name: command}`` to the controller's
    actuators (each command is held until the next one), at once or, with
    ``command_delay_s``, that long after the cycle (a flight computer's
-   latency; one control period is Basilisk's task-order delay when its
-   flight software runs after the dynamics).
+   latency; Basilisk's task order when its dynamics runs before its flight
+   software at each instant: the dynamics task's period, which is one
+   control period when both share one task).
 
 A cycle in which a sensor gave no output (:mod:`attsim.sensors.base`: a
 blinded star tracker, a dropout) decides nothing: the actuators hold their

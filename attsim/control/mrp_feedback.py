@@ -58,11 +58,19 @@ class MRPFeedback(QuaternionPD):
         (Basilisk's ``extForceTorque``).
     command_delay_s : float
         Commands act this long after the cycle that decided them
-        (:class:`~attsim.control.Controller`).
+        (:class:`~attsim.control.Controller`). Basilisk's order of modules
+        sets it: when the dynamics runs before the flight software at each
+        instant (one task, or a dynamics process ahead of the FSW process),
+        the command decided at ``t`` acts from the next *dynamics* step, so
+        the delay is the dynamics task's period (0.1 s in
+        ``scenarioAttitudeFeedback2T``, whose FSW runs every 0.5 s); when an
+        effector reads the command in the same update (the wheels of
+        ``scenarioAttitudeFeedbackRW``), none.
     target_q, target
         A fixed attitude or an :mod:`attsim.guidance` target (exactly one).
     Ki_per_kg_m2 : float
-        Integral gain ``K_i`` (1/(kg m²)); 0 (default) turns integral action off.
+        Integral gain ``K_i`` (1/(kg m²)); 0 (default) turns integral action off (Basilisk's ``Ki = -1``). The
+        integral term is Basilisk's: ``z = K ∫σ dt + I δω``, in ``u`` as ``- P K_i z`` and in the gyroscopic term
     integral_limit_Nms : float
         Bound on each component of ``s = K ∫σ dt`` (N m s); needed when ``K_i > 0``.
     inertia_kg_m2
@@ -101,6 +109,9 @@ class MRPFeedback(QuaternionPD):
                          control_axes=control_axes, body_torque=body_torque, command_delay_s=command_delay_s,
                          magnetorquer_feedforward=magnetorquer_feedforward, magnetometer=magnetometer)
         self.K_Nm, self.P_Nms = K, P
+        if isinstance(Ki_per_kg_m2, (int, float)) and not isinstance(Ki_per_kg_m2, bool) and Ki_per_kg_m2 < 0:
+            raise InputError("Ki_per_kg_m2", "must be >= 0: 0 turns the integral off (Basilisk's Ki = -1; give no "
+                             "integral_limit_Nms then)", f"got {Ki_per_kg_m2!r}")
         self.Ki_per_kg_m2 = non_negative_scalar(Ki_per_kg_m2, "Ki_per_kg_m2")
         if self.Ki_per_kg_m2 > 0.0 and integral_limit_Nms is None:
             raise InputError("integral_limit_Nms", "is required (> 0) when Ki_per_kg_m2 > 0: the bound on each "

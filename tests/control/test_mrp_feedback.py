@@ -184,3 +184,10 @@ def test_mrp_feedback_restarted_by_a_mode_runs_alike_both_ways(tmp_path):
     assert_same_run(python, compiled)
     assert list(compiled.events[compiled.events["kind"] == "mode"]["after"]) == ["qpd", "mrp_again"]
     assert compiled.df["att_err_deg"].iloc[-1] < compiled.df["att_err_deg"].iloc[0]
+
+
+def test_basilisks_integral_off_value_is_refused_with_attsims():
+    """The issue-22 outsider copied Basilisk's Ki = -1 (integral off) and was told only 'must be >= 0'."""
+    with pytest.raises(attsim.errors.InputError) as info:
+        attsim.MRPFeedback(3.5, 30.0, 0.5, body_torque="ext", target_q=(1.0, 0.0, 0.0, 0.0), Ki_per_kg_m2=-1)
+    assert info.value.field == "Ki_per_kg_m2" and "0 turns the integral off (Basilisk's Ki = -1" in str(info.value)
