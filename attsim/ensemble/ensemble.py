@@ -31,7 +31,7 @@ import pandas as pd
 from .._core.timegrid import grid_time
 from .._core.validate import finite_array, one_of, positive_scalar, unit_quaternion, vector3
 from ..actuators.devices import Magnetorquer, ReactionWheel
-from ..actuators.kernels import WORK_COLUMNS
+from ..actuators.kernels import WORK_COLUMNS, WheelBank
 from ..dispersions import checked as checked_dispersions
 from ..dispersions import draw_parameters, run_seed
 from ..engine.checks import NOT_FINITE, OFF_UNIT_NORM, SOUND
@@ -43,8 +43,8 @@ from ..inertia import check_inertia
 from ..integrators import REGISTRY
 from ..integrators.base import quaternion_rate_unpack
 from ..sensors.devices import Gyro, Magnetometer
-from .kernels import GYRO, MAGNETOMETER, P_BIAS, P_BIAS_RW, P_NOISE, P_PERIOD, P_QUANTIZATION, STOPPED, body_field, \
-    ensemble_step_for, sample_sensors
+from .kernels import CHUNK, GYRO, MAGNETOMETER, P_BIAS, P_BIAS_RW, P_NOISE, P_PERIOD, P_QUANTIZATION, STOPPED, \
+    body_field, ensemble_step_for, sample_sensors, scratch_rows
 
 __all__ = ["Ensemble", "Commands", "DISPERSED"]
 
@@ -78,7 +78,7 @@ def _per_body(value, field: str, n: int, shape: tuple) -> np.ndarray:
     if array.shape == shape:
         return np.broadcast_to(array, (n,) + shape).copy()
     if array.shape == (n,) + shape:
-        return array
+        return np.ascontiguousarray(array)  # C order: the compiled step's one layout
     raise InputError(field, f"must have shape {shape} (every body) or {(n,) + shape} (one row per body)",
                      f"got shape {array.shape}")
 
@@ -296,6 +296,9 @@ class Ensemble:
         self.dipole_max_Am2 = np.broadcast_to(np.asarray(limit, dtype=float), (n, 3)).copy()
         self.dipole_Am2 = np.zeros((n, 3))
         self._stops = np.zeros((n, nw + 1, 3))
+        # the compiled step's working rows, one row per thread (attsim.ensemble.kernels: a chunk of bodies at a time)
+        self._scratch = np.zeros((numba.config.NUMBA_NUM_THREADS, scratch_rows(nw) * CHUNK))
+
         self.status = np.zeros(n, dtype=np.int64)
         self._allocate_sensors()
         self._zeros = Commands(np.zeros((n, nw)), np.zeros((n, 3)), np.zeros((n, 3)))
@@ -482,8 +485,9 @@ class Ensemble:
     def _command(value, field, shape, zeros, absent: bool = False) -> np.ndarray:
         if value is None:
             return zeros
-        if isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == shape:
-            array = value  # the usual case: checked without a copy
+        if isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == shape and \
+                value.flags.c_contiguous:
+            array = value  # the usual case: checked without a copy (C order: the compiled step's one layout)
             if not np.isfinite(array).all():
                 bad = np.argwhere(~np.isfinite(array))[0]
                 raise InputError(field, "must be finite", f"body {bad[0]}: {array[tuple(bad)]!r}")
@@ -523,12 +527,13 @@ class Ensemble:
             self._raise_fault()
 
     def _step(self, c, env_t, env_v, scale) -> None:
-        ensemble_step_for(self._integrator)(
-            self.state, self.steps, self.period_s, self.max_step_s, c.wheel_torque_Nm, c.dipole_Am2, c.torque_Nm,
-            self.wheel_axes, self.wheel_inertia_kg_m2, self.wheel_max_torque_Nm, self.wheel_max_speed_rad_s,
-            self.wheel_h_Nms, self.wheel_torque_Nm, self.wheel_torque_saturated, self.wheel_speed_saturated,
-            self.wheel_requested_Nm, self._work, self.dipole_max_Am2, scale, self.dipole_Am2, self.J, self.Jinv,
-            self._params, env_t, env_v, self._faces, self._switches, self._residual, self._stops, self.status)
+        ensemble_step_for(self._integrator, self.has_field)(
+            self.state, self.steps, self.period_s, self.max_step_s, c, WheelBank(
+                self.wheel_axes, self.wheel_inertia_kg_m2, self.wheel_max_torque_Nm, self.wheel_max_speed_rad_s,
+                self.wheel_h_Nms, self.wheel_torque_Nm, self.wheel_torque_saturated, self.wheel_speed_saturated,
+                self.wheel_requested_Nm, self._work), self.dipole_max_Am2, scale,
+            self.dipole_Am2, self.J, self.Jinv, self._params, env_t, env_v, self._faces, self._switches,
+            self._residual, self._stops, self.status, self._scratch)
 
     def _raise_fault(self):
         k = int(np.flatnonzero(self.status)[0])
@@ -575,7 +580,7 @@ class Ensemble:
 
     @property
     def has_field(self) -> bool:
-        return self._table.env_t.size > 0
+        return self._table.t_s.size > 0
 
     def frame(self) -> pd.DataFrame:
         """The state now as a pandas frame, one row per body (index ``body``), in the telemetry's column names."""
