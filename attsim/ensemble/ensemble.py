@@ -21,6 +21,7 @@ reset mid-run starts again at ``t = 0`` of that table.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from typing import NamedTuple
 
@@ -510,19 +511,27 @@ class Ensemble:
         c = self.commands(wheel_torque_Nm, dipole_Am2, torque_Nm)
         self.step_checked(c)
 
+    @contextlib.contextmanager
+    def threads(self):
+        """Within it, numba's parallel loops run on the threads this ensemble's size is worth: all of them from
+        ``BODIES_PER_THREAD`` bodies a thread on, fewer below (a thread's wake-up costs more than its share of a
+        small ensemble). For compiled work over the bodies beside the step (:mod:`attsim.rl`)."""
+        threads = numba.get_num_threads()
+        wanted = min(threads, max(1, self.n // BODIES_PER_THREAD))
+        if wanted != threads:
+            numba.set_num_threads(wanted)
+        try:
+            yield
+        finally:
+            if wanted != threads:
+                numba.set_num_threads(threads)
+
     def step_checked(self, c: Commands) -> None:
         """:meth:`step` with commands already checked (:meth:`commands`)."""
         env_t, env_v = self._table
         scale = self._magnetorquer is not None and self._magnetorquer.saturation == "scale"
-        threads = numba.get_num_threads()
-        wanted = min(threads, max(1, self.n // BODIES_PER_THREAD))
-        if wanted != threads:  # a small ensemble runs on fewer threads: waking one costs more than its share
-            numba.set_num_threads(wanted)
-        try:
+        with self.threads():
             self._step(c, env_t, env_v, scale)
-        finally:
-            if wanted != threads:
-                numba.set_num_threads(threads)
         if self.status.any():
             self._raise_fault()
 
