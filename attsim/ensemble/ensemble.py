@@ -21,7 +21,6 @@ reset mid-run starts again at ``t = 0`` of that table.
 
 from __future__ import annotations
 
-import contextlib
 import numbers
 from typing import NamedTuple
 
@@ -30,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._core.timegrid import grid_time
+from .._core.units import compile_unit, jit_address
 from .._core.validate import finite_array, one_of, positive_scalar, unit_quaternion, vector3
 from ..actuators.devices import Magnetorquer, ReactionWheel
 from ..actuators.kernels import WORK_COLUMNS, WheelBank
@@ -44,8 +44,8 @@ from ..inertia import check_inertia
 from ..integrators import REGISTRY
 from ..integrators.base import quaternion_rate_unpack
 from ..sensors.devices import Gyro, Magnetometer
-from .kernels import CHUNK, GYRO, MAGNETOMETER, P_BIAS, P_BIAS_RW, P_NOISE, P_PERIOD, P_QUANTIZATION, STOPPED, \
-    body_field, ensemble_step_for, sample_sensors, scratch_rows
+from .kernels import CHUNK, GYRO, MAGNETOMETER, P_BIAS, P_BIAS_RW, P_NOISE, P_PERIOD, P_QUANTIZATION, STEP_OPTIONS, \
+    STEP_UNIT, STOPPED, body_field, chunk_unit, sample_sensors, scratch_rows, step_signatures
 
 __all__ = ["Ensemble", "Commands", "DISPERSED"]
 
@@ -180,6 +180,7 @@ class Ensemble:
         self.wheel_max_speed_rad_s = self._wheel_parameter(wheel_max_speed_rad_s, "wheel_max_speed_rad_s",
                                                            "max_speed_rad_s")
         self._allocate()
+        self._compiled = None  # the compiled step and its chunk's address, at the first step (_compile)
         self.reset()
 
     # --- configuration, checked once --------------------------------------
@@ -511,38 +512,46 @@ class Ensemble:
         c = self.commands(wheel_torque_Nm, dipole_Am2, torque_Nm)
         self.step_checked(c)
 
-    @contextlib.contextmanager
-    def threads(self):
-        """Within it, numba's parallel loops run on the threads this ensemble's size is worth: all of them from
-        ``BODIES_PER_THREAD`` bodies a thread on, fewer below (a thread's wake-up costs more than its share of a
-        small ensemble). For compiled work over the bodies beside the step (:mod:`attsim.rl`)."""
-        threads = numba.get_num_threads()
-        wanted = min(threads, max(1, self.n // BODIES_PER_THREAD))
-        if wanted != threads:
-            numba.set_num_threads(wanted)
-        try:
-            yield
-        finally:
-            if wanted != threads:
-                numba.set_num_threads(threads)
-
     def step_checked(self, c: Commands) -> None:
         """:meth:`step` with commands already checked (:meth:`commands`)."""
         env_t, env_v = self._table
         scale = self._magnetorquer is not None and self._magnetorquer.saturation == "scale"
-        with self.threads():
+        threads = numba.get_num_threads()
+        wanted = min(threads, max(1, self.n // BODIES_PER_THREAD))
+        if wanted != threads:  # a small ensemble runs on fewer threads: waking one costs more than its share
+            numba.set_num_threads(wanted)
+        try:
             self._step(c, env_t, env_v, scale)
+        finally:
+            if wanted != threads:
+                numba.set_num_threads(threads)
         if self.status.any():
             self._raise_fault()
 
     def _step(self, c, env_t, env_v, scale) -> None:
-        ensemble_step_for(self._integrator, self.has_field)(
-            self.state, self.steps, self.period_s, self.max_step_s, c, WheelBank(
-                self.wheel_axes, self.wheel_inertia_kg_m2, self.wheel_max_torque_Nm, self.wheel_max_speed_rad_s,
-                self.wheel_h_Nms, self.wheel_torque_Nm, self.wheel_torque_saturated, self.wheel_speed_saturated,
-                self.wheel_requested_Nm, self._work), self.dipole_max_Am2, scale,
-            self.dipole_Am2, self.J, self.Jinv, self._params, env_t, env_v, self._faces, self._switches,
-            self._residual, self._stops, self.status, self._scratch)
+        args = (self.state, self.steps, self.period_s, self.max_step_s, c, WheelBank(
+            self.wheel_axes, self.wheel_inertia_kg_m2, self.wheel_max_torque_Nm, self.wheel_max_speed_rad_s,
+            self.wheel_h_Nms, self.wheel_torque_Nm, self.wheel_torque_saturated, self.wheel_speed_saturated,
+            self.wheel_requested_Nm, self._work), self.dipole_max_Am2, scale, self.dipole_Am2, self.J, self.Jinv,
+            self._params, env_t, env_v, self._faces, self._switches, self._residual, self._stops, self.status,
+            self._scratch)
+        if self._compiled is None:
+            self._compiled = self._compile(args)
+        step, chunk = self._compiled
+        step(chunk, *args)
+
+    def _compile(self, args) -> tuple:
+        """The compiled step and the address of the chunk unit of this ensemble's method and stage torque (compiled
+        once per machine, or loaded from the disk cache: :func:`step_units`)."""
+        (step_unit, step_signature, options), (unit, signature, _) = self._units(args)
+        chunk = jit_address(compile_unit(unit, signature), signature)
+        return compile_unit(step_unit, step_signature, **options), chunk
+
+    def _units(self, args) -> list:
+        """``(unit, signature, options)`` of the compiled step and of its chunk for the step's arguments ``args``."""
+        step_signature, chunk_signature = step_signatures(args)
+        return [(STEP_UNIT, step_signature, STEP_OPTIONS),
+                (chunk_unit(self._integrator, self.has_field), chunk_signature, {})]
 
     def _raise_fault(self):
         k = int(np.flatnonzero(self.status)[0])

@@ -37,13 +37,15 @@ counter.
 
 from __future__ import annotations
 
+import hashlib
 import math
 
-from numba import get_thread_id, prange
+from numba import get_thread_id, prange, typeof, types
 
 from .._core.bind import bind_globals
-from .._core.jit import JIT, LOOP_INLINED, njit
+from .._core.jit import JIT, LOOP_CALLED, LOOP_INLINED, njit
 from .._core.timegrid import grid_time
+from .._core.units import Unit, as_function
 from ..actuators.kernels import WheelBank, magnetorquer_saturate, speed_stop_due, wheel_command, wheels_total
 from ..engine.checks import SOUND, state_fault
 from ..engine.plant import (PlantInputs, hold_wheels_to, plant_torque, plant_torque_no_environment, speed_stops,
@@ -51,8 +53,8 @@ from ..engine.plant import (PlantInputs, hold_wheels_to, plant_torque, plant_tor
 from ..integrators.base import bind_stage_torque, code_digest
 from ..sensors.kernels import field_body, gyro_measure, magnetometer_measure
 
-__all__ = ["ensemble_step_for", "STOPPED", "CHUNK", "scratch_rows", "body_field", "sample_sensors", "GYRO",
-           "MAGNETOMETER"]
+__all__ = ["chunk_unit", "STEP_UNIT", "STEP_OPTIONS", "step_signatures", "STOPPED", "CHUNK", "scratch_rows",
+           "body_field", "sample_sensors", "GYRO", "MAGNETOMETER"]
 
 # a body's status after a step: the plant's state fault (attsim.engine.checks: SOUND, NOT_FINITE, ...), or STOPPED
 # when the method's parameterisation failed (a gimbal lock; only methods that can stop)
@@ -80,6 +82,7 @@ def scratch_rows(wheels: int) -> int:
 
 _PARALLEL = dict(JIT, parallel=True, _nrt=False)  # no reference counts: views of rows would contend
 _INLINED = dict(JIT, **LOOP_INLINED)
+_CALLED = dict(JIT, **LOOP_CALLED)
 
 
 @njit(**_INLINED)
@@ -115,14 +118,6 @@ def _put4(s, row, b, v):
 
 
 @njit(**_INLINED)
-def _put9(s, row, b, v):
-    """A 9-tuple into entries ``b`` of the scratch rows ``row .. row + 8``."""
-    _put3(s, row, b, (v[0], v[1], v[2]))
-    _put3(s, row + 3, b, (v[3], v[4], v[5]))
-    _put3(s, row + 6, b, (v[6], v[7], v[8]))
-
-
-@njit(**_INLINED)
 def _state(s, b):
     """Body ``b``'s state ``(q, ω)`` in the scratch (the ensemble's methods share this state)."""
     return (s[S_Q * CHUNK + b], s[(S_Q + 1) * CHUNK + b], s[(S_Q + 2) * CHUNK + b], s[(S_Q + 3) * CHUNK + b]), \
@@ -146,41 +141,42 @@ def body_wheels(wheels, k):
                      wheels.requested_Nm[k], wheels.work)
 
 
-def begin_body(k, b, s, state, steps, period_s, max_step_s, commands, wheels, dipole_max, dipole_scale, dipole, J,
-               Jinv, params):
-    """Body ``k``'s commands at ``t_k`` (as a mission's actuators take them) and its advance's held inputs, into
-    entries ``b`` of the scratch ``s``; returns its sub-step count. A template (``unpack_state``,
+def begin_body(k, b, s, t0, t1, state, max_step_s, commands, wheels, dipole_max, dipole_scale, dipole, J, Jinv,
+               params):
+    """Body ``k``'s commands at ``t0`` (as a mission's actuators take them) and its advance's held inputs to ``t1``,
+    into entries ``b`` of the scratch ``s``; returns its sub-step count. A template (``unpack_state``,
     ``output_state``: the method's)."""
     bank = body_wheels(wheels, k)
-    Jk = _tuple9(J[k])
     x = unpack_state(state[k])  # noqa: F821 - bound per method
-    q, w = output_state(x, Jk, params)  # noqa: F821
+    q, w = output_state(x, _tuple9(J[k]), params)  # noqa: F821
     for j in range(bank.axis.shape[0]):
         wheel_command(bank, j, commands[0][k, j], w)
     c = commands[1]
     m, _ = magnetorquer_saturate((c[k, 0], c[k, 1], c[k, 2]), (dipole_max[k, 0], dipole_max[k, 1],
                                                                 dipole_max[k, 2]), dipole_scale)
     dipole[k, 0], dipole[k, 1], dipole[k, 2] = m
-    t0 = grid_time(0.0, steps[k], period_s)  # a mission's controller times (snapped as its grids are)
-    t1 = grid_time(0.0, steps[k] + 1, period_s)
     span = t1 - t0
     n = substep_count(span, max_step_s) if span > 0.0 else 0  # a mission's advance over no time takes no step
     tau_w, h_w = wheels_total(bank)
     x_q, x_w = x
-    _put4(s, S_Q, b, x_q)
-    _put3(s, S_W, b, x_w)
-    _put4(s, S_T0, b, (t0, span, float(n), t0))  # S_T0, S_SPAN, S_N, S_REF
-    e = commands[2]
-    _put3(s, S_EXT, b, (e[k, 0], e[k, 1], e[k, 2]))
-    _put3(s, S_M, b, m)
-    _put3(s, S_TAU_W, b, tau_w)
-    _put3(s, S_H_W, b, h_w)
-    _put9(s, S_J, b, Jk)
-    _put9(s, S_JINV, b, _tuple9(Jinv[k]))
-    _put3(s, S_STOPS, b, (0.0, t1, 0.0))  # S_STOPS, S_END, S_STOPPED
+    # each row's entry b (written out row by row: small loops compile faster than a helper per tuple type)
+    for i in range(4):
+        s[(S_Q + i) * CHUNK + b] = x_q[i]
+    for i in range(3):
+        s[(S_W + i) * CHUNK + b] = x_w[i]
+        s[(S_EXT + i) * CHUNK + b] = commands[2][k, i]
+        s[(S_M + i) * CHUNK + b] = m[i]
+        s[(S_TAU_W + i) * CHUNK + b] = tau_w[i]
+        s[(S_H_W + i) * CHUNK + b] = h_w[i]
+    for i in range(9):
+        s[(S_J + i) * CHUNK + b] = J[k, i]
+        s[(S_JINV + i) * CHUNK + b] = Jinv[k, i]
+    s[S_T0 * CHUNK + b], s[S_SPAN * CHUNK + b], s[S_N * CHUNK + b], s[S_REF * CHUNK + b] = t0, span, float(n), t0
+    s[S_STOPS * CHUNK + b], s[S_END * CHUNK + b], s[S_STOPPED * CHUNK + b] = 0.0, t1, 0.0
     for j in range(bank.axis.shape[0]):
-        _put4(s, S_WHEELS + WHEEL_ROWS * j, b, (bank.torque_Nm[j], bank.h_Nms[j], bank.inertia_kg_m2[j],
-                                                 bank.max_speed_rad_s[j]))
+        r = (S_WHEELS + WHEEL_ROWS * j) * CHUNK + b
+        s[r + W_TORQUE * CHUNK], s[r + W_H * CHUNK] = bank.torque_Nm[j], bank.h_Nms[j]
+        s[r + W_INERTIA * CHUNK], s[r + W_LIMIT * CHUNK] = bank.inertia_kg_m2[j], bank.max_speed_rad_s[j]
     return n
 
 
@@ -268,33 +264,56 @@ def finish_body(k, b, s, state, steps, wheels, max_step_s, params, status):
         status[k] = state_fault(q, w, max_step_s)
 
 
-def step_chunk(c, state, steps, period_s, max_step_s, wheel_cmd, dipole_cmd, tau_ext, axis, w_inertia, w_max_torque,
-               w_max_speed, h, torque, torque_sat, speed_sat, requested, work, dipole_max, dipole_scale, dipole, J,
-               Jinv, params, env_t, env_v, faces, switches, residual, stops, status, s):
-    """Chunk ``c`` of :func:`ensemble_step` (its arguments unpacked), in the scratch row ``s``: the bodies' commands,
-    their sub-steps one at a time across the chunk, their ends. A template (the parts bound per method)."""
-    env = (env_t, env_v, faces, switches, residual)
-    commands = (wheel_cmd, dipole_cmd, tau_ext)
-    wheels = WheelBank(axis, w_inertia, w_max_torque, w_max_speed, h, torque, torque_sat, speed_sat, requested, work)
-    lo = c * CHUNK
-    count = min(CHUNK, state.shape[0] - lo)
-    substeps = 0
+def begin_chunk(lo, count, s, state, steps, period_s, max_step_s, commands, wheels, dipole_max, dipole_scale,
+                dipole, J, Jinv, params):
+    """:func:`begin_body` for the ``count`` bodies from ``lo``: returns the most sub-steps any of them takes (a
+    template: called once a chunk, so that its code is compiled once for every method and stage torque)."""
+    substeps, step, t0, t1 = 0, -1, 0.0, 0.0
     for b in range(count):
-        substeps = max(substeps, begin_body(lo + b, b, s, state, steps, period_s, max_step_s, commands,  # noqa: F821
-                                            wheels, dipole_max, dipole_scale, dipole, J, Jinv, params))
-    for i in range(substeps):
-        substep_chunk(s, count, i, max_step_s, params, env)  # noqa: F821
-        if stops_due(s, count, i, max_step_s, axis, params) > 0:  # noqa: F821
-            for b in range(count):
-                after_substep(lo + b, b, i, s, wheels, stops, max_step_s, params, env)  # noqa: F821
+        if steps[lo + b] != step:  # a mission's controller times (snapped as its grids are), once for bodies in step
+            step = steps[lo + b]
+            t0, t1 = grid_time(0.0, step, period_s), grid_time(0.0, step + 1, period_s)
+        substeps = max(substeps, begin_body(lo + b, b, s, t0, t1, state, max_step_s, commands, wheels,  # noqa: F821
+                                            dipole_max, dipole_scale, dipole, J, Jinv, params))
+    return substeps
+
+
+def after_chunk(lo, count, i, s, wheels, stops, max_step_s, params, env):
+    """:func:`after_substep` for the ``count`` bodies from ``lo`` (a template, called as :func:`begin_chunk`)."""
+    for b in range(count):
+        after_substep(lo + b, b, i, s, wheels, stops, max_step_s, params, env)  # noqa: F821
+
+
+def finish_chunk(lo, count, s, state, steps, wheels, max_step_s, params, status):
+    """:func:`finish_body` for the ``count`` bodies from ``lo`` (a template, called as :func:`begin_chunk`)."""
     for b in range(count):
         finish_body(lo + b, b, s, state, steps, wheels, max_step_s, params, status)  # noqa: F821
 
 
-def ensemble_step(state, steps, period_s, max_step_s, commands, wheels, dipole_max, dipole_scale, dipole, J, Jinv,
-                  params, env_t, env_v, faces, switches, residual, stops, status, scratch):
-    """Advance every body one control period (a template: :func:`ensemble_step_for` binds the parts above to one
-    method and one stage torque).
+def step_chunk(c, state, steps, period_s, max_step_s, wheel_cmd, dipole_cmd, tau_ext, axis, w_inertia, w_max_torque,
+               w_max_speed, h, torque, torque_sat, speed_sat, requested, work, dipole_max, dipole_scale, dipole, J,
+               Jinv, params, env_t, env_v, faces, switches, residual, stops, status, s):
+    """Chunk ``c`` of :func:`ensemble_step` (its arguments unpacked), in the scratch row ``s``: the bodies' commands,
+    their sub-steps one at a time across the chunk, their ends; returns how many bodies it stepped. A template
+    (the parts bound per method and stage torque: :func:`chunk_unit`)."""
+    env = (env_t, env_v, faces, switches, residual)
+    wheels = WheelBank(axis, w_inertia, w_max_torque, w_max_speed, h, torque, torque_sat, speed_sat, requested, work)
+    lo = c * CHUNK
+    count = min(CHUNK, state.shape[0] - lo)
+    substeps = begin_chunk(lo, count, s, state, steps, period_s, max_step_s, (wheel_cmd, dipole_cmd, tau_ext),  # noqa: F821
+                           wheels, dipole_max, dipole_scale, dipole, J, Jinv, params)
+    for i in range(substeps):
+        substep_chunk(s, count, i, max_step_s, params, env)  # noqa: F821
+        if stops_due(s, count, i, max_step_s, axis, params) > 0:  # noqa: F821
+            after_chunk(lo, count, i, s, wheels, stops, max_step_s, params, env)  # noqa: F821
+    finish_chunk(lo, count, s, state, steps, wheels, max_step_s, params, status)  # noqa: F821
+    return count
+
+
+def ensemble_step(chunk, state, steps, period_s, max_step_s, commands, wheels, dipole_max, dipole_scale, dipole, J,
+                  Jinv, params, env_t, env_v, faces, switches, residual, stops, status, scratch):
+    """Advance every body one control period: :func:`step_chunk` of one method and stage torque (the unit at
+    address ``chunk``, :func:`chunk_unit`) for every chunk, in parallel.
 
     Row ``k`` of each array is body ``k``: ``state`` the method's packed
     state at ``t_k = steps[k] period_s``; ``commands`` the period's
@@ -304,41 +323,78 @@ def ensemble_step(state, steps, period_s, max_step_s, commands, wheels, dipole_m
     (``axis`` and ``work`` shared); the magnetorquer's limits, the dipole
     applied (written); ``J`` and ``Jinv`` row-major 9-vectors; the shared
     environment (one orbit, each body at its own time: the table, the
-    faces, the disturbances' switches, the residual dipole); ``stops`` the advance's speed-stop rows;
-    ``status`` (written: the state's fault or :data:`STOPPED`); ``scratch``
-    one row of ``scratch_rows(wheels) * CHUNK`` doubles per thread. The chunks are
-    numba's ``prange``: a thread's chunk runs in that thread's scratch row.
+    faces, the disturbances' switches, the residual dipole); ``stops`` the
+    advance's speed-stop rows; ``status`` (written: the state's fault or
+    :data:`STOPPED`); ``scratch`` one row of ``scratch_rows(wheels) * CHUNK``
+    doubles per thread. The chunks are numba's ``prange``: a thread's chunk
+    runs in that thread's scratch row. The chunk is called through its
+    address, so this one parallel loop, compiled once, serves every method
+    and stage torque.
     """
-    # numba's parallel loop takes arrays and plain scalars, not tuples of arrays: unpacked here, packed per chunk
+    # numba's parallel loop takes arrays and plain scalars, not tuples of arrays: unpacked here
     wheel_cmd, dipole_cmd, tau_ext = commands
     axis, w_inertia, w_max_torque, w_max_speed, h, torque, torque_sat, speed_sat, requested, work = wheels
     for c in prange((state.shape[0] + CHUNK - 1) // CHUNK):
-        step_chunk(c, state, steps, period_s, max_step_s, wheel_cmd, dipole_cmd, tau_ext, axis,  # noqa: F821
-                   w_inertia, w_max_torque, w_max_speed, h, torque, torque_sat, speed_sat, requested, work,
-                   dipole_max, dipole_scale, dipole, J, Jinv, params, env_t, env_v, faces, switches, residual, stops,
-                   status, scratch[get_thread_id()])
+        s = scratch[get_thread_id()]
+        as_function(chunk, 0, c, state, steps, period_s, max_step_s, wheel_cmd, dipole_cmd, tau_ext, axis, w_inertia,
+                    w_max_torque, w_max_speed, h, torque, torque_sat, speed_sat, requested, work, dipole_max,
+                    dipole_scale, dipole, J, Jinv, params, env_t, env_v, faces, switches, residual, stops, status,
+                    s)(c, state, steps, period_s, max_step_s, wheel_cmd, dipole_cmd, tau_ext, axis, w_inertia,
+                       w_max_torque, w_max_speed, h, torque, torque_sat, speed_sat, requested, work, dipole_max,
+                       dipole_scale, dipole, J, Jinv, params, env_t, env_v, faces, switches, residual, stops, status, s)
+
+
+STEP_UNIT = Unit(ensemble_step, "ensemble_step", {})
+"""The parallel loop over chunks, one unit for every method and stage torque (compiled with :data:`STEP_OPTIONS`)."""
+STEP_OPTIONS = {"parallel": True}
+
+
+def step_signatures(args) -> tuple:
+    """``(signature of STEP_UNIT, signature of a chunk unit)`` for the arguments ``args`` of
+    :func:`ensemble_step` after ``chunk``."""
+    t = [typeof(a) for a in args]
+    commands, wheels, scratch = t[4], t[5], t[-1]
+    chunk_args = [types.intp, *t[:4], *commands.types, *wheels.types, *t[6:-1], types.Array(scratch.dtype, 1, "C")]
+    return types.none(types.intp, *t), types.intp(*chunk_args)
 
 
 _STEPS: dict = {}
-_PARTS = (begin_body, substep_chunk, stops_due, after_substep, finish_body)
+_BODY_PARTS: dict = {}
 
 
-def ensemble_step_for(integrator, environment: bool):
-    """:func:`ensemble_step` bound to ``integrator``'s kernels with the plant's stage torque: with ``environment``
+def _body_parts(integrator) -> dict:
+    """The chunk's body-by-body parts (commands, stops, end) and its stop count bound to ``integrator``'s state
+    kernels: they do not depend on its step nor on the stage torque, so every method with the same state kernels
+    (rk4, rkn, rkmk4) shares one compiled copy, under a name carrying their digest. The body-by-body parts are
+    called once a chunk, not inlined: each variant of the step links the one compiled copy."""
+    kernels = dict(unpack_state=integrator.unpack_state, pack_state=integrator.pack_state,
+                   output_state=integrator.output_state, must_stop=integrator.must_stop)
+    names = "|".join(f"{k.py_func.__module__}.{k.py_func.__name__}" for k in kernels.values())
+    tag = hashlib.sha256(f"{names}|{code_digest(*kernels.values())}".encode()).hexdigest()[:12]
+    if tag not in _BODY_PARTS:
+        bodies = {part.__name__: njit(**_INLINED)(bind_globals(part, f"{part.__name__}_{tag}", **kernels))
+                  for part in (begin_body, after_substep, finish_body)}
+        parts = {part.__name__: njit(**_CALLED)(bind_globals(part, f"{part.__name__}_{tag}", **bodies))
+                 for part in (begin_chunk, after_chunk, finish_chunk)}
+        parts["stops_due"] = njit(**_INLINED)(bind_globals(stops_due, f"stops_due_{tag}", **kernels))
+        _BODY_PARTS[tag] = parts
+    return _BODY_PARTS[tag]
+
+
+def chunk_unit(integrator, environment: bool) -> Unit:
+    """:func:`step_chunk` bound to ``integrator``'s kernels with the plant's stage torque: with ``environment``
     (a field or an environment table) :func:`~attsim.engine.plant.plant_torque`, without
-    :func:`~attsim.engine.plant.plant_torque_no_environment` (what ``plant_torque`` returns for an empty table);
-    compiled in parallel and cached on disk under a name carrying the method's and the plant's digest."""
+    :func:`~attsim.engine.plant.plant_torque_no_environment` (what ``plant_torque`` returns for an empty table).
+    The method's step bound to the stage torque is the very compiled copy a mission's advance calls (one name,
+    one cache entry)."""
     key = (integrator.name, environment)
     if key not in _STEPS:
         torque = plant_torque if environment else plant_torque_no_environment
-        suffix = f"{integrator.name}_{torque.__name__}_{code_digest(integrator.step, torque)}"
-        kernels = dict(step=bind_stage_torque(integrator.step, torque, compile_suffix=suffix),
-                       unpack_state=integrator.unpack_state, pack_state=integrator.pack_state,
-                       output_state=integrator.output_state, must_stop=integrator.must_stop)
-        parts = {part.__name__: njit(**_INLINED)(bind_globals(part, f"{part.__name__}_{suffix}", **kernels))
-                 for part in _PARTS}
-        chunk = njit(**_INLINED)(bind_globals(step_chunk, f"step_chunk_{suffix}", **parts))
-        _STEPS[key] = njit(**_PARALLEL)(bind_globals(ensemble_step, f"ensemble_step_{suffix}", step_chunk=chunk))
+        suffix = f"{torque.__name__}_{code_digest(integrator.step, torque)}"  # as compiled_template names it
+        step = bind_stage_torque(integrator.step, torque, compile_suffix=suffix)
+        parts = dict(_body_parts(integrator), substep_chunk=njit(**_INLINED)(
+            bind_globals(substep_chunk, f"substep_chunk_{integrator.name}_{suffix}", step=step)))
+        _STEPS[key] = Unit(step_chunk, f"step_chunk_{integrator.name}_{torque.__name__}", parts)
     return _STEPS[key]
 
 

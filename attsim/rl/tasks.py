@@ -210,10 +210,9 @@ class Task:
         obs, reward, terminated = np.empty((n, self.observation_size), np.float32), np.empty(n), np.empty(n, bool)
         wheels = (ensemble.wheel_h_Nms, ensemble.wheel_inertia_kg_m2, ensemble.wheel_max_speed_rad_s,
                   ensemble.wheel_axes)
-        with ensemble.threads():
-            kernels.outcomes(ensemble.state, wheels, np.ascontiguousarray(gyro), np.ascontiguousarray(field),
-                             np.ascontiguousarray(action, dtype=float), target, parts, scales, weights, obs, reward,
-                             terminated)
+        kernels.outcomes(ensemble.state, wheels, np.ascontiguousarray(gyro), np.ascontiguousarray(field),
+                         np.ascontiguousarray(action, dtype=float), target, parts, scales, weights, obs, reward,
+                         terminated)
         return obs, reward, terminated
 
 
