@@ -47,7 +47,7 @@ from ..sensors.devices import Gyro, Magnetometer
 from .kernels import CHUNK, GYRO, MAGNETOMETER, P_BIAS, P_BIAS_RW, P_NOISE, P_PERIOD, P_QUANTIZATION, STEP_OPTIONS, \
     STEP_UNIT, STOPPED, body_field, chunk_unit, sample_sensors, scratch_rows, step_signatures
 
-__all__ = ["Ensemble", "Commands", "DISPERSED"]
+__all__ = ["Ensemble", "Commands", "DISPERSED", "step_units"]
 
 # the fewest bodies worth a thread of their own: below it a step runs on fewer threads (a thread's wake-up costs
 # microseconds on an idle machine, milliseconds on a busy one, against ~1 µs of work a body)
@@ -488,8 +488,8 @@ class Ensemble:
         if value is None:
             return zeros
         if isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == shape and \
-                value.flags.c_contiguous:
-            array = value  # the usual case: checked without a copy (C order: the compiled step's one layout)
+                value.flags.c_contiguous and value.flags.writeable and value.flags.aligned:
+            array = value  # the usual case: checked without a copy (the compiled step's one array type)
             if not np.isfinite(array).all():
                 bad = np.argwhere(~np.isfinite(array))[0]
                 raise InputError(field, "must be finite", f"body {bad[0]}: {array[tuple(bad)]!r}")
@@ -514,27 +514,32 @@ class Ensemble:
 
     def step_checked(self, c: Commands) -> None:
         """:meth:`step` with commands already checked (:meth:`commands`)."""
-        env_t, env_v = self._table
-        scale = self._magnetorquer is not None and self._magnetorquer.saturation == "scale"
         threads = numba.get_num_threads()
         wanted = min(threads, max(1, self.n // BODIES_PER_THREAD))
         if wanted != threads:  # a small ensemble runs on fewer threads: waking one costs more than its share
             numba.set_num_threads(wanted)
         try:
-            self._step(c, env_t, env_v, scale)
+            self._step(c)
         finally:
             if wanted != threads:
                 numba.set_num_threads(threads)
         if self.status.any():
             self._raise_fault()
 
-    def _step(self, c, env_t, env_v, scale) -> None:
-        args = (self.state, self.steps, self.period_s, self.max_step_s, c, WheelBank(
+    def _step_args(self, c: Commands) -> tuple:
+        """The compiled step's arguments (:func:`attsim.ensemble.kernels.ensemble_step`, after the chunk's address)
+        for the commands ``c``."""
+        env_t, env_v = self._table
+        scale = self._magnetorquer is not None and self._magnetorquer.saturation == "scale"
+        return (self.state, self.steps, self.period_s, self.max_step_s, c, WheelBank(
             self.wheel_axes, self.wheel_inertia_kg_m2, self.wheel_max_torque_Nm, self.wheel_max_speed_rad_s,
             self.wheel_h_Nms, self.wheel_torque_Nm, self.wheel_torque_saturated, self.wheel_speed_saturated,
             self.wheel_requested_Nm, self._work), self.dipole_max_Am2, scale, self.dipole_Am2, self.J, self.Jinv,
             self._params, env_t, env_v, self._faces, self._switches, self._residual, self._stops, self.status,
             self._scratch)
+
+    def _step(self, c: Commands) -> None:
+        args = self._step_args(c)
         if self._compiled is None:
             self._compiled = self._compile(args)
         step, chunk = self._compiled
@@ -625,3 +630,18 @@ class Ensemble:
         """The seed of the Mission that body ``k`` reproduces: ``attsim.dispersions.run_seed(seed, k)``."""
         return run_seed(self.seed, k)
 
+
+
+def step_units(methods=("rk4",)) -> list:
+    """``(unit, signature, options)`` of the compiled steps of ensembles of ``methods``, without and with an
+    environment table: what ``attsim compile`` compiles ahead (:mod:`attsim.engine.precompile`). The arguments'
+    types do not depend on the ensemble's size, wheels or settings, so these are the very units every such
+    ensemble runs. The other methods' chunks (a few seconds each: they share the rest) compile at first use."""
+    found = {}
+    wheel = ReactionWheel("rw", (1.0, 0.0, 0.0), 1e-5, 1e-3, 600.0)
+    for method in methods:
+        for field in (None, (1e-5, 0.0, 0.0)):
+            ensemble = Ensemble(1, (1.0, 1.0, 1.0), wheels=[wheel], method=method, field=field, duration=1.0)
+            for unit, signature, options in ensemble._units(ensemble._step_args(ensemble.commands())):
+                found[(unit.cache_name(), str(signature))] = (unit, signature, options)
+    return list(found.values())

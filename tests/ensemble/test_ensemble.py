@@ -248,3 +248,20 @@ def test_every_body_of_a_chunked_ensemble_is_that_body_stepped_alone_to_the_bit(
 def test_has_field_says_whether_the_ensemble_has_an_environment_table():
     assert not _small().has_field
     assert _small(field=(2e-5, 0.0, 0.0)).has_field
+
+
+def test_attsim_compile_compiles_the_steps_every_rk4_ensemble_runs():
+    """The compiled step's argument types depend on nothing an ensemble is given (size, wheels, magnetorquer,
+    sensors, environment): the units ``attsim compile`` makes are the very ones every rk4 ensemble runs."""
+    from attsim.engine.precompile import all_needs
+
+    compiled = {(need.unit.cache_name(), str(need.signature)) for need in all_needs()}
+    ensembles = [
+        _small(n=3), _small(n=70, wheels=_wheels(pyramid_axes(4)), magnetorquer=attsim.Magnetorquer(0.2, "scale"),
+                            field=(2e-5, 0.0, 0.0), sensors=[attsim.Gyro(10.0)]),
+        attsim.Ensemble(2, np.stack([J_CUBESAT, 1.1 * J_CUBESAT]), wheels=[], period_s=1.0,
+                        environment=Environment(KeplerOrbit.circular(550.0, 97.6), field="dipole"), duration=2.0),
+    ]
+    for ensemble in ensembles:
+        for unit, signature, _ in ensemble._units(ensemble._step_args(ensemble.commands())):
+            assert (unit.cache_name(), str(signature)) in compiled, unit.name
