@@ -141,11 +141,10 @@ def body_wheels(wheels, k):
                      wheels.requested_Nm[k], wheels.work)
 
 
-def begin_body(k, b, s, t0, t1, state, max_step_s, commands, wheels, dipole_max, dipole_scale, dipole, J, Jinv,
-               params):
-    """Body ``k``'s commands at ``t0`` (as a mission's actuators take them) and its advance's held inputs to ``t1``,
-    into entries ``b`` of the scratch ``s``; returns its sub-step count. A template (``unpack_state``,
-    ``output_state``: the method's)."""
+def begin_body(k, b, s, t0, t1, n, state, commands, wheels, dipole_max, dipole_scale, dipole, J, Jinv, params):
+    """Body ``k``'s commands at ``t0`` (as a mission's actuators take them) and its advance's held inputs to ``t1``
+    in ``n`` sub-steps, into entries ``b`` of the scratch ``s``. A template (``unpack_state``, ``output_state``:
+    the method's)."""
     bank = body_wheels(wheels, k)
     x = unpack_state(state[k])  # noqa: F821 - bound per method
     q, w = output_state(x, _tuple9(J[k]), params)  # noqa: F821
@@ -155,8 +154,6 @@ def begin_body(k, b, s, t0, t1, state, max_step_s, commands, wheels, dipole_max,
     m, _ = magnetorquer_saturate((c[k, 0], c[k, 1], c[k, 2]), (dipole_max[k, 0], dipole_max[k, 1],
                                                                 dipole_max[k, 2]), dipole_scale)
     dipole[k, 0], dipole[k, 1], dipole[k, 2] = m
-    span = t1 - t0
-    n = substep_count(span, max_step_s) if span > 0.0 else 0  # a mission's advance over no time takes no step
     tau_w, h_w = wheels_total(bank)
     x_q, x_w = x
     # each row's entry b (written out row by row: small loops compile faster than a helper per tuple type)
@@ -171,13 +168,12 @@ def begin_body(k, b, s, t0, t1, state, max_step_s, commands, wheels, dipole_max,
     for i in range(9):
         s[(S_J + i) * CHUNK + b] = J[k, i]
         s[(S_JINV + i) * CHUNK + b] = Jinv[k, i]
-    s[S_T0 * CHUNK + b], s[S_SPAN * CHUNK + b], s[S_N * CHUNK + b], s[S_REF * CHUNK + b] = t0, span, float(n), t0
+    s[S_T0 * CHUNK + b], s[S_SPAN * CHUNK + b], s[S_N * CHUNK + b], s[S_REF * CHUNK + b] = t0, t1 - t0, float(n), t0
     s[S_STOPS * CHUNK + b], s[S_END * CHUNK + b], s[S_STOPPED * CHUNK + b] = 0.0, t1, 0.0
     for j in range(bank.axis.shape[0]):
         r = (S_WHEELS + WHEEL_ROWS * j) * CHUNK + b
         s[r + W_TORQUE * CHUNK], s[r + W_H * CHUNK] = bank.torque_Nm[j], bank.h_Nms[j]
         s[r + W_INERTIA * CHUNK], s[r + W_LIMIT * CHUNK] = bank.inertia_kg_m2[j], bank.max_speed_rad_s[j]
-    return n
 
 
 def substep_chunk(s, count, i, max_step_s, params, env):
@@ -268,13 +264,15 @@ def begin_chunk(lo, count, s, state, steps, period_s, max_step_s, commands, whee
                 dipole, J, Jinv, params):
     """:func:`begin_body` for the ``count`` bodies from ``lo``: returns the most sub-steps any of them takes (a
     template: called once a chunk, so that its code is compiled once for every method and stage torque)."""
-    substeps, step, t0, t1 = 0, -1, 0.0, 0.0
+    substeps, step, t0, t1, n = 0, -1, 0.0, 0.0, 0
     for b in range(count):
         if steps[lo + b] != step:  # a mission's controller times (snapped as its grids are), once for bodies in step
             step = steps[lo + b]
             t0, t1 = grid_time(0.0, step, period_s), grid_time(0.0, step + 1, period_s)
-        substeps = max(substeps, begin_body(lo + b, b, s, t0, t1, state, max_step_s, commands, wheels,  # noqa: F821
-                                            dipole_max, dipole_scale, dipole, J, Jinv, params))
+            n = substep_count(t1 - t0, max_step_s) if t1 > t0 else 0  # a mission's advance over no time: no step
+        begin_body(lo + b, b, s, t0, t1, n, state, commands, wheels, dipole_max, dipole_scale, dipole,  # noqa: F821
+                   J, Jinv, params)
+        substeps = max(substeps, n)
     return substeps
 
 
