@@ -80,6 +80,7 @@ def scratch_rows(wheels: int) -> int:
     """Rows of a thread's scratch (each :data:`CHUNK` doubles) for bodies with ``wheels`` wheels."""
     return S_WHEELS + WHEEL_ROWS * wheels
 
+
 _PARALLEL = dict(JIT, parallel=True, _nrt=False)  # no reference counts: views of rows would contend
 _INLINED = dict(JIT, **LOOP_INLINED)
 _CALLED = dict(JIT, **LOOP_CALLED)
