@@ -16,9 +16,15 @@ Prints, as medians of several runs on this machine:
   importable, else a line saying it was skipped.
 
 Run: ``python tools/bench_ensemble.py`` (``--quick``: fewer repeats and sizes).
-The threading layer is numba's (``NUMBA_THREADING_LAYER``); on a machine
-shared with other work, ``workqueue`` suffers less than ``omp`` from busy
-waits.
+Every rate is printed per wall second and per CPU-second of the process
+(every thread's): on a machine shared with other work the wall rate says
+what this run got, the CPU rate what the work costs. The threading layer is
+numba's (``NUMBA_THREADING_LAYER``). With GNU OpenMP (numba's ``omp``
+layer) this benchmark sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is set:
+OpenMP's default spins a waiting thread for a while, and when another
+process holds one of two cores, the spinning thread keeps the one it waits
+for off the other (2 threads ran 4x slower than 1 here). ``OMP_WAIT_POLICY=
+active`` measures the default.
 """
 
 from __future__ import annotations
@@ -30,8 +36,10 @@ import sys
 import time
 from pathlib import Path
 
-import numba
-import numpy as np
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before numba loads OpenMP (module docstring)
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -62,8 +70,8 @@ def cpu_and_wall(fn, repeats: int) -> tuple[float, float]:
 
 
 def propagation_rate(n: int, repeats: int, steps: int = 5, cpu: bool = False):
-    """RK4 body-steps per second of ``n`` bodies with three wheels under small random torques (and per CPU-second
-    with ``cpu``)."""
+    """RK4 body-steps per wall second of ``n`` bodies with three wheels under small random torques (and per
+    CPU-second with ``cpu``)."""
     ensemble = wheel_ensemble(n)
     commands = ensemble.commands(np.random.default_rng(0).uniform(-1e-5, 1e-5, (n, 3)))
     substeps = round(ensemble.period_s / ensemble.max_step_s)
@@ -113,8 +121,10 @@ def main(argv=None) -> None:
           f"load average {os.getloadavg()[0]:.1f}")
     t = time.perf_counter()
     propagation_rate(4, 1, 1)
+    layer = numba.threading_layer()
+    policy = f", OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}" if layer == "omp" else ""
     print(f"first ensemble step (compile or load from the cache): {time.perf_counter() - t:.1f} s; "
-          f"threading layer {numba.threading_layer()}")
+          f"threading layer {layer}{policy}")
 
     print("\nEnsemble propagation: rigid body + 3 wheels, RK4, max_step 0.01 s")
     rate, per_cpu = propagation_rate(4096, repeats, cpu=True)
@@ -128,14 +138,20 @@ def main(argv=None) -> None:
     print("  scaling with threads (N = 4,096):")
     for k in range(1, threads + 1):
         numba.set_num_threads(k)
-        print(f"    {k} thread{'s' if k > 1 else ' '}: {propagation_rate(4096, repeats) / 1e6:10.3f} M body-steps/s")
+        rate, per_cpu = propagation_rate(4096, repeats, cpu=True)
+        print(f"    {k} thread{'s' if k > 1 else ' '}: {rate / 1e6:10.3f} M body-steps/s, "
+              f"{per_cpu / 1e6:.3f} M per CPU-second")
     numba.set_num_threads(threads)
 
     print("\nVector environment attsim/Pointing-v0 (0.1 s control period)")
     steps, simulated, per_cpu = vector_env_rate(4096, repeats)
     verdict = "meets" if steps >= VECTOR_TARGET else "below"
-    print(f"  4,096 environments: {steps / 1e6:8.3f} M env-steps/s = {simulated:,.0f} simulated s per wall s   "
-          f"({verdict} the target of {VECTOR_TARGET / 1e6:.0f} M/s); {per_cpu / 1e6:.3f} M per CPU-second")
+    print(f"  4,096 environments, {threads} threads: {steps / 1e6:8.3f} M env-steps/s = {simulated:,.0f} simulated s "
+          f"per wall s   ({verdict} the target of {VECTOR_TARGET / 1e6:.0f} M/s); {per_cpu / 1e6:.3f} M per CPU-second")
+    numba.set_num_threads(1)
+    steps, _, per_cpu = vector_env_rate(4096, repeats)
+    numba.set_num_threads(threads)
+    print(f"  4,096 environments, 1 thread : {steps / 1e6:8.3f} M env-steps/s; {per_cpu / 1e6:.3f} M per CPU-second")
     print(f"  {bsk_rl_rate()}")
 
     ensemble = wheel_ensemble(65536)

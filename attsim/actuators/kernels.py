@@ -24,8 +24,9 @@ from typing import NamedTuple
 import numpy as np
 from .._core.jit import LOOP_INLINED, njit
 
-__all__ = ["WheelBank", "WORK_COLUMNS", "empty_wheel_bank", "wheel_speed", "wheel_command", "wheel_commands",
-           "wheels_total", "wheels_relative_momentum", "saturate_bars", "magnetorquer_dipole", "SATURATION_NONE",
+__all__ = ["WheelBank", "WORK_COLUMNS", "empty_wheel_bank", "wheel_speed", "relative_speed", "beyond_limit",
+           "pushes_past_limit", "speed_stop_due", "wheel_command", "wheel_commands", "wheels_total",
+           "wheels_relative_momentum", "saturate_bars", "magnetorquer_dipole", "SATURATION_NONE",
            "SATURATION_START", "SATURATION_END"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._core.jit: inlined, no refcounts
@@ -84,17 +85,38 @@ def empty_wheel_bank(count: int = 0) -> WheelBank:
 
 
 @njit(**_JIT)
+def relative_speed(h_Nms, inertia_kg_m2, a, w):
+    """``Ω = h / I - a·ω``: the speed relative to the body (rad/s) of a wheel of axial momentum ``h_Nms``, spin
+    inertia ``inertia_kg_m2`` and axis ``a`` on a body turning at ``w``."""
+    return h_Nms / inertia_kg_m2 - (a[0] * w[0] + a[1] * w[1] + a[2] * w[2])
+
+
+@njit(**_JIT)
 def wheel_speed(bank, j, h_Nms, w):
     """``Ω_j = h_j / I_j - a_j·ω``: wheel ``j``'s speed relative to the body (rad/s) at momentum ``h_Nms``."""
-    a = bank.axis[j]
-    return h_Nms / bank.inertia_kg_m2[j] - (a[0] * w[0] + a[1] * w[1] + a[2] * w[2])
+    return relative_speed(h_Nms, bank.inertia_kg_m2[j], bank.axis[j], w)
+
+
+@njit(**_JIT)
+def beyond_limit(speed, torque, limit):
+    """True when ``torque`` would drive a wheel at ``speed`` further beyond its speed limit ``limit``."""
+    return (torque > 0.0 and speed >= limit) or (torque < 0.0 and speed <= -limit)
 
 
 @njit(**_JIT)
 def pushes_past_limit(bank, j, speed, torque):
     """True when ``torque`` would drive wheel ``j`` further beyond its speed limit."""
-    limit = bank.max_speed_rad_s[j]
-    return (torque > 0.0 and speed >= limit) or (torque < 0.0 and speed <= -limit)
+    return beyond_limit(speed, torque, bank.max_speed_rad_s[j])
+
+
+@njit(**_JIT)
+def speed_stop_due(h_Nms, torque, inertia_kg_m2, max_speed_rad_s, a, w, dt):
+    """``(due, speed)``: whether a wheel (momentum ``h_Nms``, held motor torque ``torque``, spin inertia, speed
+    limit, axis ``a``) must be stopped ``dt`` later, when the body turns at ``w``, and its speed then: its torque
+    drives it further beyond its limit. The plant's check after every step
+    (:func:`attsim.engine.plant.speed_stops`)."""
+    speed = relative_speed(h_Nms + torque * dt, inertia_kg_m2, a, w)
+    return torque != 0.0 and beyond_limit(speed, torque, max_speed_rad_s), speed
 
 
 @njit(**_JIT)

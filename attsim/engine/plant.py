@@ -25,7 +25,7 @@ import numpy as np
 from .._core.events import log_event
 from .._core.jit import LOOP_CALLED, LOOP_INLINED, njit
 from .._core.units import Unit, as_function, deref
-from ..actuators.kernels import W_INTEGRATED, pushes_past_limit, wheel_speed, wheels_total
+from ..actuators.kernels import W_INTEGRATED, speed_stop_due, wheels_total
 from ..actuators.loop import EVENT_SATURATION, WHAT_SPEED
 from ..actuators.wheel_dynamics import (begin_wheel_step, end_wheel_step, inputs_alone, inputs_and_work,
                                         plant_torque_wheels)
@@ -38,8 +38,9 @@ from .world import (DIVERGED, GIMBAL_LOCK, HELD_DIPOLE, HELD_H_W, HELD_T0, HELD_
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inlined in the units
 
-__all__ = ["PlantInputs", "plant_torque", "plant_advance_loop", "advance_unit", "advance_unit_for", "advance_held",
-           "write_head", "WRITE_HEAD", "NO_FACES"]
+__all__ = ["PlantInputs", "plant_torque", "plant_torque_no_environment", "plant_advance_loop", "substep_count",
+           "substep", "hold_wheels_to", "speed_stops", "stop_wheels", "advance_unit", "advance_unit_for",
+           "advance_held", "write_head", "WRITE_HEAD", "NO_FACES"]
 
 NO_FACES = np.empty((0, 10))
 
@@ -63,6 +64,26 @@ class PlantInputs(NamedTuple):
     switches: DisturbanceSwitches
     J: tuple
     residual_dipole_Am2: tuple
+
+
+@njit(**_JIT)
+def plant_torque_no_environment(t, q, w, inputs):
+    """:func:`plant_torque` without an environment table (neither a field nor an environment): the held external
+    torque, the wheels' reaction and their gyrostat coupling, ``τ_ext - τ_w - ω × h_w(t)``.
+
+    :func:`plant_torque` returns it whenever its table is empty, so a caller
+    that knows the table is empty (an ensemble without a field, decided once
+    at its construction) may take it as the stage torque: the same
+    arithmetic, inlined and without the table's test.
+    """
+    p = inputs
+    dt = t - p.t0_s
+    h0, tau_w, ext = p.h_wheels0_Nms, p.tau_wheels_Nm, p.tau_ext_Nm
+    hx = h0[0] + tau_w[0] * dt
+    hy = h0[1] + tau_w[1] * dt
+    hz = h0[2] + tau_w[2] * dt
+    return (ext[0] - tau_w[0] - (w[1] * hz - w[2] * hy), ext[1] - tau_w[1] - (w[2] * hx - w[0] * hz),
+            ext[2] - tau_w[2] - (w[0] * hy - w[1] * hx))
 
 
 @njit(cache=True, nogil=True, error_model="numpy", **LOOP_CALLED)
@@ -91,8 +112,7 @@ def plant_torque(t, q, w, inputs):
     t_env = stage_time(t, p.t0_s)
     k, f = table_cell(p.env_t, t_env)
     if k < 0:  # no table (neither a field nor an environment): no m × B and no disturbance to evaluate
-        return (ext[0] - tau_w[0] - (w[1] * hz - w[2] * hy), ext[1] - tau_w[1] - (w[2] * hx - w[0] * hz),
-                ext[2] - tau_w[2] - (w[0] * hy - w[1] * hx))
+        return plant_torque_no_environment(t, q, w, p)
     b = qrotate(normalized4(qconj(q)), lerp3(p.env_v, k, f, B_I))
     tx = ext[0] + m[1] * b[2] - m[2] * b[1] - tau_w[0] - (w[1] * hz - w[2] * hy)
     ty = ext[1] + m[2] * b[0] - m[0] * b[2] - tau_w[1] - (w[2] * hx - w[0] * hz)
@@ -107,11 +127,12 @@ def plant_torque(t, q, w, inputs):
 def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params, stops):
     """Advance the plant from ``t0`` to ``t1`` under held commands, enforcing the wheels' speed limits.
 
-    Steps of at most ``max_step`` (step ``i`` starts at ``t0 + i max_step``;
-    the last is shortened to land on ``t1``). After every step each wheel
-    whose motor pushes it beyond its speed limit is stopped there: its
-    torque becomes zero and the held inputs restart from that time, so the
-    limit holds to within one step's change of the wheel speed. Each stop
+    Steps of at most ``max_step`` (:func:`substep_count`, :func:`substep`:
+    step ``i`` starts at ``t0 + i max_step``; the last is shortened to land
+    on ``t1``). After every step each wheel whose motor pushes it beyond its
+    speed limit is stopped there (:func:`speed_stops`, :func:`stop_wheels`):
+    its torque becomes zero and the held inputs restart from that time, so
+    the limit holds to within one step's change of the wheel speed. Each stop
     is written to ``stops`` as a row ``(t, wheel index, speed)``. Wheels
     with friction or imbalance are integrated with the body, step by step
     (:mod:`attsim.actuators.wheel_dynamics`).
@@ -129,18 +150,13 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
     span = t1 - t0
     if span <= 0.0:
         return state, False, t1, n_stops, SOUND
-    ratio = span / max_step
-    n = int(ratio)
-    if ratio - n > 1e-9 * max(1.0, ratio):
-        n += 1
-    n = max(n, 1)
+    n = substep_count(span, max_step)
     n_wheels = wheels.axis.shape[0]
     integrated = wheels.work[0, W_INTEGRATED] != 0.0
     targs = stage_args(inputs, wheels.work)  # noqa: F821 - bound per variant (advance_template)
     t_ref = inputs.t0_s  # wheels.h_Nms holds the momenta at t_ref
     for i in range(n):
-        t_i = t0 + i * max_step
-        h = max_step if i < n - 1 else span - (n - 1) * max_step
+        t_i, h = substep(t0, span, max_step, i, n)
         if integrated:
             begin_wheel_step(wheels, h)
         state = step(targs, t_i, h, state, J, Jinv, params)  # noqa: F821 - bound per method
@@ -149,37 +165,72 @@ def plant_advance_loop(state, t0, t1, max_step, inputs, wheels, J, Jinv, params,
             end_wheel_step(wheels, h)
             t_ref = t_e
         if must_stop(state, params):  # noqa: F821
-            for j in range(n_wheels):
-                wheels.h_Nms[j] += wheels.torque_Nm[j] * (t_e - t_ref)
+            hold_wheels_to(wheels, t_e, t_ref)
             return state, True, t_e, n_stops, SOUND
-        stop_any = False
         if n_wheels > 0:
             _, w = output_state(state, J, params)  # noqa: F821
-            for j in range(n_wheels):
-                tau = wheels.torque_Nm[j]
-                if tau != 0.0:
-                    speed = wheel_speed(wheels, j, wheels.h_Nms[j] + tau * (t_e - t_ref), w)
-                    if pushes_past_limit(wheels, j, speed, tau) and n_stops < stops.shape[0]:
-                        stops[n_stops, 0], stops[n_stops, 1], stops[n_stops, 2] = t_e, j, speed
-                        n_stops += 1
-                        stop_any = True
-        if stop_any:
-            for j in range(n_wheels):
-                wheels.h_Nms[j] += wheels.torque_Nm[j] * (t_e - t_ref)
-            for k in range(n_stops):
-                if stops[k, 0] == t_e:
-                    j = int(stops[k, 1])
-                    wheels.torque_Nm[j] = 0.0
-                    wheels.speed_saturated[j] = 1.0
-            t_ref = t_e
-            tau_w, h_w = wheels_total(wheels)
-            inputs = PlantInputs(t_e, inputs.tau_ext_Nm, inputs.dipole_Am2, tau_w, h_w, inputs.env_t, inputs.env_v,
-                                 inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
-            targs = stage_args(inputs, wheels.work)  # noqa: F821
-    for j in range(n_wheels):
-        wheels.h_Nms[j] += wheels.torque_Nm[j] * (t1 - t_ref)
+            stopped_now = speed_stops(wheels, w, t_e, t_ref, stops, n_stops)
+            if stopped_now > n_stops:
+                n_stops = stopped_now
+                inputs = stop_wheels(wheels, inputs, t_e, t_ref, stops, n_stops)
+                t_ref = t_e
+                targs = stage_args(inputs, wheels.work)  # noqa: F821
+    hold_wheels_to(wheels, t1, t_ref)
     q, w = output_state(state, J, params)  # noqa: F821
     return state, False, t1, n_stops, state_fault(q, w, max_step)
+
+
+@njit(**_JIT)
+def substep_count(span, max_step):
+    """The sub-steps of at most ``max_step`` that cover ``span`` > 0 (a span within 1e-9 of a whole number of
+    ``max_step`` takes that number: round-off in the span adds no sliver of a step)."""
+    ratio = span / max_step
+    n = int(ratio)
+    if ratio - n > 1e-9 * max(1.0, ratio):
+        n += 1
+    return max(n, 1)
+
+
+@njit(**_JIT)
+def substep(t0, span, max_step, i, n):
+    """``(t_i, h)``: the start and length of sub-step ``i`` of ``n`` from ``t0`` (the last lands on ``t0 + span``)."""
+    return t0 + i * max_step, (max_step if i < n - 1 else span - (n - 1) * max_step)
+
+
+@njit(**_JIT)
+def hold_wheels_to(wheels, t, t_ref):
+    """Bring the wheels' momenta from ``t_ref`` to ``t`` under their held motor torques (``h += τ (t - t_ref)``)."""
+    for j in range(wheels.axis.shape[0]):
+        wheels.h_Nms[j] += wheels.torque_Nm[j] * (t - t_ref)
+
+
+@njit(**_JIT)
+def speed_stops(wheels, w, t_e, t_ref, stops, n_stops):
+    """After a step ending at ``t_e`` (body rate ``w``): record, from row ``n_stops`` of ``stops`` on, each wheel
+    whose held torque pushes it beyond its speed limit, as ``(t_e, wheel index, speed)``; returns the new count
+    (``wheels.h_Nms`` holds the momenta at ``t_ref``)."""
+    for j in range(wheels.axis.shape[0]):
+        due, speed = speed_stop_due(wheels.h_Nms[j], wheels.torque_Nm[j], wheels.inertia_kg_m2[j],
+                                    wheels.max_speed_rad_s[j], wheels.axis[j], w, t_e - t_ref)
+        if due and n_stops < stops.shape[0]:
+            stops[n_stops, 0], stops[n_stops, 1], stops[n_stops, 2] = t_e, j, speed
+            n_stops += 1
+    return n_stops
+
+
+@njit(**_JIT)
+def stop_wheels(wheels, inputs, t_e, t_ref, stops, n_stops):
+    """Stop the wheels ``stops`` recorded at ``t_e``: the momenta brought to ``t_e``, those wheels' torque zero and
+    speed-saturated; returns the :class:`PlantInputs` held from ``t_e``."""
+    hold_wheels_to(wheels, t_e, t_ref)
+    for k in range(n_stops):
+        if stops[k, 0] == t_e:
+            j = int(stops[k, 1])
+            wheels.torque_Nm[j] = 0.0
+            wheels.speed_saturated[j] = 1.0
+    tau_w, h_w = wheels_total(wheels)
+    return PlantInputs(t_e, inputs.tau_ext_Nm, inputs.dipole_Am2, tau_w, h_w, inputs.env_t, inputs.env_v,
+                       inputs.faces, inputs.switches, inputs.J, inputs.residual_dipole_Am2)
 
 
 @njit(**_JIT)

@@ -4,10 +4,12 @@
 kind's own (:attr:`LoopPart.units`), each component class's (a sensor's
 ``sample_unit``, a law's ``loop_unit``), the engine's writer, the advance of
 every mission method with and without integrated wheels, the loop and the
-Python path's advance. :func:`compile_all` compiles those not yet on disk,
-holding a machine-wide lock (two processes never compile the same units at
-once; the second waits and then finds them on disk), and keeps how long each
-took (:func:`compile_estimate` reads it back). A user's
+Python path's advance, and an :class:`~attsim.Ensemble`'s step (``rk4``,
+without and with a field: :func:`attsim.ensemble.ensemble.step_units`).
+:func:`compile_all` compiles those not yet on disk, holding a machine-wide
+lock (two processes never compile the same units at once; the second waits
+and then finds them on disk), and keeps how long each took
+(:func:`compile_estimate` reads it back). A user's
 :class:`~attsim.NumbaController` law is compiled by the run that uses it.
 
 ``python -m attsim.engine.precompile`` (what ``attsim compile`` and
@@ -29,6 +31,7 @@ import numpy as np
 
 from .. import actuators, control, estimation, guidance, sensors
 from .._core.units import compile_records, compile_unit, unit_is_cached
+from ..ensemble.ensemble import step_units as ensemble_step_units
 from ..integrators import REGISTRY
 from ..telemetry.lock import RunLock
 from .backend import Need, RunUnits, advance_needs, loop_needs, missing
@@ -67,6 +70,7 @@ def all_needs():
     for integrator in methods:
         for integrated in (False, True):
             needs.append(Need(advance_unit_for(integrator, integrated), sig.advance, {}))
+    needs += [Need(unit, signature, options) for unit, signature, options in ensemble_step_units()]
     hold = next(part.hold_unit for part in KIND_PARTS if hasattr(part, "hold_unit"))
     loop = loop_needs(world, RunUnits([], [], [], advance_unit_for(methods[0], False), hold, {}))
     needs += loop[-3:] + advance_needs(methods[0], world)[1:2]

@@ -29,9 +29,10 @@ import numpy as np
 import pandas as pd
 
 from .._core.timegrid import grid_time
+from .._core.units import compile_unit, jit_address
 from .._core.validate import finite_array, one_of, positive_scalar, unit_quaternion, vector3
 from ..actuators.devices import Magnetorquer, ReactionWheel
-from ..actuators.kernels import WORK_COLUMNS
+from ..actuators.kernels import WORK_COLUMNS, WheelBank
 from ..dispersions import checked as checked_dispersions
 from ..dispersions import draw_parameters, run_seed
 from ..engine.checks import NOT_FINITE, OFF_UNIT_NORM, SOUND
@@ -43,10 +44,10 @@ from ..inertia import check_inertia
 from ..integrators import REGISTRY
 from ..integrators.base import quaternion_rate_unpack
 from ..sensors.devices import Gyro, Magnetometer
-from .kernels import GYRO, MAGNETOMETER, P_BIAS, P_BIAS_RW, P_NOISE, P_PERIOD, P_QUANTIZATION, STOPPED, body_field, \
-    ensemble_step_for, sample_sensors
+from .kernels import CHUNK, GYRO, MAGNETOMETER, P_BIAS, P_BIAS_RW, P_NOISE, P_PERIOD, P_QUANTIZATION, STEP_OPTIONS, \
+    STEP_UNIT, STOPPED, body_field, chunk_unit, sample_sensors, scratch_rows, step_signatures
 
-__all__ = ["Ensemble", "Commands", "DISPERSED"]
+__all__ = ["Ensemble", "Commands", "DISPERSED", "step_units"]
 
 # the fewest bodies worth a thread of their own: below it a step runs on fewer threads (a thread's wake-up costs
 # microseconds on an idle machine, milliseconds on a busy one, against ~1 µs of work a body)
@@ -78,7 +79,7 @@ def _per_body(value, field: str, n: int, shape: tuple) -> np.ndarray:
     if array.shape == shape:
         return np.broadcast_to(array, (n,) + shape).copy()
     if array.shape == (n,) + shape:
-        return array
+        return np.ascontiguousarray(array)  # C order: the compiled step's one layout
     raise InputError(field, f"must have shape {shape} (every body) or {(n,) + shape} (one row per body)",
                      f"got shape {array.shape}")
 
@@ -180,6 +181,7 @@ class Ensemble:
         self.wheel_max_speed_rad_s = self._wheel_parameter(wheel_max_speed_rad_s, "wheel_max_speed_rad_s",
                                                            "max_speed_rad_s")
         self._allocate()
+        self._compiled = None  # the compiled step and its chunk's address, at the first step (_compile)
         self.reset()
 
     # --- configuration, checked once --------------------------------------
@@ -300,6 +302,9 @@ class Ensemble:
         self.dipole_max_Am2 = np.broadcast_to(np.asarray(limit, dtype=float), (n, 3)).copy()
         self.dipole_Am2 = np.zeros((n, 3))
         self._stops = np.zeros((n, nw + 1, 3))
+        # the compiled step's working rows, one row per thread (attsim.ensemble.kernels: a chunk of bodies at a time)
+        self._scratch = np.zeros((numba.config.NUMBA_NUM_THREADS, scratch_rows(nw) * CHUNK))
+
         self.status = np.zeros(n, dtype=np.int64)
         self._allocate_sensors()
         self._zeros = Commands(np.zeros((n, nw)), np.zeros((n, 3)), np.zeros((n, 3)))
@@ -486,8 +491,9 @@ class Ensemble:
     def _command(value, field, shape, zeros, absent: bool = False) -> np.ndarray:
         if value is None:
             return zeros
-        if isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == shape:
-            array = value  # the usual case: checked without a copy
+        if isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == shape and \
+                value.flags.c_contiguous and value.flags.writeable and value.flags.aligned:
+            array = value  # the usual case: checked without a copy (the compiled step's one array type)
             if not np.isfinite(array).all():
                 bad = np.argwhere(~np.isfinite(array))[0]
                 raise InputError(field, "must be finite", f"body {bad[0]}: {array[tuple(bad)]!r}")
@@ -512,27 +518,49 @@ class Ensemble:
 
     def step_checked(self, c: Commands) -> None:
         """:meth:`step` with commands already checked (:meth:`commands`)."""
-        env_t, env_v = self._table
-        scale = self._magnetorquer is not None and self._magnetorquer.saturation == "scale"
         threads = numba.get_num_threads()
         wanted = min(threads, max(1, self.n // BODIES_PER_THREAD))
         if wanted != threads:  # a small ensemble runs on fewer threads: waking one costs more than its share
             numba.set_num_threads(wanted)
         try:
-            self._step(c, env_t, env_v, scale)
+            self._step(c)
         finally:
             if wanted != threads:
                 numba.set_num_threads(threads)
         if self.status.any():
             self._raise_fault()
 
-    def _step(self, c, env_t, env_v, scale) -> None:
-        ensemble_step_for(self._integrator)(
-            self.state, self.steps, self.period_s, self.max_step_s, c.wheel_torque_Nm, c.dipole_Am2, c.torque_Nm,
+    def _step_args(self, c: Commands) -> tuple:
+        """The compiled step's arguments (:func:`attsim.ensemble.kernels.ensemble_step`, after the chunk's address)
+        for the commands ``c``."""
+        env_t, env_v = self._table
+        scale = self._magnetorquer is not None and self._magnetorquer.saturation == "scale"
+        return (self.state, self.steps, self.period_s, self.max_step_s, c, WheelBank(
             self.wheel_axes, self.wheel_inertia_kg_m2, self.wheel_max_torque_Nm, self.wheel_max_speed_rad_s,
             self.wheel_h_Nms, self.wheel_torque_Nm, self.wheel_torque_saturated, self.wheel_speed_saturated,
-            self.wheel_requested_Nm, self._work, self.dipole_max_Am2, scale, self.dipole_Am2, self.J, self.Jinv,
-            self._params, env_t, env_v, self._faces, self._switches, self._residual, self._stops, self.status)
+            self.wheel_requested_Nm, self._work), self.dipole_max_Am2, scale, self.dipole_Am2, self.J, self.Jinv,
+            self._params, env_t, env_v, self._faces, self._switches, self._residual, self._stops, self.status,
+            self._scratch)
+
+    def _step(self, c: Commands) -> None:
+        args = self._step_args(c)
+        if self._compiled is None:
+            self._compiled = self._compile(args)
+        step, chunk = self._compiled
+        step(chunk, *args)
+
+    def _compile(self, args) -> tuple:
+        """The compiled step and the address of the chunk unit of this ensemble's method and stage torque (compiled
+        once per machine, or loaded from the disk cache: :func:`step_units`)."""
+        (step_unit, step_signature, options), (unit, signature, _) = self._units(args)
+        chunk = jit_address(compile_unit(unit, signature), signature)
+        return compile_unit(step_unit, step_signature, **options), chunk
+
+    def _units(self, args) -> list:
+        """``(unit, signature, options)`` of the compiled step and of its chunk for the step's arguments ``args``."""
+        step_signature, chunk_signature = step_signatures(args)
+        return [(STEP_UNIT, step_signature, STEP_OPTIONS),
+                (chunk_unit(self._integrator, self.has_field), chunk_signature, {})]
 
     def _raise_fault(self):
         k = int(np.flatnonzero(self.status)[0])
@@ -579,7 +607,7 @@ class Ensemble:
 
     @property
     def has_field(self) -> bool:
-        return self._table.env_t.size > 0
+        return self._table.t_s.size > 0
 
     def frame(self) -> pd.DataFrame:
         """The state now as a pandas frame, one row per body (index ``body``), in the telemetry's column names."""
@@ -606,3 +634,18 @@ class Ensemble:
         """The seed of the Mission that body ``k`` reproduces: ``attsim.dispersions.run_seed(seed, k)``."""
         return run_seed(self.seed, k)
 
+
+
+def step_units(methods=("rk4",)) -> list:
+    """``(unit, signature, options)`` of the compiled steps of ensembles of ``methods``, without and with an
+    environment table: what ``attsim compile`` compiles ahead (:mod:`attsim.engine.precompile`). The arguments'
+    types do not depend on the ensemble's size, wheels or settings, so these are the very units every such
+    ensemble runs. The other methods' chunks (a few seconds each: they share the rest) compile at first use."""
+    found = {}
+    wheel = ReactionWheel("rw", (1.0, 0.0, 0.0), 1e-5, 1e-3, 600.0)
+    for method in methods:
+        for field in (None, (1e-5, 0.0, 0.0)):
+            ensemble = Ensemble(1, (1.0, 1.0, 1.0), wheels=[wheel], method=method, field=field, duration=1.0)
+            for unit, signature, options in ensemble._units(ensemble._step_args(ensemble.commands())):
+                found[(unit.cache_name(), str(signature))] = (unit, signature, options)
+    return list(found.values())

@@ -73,25 +73,22 @@ class AttitudeEnv(_Streams, gymnasium.Env):
         self.observation_space, self.action_space = _spaces(self.task)
         self.ensemble = self.task.ensemble(1)
         self._steps = 0
+        self._no_action = np.zeros((1, self.task.action_size))
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
         self.ensemble.reset(seeds=self._stream_seeds(1), **self.task.initial(self.np_random, 1))
         self._steps = 0
-        error = self.task.error_quaternion(self.ensemble)
-        return self.task.observe(self.ensemble, error)[0], {}
+        return self.task.outcome(self.ensemble, self._no_action)[0][0], {}
 
     def step(self, action):
         a = check_actions(action, (self.task.action_size,))[None, :]
         wheels, dipole = self.task.commands(self.ensemble, a)
         self.ensemble.step(wheels, dipole)
         self._steps += 1
-        error = self.task.error_quaternion(self.ensemble)
-        obs = self.task.observe(self.ensemble, error)[0]
-        reward = float(self.task.reward(self.ensemble, error, a)[0])
-        terminated = bool(self.task.terminated(self.ensemble)[0])
+        obs, reward, terminated = self.task.outcome(self.ensemble, a)
         truncated = self._steps >= self.task.episode_steps
-        return obs, reward, terminated, truncated, {"t_s": float(self.ensemble.t_s[0])}
+        return obs[0], float(reward[0]), bool(terminated[0]), truncated, {"t_s": float(self.ensemble.t_s[0])}
 
 
 class AttitudeVectorEnv(_Streams, VectorEnv):
@@ -119,6 +116,7 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
         self._episode_steps = np.zeros(self.num_envs, dtype=np.int64)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._shape = (self.num_envs, self.task.action_size)
+        self._no_action = np.zeros(self._shape)
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -126,36 +124,35 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
                                                                                             self.num_envs))
         self._episode_steps[:] = 0
         self._autoreset[:] = False
-        error = self.task.error_quaternion(self.ensemble)
-        return self.task.observe(self.ensemble, error), {}
+        return self.task.outcome(self.ensemble, self._no_action)[0], {}
 
     def step(self, actions):
         a = check_actions(actions, self._shape)
         wheels, dipole = self.task.commands(self.ensemble, a)
         self.ensemble.step(wheels, dipole)
         self._episode_steps += 1
-        restarted = self._autoreset
-        error = self.task.error_quaternion(self.ensemble)
-        reward = self.task.reward(self.ensemble, error, a)
-        terminated = self.task.terminated(self.ensemble)
         truncated = self._episode_steps >= self.task.episode_steps
         if self._same_step:
-            return self._step_same(error, reward, terminated, truncated)
+            return self._step_same(a, truncated)
+        restarted = self._autoreset
         if restarted.any():  # finished at the last step: their new episode starts now (NEXT_STEP)
-            index = np.flatnonzero(restarted)
-            self.ensemble.reset(index, seeds=self._stream_seeds(len(index)),
-                                **self.task.initial(self.np_random, len(index)))
-            self._episode_steps[index] = 0
-            error[index] = self.task.error_quaternion(self.ensemble)[index]
+            self._restart(np.flatnonzero(restarted))
+        obs, reward, terminated = self.task.outcome(self.ensemble, a)
+        if restarted.any():
             reward[restarted], terminated[restarted], truncated[restarted] = 0.0, False, False
-        obs = self.task.observe(self.ensemble, error)
         self._autoreset = terminated | truncated
         return obs, reward, terminated, truncated, {}
 
-    def _step_same(self, error, reward, terminated, truncated):
+    def _restart(self, index) -> None:
+        """A new episode for the environments ``index``: initial states drawn from the environment's generator."""
+        self.ensemble.reset(index, seeds=self._stream_seeds(len(index)), **self.task.initial(self.np_random,
+                                                                                               len(index)))
+        self._episode_steps[index] = 0
+
+    def _step_same(self, a, truncated):
         """SAME_STEP autoreset: a finished environment restarts within the step; its last observation is
         ``info["final_obs"]`` (masked by ``info["_final_obs"]``), the one returned is its new episode's first."""
-        obs = self.task.observe(self.ensemble, error)
+        obs, reward, terminated = self.task.outcome(self.ensemble, a)
         done = terminated | truncated
         info = {}
         if done.any():
@@ -163,8 +160,6 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
             final = np.zeros_like(obs)
             final[index] = obs[index]
             info = {"final_obs": final, "_final_obs": done.copy()}
-            self.ensemble.reset(index, seeds=self._stream_seeds(len(index)),
-                                **self.task.initial(self.np_random, len(index)))
-            self._episode_steps[index] = 0
-            obs[index] = self.task.observe(self.ensemble, self.task.error_quaternion(self.ensemble))[index]
+            self._restart(index)
+            obs[index] = self.task.outcome(self.ensemble, self._no_action)[0][index]
         return obs, reward, terminated, truncated, info

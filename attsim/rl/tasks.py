@@ -34,6 +34,7 @@ episode is cut (``truncated``) after ``episode_steps`` steps.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -43,6 +44,7 @@ from ..actuators.devices import Magnetorquer, ReactionWheel
 from ..ensemble import Ensemble
 from ..sensors.devices import Gyro, Magnetometer
 from ..errors import InputError
+from . import kernels
 
 __all__ = ["Task", "TASKS", "task", "OBSERVATIONS", "OBSERVATION_BOUNDS", "FIELD_SCALE_T", "rotating_field"]
 
@@ -160,6 +162,25 @@ class Task:
         return out
 
     # --- one step ------------------------------------------------------------
+    # compiled over the whole ensemble in one call (attsim.rl.kernels): a step of thousands of environments costs
+    # no temporary array per term
+
+    @functools.cached_property
+    def _constants(self) -> tuple:
+        """The task's observation parts, scales, weights and target as :func:`attsim.rl.kernels.outcomes` takes
+        them."""
+        codes = {"attitude": kernels.QUATERNION if self.attitude == "quaternion" else kernels.MRP,
+                 "rate": kernels.RATE, "wheels": kernels.WHEELS, "field": kernels.FIELD}
+        parts = np.array([codes[name] for name in self.observation], dtype=np.int64)
+        scales = np.zeros(4)
+        scales[kernels.SCALE_RATE], scales[kernels.SCALE_FIELD] = self.rate_scale_rad_s, FIELD_SCALE_T
+        scales[kernels.SCALE_MOMENTUM] = self.wheel_inertia_kg_m2 * self.wheel_max_speed_rad_s
+        scales[kernels.RATE_GOAL] = max(self.rate_goal_rad_s, 0.0)
+        weights = np.zeros(4)
+        for name, index in (("attitude", kernels.W_ATTITUDE), ("rate", kernels.W_RATE),
+                            ("momentum", kernels.W_MOMENTUM), ("action", kernels.W_ACTION)):
+            weights[index] = dict(self.weights)[name]
+        return parts, scales, weights, tuple(float(x) for x in self.target_q)
 
     def commands(self, ensemble: Ensemble, action: np.ndarray) -> tuple:
         """``(wheel torques, dipoles)`` (N m, A m²) of ``action`` in [-1, 1] (clipped there)."""
@@ -170,49 +191,32 @@ class Task:
         return wheels, dipole
 
     def error_quaternion(self, ensemble: Ensemble) -> np.ndarray:
-        """``q_target* ⊗ q_IB`` of every body, sign chosen so that ``w >= 0`` (the shorter rotation)."""
-        t = self.target_q
-        q = ensemble.state
-        w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-        tw, tx, ty, tz = t[0], -t[1], -t[2], -t[3]
-        e = np.stack([tw * w - tx * x - ty * y - tz * z, tw * x + tx * w + ty * z - tz * y,
-                      tw * y - tx * z + ty * w + tz * x, tw * z + tx * y - ty * x + tz * w], axis=1)
-        return np.where(e[:, :1] < 0.0, -e, e)
+        """``q_target* ⊗ q_IB`` of every body, sign chosen so that ``w >= 0`` (the shorter rotation), (n, 4)."""
+        out = np.empty((ensemble.n, 4))
+        kernels.error_quaternions(ensemble.state, self._constants[3], out)
+        return out
 
-    def observe(self, ensemble: Ensemble, error: np.ndarray) -> np.ndarray:
+    def outcome(self, ensemble: Ensemble, action: np.ndarray) -> tuple:
+        """``(observations, rewards, terminated)`` of every body now, after ``action`` (n, action size, in [-1, 1]):
+        float32 ``(n, observation size)`` (the parts of :attr:`observation` in order), float ``(n,)``, bool
+        ``(n,)`` (module docstring)."""
         readings = ensemble.sample() if self.measured else {}
-        parts = []
-        for name in self.observation:
-            if name == "attitude":
-                parts.append(error if self.attitude == "quaternion" else error[:, 1:] / (1.0 + error[:, :1]))
-            elif name == "rate":
-                parts.append(readings.get("gyro", ensemble.omega_rad_s) / self.rate_scale_rad_s)
-            elif name == "wheels":
-                parts.append(ensemble.wheel_speed_rad_s / ensemble.wheel_max_speed_rad_s)
-            else:
-                field = readings["mag"] if "mag" in readings else ensemble.field_body_T()
-                parts.append(field / FIELD_SCALE_T)
-        return np.concatenate(parts, axis=1).astype(np.float32)
+        parts, scales, weights, target = self._constants
+        n = ensemble.n
+        gyro = readings.get("gyro", _NO_ROWS)
+        field = _NO_ROWS
+        if "field" in self.observation:
+            field = readings["mag"] if "mag" in readings else ensemble.field_body_T()
+        obs, reward, terminated = np.empty((n, self.observation_size), np.float32), np.empty(n), np.empty(n, bool)
+        wheels = (ensemble.wheel_h_Nms, ensemble.wheel_inertia_kg_m2, ensemble.wheel_max_speed_rad_s,
+                  ensemble.wheel_axes)
+        kernels.outcomes(ensemble.state, wheels, np.ascontiguousarray(gyro), np.ascontiguousarray(field),
+                         np.ascontiguousarray(action, dtype=float), target, parts, scales, weights, obs, reward,
+                         terminated)
+        return obs, reward, terminated
 
-    def reward(self, ensemble: Ensemble, error: np.ndarray, action: np.ndarray) -> np.ndarray:
-        weights = dict(self.weights)
-        rate = np.sqrt(np.sum(ensemble.omega_rad_s ** 2, axis=1))
-        cost = weights["rate"] * rate / self.rate_scale_rad_s
-        if weights["attitude"]:
-            angle = 2.0 * np.arctan2(np.sqrt(np.sum(error[:, 1:] ** 2, axis=1)), error[:, 0])
-            cost += weights["attitude"] * angle / math.pi
-        if weights["momentum"] and self.n_wheels:
-            h_body = ensemble.wheel_h_Nms @ ensemble.wheel_axes
-            h_max = self.wheel_inertia_kg_m2 * self.wheel_max_speed_rad_s
-            cost += weights["momentum"] * np.sqrt(np.sum(h_body ** 2, axis=1)) / h_max
-        if weights["action"]:
-            cost += weights["action"] * np.mean(np.clip(action, -1.0, 1.0) ** 2, axis=1)
-        return -cost
 
-    def terminated(self, ensemble: Ensemble) -> np.ndarray:
-        if self.rate_goal_rad_s <= 0.0:
-            return np.zeros(ensemble.n, dtype=bool)
-        return np.sum(ensemble.omega_rad_s ** 2, axis=1) < self.rate_goal_rad_s ** 2
+_NO_ROWS = np.empty((0, 3))
 
 
 _EYE = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))

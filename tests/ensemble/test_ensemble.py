@@ -209,3 +209,59 @@ def test_the_readme_ensemble_and_rl_snippets_run_as_written():
     namespace = {}
     exec(compile(rl.replace("num_envs=1024", "num_envs=4"), "README rl", "exec"), namespace)
     assert namespace["obs"].shape == (4, 10)  # quaternion (4), rate (3), wheel speeds (3)
+
+
+@pytest.mark.parametrize("field", [None, (2e-5, -1e-5, 3e-5)])
+def test_every_body_of_a_chunked_ensemble_is_that_body_stepped_alone_to_the_bit(field):
+    """The compiled step runs the bodies in chunks, several in each vector instruction: a body's numbers must not
+    depend on its chunk, its lane or its neighbours (bodies around the chunk boundary, the last partial chunk, and
+    wheel speed stops mid-period in some lanes only)."""
+    from attsim.ensemble.kernels import CHUNK
+
+    n = 2 * CHUNK + 5
+    rng = np.random.default_rng(8)
+    inertia = np.array([np.diag([0.042, 0.042, 0.0067]) * rng.uniform(0.9, 1.1) for _ in range(n)])
+    q0 = rng.standard_normal((n, 4))
+    q0 /= np.linalg.norm(q0, axis=1)[:, None]
+    omega0 = rng.uniform(-0.05, 0.05, (n, 3))
+    speed0 = np.where(rng.uniform(size=(n, 3)) < 0.3, 97.0, 0.0)  # some wheels reach their 100 rad/s limit
+    options = dict(wheels=_wheels(np.eye(3), max_speed=100.0), period_s=0.2, max_step=0.05, field=field,
+                   magnetorquer=attsim.Magnetorquer(0.2) if field else None)
+    ensemble = attsim.Ensemble(n, inertia, **options)
+    ensemble.reset(q0=q0, omega0=omega0, wheel_speed0_rad_s=speed0)
+    wheel_cmd = rng.uniform(-1.5e-3, 1.5e-3, (4, n, 3))
+    dipole_cmd = rng.uniform(-0.3, 0.3, (4, n, 3)) if field else [None] * 4
+    for i in range(4):
+        ensemble.step(wheel_cmd[i], dipole_cmd[i])
+    stopped = ensemble.wheel_speed_saturated.any(axis=1)
+    assert 0 < stopped.sum() < n  # stops in some lanes, not all
+    for k in (0, 1, 2, 3, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK, n - 1, *np.flatnonzero(stopped)[:3]):
+        alone = attsim.Ensemble(1, inertia[k], **options)
+        alone.reset(q0=q0[[k]], omega0=omega0[[k]], wheel_speed0_rad_s=speed0[[k]])
+        for i in range(4):
+            alone.step(wheel_cmd[i, [k]], None if field is None else dipole_cmd[i][[k]])
+        np.testing.assert_array_equal(alone.state[0], ensemble.state[k])
+        np.testing.assert_array_equal(alone.wheel_h_Nms[0], ensemble.wheel_h_Nms[k])
+        np.testing.assert_array_equal(alone.wheel_speed_saturated[0], ensemble.wheel_speed_saturated[k])
+
+
+def test_has_field_says_whether_the_ensemble_has_an_environment_table():
+    assert not _small().has_field
+    assert _small(field=(2e-5, 0.0, 0.0)).has_field
+
+
+def test_attsim_compile_compiles_the_steps_every_rk4_ensemble_runs():
+    """The compiled step's argument types depend on nothing an ensemble is given (size, wheels, magnetorquer,
+    sensors, environment): the units ``attsim compile`` makes are the very ones every rk4 ensemble runs."""
+    from attsim.engine.precompile import all_needs
+
+    compiled = {(need.unit.cache_name(), str(need.signature)) for need in all_needs()}
+    ensembles = [
+        _small(n=3), _small(n=70, wheels=_wheels(pyramid_axes(4)), magnetorquer=attsim.Magnetorquer(0.2, "scale"),
+                            field=(2e-5, 0.0, 0.0), sensors=[attsim.Gyro(10.0)]),
+        attsim.Ensemble(2, np.stack([J_CUBESAT, 1.1 * J_CUBESAT]), wheels=[], period_s=1.0,
+                        environment=Environment(KeplerOrbit.circular(550.0, 97.6), field="dipole"), duration=2.0),
+    ]
+    for ensemble in ensembles:
+        for unit, signature, _ in ensemble._units(ensemble._step_args(ensemble.commands())):
+            assert (unit.cache_name(), str(signature)) in compiled, unit.name

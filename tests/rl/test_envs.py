@@ -135,3 +135,36 @@ def test_same_step_autoreset_returns_the_new_episode_and_the_final_observation()
     assert not vector.ensemble.steps.any()  # restarted within the step
     with pytest.raises(InputError, match="autoreset_mode"):
         AttitudeVectorEnv(2, autoreset_mode="sometimes")
+
+
+@pytest.mark.parametrize("attitude", ["mrp", "quaternion"])
+def test_observations_rewards_and_ends_follow_their_definitions(attitude):
+    """The compiled per-step arithmetic against the definitions of attsim.rl.tasks, written out in numpy."""
+    target = np.array([0.8, 0.2, -0.4, 0.4]) / np.linalg.norm([0.8, 0.2, -0.4, 0.4])
+    weights = {"attitude": 0.7, "rate": 0.3, "momentum": 0.5, "action": 0.05}
+    vector = AttitudeVectorEnv(6, "momentum", attitude=attitude, target_q=target, weights=weights,
+                               random_attitude=True, rate_goal_rad_s=0.01, omega0_max_rad_s=0.02)
+    vector.reset(seed=9)
+    action = np.random.default_rng(1).uniform(-1.5, 1.5, (6, 6)).astype(np.float32)  # beyond [-1, 1] too
+    obs, reward, terminated, _, _ = vector.step(action)
+    ens, t = vector.ensemble, vector.task
+    q, w = ens.state[:, :4], ens.state[:, 4:]
+    tw, tx, ty, tz = target[0], -target[1], -target[2], -target[3]
+    e = np.stack([tw * q[:, 0] - tx * q[:, 1] - ty * q[:, 2] - tz * q[:, 3],
+                  tw * q[:, 1] + tx * q[:, 0] + ty * q[:, 3] - tz * q[:, 2],
+                  tw * q[:, 2] - tx * q[:, 3] + ty * q[:, 0] + tz * q[:, 1],
+                  tw * q[:, 3] + tx * q[:, 2] - ty * q[:, 1] + tz * q[:, 0]], axis=1)
+    e = np.where(e[:, :1] < 0, -e, e)
+    np.testing.assert_array_equal(t.error_quaternion(ens), e)
+    attitude_part = e if attitude == "quaternion" else e[:, 1:] / (1.0 + e[:, :1])
+    speed = ens.wheel_h_Nms / ens.wheel_inertia_kg_m2 - w @ ens.wheel_axes.T
+    expected = np.concatenate([attitude_part, w / t.rate_scale_rad_s, speed / ens.wheel_max_speed_rad_s,
+                               ens.field_body_T() / attsim.rl.tasks.FIELD_SCALE_T], axis=1).astype(np.float32)
+    np.testing.assert_allclose(obs, expected, rtol=1e-6, atol=1e-7)
+    angle = 2.0 * np.arctan2(np.linalg.norm(e[:, 1:], axis=1), e[:, 0])
+    h_max = t.wheel_inertia_kg_m2 * t.wheel_max_speed_rad_s
+    cost = (weights["attitude"] * angle / np.pi + weights["rate"] * np.linalg.norm(w, axis=1) / t.rate_scale_rad_s
+            + weights["momentum"] * np.linalg.norm(ens.wheel_h_Nms @ ens.wheel_axes, axis=1) / h_max
+            + weights["action"] * np.mean(np.clip(action, -1, 1).astype(float) ** 2, axis=1))
+    np.testing.assert_allclose(reward, -cost, rtol=1e-12)
+    np.testing.assert_array_equal(terminated, np.linalg.norm(w, axis=1) < 0.01)
