@@ -90,6 +90,7 @@ ACCEPTS = {
     "path": {"'abc'", "'0.1'"},
     "name": {"'abc'", "'0.1'"},
     "signed_fraction": {"-1", "0"},
+    "end_or_inf": {"5", "1e308", "inf"},  # a time that may be math.inf: to the end of the run
 }
 
 
@@ -115,7 +116,7 @@ def _cases():
         # actuators
         ("segments", "choice", lambda v: attsim.TorqueSchedule(v)),
         ("t_start_s", "non_negative", lambda v: attsim.TorqueSchedule([(v, 10.0, (0, 0, 1))])),
-        ("t_end_s", "positive", lambda v: attsim.TorqueSchedule([(0.0, v, (0, 0, 1))])),
+        ("t_end_s", "end_or_inf", lambda v: attsim.TorqueSchedule([(0.0, v, (0, 0, 1))])),
         ("torque", "vector", lambda v: attsim.TorqueSchedule([(0.0, 1.0, v)])),
         ("start_s", "non_negative", lambda v: attsim.TorqueSchedule.pulse_train(v, 2.0, 1.0, 3, (0, 0, 1))),
         ("period_s", "positive", lambda v: attsim.TorqueSchedule.pulse_train(0.0, v, 1.0, 3, (0, 0, 1))),
