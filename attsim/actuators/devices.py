@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._core.validate import (directions, finite_array, finite_number, non_negative_scalar, one_of, per_item,
-                              positive_int, positive_scalar, sequence, unit_vector, vector3)
+                              positive_int, positive_scalar, real_number, sequence, unit_vector, vector3)
 from .catalogue import magnetorquer_spec, wheel_arguments
 from .kernels import magnetorquer_dipole
 from ..engine.component import At, Component
@@ -63,11 +63,6 @@ def _finite_triple(value):
     return (float(x), float(y), float(z))
 
 
-def _is_plus_infinity(value) -> bool:
-    """``value`` is the float +inf (not a bool, a string or NaN)."""
-    return isinstance(value, (float, np.floating)) and value == math.inf
-
-
 class TorqueSchedule(Component):
     """Time-tagged body torques: constant segments over ``[t_start, t_end)``.
 
@@ -99,8 +94,10 @@ class TorqueSchedule(Component):
                 raise InputError(f"segments[{k}]", "must be (t_start_s, t_end_s, (tx, ty, tz))",
                                  f"got {segment!r}") from None
             t0 = finite_number(t0, f"segments[{k}].t_start_s")
-            # math.inf: held to the end of the run, however long (a constant disturbance)
-            t1 = math.inf if _is_plus_infinity(t1) else finite_number(t1, f"segments[{k}].t_end_s")
+            t1 = real_number(t1, f"segments[{k}].t_end_s")
+            if math.isnan(t1) or t1 == -math.inf:  # math.inf: held to the end of the run, however long
+                raise InputError(f"segments[{k}].t_end_s", "must be finite, or math.inf (to the end of the run)",
+                                 f"got {t1!r}")
             torque = vector3(torque, f"segments[{k}].torque")
             if not t1 > t0:
                 raise InputError(f"segments[{k}]", "must have t_start_s < t_end_s (a positive duration)",

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._core.validate import non_negative_scalar, positive_scalar, sequence, vector3
+from .._core.validate import non_negative_scalar, positive_scalar, real_number, sequence, vector3
 from ..errors import InputError
 from ..inertia import check_inertia
 from .kernels import add_wheel_momentum, known, mrp_feedback
@@ -109,7 +109,7 @@ class MRPFeedback(QuaternionPD):
                          control_axes=control_axes, body_torque=body_torque, command_delay_s=command_delay_s,
                          magnetorquer_feedforward=magnetorquer_feedforward, magnetometer=magnetometer)
         self.K_Nm, self.P_Nms = K, P
-        if isinstance(Ki_per_kg_m2, (int, float)) and not isinstance(Ki_per_kg_m2, bool) and Ki_per_kg_m2 < 0:
+        if real_number(Ki_per_kg_m2, "Ki_per_kg_m2") < 0.0:
             raise InputError("Ki_per_kg_m2", "must be >= 0: 0 turns the integral off (Basilisk's Ki = -1; give no "
                              "integral_limit_Nms then)", f"got {Ki_per_kg_m2!r}")
         self.Ki_per_kg_m2 = non_negative_scalar(Ki_per_kg_m2, "Ki_per_kg_m2")
