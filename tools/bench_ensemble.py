@@ -12,8 +12,24 @@ Prints, as medians of several runs on this machine:
   control period): environment steps per second from Python and simulated
   seconds per wall second (target: 2 million steps/s);
 * the memory of a 65,536-body ensemble;
-* the same vector-environment measure for bsk_rl (PyPI ``bsk-rl``) when it is
-  importable, else a line saying it was skipped.
+* in the same run, the same measure for bsk_rl (PyPI ``bsk-rl``, built on
+  Basilisk) when it is importable, else a line saying it was skipped: its
+  closest attitude environment (:mod:`tools.peers.bsk_rl_env`: one satellite,
+  Basilisk's rigid body with three reaction wheels and RK4 at 0.1 s, MRP
+  feedback at 0.1 s, the action an inertial MRP setpoint, since bsk_rl has no
+  fine-grained torque action), as simulated seconds per wall second and
+  environment steps per second, with the ratio attsim / bsk_rl of simulated
+  seconds per wall second (and per CPU-second): at attsim's 0.1 s control
+  period, and at the 60 s default of bsk_rl's action.
+
+bsk_rl runs in the same process as attsim, so it needs a venv holding both,
+apart from the dev one (bsk-rl pins pytest 7.3.1): ``python -m venv
+/work/venvs/bskrl && /work/venvs/bskrl/bin/pip install -e '.[rl-peer]'``
+(``make test`` does not need it). Basilisk loads
+support data (gravity field, SPICE kernels) from its download cache, which
+``BSK_SUPPORT_DATA_CACHE`` may point to; without network, ``GGM03S.txt`` must be
+there already, and missing SPICE kernels are replaced as the peer's docstring
+says (the settings line tells which ran).
 
 Run: ``python tools/bench_ensemble.py`` (``--quick``: fewer repeats and sizes).
 Every rate is printed per wall second and per CPU-second of the process
@@ -102,13 +118,27 @@ def vector_env_rate(num_envs: int, repeats: int, steps: int = 20) -> tuple[float
     return num_envs * steps / wall, num_envs * steps * env.task.period_s / wall, num_envs * steps / cpu_s
 
 
-def bsk_rl_rate() -> str:
-    try:
-        import bsk_rl  # noqa: F401
-    except ImportError:
-        return "bsk_rl: not importable here (pip install bsk-rl, which builds Basilisk): comparison skipped"
-    return ("bsk_rl: importable, but no attitude environment is wired into this benchmark yet: comparison skipped "
-            "(bsk_rl's paper reports ~29 environment steps per second per core)")
+def bsk_rl_lines(attsim_simulated: float, attsim_simulated_per_cpu: float, repeats: int) -> list[str]:
+    """The bsk_rl lines of the vector-environment section: its rates (:mod:`tools.peers.bsk_rl_env`) and the
+    ratios attsim / bsk_rl of simulated seconds per wall second and per CPU-second, or one line saying why the
+    comparison was skipped."""
+    from tools.peers import bsk_rl_env
+
+    if not bsk_rl_env.available():
+        return ["bsk_rl: not importable here (pip install bsk-rl, which pulls Basilisk): comparison skipped"]
+    lines = [f"bsk_rl ({bsk_rl_env.version()}), one environment in this process: bsk_rl has no fine-grained "
+             "attitude action; its closest environment, a setpoint tracked by Basilisk's flight software:"]
+    for period_s, label in ((0.1, "attsim's control period"), (60.0, "AttitudeSetpoint's default")):
+        try:
+            peer = bsk_rl_env.measure(period_s, steps=100 if period_s < 1 else 3, repeats=repeats)
+        except FileNotFoundError as exc:  # Basilisk's support data neither cached nor downloadable
+            return [f"bsk_rl: importable, but {exc}: comparison skipped (set BSK_SUPPORT_DATA_CACHE)"]
+        lines.append(f"  control period {period_s:g} s ({label}): {peer.simulated_s_per_wall_s:,.1f} simulated s per "
+                     f"wall s, {peer.steps_per_s:,.1f} env-steps/s; attsim / bsk_rl = "
+                     f"{attsim_simulated / peer.simulated_s_per_wall_s:,.0f} (per CPU-second "
+                     f"{attsim_simulated_per_cpu / peer.simulated_s_per_cpu_s:,.0f})")
+    lines.append(f"  settings: {peer.settings}")
+    return lines
 
 
 def main(argv=None) -> None:
@@ -145,6 +175,7 @@ def main(argv=None) -> None:
 
     print("\nVector environment attsim/Pointing-v0 (0.1 s control period)")
     steps, simulated, per_cpu = vector_env_rate(4096, repeats)
+    simulated_per_cpu = per_cpu * simulated / steps  # simulated s per CPU-second
     verdict = "meets" if steps >= VECTOR_TARGET else "below"
     print(f"  4,096 environments, {threads} threads: {steps / 1e6:8.3f} M env-steps/s = {simulated:,.0f} simulated s "
           f"per wall s   ({verdict} the target of {VECTOR_TARGET / 1e6:.0f} M/s); {per_cpu / 1e6:.3f} M per CPU-second")
@@ -152,7 +183,8 @@ def main(argv=None) -> None:
     steps, _, per_cpu = vector_env_rate(4096, repeats)
     numba.set_num_threads(threads)
     print(f"  4,096 environments, 1 thread : {steps / 1e6:8.3f} M env-steps/s; {per_cpu / 1e6:.3f} M per CPU-second")
-    print(f"  {bsk_rl_rate()}")
+    for line in bsk_rl_lines(simulated, simulated_per_cpu, repeats):
+        print(f"  {line}")
 
     ensemble = wheel_ensemble(65536)
     print(f"\nMemory of a 65,536-body ensemble (3 wheels): {ensemble.memory_bytes() / 2**20:.1f} MiB "
