@@ -24,10 +24,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import typeof, types
 
-from .._core.fastcall import entry_point
 from .._core.interpret import FUNCTIONS, interpret, interpret_unit
 from .._core.units import (Unit, compile_records, compile_unit, from_address, jit_address, pin, release,
-                           unit_is_cached)
+                           unit_entry, unit_is_cached)
 from .compile_record import compile_estimate, compiling, remember
 from .loop import Units, run_loop
 from .plant import advance_held, advance_unit_for
@@ -229,7 +228,7 @@ class Compiled(Backend):
 
     def callable(self, need: Need):
         # a call from Python without numba's type dispatch (a World is large to type)
-        return entry_point(self._dispatcher(need), *_examples(need.signature))
+        return unit_entry(self._dispatcher(need), need.signature)
 
     def address(self, need: Need) -> int:
         return jit_address(self._dispatcher(need), need.signature)
@@ -250,17 +249,6 @@ class Compiled(Backend):
             self._pinned.clear()
 
 
-def _examples(signature) -> tuple:
-    """Values of ``signature``'s argument types for :func:`~attsim._core.fastcall.entry_point` (which only
-    types them): the World itself is not needed, its pointer's and address's types are."""
-    return tuple(_Typed(t) for t in signature.args)
-
-
-class _Typed:
-    """A stand-in whose numba type is given (``typeof`` reads ``_numba_type_``)."""
-
-    def __init__(self, numba_type):
-        self._numba_type_ = numba_type
 
 
 class Interpreted(Backend):
