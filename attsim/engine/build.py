@@ -203,12 +203,13 @@ def build_world(mission, sc, width: int):
     clock = build.sort_clock(clock)
     timeline = sorted(timeline, key=lambda e: e.group)
     banks = {part.slot: part.build(components[part.slot], build) for part in KIND_PARTS}
-    base = sc.plant_world()
+    base = sc.plant_parts()
     per_instant = _events_per_instant(build)
     buffers = Buffers(np.empty((ROWS_BLOCK, width)), np.zeros((max(EVENTS_BLOCK, 4 * per_instant), EVENT_WIDTH)),
-                      np.zeros(2, dtype=np.int64), base.buffers.stops, per_instant)
+                      np.zeros(2, dtype=np.int64), base.stops, per_instant)
     world = World(plant=base.plant, environment=base.environment, noise=_noise(build), clock=_clock(clock, build),
                   timeline=_timeline(timeline, build), rows=_rows(mission, build), buffers=buffers, **banks)
+    sc.adopt(world)
     integrated = bool(world.actuators.wheels.work[0, 2] != 0.0)  # W_INTEGRATED: friction or imbalance
     options = {}
     for part in KIND_PARTS:

@@ -40,7 +40,8 @@ __all__ = ["World", "PlantBank", "EnvironmentBank", "Noise", "Clock", "Timeline"
            "STATE_WIDTH", "PLANT_T", "PLANT_MAX_STEP", "HELD_T0", "HELD_TAU_EXT", "HELD_DIPOLE", "HELD_TAU_W",
            "HELD_H_W", "HELD_WIDTH", "ROLE_SAMPLE", "ROLE_ESTIMATE", "ROLE_MODES", "ROLE_CONTROL", "OK", "DONE",
            "ROWS_FULL", "EVENTS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "UNIT_FAULT", "EVENT_WIDTH",
-           "world_signatures", "Signatures", "example_world", "plant_world", "environment_bank"]
+           "world_signatures", "Signatures", "example_world", "plant_world", "plant_parts", "PlantParts",
+           "environment_bank"]
 
 # the kinds whose banks the World holds (each a Part: its bank, its units, how its events read)
 KIND_PARTS = (SENSORS, ESTIMATORS, MODES, CONTROLLERS, ACTUATORS)
@@ -225,20 +226,33 @@ def environment_bank(mission, table) -> EnvironmentBank:
                            np.array([1.0 if environment is not None else 0.0]))
 
 
-def plant_world(mission, integrator, state, table, wheels, J, Jinv, params, t_s: float) -> World:
-    """A World holding only the plant: ``integrator``'s ``state`` at ``t_s``, the held commands (set before each
-    advance), the environment and the ``wheels``; the kinds' banks empty. The Python path advances it; a
-    compiled run adds its banks to it."""
+class PlantParts(NamedTuple):
+    """What a World takes from the plant: its bank, the environment's bank and the rows the wheels' speed stops
+    are written to."""
+
+    plant: PlantBank
+    environment: EnvironmentBank
+    stops: np.ndarray
+
+
+def plant_parts(mission, integrator, state, table, wheels, J, Jinv, params, t_s: float) -> PlantParts:
+    """The :class:`PlantParts` of ``integrator``'s ``state`` at ``t_s``, the held commands (set before each
+    advance), the environment and the ``wheels``."""
     packed = np.zeros(STATE_WIDTH)
     integrator.pack_state.py_func(state, packed)  # set-up, once: plain Python
     q, w = integrator.output_state.py_func(state, J, params)
     plant = PlantBank(packed, np.array([*q, *w], dtype=float), np.array([t_s, mission.max_step_s]),
                       np.zeros(HELD_WIDTH), np.array(J, dtype=float), np.array(Jinv, dtype=float),
                       np.array(params, dtype=float))
-    n_wheels = max(wheels.axis.shape[0], 1)
-    buffers = Buffers(np.zeros((0, 1)), np.zeros((n_wheels, EVENT_WIDTH)), np.zeros(2, dtype=np.int64),
-                      np.zeros((n_wheels, 3)), 0)
-    return World(plant=plant, environment=environment_bank(mission, table), noise=empty_noise(), clock=empty_clock(),
+    return PlantParts(plant, environment_bank(mission, table), np.zeros((max(wheels.axis.shape[0], 1), 3)))
+
+
+def plant_world(parts: PlantParts, wheels) -> World:
+    """A World holding only the plant (``parts``) and the ``wheels``, the kinds' banks empty. The Python path
+    advances it; a compiled run builds its own World on the same parts."""
+    buffers = Buffers(np.zeros((0, 1)), np.zeros((parts.stops.shape[0], EVENT_WIDTH)), np.zeros(2, dtype=np.int64),
+                      parts.stops, 0)
+    return World(plant=parts.plant, environment=parts.environment, noise=empty_noise(), clock=empty_clock(),
                  timeline=empty_timeline(), rows=Rows(1.0, 0.0, np.zeros(1, dtype=np.int64),
                                                       np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)),
                  buffers=buffers, sensors=SENSORS.empty(), estimators=ESTIMATORS.empty(), modes=MODES.empty(),
