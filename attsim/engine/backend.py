@@ -151,7 +151,9 @@ class Backend:
 
     def units(self, world: World, needed: RunUnits) -> Units:
         """The run's :class:`~attsim.engine.loop.Units`: each needed unit made ready, by address."""
-        needs = loop_needs(world, needed)
+        return self._made(loop_needs(world, needed), needed)
+
+    def _made(self, needs: list[Need], needed: RunUnits) -> Units:
         count = [len(needed.samplers), len(needed.at_time), len(needed.writers), 1, 1]
         made, k = [], 0
         for n in count:
@@ -176,6 +178,19 @@ class Backend:
         unit, trampoline = advance_needs(integrator, world)[:2]
         advance, address, call = self._address(unit), self.pinned(world), self.callable(trampoline)
         return lambda t0, t1, tau_ext, dipole: call(advance, address, t0, t1, tau_ext, dipole)
+
+
+# the Units of every set of needs this process made ready, by identity (each entry keeps its needs alive, so no id
+# in its key is reused): a run like an earlier one finds its addresses without asking numba about each unit
+_MADE: dict[tuple, tuple] = {}
+
+
+def _identity(need: Need) -> tuple:
+    """What ``need``'s unit and address depend on, by identity: template, name, tag, bound objects, signature,
+    options."""
+    unit = need.unit
+    return (id(unit.template), unit.name, unit.tag, tuple((k, id(v)) for k, v in unit.bindings.items()),
+            id(need.signature), tuple(need.options.items()))
 
 
 class Compiled(Backend):
@@ -203,8 +218,13 @@ class Compiled(Backend):
                   f"{compile_estimate(absent):.0f} s): " + ", ".join(absent), file=sys.stderr, flush=True)
 
     def units(self, world: World, needed: RunUnits) -> Units:
-        self._announce(loop_needs(world, needed))
-        return super().units(world, needed)
+        needs = loop_needs(world, needed)
+        key = tuple(_identity(need) for need in needs)
+        if key not in _MADE:  # else every unit is ready in this process, at the addresses kept
+            self._announce(needs)
+            _MADE[key] = (self._made(needs, needed), self._loop_need, needs)
+        units, self._loop_need, _ = _MADE[key]
+        return units
 
     def plant_advance(self, integrator, world: World):
         self._announce(advance_needs(integrator, world))
