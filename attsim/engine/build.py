@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._core.timegrid import grid_time
+from .._core.timegrid import snap_time
 from .backend import RunUnits
 from .plant import WRITE_HEAD, advance_unit_for
 from .world import (EVENT_WIDTH, KIND_PARTS, ROLE_CONTROL, ROLE_ESTIMATE, ROLE_MODES, ROLE_SAMPLE, Buffers, Clock,
@@ -145,7 +145,7 @@ def _clock(entries: list, build: Build) -> Clock:
     return Clock(np.array([e.period_s for e in entries], dtype=float), np.array([e.phase_s for e in entries],
                                                                                 dtype=float),
                  np.zeros(len(entries), dtype=np.int64),
-                 np.array([grid_time.py_func(e.phase_s, 0, e.period_s) for e in entries], dtype=float),
+                 np.array([snap_time.py_func(e.phase_s) for e in entries], dtype=float),  # grid_time(phase, 0, ...)
                  np.array([1.0 if e.active else 0.0 for e in entries]),
                  np.array([build.at_time_slot(e.unit) for e in entries], dtype=np.int64),
                  np.array([e.row for e in entries], dtype=np.int64), noise)
