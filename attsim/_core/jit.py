@@ -48,6 +48,7 @@ LOOP_CALLED = {"forceinline": False, "_nrt": False}
 
 _IMPORTS: dict[Path, tuple[Path, ...]] = {}
 _DIGESTS: dict[Path, str] = {}
+_DIGESTS_BY_NAME: dict[str, str] = {}  # as given: resolving the path costs more than a run's loop at times
 
 
 def _module_file(dotted: list[str]) -> Path | None:
@@ -93,6 +94,8 @@ def _imports(path: Path) -> tuple[Path, ...]:
 
 def dependency_digest(py_file) -> str:
     """Short digest of the attsim module ``py_file`` and of every attsim module it reaches through imports."""
+    if isinstance(py_file, str) and py_file in _DIGESTS_BY_NAME:
+        return _DIGESTS_BY_NAME[py_file]
     path = Path(py_file).resolve()
     if path not in _DIGESTS:
         seen, stack = set(), [path]
@@ -106,6 +109,8 @@ def dependency_digest(py_file) -> str:
             digest.update(file.relative_to(PACKAGE_DIR).as_posix().encode())
             digest.update(file.read_bytes())
         _DIGESTS[path] = digest.hexdigest()[:12]
+    if isinstance(py_file, str):
+        _DIGESTS_BY_NAME[py_file] = _DIGESTS[path]
     return _DIGESTS[path]
 
 

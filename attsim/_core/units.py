@@ -37,7 +37,8 @@ from numba.extending import intrinsic
 from .jit import dependency_digest
 from .bind import bind_globals
 
-__all__ = ["ref", "deref", "as_function", "jit_address", "pin", "release", "from_address", "UNIT_OPTIONS", "Unit",
+__all__ = ["ref", "deref", "as_function", "jit_address", "unit_entry", "pin", "release", "from_address",
+           "UNIT_OPTIONS", "Unit",
            "compile_unit", "unit_is_cached",
            "CompileRecord", "compile_records"]
 
@@ -151,10 +152,22 @@ def jit_address(dispatcher, signature) -> int:
     return _ADDRESSES[key][2]
 
 
+def unit_entry(dispatcher, signature):
+    """``dispatcher``'s compiled entry point for ``signature``, called from Python without numba's type dispatch
+    (:mod:`attsim._core.fastcall`); kept by identity, as :func:`jit_address` keeps addresses."""
+    key = (id(dispatcher), _signature_key(signature))
+    if key not in _ENTRIES:
+        compiled = dispatcher.overloads.get(signature.args)
+        entry = compiled.entry_point if compiled is not None else dispatcher.compile(signature.args)
+        _ENTRIES[key] = (dispatcher, signature, entry)
+    return _ENTRIES[key][2]
+
+
 # what this process has made ready, by identity: numba interns types, so a signature's types are the same objects
 # whenever they are equal (each entry keeps its signature and dispatcher alive, so no id is reused). Looking a
 # World's signature up in numba's own tables hashes the whole World type each time: tens of milliseconds a run.
 _ADDRESSES: dict[tuple, tuple] = {}
+_ENTRIES: dict[tuple, tuple] = {}
 _READY: dict[tuple, tuple] = {}
 
 

@@ -24,10 +24,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import typeof, types
 
-from .._core.fastcall import entry_point
 from .._core.interpret import FUNCTIONS, interpret, interpret_unit
 from .._core.units import (Unit, compile_records, compile_unit, from_address, jit_address, pin, release,
-                           unit_is_cached)
+                           unit_entry, unit_is_cached)
 from .compile_record import compile_estimate, compiling, remember
 from .loop import Units, run_loop
 from .plant import advance_held, advance_unit_for
@@ -152,7 +151,9 @@ class Backend:
 
     def units(self, world: World, needed: RunUnits) -> Units:
         """The run's :class:`~attsim.engine.loop.Units`: each needed unit made ready, by address."""
-        needs = loop_needs(world, needed)
+        return self._made(loop_needs(world, needed), needed)
+
+    def _made(self, needs: list[Need], needed: RunUnits) -> Units:
         count = [len(needed.samplers), len(needed.at_time), len(needed.writers), 1, 1]
         made, k = [], 0
         for n in count:
@@ -177,6 +178,19 @@ class Backend:
         unit, trampoline = advance_needs(integrator, world)[:2]
         advance, address, call = self._address(unit), self.pinned(world), self.callable(trampoline)
         return lambda t0, t1, tau_ext, dipole: call(advance, address, t0, t1, tau_ext, dipole)
+
+
+# the Units of every set of needs this process made ready, by identity (each entry keeps its needs alive, so no id
+# in its key is reused): a run like an earlier one finds its addresses without asking numba about each unit
+_MADE: dict[tuple, tuple] = {}
+
+
+def _identity(need: Need) -> tuple:
+    """What ``need``'s unit and address depend on, by identity: template, name, tag, bound objects, signature,
+    options."""
+    unit = need.unit
+    return (id(unit.template), unit.name, unit.tag, tuple((k, id(v)) for k, v in unit.bindings.items()),
+            id(need.signature), tuple(need.options.items()))
 
 
 class Compiled(Backend):
@@ -204,8 +218,13 @@ class Compiled(Backend):
                   f"{compile_estimate(absent):.0f} s): " + ", ".join(absent), file=sys.stderr, flush=True)
 
     def units(self, world: World, needed: RunUnits) -> Units:
-        self._announce(loop_needs(world, needed))
-        return super().units(world, needed)
+        needs = loop_needs(world, needed)
+        key = tuple(_identity(need) for need in needs)
+        if key not in _MADE:  # else every unit is ready in this process, at the addresses kept
+            self._announce(needs)
+            _MADE[key] = (self._made(needs, needed), self._loop_need, needs)
+        units, self._loop_need, _ = _MADE[key]
+        return units
 
     def plant_advance(self, integrator, world: World):
         self._announce(advance_needs(integrator, world))
@@ -229,7 +248,7 @@ class Compiled(Backend):
 
     def callable(self, need: Need):
         # a call from Python without numba's type dispatch (a World is large to type)
-        return entry_point(self._dispatcher(need), *_examples(need.signature))
+        return unit_entry(self._dispatcher(need), need.signature)
 
     def address(self, need: Need) -> int:
         return jit_address(self._dispatcher(need), need.signature)
@@ -250,17 +269,6 @@ class Compiled(Backend):
             self._pinned.clear()
 
 
-def _examples(signature) -> tuple:
-    """Values of ``signature``'s argument types for :func:`~attsim._core.fastcall.entry_point` (which only
-    types them): the World itself is not needed, its pointer's and address's types are."""
-    return tuple(_Typed(t) for t in signature.args)
-
-
-class _Typed:
-    """A stand-in whose numba type is given (``typeof`` reads ``_numba_type_``)."""
-
-    def __init__(self, numba_type):
-        self._numba_type_ = numba_type
 
 
 class Interpreted(Backend):

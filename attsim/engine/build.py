@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._core.timegrid import snap_time
 from .backend import RunUnits
 from .plant import WRITE_HEAD, advance_unit_for
 from .world import (EVENT_WIDTH, KIND_PARTS, ROLE_CONTROL, ROLE_ESTIMATE, ROLE_MODES, ROLE_SAMPLE, Buffers, Clock,
@@ -143,7 +144,9 @@ def _clock(entries: list, build: Build) -> Clock:
             noise[i, j] = build.noise_row_of(component)
     return Clock(np.array([e.period_s for e in entries], dtype=float), np.array([e.phase_s for e in entries],
                                                                                 dtype=float),
-                 np.zeros(len(entries), dtype=np.int64), np.array([1.0 if e.active else 0.0 for e in entries]),
+                 np.zeros(len(entries), dtype=np.int64),
+                 np.array([snap_time.py_func(e.phase_s) for e in entries], dtype=float),  # grid_time(phase, 0, ...)
+                 np.array([1.0 if e.active else 0.0 for e in entries]),
                  np.array([build.at_time_slot(e.unit) for e in entries], dtype=np.int64),
                  np.array([e.row for e in entries], dtype=np.int64), noise)
 
@@ -177,7 +180,7 @@ def _rows(mission, build: Build) -> Rows:
             unit, row = made
             layout.append((build.writer_slot(unit), row))
     writers = np.array([w for w, _ in layout], dtype=np.int64)
-    return Rows(mission.telemetry_dt_s, mission.duration_s, np.zeros(1, dtype=np.int64), writers,
+    return Rows(mission.telemetry_dt_s, mission.duration_s, np.zeros(1, dtype=np.int64), np.zeros(1), writers,
                 np.array([r for _, r in layout], dtype=np.int64))
 
 
@@ -203,12 +206,13 @@ def build_world(mission, sc, width: int):
     clock = build.sort_clock(clock)
     timeline = sorted(timeline, key=lambda e: e.group)
     banks = {part.slot: part.build(components[part.slot], build) for part in KIND_PARTS}
-    base = sc.plant_world()
+    base = sc.plant_parts()
     per_instant = _events_per_instant(build)
     buffers = Buffers(np.empty((ROWS_BLOCK, width)), np.zeros((max(EVENTS_BLOCK, 4 * per_instant), EVENT_WIDTH)),
-                      np.zeros(2, dtype=np.int64), base.buffers.stops, per_instant)
+                      np.zeros(2, dtype=np.int64), base.stops, per_instant)
     world = World(plant=base.plant, environment=base.environment, noise=_noise(build), clock=_clock(clock, build),
                   timeline=_timeline(timeline, build), rows=_rows(mission, build), buffers=buffers, **banks)
+    sc.adopt(world)
     integrated = bool(world.actuators.wheels.work[0, 2] != 0.0)  # W_INTEGRATED: friction or imbalance
     options = {}
     for part in KIND_PARTS:

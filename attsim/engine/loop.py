@@ -73,7 +73,7 @@ def next_instant(pw, t_now):
     clock = world.clock
     for i in range(clock.period_s.shape[0]):
         if clock.active[i] != 0.0:  # a controller its mode stopped does not stop the plant
-            ti = grid_time(clock.phase_s[i], clock.next_k[i], clock.period_s[i])
+            ti = clock.next_t[i]
             if ti <= duration and ti < t_next:
                 t_next = ti
     line = world.timeline
@@ -81,9 +81,8 @@ def next_instant(pw, t_now):
         k = line.next_k[i]
         if k < line.count[i] and line.times_s[i, k] < t_next:
             t_next = line.times_s[i, k]
-    k_row = world.rows.next_k[0]
-    if k_row >= 0:
-        t_next = min(t_next, min(grid_time(0.0, k_row, world.rows.dt_s), duration))
+    if world.rows.next_k[0] >= 0:
+        t_next = min(t_next, min(world.rows.next_t[0], duration))
     return t_next
 
 
@@ -94,7 +93,7 @@ def _noise_short(pw, t):
     world = deref(pw)
     clock, noise = world.clock, world.noise
     for i in range(clock.period_s.shape[0]):
-        if grid_time(clock.phase_s[i], clock.next_k[i], clock.period_s[i]) == t:
+        if clock.next_t[i] == t:
             for j in range(clock.noise.shape[1]):
                 n = clock.noise[i, j]
                 if n >= 0 and noise.cursor[n] + noise.draws[n] > noise.normals.shape[1]:
@@ -128,13 +127,20 @@ def _clock_at(pw, units, t):
     world = deref(pw)
     clock = world.clock
     for i in range(clock.period_s.shape[0]):
-        if grid_time(clock.phase_s[i], clock.next_k[i], clock.period_s[i]) == t:
+        if clock.next_t[i] == t:
             if clock.active[i] != 0.0:  # stopped by its mode: no samples, no commands
                 status = _at_time(units, clock.unit[i], pw, t, clock.row[i])
                 if status != OK:
                     return status, i
-            clock.next_k[i] += 1
+            _tick(clock, i)
     return OK, 0
+
+
+@njit(**_JIT)
+def _tick(clock, i):
+    """Clock row ``i`` on to its next time."""
+    clock.next_k[i] += 1
+    clock.next_t[i] = grid_time(clock.phase_s[i], clock.next_k[i], clock.period_s[i])
 
 
 @njit(**_JIT)
@@ -170,8 +176,8 @@ def step(pw, units, t_horizon, progressed):
     clock = world.clock
     for i in range(clock.period_s.shape[0]):  # a stopped controller's instants passed while the plant ran on
         if clock.active[i] == 0.0:
-            while grid_time(clock.phase_s[i], clock.next_k[i], clock.period_s[i]) < t_next:
-                clock.next_k[i] += 1
+            while clock.next_t[i] < t_next:
+                _tick(clock, i)
     t = t_next
     if _noise_short(pw, t):  # nothing of the instant is done yet: Python refills, the next call does it whole
         return REFILL, t
@@ -183,10 +189,12 @@ def step(pw, units, t_horizon, progressed):
     if status != OK:
         return UNIT_FAULT, float(where)
     _hold(units, pw, t)
-    k_row = world.rows.next_k[0]
-    if k_row >= 0 and min(grid_time(0.0, k_row, world.rows.dt_s), world.rows.duration_s) == t:
+    rows = world.rows
+    k_row = rows.next_k[0]
+    if k_row >= 0 and min(rows.next_t[0], rows.duration_s) == t:
         write_row(pw, units, t)
-        world.rows.next_k[0] = -1 if t >= world.rows.duration_s else k_row + 1
+        rows.next_k[0] = -1 if t >= rows.duration_s else k_row + 1
+        rows.next_t[0] = grid_time(0.0, k_row + 1, rows.dt_s)
     return OK, t
 
 

@@ -38,7 +38,8 @@ from .world import (DIVERGED, GIMBAL_LOCK, HELD_DIPOLE, HELD_H_W, HELD_T0, HELD_
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # inlined in the units
 
-__all__ = ["PlantInputs", "plant_torque", "plant_torque_no_environment", "plant_advance_loop", "substep_count",
+__all__ = ["PlantInputs", "plant_torque", "plant_torque_environment", "plant_torque_no_environment",
+           "plant_advance_loop", "substep_count",
            "substep", "hold_wheels_to", "speed_stops", "stop_wheels", "advance_unit", "advance_unit_for",
            "advance_held", "write_head", "WRITE_HEAD", "NO_FACES"]
 
@@ -86,8 +87,27 @@ def plant_torque_no_environment(t, q, w, inputs):
             ext[2] - tau_w[2] - (w[0] * hy - w[1] * hx))
 
 
-@njit(cache=True, nogil=True, error_model="numpy", **LOOP_CALLED)
+@njit(**_JIT)
+def _environment_idle(p):
+    """True when the environment adds nothing to the stage torque: no disturbance switched on, no dipole held and
+    no residual dipole (``m × B`` is then zero whatever the field), so the table need not be read."""
+    s, m, r = p.switches, p.dipole_Am2, p.residual_dipole_Am2
+    return (s[0] == 0.0 and s[1] == 0.0 and s[2] == 0.0 and m[0] == 0.0 and m[1] == 0.0 and m[2] == 0.0
+            and r[0] == 0.0 and r[1] == 0.0 and r[2] == 0.0)
+
+
+@njit(**_JIT)
 def plant_torque(t, q, w, inputs):
+    """Torque on the rigid part of a gyrostat spacecraft under held commands
+    (:func:`plant_torque_environment`), inlined where the environment adds nothing
+    (:func:`_environment_idle`: :func:`plant_torque_no_environment`'s arithmetic, no call)."""
+    if _environment_idle(inputs):
+        return plant_torque_no_environment(t, q, w, inputs)
+    return plant_torque_environment(t, q, w, inputs)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", **LOOP_CALLED)
+def plant_torque_environment(t, q, w, inputs):
     """Torque on the rigid part of a gyrostat spacecraft under held commands.
 
     With the commands held since ``t0`` (zero-order hold)::

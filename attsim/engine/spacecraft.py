@@ -24,7 +24,7 @@ from ..errors import AttsimError, GimbalLockError
 from ..integrators import REGISTRY
 from .checks import _check_state
 from .plant import NO_FACES
-from .world import DIVERGED, GIMBAL_LOCK, PLANT_T, plant_world
+from .world import DIVERGED, GIMBAL_LOCK, PLANT_T, PlantParts, plant_parts, plant_world
 
 __all__ = ["Spacecraft"]
 
@@ -91,12 +91,23 @@ class Spacecraft:
 
     def plant_world(self):
         """The World holding the plant (its state, held commands, environment and wheels): made at the first
-        advance, when the wheels are registered; the compiled mission runs on it too."""
+        advance, when the wheels are registered, or the compiled mission's (:meth:`adopt`)."""
         if self.world is None or self.world.actuators.wheels is not self.wheels:
-            self.world = plant_world(self.mission, self._integrator, self._initial_state, self.table, self.wheels,
-                                     self._J, self._Jinv, self._params, self.t_plant_s)
-            self._advance = None  # the Python path's advance is made at its first use
+            self.adopt(plant_world(self.plant_parts(), self.wheels))
         return self.world
+
+    def plant_parts(self) -> PlantParts:
+        """The plant's parts of a World (:class:`~attsim.engine.world.PlantParts`): the current World's, else
+        new ones from the initial state (a compiled run builds its World on them without an empty one first)."""
+        if self.world is not None and self.world.actuators.wheels is self.wheels:
+            return PlantParts(self.world.plant, self.world.environment, self.world.buffers.stops)
+        return plant_parts(self.mission, self._integrator, self._initial_state, self.table, self.wheels, self._J,
+                           self._Jinv, self._params, self.t_plant_s)
+
+    def adopt(self, world) -> None:
+        """Advance ``world`` (on this spacecraft's plant parts and wheels) from now on."""
+        self.world = world
+        self._advance = None  # the Python path's advance is made at its first use
 
     def advance_to(self, t_s: float) -> None:
         """Integrate the plant to ``t_s`` with the commands held since the last change.

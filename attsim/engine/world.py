@@ -40,7 +40,8 @@ __all__ = ["World", "PlantBank", "EnvironmentBank", "Noise", "Clock", "Timeline"
            "STATE_WIDTH", "PLANT_T", "PLANT_MAX_STEP", "HELD_T0", "HELD_TAU_EXT", "HELD_DIPOLE", "HELD_TAU_W",
            "HELD_H_W", "HELD_WIDTH", "ROLE_SAMPLE", "ROLE_ESTIMATE", "ROLE_MODES", "ROLE_CONTROL", "OK", "DONE",
            "ROWS_FULL", "EVENTS_FULL", "REFILL", "GIMBAL_LOCK", "DIVERGED", "UNIT_FAULT", "EVENT_WIDTH",
-           "world_signatures", "Signatures", "example_world", "plant_world", "environment_bank"]
+           "world_signatures", "Signatures", "example_world", "plant_world", "plant_parts", "PlantParts",
+           "environment_bank"]
 
 # the kinds whose banks the World holds (each a Part: its bank, its units, how its events read)
 KIND_PARTS = (SENSORS, ESTIMATORS, MODES, CONTROLLERS, ACTUATORS)
@@ -97,12 +98,15 @@ class Noise(NamedTuple):
 
 class Clock(NamedTuple):
     """Periodic work, one row per activity, sorted by role (``ROLE_*``) then mission order: it runs at
-    ``phase_s + k period_s`` (``next_k``), while ``active`` (a mode may stop a controller), calling
-    ``units.at_time[unit]`` with its kind's bank ``row``; ``noise[i]`` the noise rows it may draw from (-1 padded)."""
+    ``phase_s + k period_s`` (``next_k``; ``next_t`` is that time, :func:`~attsim._core.timegrid.grid_time`, kept
+    beside it so the loop does not recompute it several times an instant), while ``active`` (a mode may stop a
+    controller), calling ``units.at_time[unit]`` with its kind's bank ``row``; ``noise[i]`` the noise rows it may
+    draw from (-1 padded)."""
 
     period_s: np.ndarray
     phase_s: np.ndarray
     next_k: np.ndarray
+    next_t: np.ndarray
     active: np.ndarray
     unit: np.ndarray
     row: np.ndarray
@@ -124,11 +128,13 @@ class Timeline(NamedTuple):
 
 class Rows(NamedTuple):
     """The telemetry rows: their period, the run's duration, the next row's index (``next_k[0]``, -1 once the
-    row at the end is written), and per component in mission order the writer unit and its bank row."""
+    row at the end is written) and time (``next_t[0]``), and per component in mission order the writer unit and its
+    bank row."""
 
     dt_s: float
     duration_s: float
     next_k: np.ndarray
+    next_t: np.ndarray
     writer: np.ndarray
     row: np.ndarray
 
@@ -178,14 +184,17 @@ _SIGNATURES: dict = {}
 _LAST: list = [None, None]  # the World asked about last and its signatures
 
 
+# numpy's flag bits numba's array type depends on: C_CONTIGUOUS, F_CONTIGUOUS, ALIGNED, WRITEABLE
+_TYPED_FLAGS = 0x1 | 0x2 | 0x100 | 0x400
+
+
 def _layout_key(value):
     """What numba's type of ``value`` depends on, cheaply: each array's dtype, dimensions, layout, writability and
     alignment, each named tuple's class, each scalar's type (a World has a few hundred arrays)."""
-    if isinstance(value, np.ndarray):
-        flags = value.flags
-        return (value.dtype.str, value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable, flags.aligned)
+    if type(value) is np.ndarray:
+        return (value.dtype, value.ndim, value.flags.num & _TYPED_FLAGS)
     if isinstance(value, tuple):
-        return (type(value), tuple(_layout_key(v) for v in value))
+        return (type(value), *map(_layout_key, value))
     return type(value)
 
 
@@ -225,21 +234,34 @@ def environment_bank(mission, table) -> EnvironmentBank:
                            np.array([1.0 if environment is not None else 0.0]))
 
 
-def plant_world(mission, integrator, state, table, wheels, J, Jinv, params, t_s: float) -> World:
-    """A World holding only the plant: ``integrator``'s ``state`` at ``t_s``, the held commands (set before each
-    advance), the environment and the ``wheels``; the kinds' banks empty. The Python path advances it; a
-    compiled run adds its banks to it."""
+class PlantParts(NamedTuple):
+    """What a World takes from the plant: its bank, the environment's bank and the rows the wheels' speed stops
+    are written to."""
+
+    plant: PlantBank
+    environment: EnvironmentBank
+    stops: np.ndarray
+
+
+def plant_parts(mission, integrator, state, table, wheels, J, Jinv, params, t_s: float) -> PlantParts:
+    """The :class:`PlantParts` of ``integrator``'s ``state`` at ``t_s``, the held commands (set before each
+    advance), the environment and the ``wheels``."""
     packed = np.zeros(STATE_WIDTH)
     integrator.pack_state.py_func(state, packed)  # set-up, once: plain Python
     q, w = integrator.output_state.py_func(state, J, params)
     plant = PlantBank(packed, np.array([*q, *w], dtype=float), np.array([t_s, mission.max_step_s]),
                       np.zeros(HELD_WIDTH), np.array(J, dtype=float), np.array(Jinv, dtype=float),
                       np.array(params, dtype=float))
-    n_wheels = max(wheels.axis.shape[0], 1)
-    buffers = Buffers(np.zeros((0, 1)), np.zeros((n_wheels, EVENT_WIDTH)), np.zeros(2, dtype=np.int64),
-                      np.zeros((n_wheels, 3)), 0)
-    return World(plant=plant, environment=environment_bank(mission, table), noise=empty_noise(), clock=empty_clock(),
-                 timeline=empty_timeline(), rows=Rows(1.0, 0.0, np.zeros(1, dtype=np.int64),
+    return PlantParts(plant, environment_bank(mission, table), np.zeros((max(wheels.axis.shape[0], 1), 3)))
+
+
+def plant_world(parts: PlantParts, wheels) -> World:
+    """A World holding only the plant (``parts``) and the ``wheels``, the kinds' banks empty. The Python path
+    advances it; a compiled run builds its own World on the same parts."""
+    buffers = Buffers(np.zeros((0, 1)), np.zeros((parts.stops.shape[0], EVENT_WIDTH)), np.zeros(2, dtype=np.int64),
+                      parts.stops, 0)
+    return World(plant=parts.plant, environment=parts.environment, noise=empty_noise(), clock=empty_clock(),
+                 timeline=empty_timeline(), rows=Rows(1.0, 0.0, np.zeros(1, dtype=np.int64), np.zeros(1),
                                                       np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)),
                  buffers=buffers, sensors=SENSORS.empty(), estimators=ESTIMATORS.empty(), modes=MODES.empty(),
                  controllers=CONTROLLERS.empty(), actuators=ACTUATORS.empty()._replace(wheels=wheels))
@@ -250,8 +272,8 @@ def empty_noise() -> Noise:
 
 
 def empty_clock() -> Clock:
-    return Clock(np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64),
-                 np.zeros(0, dtype=np.int64), np.zeros((0, 1), dtype=np.int64))
+    return Clock(np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0),
+                 np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 1), dtype=np.int64))
 
 
 def empty_timeline() -> Timeline:
@@ -269,7 +291,7 @@ def example_world() -> World:
                                   np.zeros(1))
     buffers = Buffers(np.zeros((0, 1)), np.zeros((0, EVENT_WIDTH)), np.zeros(2, dtype=np.int64), np.zeros((0, 3)), 0)
     return World(plant=plant, environment=environment, noise=empty_noise(), clock=empty_clock(),
-                 timeline=empty_timeline(), rows=Rows(1.0, 0.0, np.zeros(1, dtype=np.int64),
+                 timeline=empty_timeline(), rows=Rows(1.0, 0.0, np.zeros(1, dtype=np.int64), np.zeros(1),
                                                       np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)),
                  buffers=buffers, sensors=SENSORS.empty(), estimators=ESTIMATORS.empty(), modes=MODES.empty(),
                  controllers=CONTROLLERS.empty(), actuators=ACTUATORS.empty()._replace(wheels=empty_wheel_bank(0)))

@@ -226,24 +226,24 @@ class KeplerOrbit(Orbit):
                 break
         cos_E, sin_E = np.cos(E), np.sin(E)
         root = math.sqrt(1.0 - self.e**2)
-        r_pf = np.stack([self.a * (cos_E - self.e), self.a * root * sin_E, np.zeros_like(E)], axis=-1)
+        x, y = self.a * (cos_E - self.e), self.a * root * sin_E  # perifocal position (m); z is 0
         factor = math.sqrt(self.mu_m3_s2 * self.a) / (self.a * (1.0 - self.e * cos_E))
-        v_pf = np.stack([-factor * sin_E, factor * root * cos_E, np.zeros_like(E)], axis=-1)
-        raan = self.raan0 + self.raan_rate * t
-        argp = self.argp0 + self.argp_rate * t
-        R = _perifocal_to_eci(raan, self.inclination_rad, argp)
-        return np.einsum("nij,nj->ni", R, r_pf), np.einsum("nij,nj->ni", R, v_pf)
+        vx, vy = -factor * sin_E, factor * root * cos_E
+        # the perifocal x and y axes in ECI (the first two columns of R3(-Ω) R1(-i) R3(-ω)); constant without J2
+        p_axis, q_axis = _perifocal_axes(self.raan0 + self.raan_rate * t if self.raan_rate else self.raan0,
+                                         self.inclination_rad,
+                                         self.argp0 + self.argp_rate * t if self.argp_rate else self.argp0)
+        return x[:, None] * p_axis + y[:, None] * q_axis, vx[:, None] * p_axis + vy[:, None] * q_axis
 
 
-def _perifocal_to_eci(raan, inc, argp) -> np.ndarray:
+def _perifocal_axes(raan, inc, argp) -> tuple[np.ndarray, np.ndarray]:
+    """The perifocal frame's x (to perigee) and y axes in ECI, ``(..., 3)`` each, for node ``raan``, inclination
+    ``inc`` and argument of perigee ``argp`` (rad; ``raan`` and ``argp`` scalars or arrays of one shape)."""
     cO, sO = np.cos(raan), np.sin(raan)
     ci, si = math.cos(inc), math.sin(inc)
     cw, sw = np.cos(argp), np.sin(argp)
-    return np.stack([
-        np.stack([cO * cw - sO * sw * ci, -cO * sw - sO * cw * ci, sO * si * np.ones_like(cw)], axis=-1),
-        np.stack([sO * cw + cO * sw * ci, -sO * sw + cO * cw * ci, -cO * si * np.ones_like(cw)], axis=-1),
-        np.stack([sw * si, cw * si, ci * np.ones_like(cw)], axis=-1),
-    ], axis=-2)
+    return (np.stack(np.broadcast_arrays(cO * cw - sO * sw * ci, sO * cw + cO * sw * ci, sw * si), axis=-1),
+            np.stack(np.broadcast_arrays(-cO * sw - sO * cw * ci, -sO * sw + cO * cw * ci, cw * si), axis=-1))
 
 
 def tle_checksum(line: str) -> int:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attsim.environment import Environment, KeplerOrbit
-from attsim.environment.orbit import _perifocal_to_eci, elements_from_state, mean_from_true_anomaly_rad
+from attsim.environment.orbit import elements_from_state, mean_from_true_anomaly_rad
 from attsim.environment.torques import DisturbanceSwitches, disturbance_torques
 from attsim.environment.table import R, WIDTH
 from attsim.errors import InputError
@@ -14,11 +14,21 @@ from attsim.errors import InputError
 MU_BASILISK = 3.98600436e14  # Basilisk's createEarth()
 
 
+def _rotation(axis: int, angle: float) -> np.ndarray:
+    """The matrix turning a vector by ``angle`` about coordinate axis ``axis`` (0, 1, 2), written out here."""
+    c, s = math.cos(angle), math.sin(angle)
+    j, k = (axis + 1) % 3, (axis + 2) % 3
+    m = np.eye(3)
+    m[j, j], m[j, k], m[k, j], m[k, k] = c, -s, s, c
+    return m
+
+
 def _elem2rv(mu, a, e, i, raan, argp, f):
-    """Position and velocity from the true anomaly, as Basilisk's orbitalMotion.elem2rv (the perifocal formula)."""
+    """Position and velocity from the true anomaly, as Basilisk's orbitalMotion.elem2rv (the perifocal formula
+    turned into ECI by the node, the inclination and the argument of perigee, one rotation at a time)."""
     p = a * (1.0 - e * e)
     r = p / (1.0 + e * math.cos(f))
-    R_ = _perifocal_to_eci(np.array([raan]), i, np.array([argp]))[0]
+    R_ = _rotation(2, raan) @ _rotation(0, i) @ _rotation(2, argp)
     return (R_ @ [r * math.cos(f), r * math.sin(f), 0.0],
             R_ @ (math.sqrt(mu / p) * np.array([-math.sin(f), e + math.cos(f), 0.0])))
 
