@@ -28,9 +28,10 @@ user's law) sets ``_nrt=True`` itself.
 
 from __future__ import annotations
 
-import ast
+import functools
 import hashlib
 import os
+import re
 from pathlib import Path
 
 from numba import config, njit
@@ -51,45 +52,68 @@ _DIGESTS: dict[Path, str] = {}
 _DIGESTS_BY_NAME: dict[str, str] = {}  # as given: resolving the path costs more than a run's loop at times
 
 
-def _module_file(dotted: list[str]) -> Path | None:
-    """The source file of the attsim module ``dotted`` (relative to the package), or None when there is none."""
+@functools.cache
+def _module_file(dotted: tuple[str, ...]) -> Path | None:
+    """The source file of the attsim module ``dotted`` (relative to the package), or None when there is none
+    (remembered: every module's imports ask about the same few dozen; PACKAGE_DIR is resolved already)."""
     base = PACKAGE_DIR.joinpath(*dotted)
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
-            return candidate.resolve()
+            return candidate
     return None
+
+
+# import statements, read from the source text rather than parsed: parsing every module cost each process that
+# imports attsim a second or more; a statement-like line inside a string only adds a dependency (never drops one)
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)", re.MULTILINE)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]*)", re.MULTILINE)
+
+
+def _import_targets(source: str, package: list[str]) -> list[list[str]]:
+    """The dotted attsim modules (relative to the package) the import statements of ``source`` may load, for a
+    module in ``package``: each ``from`` statement's module and each name it imports (a name may be a module)."""
+    source = source.replace("\\\n", " ")  # continued lines as one
+    targets: list[list[str]] = []
+    for dots, module, names in _FROM.findall(source):
+        if dots:
+            base = package[: len(package) - len(dots) + 1]
+            parts = module.split(".") if module else []
+        elif module.split(".")[0] == "attsim":
+            base, parts = [], module.split(".")[1:]
+        else:
+            continue
+        targets.append(base + parts)
+        for name in names.strip("() \t\n").replace("\n", " ").split(","):
+            name = name.split()[0] if name.split() else ""
+            if name.isidentifier():
+                targets.append(base + parts + [name])
+    for names in _IMPORT.findall(source):
+        for name in names.split(","):
+            dotted = name.split()[0].split(".") if name.split() else []
+            if dotted and dotted[0] == "attsim":
+                targets.append(dotted[1:])
+    return targets
 
 
 def _imports(path: Path) -> tuple[Path, ...]:
     """The attsim modules ``path`` imports anywhere in its source, with the packages they sit in."""
     if path not in _IMPORTS:
-        relative = path.relative_to(PACKAGE_DIR).with_suffix("").parts
-        package = list(relative[:-1])
+        package = list(path.relative_to(PACKAGE_DIR).with_suffix("").parts[:-1])
         found: set[Path] = set()
-        for node in ast.walk(ast.parse(path.read_bytes())):
-            targets: list[list[str]] = []
-            if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package[: len(package) - node.level + 1]
-                elif node.module and node.module.split(".")[0] == "attsim":
-                    base = []
-                else:
-                    continue
-                module = (node.module or "").split(".") if node.module else []
-                if not node.level:
-                    module = module[1:]
-                targets.append(base + module)
-                targets += [base + module + [alias.name] for alias in node.names]  # a name may be a module
-            elif isinstance(node, ast.Import):
-                targets += [a.name.split(".")[1:] for a in node.names if a.name.split(".")[0] == "attsim"]
-            for dotted in targets:
-                for k in range(len(dotted) + 1):  # importing a.b runs a's __init__ first
-                    file = _module_file(dotted[:k])
-                    if file is not None:
-                        found.add(file)
+        for dotted in _import_targets(_source(path).decode("utf-8"), package):
+            for k in range(len(dotted) + 1):  # importing a.b runs a's __init__ first
+                file = _module_file(tuple(dotted[:k]))
+                if file is not None:
+                    found.add(file)
         found.discard(path)
         _IMPORTS[path] = tuple(sorted(found))
     return _IMPORTS[path]
+
+
+@functools.cache
+def _source(path: Path) -> bytes:
+    """The bytes of the attsim module at ``path`` (read once: every digest over it reads it)."""
+    return path.read_bytes()
 
 
 def dependency_digest(py_file) -> str:
@@ -107,7 +131,7 @@ def dependency_digest(py_file) -> str:
         digest = hashlib.sha256()
         for file in sorted(seen):
             digest.update(file.relative_to(PACKAGE_DIR).as_posix().encode())
-            digest.update(file.read_bytes())
+            digest.update(_source(file))
         _DIGESTS[path] = digest.hexdigest()[:12]
     if isinstance(py_file, str):
         _DIGESTS_BY_NAME[py_file] = _DIGESTS[path]

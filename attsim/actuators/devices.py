@@ -383,6 +383,10 @@ class Magnetorquer(Component):
     bar_axes : array_like (n, 3), optional
         The bars' axes, one row each (body axes; each scaled to unit length, so only its direction counts):
         the columns of Basilisk's ``GtMatrix_B``. Default: three bars along the body axes.
+    steering_matrix : array_like (n, 3), optional
+        ``S`` given instead of ``G⁺``: bar ``k`` takes ``S[k] · m`` (Basilisk's ``dipoleMapping``
+        ``steeringMatrix``, row by row). The body still feels ``Σ_k m_k g_k``, so a matrix with ``G S ≠ I``
+        applies another dipole than the one asked, as in Basilisk. Default: the minimum-norm ``G⁺``.
 
     The torque ``m × B`` is evaluated inside the integration.
     """
@@ -392,26 +396,34 @@ class Magnetorquer(Component):
     def loop_ready(self, mission) -> bool:
         return True
 
-    def __init__(self, dipole_max_Am2=1.0, saturation: str = "clip", name: str = "mtq", bar_axes=None):
+    def __init__(self, dipole_max_Am2=1.0, saturation: str = "clip", name: str = "mtq", bar_axes=None,
+                 steering_matrix=None):
         self.name = name
         self.bar_axes = None if bar_axes is None else directions(bar_axes, "bar_axes")
         axes = np.eye(3) if self.bar_axes is None else self.bar_axes
         self.dipole_max_Am2 = per_item(dipole_max_Am2, "dipole_max_Am2", axes.shape[0],
                                        "axis" if self.bar_axes is None else "bar")
         self.saturation = one_of(saturation, "saturation", ("clip", "scale"))
-        # the bars' dipoles for a body dipole: G+ (the identity for the three body axes, exactly)
-        self._steering = np.eye(3) if self.bar_axes is None else np.linalg.pinv(axes.T)
+        self.steering_matrix = None if steering_matrix is None else \
+            finite_array(steering_matrix, "steering_matrix", (axes.shape[0], 3))
+        # the bars' dipoles for a body dipole: given, else G+ (the identity for the three body axes, exactly)
+        if self.steering_matrix is not None:
+            self._steering = np.ascontiguousarray(self.steering_matrix, dtype=float)
+        else:
+            self._steering = np.eye(3) if self.bar_axes is None else np.linalg.pinv(axes.T)
         self._axes = axes
         self.dipole_Am2 = np.zeros(3)
         self.bar_dipoles_Am2 = np.zeros(axes.shape[0])
         self._saturation = _Saturation(name, "dipole")
 
     @classmethod
-    def from_catalogue(cls, model: str, saturation: str = "clip", name: str = "mtq", bar_axes=None) -> Magnetorquer:
+    def from_catalogue(cls, model: str, saturation: str = "clip", name: str = "mtq", bar_axes=None,
+                       steering_matrix=None) -> Magnetorquer:
         """The catalogue's rods ``model`` (:mod:`attsim.actuators.catalogue`): three along the body axes, or one on
         each of ``bar_axes``."""
         spec = magnetorquer_spec(model)
-        rods = cls(spec.dipole_max_Am2.value, saturation=saturation, name=name, bar_axes=bar_axes)
+        rods = cls(spec.dipole_max_Am2.value, saturation=saturation, name=name, bar_axes=bar_axes,
+                   steering_matrix=steering_matrix)
         rods.catalogue_model = spec.model
         return rods
 

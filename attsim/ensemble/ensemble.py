@@ -241,6 +241,9 @@ class Ensemble:
         if magnetorquer is not None and magnetorquer.bar_axes is not None:
             raise InputError("magnetorquer", "must be three bars along the body axes (bar_axes=None) in an Ensemble",
                              f"got {magnetorquer.dipole_max_Am2.size} bars on bar_axes")
+        if magnetorquer is not None and magnetorquer.steering_matrix is not None:
+            raise InputError("magnetorquer", "must steer its bars by G+ (steering_matrix=None) in an Ensemble",
+                             "got a steering_matrix")
         return magnetorquer
 
     def _environment(self, field, field_dt, environment):

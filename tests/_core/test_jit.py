@@ -4,6 +4,8 @@ functions that can reach the edited code."""
 import importlib
 import pkgutil
 
+import pytest
+
 from numba.core.dispatcher import Dispatcher
 
 import attsim
@@ -56,20 +58,28 @@ def test_an_edit_changes_the_digest_of_the_modules_that_import_it_and_no_other(t
     monkeypatch.setattr(_jit, "_IMPORTS", {})
     monkeypatch.setattr(_jit, "_DIGESTS", {})
 
-    def digests():
+    def forget():  # what a new process starts from: the sources, the modules found and the digests unread
         _jit._IMPORTS.clear()
         _jit._DIGESTS.clear()
+        _jit._source.cache_clear()
+        _jit._module_file.cache_clear()
+
+    def digests():
+        forget()
         return {name: _jit.dependency_digest(package / name) for name in ("low.py", "mid.py", "top.py", "apart.py",
                                                                            "sub/deep.py")}
 
-    before = digests()
-    (package / "low.py").write_text("X = 3\n")
-    after = digests()
-    # low itself, mid (imports it) and top (imports mid inside a function) change; apart and deep do not
-    assert {name for name in before if before[name] != after[name]} == {"low.py", "mid.py", "top.py"}
-    (package / "apart.py").write_text("Y = 4\n")
-    again = digests()
-    assert {name for name in after if after[name] != again[name]} == {"apart.py", "sub/deep.py"}
+    try:
+        before = digests()
+        (package / "low.py").write_text("X = 3\n")
+        after = digests()
+        # low itself, mid (imports it) and top (imports mid inside a function) change; apart and deep do not
+        assert {name for name in before if before[name] != after[name]} == {"low.py", "mid.py", "top.py"}
+        (package / "apart.py").write_text("Y = 4\n")
+        again = digests()
+        assert {name for name in after if after[name] != again[name]} == {"apart.py", "sub/deep.py"}
+    finally:
+        forget()  # the package's own modules are found afresh after the test
 
 
 def test_the_reports_do_not_depend_on_the_filters_kernels():
@@ -82,3 +92,19 @@ def test_the_reports_do_not_depend_on_the_filters_kernels():
             stack.extend(_jit._imports(path))
     names = {p.relative_to(_jit.PACKAGE_DIR).as_posix() for p in closure}
     assert "dynamics.py" in names and "reporting/page.py" not in names and "estimation/kernels.py" not in names
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from .low import X\n", [["sub", "low"], ["sub", "low", "X"]]),
+    ("from . import (mid,\n    low as l,  # a comment, with a comma\n)\n",
+     [["sub"], ["sub", "mid"], ["sub", "low"], ["sub", "with"]]),
+    ("from ..apart import Y, \\\n    Z\n", [["apart"], ["apart", "Y"], ["apart", "Z"]]),
+    ("import attsim.sensors.loop as loop, numpy\n", [["sensors", "loop"]]),
+    ("from attsim.engine import world\n", [["engine"], ["engine", "world"]]),
+    ("import numpy\nfrom numpy import zeros\n", []),
+    ("def f():\n    from .deep import g\n", [["sub", "deep"], ["sub", "deep", "g"]]),
+])
+def test_import_statements_are_read_from_the_text_as_a_parser_reads_them_or_more(source, expected):
+    # the package "sub": a relative import of one dot is a module beside this one; a comment's words may add a
+    # name (only ever a dependency more, never one fewer)
+    assert _jit._import_targets(source, ["sub"]) == expected

@@ -66,6 +66,24 @@ def test_bars_in_a_plane_apply_the_part_of_the_dipole_they_span():
     assert np.allclose(applied, (0.1, 0.2, 0.0), rtol=0, atol=1e-16)
 
 
+def test_a_given_steering_matrix_is_taken_as_given():
+    # Basilisk's dipoleMapping takes any steeringMatrix: the bars get S m, the body feels G (what they took)
+    G = np.array(BASILISK_BARS).T / np.linalg.norm(BASILISK_BARS, axis=1)
+    m = (0.03, -0.02, 0.05)
+    idle_fourth = attsim.Magnetorquer(0.1, bar_axes=BASILISK_BARS,
+                                      steering_matrix=np.vstack([np.eye(3), np.zeros(3)]))
+    applied, bars, saturated = _apply(idle_fourth, m)
+    assert not saturated and np.array_equal(bars, [0.03, -0.02, 0.05, 0.0]) and np.allclose(applied, m, atol=1e-18)
+    half = attsim.Magnetorquer(0.1, bar_axes=BASILISK_BARS, steering_matrix=0.5 * BASILISK_STEERING)  # G S = I / 2
+    applied, bars, _ = _apply(half, m)
+    assert np.allclose(bars, 0.5 * BASILISK_STEERING @ m, rtol=0, atol=1e-18)
+    assert np.allclose(applied, G @ bars, rtol=0, atol=1e-18) and np.allclose(applied, np.array(m) / 2, atol=1e-9)
+    clipped = attsim.Magnetorquer(0.02, bar_axes=BASILISK_BARS, steering_matrix=BASILISK_STEERING)
+    applied, bars, saturated = _apply(clipped, m)
+    assert saturated and np.allclose(bars, np.clip(BASILISK_STEERING @ m, -0.02, 0.02), rtol=0, atol=1e-18)
+    assert attsim.Magnetorquer(0.1, bar_axes=BASILISK_BARS).steering_matrix is None  # the default: G+
+
+
 @pytest.mark.parametrize("kwargs, field, rule", [
     ({"bar_axes": [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]}, "bar_axes", "no zero row"),
     ({"bar_axes": [[1.0, np.nan, 0.0]]}, "bar_axes", "finite"),
@@ -75,6 +93,8 @@ def test_bars_in_a_plane_apply_the_part_of_the_dipole_they_span():
     ({"bar_axes": BASILISK_BARS, "dipole_max_Am2": (0.1, 0.1, 0.0, 0.1)}, "dipole_max_Am2", "> 0 on every bar"),
     ({"dipole_max_Am2": (0.1, 0.1, 0.1, 0.1)}, "dipole_max_Am2", "one per axis"),
     ({"dipole_max_Am2": -0.1}, "dipole_max_Am2", "> 0 on every axis"),
+    ({"bar_axes": BASILISK_BARS, "steering_matrix": np.eye(3)}, "steering_matrix", "(4, 3)"),
+    ({"steering_matrix": [[1.0, 0.0, np.inf], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}, "steering_matrix", "finite"),
 ])
 def test_bad_arrays_are_refused_by_name(kwargs, field, rule):
     kwargs = {"dipole_max_Am2": 0.1, **kwargs}
@@ -107,3 +127,7 @@ def test_an_ensemble_takes_three_body_axis_bars_only():
         attsim.Ensemble(2, np.diag([0.01, 0.01, 0.01]), magnetorquer=attsim.Magnetorquer(0.1, bar_axes=BASILISK_BARS),
                         period_s=1.0, field=(2e-5, 0.0, 0.0))
     assert caught.value.field == "magnetorquer" and "bar_axes=None" in caught.value.rule
+    with pytest.raises(attsim.InputError) as caught:
+        attsim.Ensemble(2, np.diag([0.01, 0.01, 0.01]), period_s=1.0, field=(2e-5, 0.0, 0.0),
+                        magnetorquer=attsim.Magnetorquer(0.1, steering_matrix=2 * np.eye(3)))
+    assert caught.value.field == "magnetorquer" and "steering_matrix=None" in caught.value.rule

@@ -28,6 +28,10 @@ def arrays_detumbling(out):
     m.add(attsim.BDot(mag2, plane, gain=1e-3, period_s=2.0, form="direction", name="bdot2", command_delay_s=1.0))
     m.add(attsim.Magnetorquer(0.01, bar_axes=BARS, name="played"))
     m.add(attsim.CommandSchedule("played", [(5.0, (0.02, 0.0, 0.0)), (20.0, (0.0, 0.0, 0.0))]))
+    # a steering given as Basilisk's dipoleMapping takes it: the fourth bar idle, the third at half
+    m.add(attsim.Magnetorquer(0.01, bar_axes=BARS, name="steered",
+                              steering_matrix=[[1, 0, 0], [0, 1, 0], [0, 0, 0.5], [0, 0, 0]]))
+    m.add(attsim.CommandSchedule("steered", [(3.0, (0.004, -0.02, 0.012)), (30.0, (0.0, 0.0, 0.0))]))
     return m
 
 
@@ -58,6 +62,9 @@ def test_magnetorquer_arrays_run_alike(tmp_path):
     assert_same_run(python, compiled)
     columns = compiled.df.columns
     assert "bars_bar4" in columns and "plane_bar2" in columns and "plane_bar3" not in columns
+    steered = compiled.df.loc[10.0, ["steered_bar1", "steered_bar2", "steered_bar3", "steered_bar4",
+                                     "steered_m_x", "steered_m_y", "steered_m_z"]].to_numpy()
+    assert np.array_equal(steered, [0.004, -0.01, 0.006, 0.0, 0.004, -0.01, 0.006])  # bar 2 at its limit
     assert (compiled.events["kind"] == "saturation").sum() > 2
 
 
