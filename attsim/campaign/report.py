@@ -264,8 +264,6 @@ def influence(records: pd.DataFrame, label: str) -> list[tuple[str, float]]:
     """``[(parameter, rho), ...]``: Spearman's rank correlation of each drawn numeric parameter with the
     criterion's value (its verdict, 1 or 0, when it has no numeric value), strongest first; NaN where it has no
     meaning (a constant, a parameter that is not a number)."""
-    from scipy.stats import spearmanr
-
     values = _numeric_values(records, label)
     y = values if values is not None else _passed(records, label).astype(float)
     out = []
@@ -276,7 +274,7 @@ def influence(records: pd.DataFrame, label: str) -> list[tuple[str, float]]:
             x = x.to_numpy(dtype=float)
             keep = np.isfinite(x) & np.isfinite(y)
             if keep.sum() >= 3 and np.ptp(x[keep]) > 0 and np.ptp(y[keep]) > 0:
-                rho = float(spearmanr(x[keep], y[keep]).statistic)
+                rho = stats.spearman_rho(x[keep], y[keep])
         out.append((name, rho))
     return sorted(out, key=lambda item: -abs(item[1]) if math.isfinite(item[1]) else 1.0)
 

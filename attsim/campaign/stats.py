@@ -43,7 +43,8 @@ from .._core.validate import real_number
 from ..errors import InputError
 
 __all__ = ["Rate", "Requirement", "pass_rate", "requirement_met", "requirement", "lower_bound", "passes_needed",
-           "runs_needed", "needs", "percentiles", "criterion_summary", "criterion_labels", "METHODS", "PERCENTILES"]
+           "runs_needed", "needs", "percentiles", "criterion_summary", "criterion_labels", "spearman_rho", "METHODS",
+           "PERCENTILES"]
 
 METHODS = ("clopper-pearson", "wilson")
 PERCENTILES = (1, 5, 50, 95, 99)
@@ -253,3 +254,23 @@ def criterion_summary(records: pd.DataFrame, confidence: float = 0.95, method: s
         rows.append(row)
     frame = pd.DataFrame(rows, columns=columns, index=pd.Index(labels, name="label"))
     return frame.astype({"passed": "int64", "runs": "int64"})
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """The ranks 1..n of ``x``, tied values sharing the mean of the ranks they span."""
+    order = np.argsort(x, kind="mergesort")
+    ordered = x[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])  # where each run of equal values starts
+    counts = np.diff(np.r_[starts, x.size])
+    ranks = np.empty(x.size)
+    ranks[order] = np.repeat(starts + (counts + 1) / 2.0, counts)
+    return ranks
+
+
+def spearman_rho(x, y) -> float:
+    """Spearman's rank correlation of ``x`` and ``y`` (finite, same length, at least two distinct values each): the
+    Pearson correlation of their average ranks (Spearman 1904; ties as in scipy.stats.spearmanr), without importing
+    scipy.stats, which costs a campaign's report a second and a half."""
+    rx, ry = _average_ranks(np.asarray(x, dtype=float)), _average_ranks(np.asarray(y, dtype=float))
+    dx, dy = rx - rx.mean(), ry - ry.mean()
+    return float(np.dot(dx, dy) / math.sqrt(np.dot(dx, dx) * np.dot(dy, dy)))

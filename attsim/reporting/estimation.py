@@ -72,9 +72,16 @@ def converged_range(error: np.ndarray, sigma3: np.ndarray) -> tuple[float, float
 NIS_KINDS = (("st", "star tracker", "ST", 3), ("mag", "magnetometer", "mag", 3), ("sun", "Sun", "Sun", 2))
 
 
-def _nis_panel(df, name, t) -> Panel | None:
-    from scipy.stats import chi2
+def _chi2_quantiles(probabilities, dof: int) -> np.ndarray:
+    """Quantiles of the chi-square distribution with ``dof`` degrees of freedom: ``2 P⁻¹(dof/2, p)`` with ``P`` the
+    regularised lower incomplete gamma function (scipy.special; scipy.stats would cost a report a second and a
+    half to import)."""
+    from scipy.special import gammaincinv
 
+    return 2.0 * gammaincinv(dof / 2.0, np.asarray(probabilities, dtype=float))
+
+
+def _nis_panel(df, name, t) -> Panel | None:
     traces, dofs = [], {}
     for k, (kind, label, abbreviation, dof) in enumerate(NIS_KINDS):
         column = f"{name}_nis_{kind}"
@@ -91,7 +98,7 @@ def _nis_panel(df, name, t) -> Panel | None:
     t0, t1 = float(t[0]), float(t[-1])
     several = len(dofs) > 1
     for dof, kinds in sorted(dofs.items(), reverse=True):
-        low, high = chi2.ppf([0.025, 0.975], dof)
+        low, high = _chi2_quantiles([0.025, 0.975], dof)
         # one kind per band: the band in its colour; bands shared by kinds, or a single band, in grey
         colour = kinds[0][1] if several and len(kinds) == 1 else "#444"
         who = f"{dof} dof ({', '.join(label for label, _ in kinds)}): " if several else ""

@@ -147,3 +147,17 @@ def test_bad_arguments_are_refused_naming_the_field(call, field):
     with pytest.raises(InputError) as info:
         call()
     assert info.value.field == field
+
+
+def test_spearman_rho_is_scipys_with_ties_and_by_hand():
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(7)
+    for n in (3, 10, 200):
+        x = rng.integers(0, 5, n).astype(float)  # many ties
+        y = x * rng.normal(1.0, 0.3, n) + rng.normal(0.0, 1.0, n)
+        assert stats.spearman_rho(x, y) == pytest.approx(spearmanr(x, y).statistic, rel=1e-13, abs=1e-15)
+    # by hand: ranks (1, 2.5, 2.5, 4) and (4, 3, 2, 1): rho = -sum(dx dy) / ... = -0.9486832980505138
+    assert stats.spearman_rho([1.0, 2.0, 2.0, 3.0], [9.0, 5.0, 4.0, 0.0]) == pytest.approx(-0.9486832980505138,
+                                                                                          rel=1e-15)
+    assert stats.spearman_rho([1.0, 2.0, 3.0], [10.0, 20.0, 30.0]) == 1.0

@@ -635,3 +635,13 @@ def test_a_body_torque_is_drawn_as_its_held_torque(tmp_path):
     page = attsim.report(_telemetry(tmp_path, torque, [actuator]), tmp_path / "r.html").read_text()
     plot = next(f for f in _figures(page) if f["title"].startswith("bt (BodyTorque)"))
     assert [t["name"] for t in plot["data"]] == ["τ_x", "τ_y", "τ_z"] and not plot["layout"]["shapes"]
+
+
+def test_the_nis_bands_are_the_chi_square_quantiles():
+    from scipy.stats import chi2
+
+    from attsim.reporting.estimation import _chi2_quantiles
+
+    for dof in (2, 3):
+        assert np.allclose(_chi2_quantiles([0.025, 0.975], dof), chi2.ppf([0.025, 0.975], dof), rtol=1e-14, atol=0)
+    assert np.allclose(_chi2_quantiles([0.025, 0.975], 2), [-2 * np.log(0.975), -2 * np.log(0.025)], rtol=1e-14)
