@@ -59,13 +59,33 @@ def _module_file(dotted: list[str]) -> Path | None:
     return None
 
 
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")  # the fields of a node that hold statements
+
+
+def _import_statements(tree: ast.Module):
+    """The import statements of ``tree`` at any depth (functions, classes, branches, ``try``, ``with``, ``match``).
+
+    An import is a statement, so only statement lists are walked: the expressions, most of a module's nodes, are
+    never visited (``ast.walk`` over them cost more than the parse)."""
+    stack: list = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+            continue
+        for field in _BLOCKS:
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                stack.extend(block)
+
+
 def _imports(path: Path) -> tuple[Path, ...]:
     """The attsim modules ``path`` imports anywhere in its source, with the packages they sit in."""
     if path not in _IMPORTS:
         relative = path.relative_to(PACKAGE_DIR).with_suffix("").parts
         package = list(relative[:-1])
         found: set[Path] = set()
-        for node in ast.walk(ast.parse(path.read_bytes())):
+        for node in _import_statements(ast.parse(path.read_bytes())):
             targets: list[list[str]] = []
             if isinstance(node, ast.ImportFrom):
                 if node.level:
