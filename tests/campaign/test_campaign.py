@@ -523,7 +523,9 @@ def test_killing_the_campaign_process_and_starting_again_runs_only_the_missing_r
     assert list(after["run"]) == list(range(24))
     kept = after.set_index("run").loc[before["run"]].reset_index()
     pd.testing.assert_frame_equal(kept, before)  # the records from before the kill were not run again
-    campaign = attsim.Campaign(script, runs=24, seed=6, out_dir=tmp_path / "reference")
+    # the reference: the same runs of the test slew without the script's 0.3 s sleep in build() (it changes no record,
+    # only the wall time; 24 sleeps here cost 7 s)
+    campaign = attsim.Campaign(SLEW, runs=24, seed=6, out_dir=tmp_path / "reference")
     pd.testing.assert_frame_equal(_comparable(after), _comparable(_one_by_one(campaign, range(24))))
 
 
