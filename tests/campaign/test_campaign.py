@@ -550,3 +550,22 @@ def test_every_dispersion_of_a_mission_reaches_its_run(name):
     assert drawn
     for parameter, value in drawn.items():
         assert _fingerprint(module.build(**{parameter: value})) != nominal, f"{name}: {parameter} is not applied"
+
+
+def test_a_scheduler_that_cannot_say_what_a_worker_holds_is_asked_again_not_taken_for_none(client, monkeypatch):
+    """While it removes a worker the scheduler answered ``processing()`` with an AssertionError, which ended a
+    campaign as an internal error; the campaign now treats it as no answer yet (a timed-out run stays overdue and is
+    looked at again at the next poll), never as "nothing on that worker"."""
+    from types import SimpleNamespace
+
+    from attsim.campaign import execute
+
+    asking = SimpleNamespace(client=client)
+    worker = next(iter(client.nthreads()))
+    assert execute._Execution.on_worker(asking, worker) == set()  # the real scheduler: nothing running there
+
+    def removing(*args, **kwargs):
+        raise AssertionError  # what distributed's scheduler raised mid-removal
+
+    monkeypatch.setattr(client, "processing", removing)
+    assert execute._Execution.on_worker(asking, worker) is None
