@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -248,8 +249,19 @@ def unit_is_cached(unit: Unit, signature, **options) -> bool:
     return cache._cache_file._load_index().get(key) is not None
 
 
+# one thread at a time compiles a unit: between "not compiled yet" and disable_compile() another thread would find
+# compilation disabled (a dask worker with several threads starting two runs at once)
+_COMPILING = threading.RLock()
+
+
 def compile_unit(unit: Unit, signature, **options):
-    """``unit`` compiled (or loaded from the disk cache) for exactly ``signature``; records what it cost."""
+    """``unit`` compiled (or loaded from the disk cache) for exactly ``signature``; records what it cost. Safe to
+    call from several threads at once."""
+    with _COMPILING:
+        return _compile_unit(unit, signature, options)
+
+
+def _compile_unit(unit: Unit, signature, options: dict):
     dispatcher = _dispatcher(unit, options)
     ready = (id(dispatcher), _signature_key(signature))
     if ready in _READY:

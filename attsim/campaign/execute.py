@@ -223,7 +223,10 @@ class _Execution:
     def time_out(self, overdue: Overdue) -> None:
         """Record the overdue run as a timeout, cancel its task, send its other runs again, get its worker back."""
         key, worker = overdue.key, overdue.worker
-        if key not in self.on_worker(worker):  # its worker died, the task went elsewhere: it has not started there
+        keys = self.on_worker(worker)
+        if keys is None:  # the scheduler could not say now: the run is still overdue at the next poll
+            return
+        if key not in keys:  # its worker died, the task went elsewhere: it has not started there
             self.clock.unstart(key)
             return
         batch = self.by_key.pop(key, None)
@@ -244,17 +247,21 @@ class _Execution:
             self.avoid(worker)
         self.submit_following()
 
-    def on_worker(self, worker: str) -> set[str]:
+    def on_worker(self, worker: str) -> set[str] | None:
         """The keys of the tasks the scheduler has on ``worker`` (running or queued there); none when the scheduler no
         longer knows it (its restart timed out and it was removed, it died): asked of every worker, since the
-        scheduler answers a question about one it removed with a KeyError."""
-        return {str(k) for k in self.client.processing().get(worker, ())}
+        scheduler answers a question about one it removed with a KeyError. None when the scheduler could not answer
+        (while it removes a worker it answers with an AssertionError): the caller asks again at its next round."""
+        try:
+            return {str(k) for k in self.client.processing().get(worker, ())}
+        except AssertionError:
+            return None
 
     def avoid(self, worker: str) -> None:
         """Send no more runs to ``worker``: the tasks queued on it go again, to the other workers only."""
         self.healthy_asked = -math.inf
         self.healthy_workers()
-        self.resend(self.on_worker(worker))
+        self.resend(self.on_worker(worker) or set())  # unanswered now: reroute() sends them on its next round
 
     def reroute(self) -> None:
         """Send again the tasks the scheduler has put on an excluded worker since it was excluded, at most every

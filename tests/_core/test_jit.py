@@ -53,7 +53,13 @@ def test_an_edit_changes_the_digest_of_the_modules_that_import_it_and_no_other(t
     package = tmp_path / "pkg"
     _tree(package, {"__init__.py": "", "low.py": "X = 1\n", "mid.py": "from .low import X\n",
                     "top.py": "def f():\n    from . import mid\n    return mid\n", "apart.py": "Y = 2\n",
-                    "sub/__init__.py": "", "sub/deep.py": "from ..apart import Y\n"})
+                    "sub/__init__.py": "", "sub/deep.py": "from ..apart import Y\n",
+                    # an import deep in statements: a method, a branch, a with, a try's handler and finally, a match
+                    "nested.py": "class C:\n    def m(self, v):\n        if v:\n            with open(__file__):\n"
+                                 "                try:\n                    pass\n                except OSError:\n"
+                                 "                    pass\n                finally:\n"
+                                 "                    match v:\n                        case 1:\n"
+                                 "                            from . import low\n"})
     monkeypatch.setattr(_jit, "PACKAGE_DIR", package.resolve())
     monkeypatch.setattr(_jit, "_IMPORTS", {})
     monkeypatch.setattr(_jit, "_DIGESTS", {})
@@ -67,14 +73,15 @@ def test_an_edit_changes_the_digest_of_the_modules_that_import_it_and_no_other(t
     def digests():
         forget()
         return {name: _jit.dependency_digest(package / name) for name in ("low.py", "mid.py", "top.py", "apart.py",
-                                                                           "sub/deep.py")}
+                                                                           "sub/deep.py", "nested.py")}
 
     try:
         before = digests()
         (package / "low.py").write_text("X = 3\n")
         after = digests()
-        # low itself, mid (imports it) and top (imports mid inside a function) change; apart and deep do not
-        assert {name for name in before if before[name] != after[name]} == {"low.py", "mid.py", "top.py"}
+        # low itself, mid (imports it), top (imports mid inside a function) and nested change; apart and deep do not
+        assert {name for name in before if before[name] != after[name]} == {"low.py", "mid.py", "top.py",
+                                                                             "nested.py"}
         (package / "apart.py").write_text("Y = 4\n")
         again = digests()
         assert {name for name in after if after[name] != again[name]} == {"apart.py", "sub/deep.py"}

@@ -179,9 +179,15 @@ def test_a_disturbance_switched_off_has_no_panel(browser, tmp_path):
 def test_the_campaign_report_shows_the_pass_band(browser, tmp_path):
     from attsim.campaign import Campaign
 
-    # a shortened campaign (the first pass and the first orbit) of three runs on two local workers
-    result = Campaign(ROOT / "missions" / "cubesat_target_tracking.py", runs=3, out_dir=tmp_path / "campaign",
-                      duration=5760.0).run(workers=2)
+    import distributed
+
+    # a shortened campaign (the first pass and the first orbit) of three runs on a worker thread of this process
+    # (the page is what is tested here, not the workers: tests/campaign/ start processes; two more, each importing
+    # attsim and loading the units, cost ~10 s)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        result = Campaign(ROOT / "missions" / "cubesat_target_tracking.py", runs=3, out_dir=tmp_path / "campaign",
+                          duration=5760.0).run(client=client)
     assert len(result.records) == 3 and (result.records["status"] != "ERROR").all()
     page = result.report
     assert "<h1>Campaign: cubesat_target_tracking</h1>" in page.read_text()
