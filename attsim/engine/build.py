@@ -190,6 +190,30 @@ def _events_per_instant(build: Build) -> int:
     return per_part + 1
 
 
+# a kind's bank without components, when it holds no element at all (every array empty): nothing can write to it,
+# so one serves every run (making it cost a run more than its loop in small missions)
+_EMPTY_BANKS: dict[str, object] = {}
+
+
+def _holds_nothing(value) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.size == 0
+    if isinstance(value, tuple):
+        return all(_holds_nothing(v) for v in value)
+    return True
+
+
+def _bank(part, components: list, build: Build):
+    """``part``'s bank of ``components`` (:meth:`build`), or the shared empty one."""
+    if components:
+        return part.build(components, build)
+    if part.slot not in _EMPTY_BANKS:
+        bank = part.build([], build)
+        _EMPTY_BANKS[part.slot] = bank if _holds_nothing(bank) else None
+        return bank
+    return _EMPTY_BANKS[part.slot] or part.build([], build)
+
+
 def build_world(mission, sc, width: int):
     """The World of ``mission`` at ``t = 0`` on the plant of ``sc`` (components prepared and started), the
     :class:`Build` that made it and the units the run needs; ``width`` is a telemetry row's (t included)."""
@@ -205,7 +229,7 @@ def build_world(mission, sc, width: int):
         timeline += entries[1]
     clock = build.sort_clock(clock)
     timeline = sorted(timeline, key=lambda e: e.group)
-    banks = {part.slot: part.build(components[part.slot], build) for part in KIND_PARTS}
+    banks = {part.slot: _bank(part, components[part.slot], build) for part in KIND_PARTS}
     base = sc.plant_parts()
     per_instant = _events_per_instant(build)
     buffers = Buffers(np.empty((ROWS_BLOCK, width)), np.zeros((max(EVENTS_BLOCK, 4 * per_instant), EVENT_WIDTH)),
