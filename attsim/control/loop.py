@@ -461,6 +461,15 @@ def _fill_readings(pw, c):
 
 
 @njit(**_JIT)
+def _begin_user_cycle(pw, c):
+    """Before controller ``c``'s law is called: its readings filled (:func:`_fill_readings`) and its commands set to
+    NaN (what the law leaves NaN holds). In place, as :func:`_fill_readings`."""
+    _fill_readings(pw, c)
+    controllers = deref(pw).controllers
+    controllers.user_commands[c, : controllers.user_sizes[c, USER_COMMANDS]] = np.nan
+
+
+@njit(**_JIT)
 def _fill_state(pw, c):
     """Controller ``c``'s state rows (``reads``) into ``user_state[c]``, by the ``STATE_*`` columns, as they are
     now."""
@@ -509,11 +518,10 @@ def user_law(pw, samplers, t, c):
     world = deref(pw)
     if not _sample(pw, samplers, t, c):
         return 0
+    _begin_user_cycle(pw, c)
     controllers = world.controllers
     sizes = controllers.user_sizes[c]
-    _fill_readings(pw, c)
     commands = controllers.user_commands[c, : sizes[USER_COMMANDS]]
-    commands[:] = np.nan  # what the law leaves NaN holds
     user_decide(t, controllers.user_readings[c, : sizes[USER_READINGS]],  # noqa: F821 - bound per law
                 controllers.user_parameters[c, : sizes[USER_PARAMETERS]],
                 controllers.user_memory[c, : sizes[USER_MEMORY]], commands)
@@ -526,12 +534,11 @@ def user_law_reading(pw, samplers, t, c):
     world = deref(pw)
     if not _sample(pw, samplers, t, c):
         return 0
+    _begin_user_cycle(pw, c)
+    _fill_state(pw, c)
     controllers = world.controllers
     sizes = controllers.user_sizes[c]
-    _fill_readings(pw, c)
-    _fill_state(pw, c)
     commands = controllers.user_commands[c, : sizes[USER_COMMANDS]]
-    commands[:] = np.nan
     user_decide(t, controllers.user_readings[c, : sizes[USER_READINGS]],  # noqa: F821 - bound per law
                 controllers.user_state[c, : max(sizes[USER_READS], 1)],
                 controllers.user_parameters[c, : sizes[USER_PARAMETERS]],
