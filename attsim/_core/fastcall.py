@@ -14,11 +14,16 @@ from collections.abc import Callable
 
 from numba import typeof
 
-__all__ = ["entry_point"]
+__all__ = ["entry_point", "entry_for_types"]
 
 
 def entry_point(dispatcher, *example) -> Callable:
     """The compiled ``dispatcher`` for the argument types of ``example`` (which is not run)."""
-    args = tuple(typeof(arg) for arg in example)
-    compiled = dispatcher.overloads.get(args)  # a unit compiled for its one signature takes no other
+    return entry_for_types(dispatcher, tuple(typeof(arg) for arg in example))
+
+
+def entry_for_types(dispatcher, args: tuple) -> Callable:
+    """The compiled ``dispatcher`` for the numba types ``args``: the overload made already (a unit compiled for its
+    one signature takes no other), else compiled now."""
+    compiled = dispatcher.overloads.get(args)
     return compiled.entry_point if compiled is not None else dispatcher.compile(args)

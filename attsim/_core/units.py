@@ -37,6 +37,7 @@ from numba.extending import intrinsic
 
 from .jit import dependency_digest
 from .bind import bind_globals
+from .fastcall import entry_for_types
 
 __all__ = ["ref", "deref", "as_function", "jit_address", "unit_entry", "pin", "release", "from_address",
            "UNIT_OPTIONS", "Unit",
@@ -158,9 +159,7 @@ def unit_entry(dispatcher, signature):
     (:mod:`attsim._core.fastcall`); kept by identity, as :func:`jit_address` keeps addresses."""
     key = (id(dispatcher), _signature_key(signature))
     if key not in _ENTRIES:
-        compiled = dispatcher.overloads.get(signature.args)
-        entry = compiled.entry_point if compiled is not None else dispatcher.compile(signature.args)
-        _ENTRIES[key] = (dispatcher, signature, entry)
+        _ENTRIES[key] = (dispatcher, signature, entry_for_types(dispatcher, signature.args))
     return _ENTRIES[key][2]
 
 
