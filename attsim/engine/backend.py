@@ -269,8 +269,6 @@ class Compiled(Backend):
             self._pinned.clear()
 
 
-
-
 class Interpreted(Backend):
     """The same units as plain Python (:mod:`attsim._core.interpret`): nothing is compiled."""
 
