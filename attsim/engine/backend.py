@@ -183,6 +183,9 @@ class Backend:
 # the Units of every set of needs this process made ready, by identity (each entry keeps its needs alive, so no id
 # in its key is reused): a run like an earlier one finds its addresses without asking numba about each unit
 _MADE: dict[tuple, tuple] = {}
+# the entry point of every need this process made callable (the loop, pinning), by identity likewise: a run does not
+# ask numba's disk cache again whether the unit is there
+_CALLABLE: dict[tuple, tuple] = {}
 
 
 def _identity(need: Need) -> tuple:
@@ -248,7 +251,10 @@ class Compiled(Backend):
 
     def callable(self, need: Need):
         # a call from Python without numba's type dispatch (a World is large to type)
-        return unit_entry(self._dispatcher(need), need.signature)
+        key = _identity(need)
+        if key not in _CALLABLE:
+            _CALLABLE[key] = (unit_entry(self._dispatcher(need), need.signature), need)
+        return _CALLABLE[key][0]
 
     def address(self, need: Need) -> int:
         return jit_address(self._dispatcher(need), need.signature)

@@ -22,11 +22,10 @@ from .._core.validate import boolean, number_in, one_of, positive_scalar, sequen
 from ..errors import InputError
 from .atmosphere import ExponentialAtmosphere, MSISAtmosphere
 from .field_history import FieldHistory
-from .frames import Epoch, gmst_rad, lvlh_axes, lvlh_quaternion
+from .frames import Epoch, gmst_unwrapped_rad, lvlh_axes, lvlh_quaternion
 from .magnetic import IGRF, FieldModel, TiltedDipole
 from .orbit import KeplerOrbit, Orbit, TLEOrbit, make_tle
-from .sun import (AU_M, SOLAR_PRESSURE_N_M2, lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci,
-                  sun_distance_m)
+from .sun import AU_M, SOLAR_PRESSURE_N_M2, lit_fraction_conical, lit_fraction_cylindrical, sun_eci
 from .table import GMST, WIDTH
 
 __all__ = [
@@ -214,19 +213,25 @@ class Environment:
             values[:, 0:3] = self.field.field_eci_T(r, self.epoch, t)
         if self.atmosphere is not None:
             values[:, 9] = self.atmosphere.density_kg_m3(r, self.epoch, t)
-        sun = sun_direction_eci(jd)
+        sun, sun_m = sun_eci(jd)
         values[:, 10:13] = sun
-        values[:, 13] = SOLAR_PRESSURE_N_M2 * (AU_M / sun_distance_m(jd)) ** 2 * self.lit_fraction(r, jd)
-        values[:, GMST] = np.unwrap(gmst_rad(jd))
+        values[:, 13] = SOLAR_PRESSURE_N_M2 * (AU_M / sun_m) ** 2
+        if self.shadow is not None:
+            values[:, 13] *= self._lit_fraction(r, sun, sun_m)
+        values[:, GMST] = gmst_unwrapped_rad(jd)
         return t, values
 
     def lit_fraction(self, r_eci_m, jd) -> np.ndarray:
+        """The lit fraction of the solar disc seen at ``r_eci_m`` (m) at Julian dates ``jd`` (1 without a shadow
+        model)."""
         if self.shadow is None:
             return np.ones(len(np.atleast_2d(r_eci_m)))
-        sun = sun_direction_eci(jd)
+        return self._lit_fraction(r_eci_m, *sun_eci(jd))
+
+    def _lit_fraction(self, r_eci_m, sun, sun_m) -> np.ndarray:
         if self.shadow == "cylindrical":
             return lit_fraction_cylindrical(r_eci_m, sun)
-        return lit_fraction_conical(r_eci_m, sun * sun_distance_m(jd)[..., None])
+        return lit_fraction_conical(r_eci_m, sun * sun_m[..., None])
 
     def geomagnetic_inclination_rad(self) -> float:
         """Inclination of the orbit to the geomagnetic equator at the epoch.

@@ -33,8 +33,8 @@ from ..constants import J2_EARTH, MU_EARTH_M3_S2, OMEGA_EARTH_RAD_S, R_EARTH_M, 
 from ..errors import InputError
 from .kernels import ecef_to_eci_tuple, lvlh_axes_tuple
 
-__all__ = ["Epoch", "gmst_rad", "eci_to_ecef", "ecef_to_eci", "lvlh_axes", "lvlh_quaternion", "Geodetic",
-           "ecef_to_geodetic", "geodetic_to_ecef", "geodetic_up",
+__all__ = ["Epoch", "gmst_rad", "gmst_unwrapped_rad", "eci_to_ecef", "ecef_to_eci", "lvlh_axes", "lvlh_quaternion",
+           "Geodetic", "ecef_to_geodetic", "geodetic_to_ecef", "geodetic_up",
            "R_EARTH_M", "WGS84_FLATTENING", "MU_EARTH_M3_S2", "J2_EARTH", "OMEGA_EARTH_RAD_S"]
 
 _J2000_JD = 2451545.0
@@ -87,11 +87,26 @@ class Epoch:
         return f"Epoch('{self.datetime.isoformat()}')"
 
 
-def gmst_rad(jd_ut1) -> np.ndarray:
-    """Greenwich mean sidereal angle (IAU-82; Vallado, *Fundamentals of Astrodynamics*, eq. 3-47)."""
+def _gmst_s(jd_ut1) -> np.ndarray:
+    """Greenwich mean sidereal time in seconds, not reduced to a day (IAU-82; Vallado, *Fundamentals of
+    Astrodynamics*, eq. 3-47)."""
     T = (np.asarray(jd_ut1, dtype=float) - _J2000_JD) / 36525.0
-    seconds = 67310.54841 + (876600.0 * 3600.0 + 8640184.812866) * T + 0.093104 * T**2 - 6.2e-6 * T**3
-    return np.mod(seconds, 86400.0) / 86400.0 * 2.0 * math.pi
+    return 67310.54841 + (876600.0 * 3600.0 + 8640184.812866) * T + 0.093104 * T**2 - 6.2e-6 * T**3
+
+
+def gmst_rad(jd_ut1) -> np.ndarray:
+    """Greenwich mean sidereal angle in [0, 2π) (IAU-82; Vallado, *Fundamentals of Astrodynamics*, eq. 3-47)."""
+    return np.mod(_gmst_s(jd_ut1), 86400.0) / 86400.0 * 2.0 * math.pi
+
+
+def gmst_unwrapped_rad(jd_ut1) -> np.ndarray:
+    """The Greenwich mean sidereal angle at increasing Julian dates ``jd_ut1`` (1-D), continuous: the first in
+    [0, 2π), each next one more by the Earth's turn since (no jump back at 2π; an environment table interpolates
+    it). Whole days are taken off the seconds before scaling, exactly (the day count is an integer far below
+    2**53), so no precision is lost to the angle's growth."""
+    seconds = _gmst_s(jd_ut1)
+    days = math.floor(seconds[0] / 86400.0)
+    return (seconds - 86400.0 * days) / 86400.0 * 2.0 * math.pi
 
 
 def _components(v) -> np.ndarray:

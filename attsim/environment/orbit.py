@@ -239,8 +239,12 @@ class KeplerOrbit(Orbit):
 def _perifocal_axes(raan, inc, argp) -> tuple[np.ndarray, np.ndarray]:
     """The perifocal frame's x (to perigee) and y axes in ECI, ``(..., 3)`` each, for node ``raan``, inclination
     ``inc`` and argument of perigee ``argp`` (rad; ``raan`` and ``argp`` scalars or arrays of one shape)."""
-    cO, sO = np.cos(raan), np.sin(raan)
     ci, si = math.cos(inc), math.sin(inc)
+    if np.ndim(raan) == 0 and np.ndim(argp) == 0:  # the frame of an orbit without J2: two 3-vectors, no arrays
+        cO, sO, cw, sw = math.cos(raan), math.sin(raan), math.cos(argp), math.sin(argp)
+        return (np.array([cO * cw - sO * sw * ci, sO * cw + cO * sw * ci, sw * si]),
+                np.array([-cO * sw - sO * cw * ci, -sO * sw + cO * cw * ci, cw * si]))
+    cO, sO = np.cos(raan), np.sin(raan)
     cw, sw = np.cos(argp), np.sin(argp)
     return (np.stack(np.broadcast_arrays(cO * cw - sO * sw * ci, sO * cw + cO * sw * ci, sw * si), axis=-1),
             np.stack(np.broadcast_arrays(-cO * sw - sO * cw * ci, -sO * sw + cO * cw * ci, cw * si), axis=-1))

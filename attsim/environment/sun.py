@@ -25,8 +25,8 @@ import numpy as np
 
 from ..constants import AU_M, R_EARTH_M, R_SUN_M, SOLAR_PRESSURE_N_M2
 
-__all__ = ["sun_direction_eci", "sun_distance_m", "lit_fraction_cylindrical", "lit_fraction_conical", "AU_M", "R_SUN_M",
-           "SOLAR_PRESSURE_N_M2"]
+__all__ = ["sun_direction_eci", "sun_distance_m", "sun_eci", "lit_fraction_cylindrical", "lit_fraction_conical",
+           "AU_M", "R_SUN_M", "SOLAR_PRESSURE_N_M2"]
 
 
 
@@ -39,15 +39,30 @@ def _angles(jd):
     return lam, eps, g
 
 
+def _direction(lam, eps) -> np.ndarray:
+    sin_lam = np.sin(lam)
+    return np.stack([np.cos(lam), np.cos(eps) * sin_lam, np.sin(eps) * sin_lam], axis=-1)
+
+
+def _distance_m(g) -> np.ndarray:
+    return (1.00014 - 0.01671 * np.cos(g) - 0.00014 * np.cos(2 * g)) * AU_M
+
+
 def sun_direction_eci(jd) -> np.ndarray:
     """Unit vector from the Earth's centre to the Sun, (..., 3)."""
     lam, eps, _ = _angles(jd)
-    return np.stack([np.cos(lam), np.cos(eps) * np.sin(lam), np.sin(eps) * np.sin(lam)], axis=-1)
+    return _direction(lam, eps)
 
 
 def sun_distance_m(jd) -> np.ndarray:
-    _, _, g = _angles(jd)
-    return (1.00014 - 0.01671 * np.cos(g) - 0.00014 * np.cos(2 * g)) * AU_M
+    """Distance from the Earth's centre to the Sun (m)."""
+    return _distance_m(_angles(jd)[2])
+
+
+def sun_eci(jd) -> tuple[np.ndarray, np.ndarray]:
+    """``(sun_direction_eci(jd), sun_distance_m(jd))`` from one evaluation of the ephemeris' angles."""
+    lam, eps, g = _angles(jd)
+    return _direction(lam, eps), _distance_m(g)
 
 
 def lit_fraction_cylindrical(r_eci_m, sun_unit) -> np.ndarray:
