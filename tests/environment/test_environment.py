@@ -20,7 +20,8 @@ from attsim.environment import Environment, Face, KeplerOrbit, TLEOrbit, make_tl
 from attsim.environment.atmosphere import ExponentialAtmosphere
 from attsim.environment.frames import R_EARTH_M, Epoch, ecef_to_eci, ecef_to_geodetic, lvlh_quaternion
 from attsim.environment.magnetic import IGRF, TiltedDipole
-from attsim.environment.sun import lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci
+from attsim.environment.sun import (AU_M, lit_fraction_conical, lit_fraction_cylindrical, sun_direction_eci,
+                                   sun_distance_m, sun_eci)
 from attsim.errors import InputError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -325,3 +326,11 @@ def test_the_run_records_and_reports_which_effects_are_on(tmp_path):
         assert f"<th>Environment</th><td>{shown}</td>" in attsim.report(tel, out / "r.html").read_text()
         if environment is some:  # the gravity gradient acts, no other disturbance does
             assert tel.df["tau_gg_x"].abs().max() > 0 and tel.df[["B_I_x", "tau_res_x"]].abs().max().max() == 0
+
+
+def test_the_sun_from_one_evaluation_is_its_direction_and_distance():
+    jd = 2460000.5 + np.linspace(0.0, 400.0, 9)
+    direction, distance_m = sun_eci(jd)
+    np.testing.assert_array_equal(direction, sun_direction_eci(jd))
+    np.testing.assert_array_equal(distance_m, sun_distance_m(jd))
+    assert np.all((0.98 * AU_M < distance_m) & (distance_m < 1.02 * AU_M))  # the Earth's orbit: e = 0.0167

@@ -35,3 +35,17 @@ def test_the_orbit_frame_points_z_to_nadir_and_y_against_the_orbit_normal(rng):
         reference = np.roll(reference, 1) * np.sign(reference[3])
         np.testing.assert_allclose(q, reference, atol=1e-15)
         np.testing.assert_allclose(frames.lvlh_quaternion(r[k], v[k]), q, atol=1e-15)
+
+
+def test_the_continuous_sidereal_angle_turns_at_the_earth_rate_and_agrees_with_the_reduced_one():
+    t_s = np.linspace(0.0, 5 * 86400.0, 20001)  # five days: the reduced angle wraps five times and more
+    jd = 2460000.5 + t_s / 86400.0
+    theta = frames.gmst_unwrapped_rad(jd)
+    assert 0.0 <= theta[0] < 2 * np.pi
+    assert np.all(np.diff(theta) > 0.0)
+    # IAU-82's mean sidereal rate, 1.00273790935 turns a day (rad/s); over the whole span, since a Julian date near
+    # 2.46e6 days holds time to 4e-5 s only
+    rate = (theta[-1] - theta[0]) / (t_s[-1] - t_s[0])
+    np.testing.assert_allclose(rate, 1.00273790935 * 2 * np.pi / 86400.0, rtol=1e-9)
+    np.testing.assert_allclose(np.mod(theta, 2 * np.pi), frames.gmst_rad(jd), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(theta, np.unwrap(frames.gmst_rad(jd)), rtol=0, atol=1e-14)
