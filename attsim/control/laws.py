@@ -281,7 +281,7 @@ class QuaternionPD(Controller):
         if magnetorquer_feedforward is not None and magnetometer is None:
             raise InputError("magnetometer", "is needed with magnetorquer_feedforward: the field B of the torque m x B "
                              "the wheels leave to the magnetorquers")
-        distinct(wheels, "wheels", f"QuaternionPD {name!r}")
+        distinct(wheels, "wheels", f"{type(self).__name__} {name!r}")
         self._knowledge = {"attitude": attitude_source, "rate": rate_source}  # as given: None, TRUTH or a source
         attitude_source, rate_source = _unless_truth(attitude_source), _unless_truth(rate_source)
         sensors = [s for s in (attitude_source, rate_source, magnetometer) if s is not None and not _is_estimator(s)]
@@ -296,7 +296,7 @@ class QuaternionPD(Controller):
         self.check_arguments(self._arguments)
         # the magnetorquers whose torque the law leaves out of the wheels' (read, not driven): their name
         self.magnetorquer_feedforward = _name_of(magnetorquer_feedforward)
-        self.target = target_of(target_q, target, f"QuaternionPD {name!r}")
+        self.target = target_of(target_q, target, f"{type(self).__name__} {name!r}")
         self.target_q = getattr(self.target, "q_IR", None)  # a fixed target's attitude (None for a moving one)
         self.pointing = Pointing(self.target)
         self.kp = positive_scalar(kp, "kp")

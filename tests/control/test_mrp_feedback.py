@@ -148,8 +148,10 @@ def test_mrp_feedback_refuses_what_it_cannot_use(tmp_path):
         attsim.MRPFeedback(1.0, 1.0, 0.5, wheels, target_q=target, inertia_kg_m2=-np.eye(3))
     with pytest.raises(attsim.InputError, match="known_torque_Nm"):
         attsim.MRPFeedback(1.0, 1.0, 0.5, wheels, target_q=target, known_torque_Nm=(1.0, np.inf, 0.0))
-    with pytest.raises(attsim.InputError, match="target"):
-        attsim.MRPFeedback(1.0, 1.0, 0.5, wheels)
+    with pytest.raises(attsim.InputError, match="target: MRPFeedback 'mrp_feedback' needs exactly one"):
+        attsim.MRPFeedback(1.0, 1.0, 0.5, wheels)  # named as the user wrote it, not as the base class
+    with pytest.raises(attsim.InputError, match="MRPFeedback 'mrp_feedback'"):
+        attsim.MRPFeedback(1.0, 1.0, 0.5, ["rw_x", "rw_x"], target_q=target)
 
 
 def test_mrp_feedback_gives_the_same_run_both_ways(tmp_path):
