@@ -235,22 +235,31 @@ class Envelope:
         rows, columns = np.nonzero(theirs.counts)
         self._hist.insert(rows, theirs.top[rows] - columns, theirs.counts[rows, columns])
 
-    def _order_statistics(self, ranks: np.ndarray) -> np.ndarray:
-        """Estimates of the order statistic of rank ``ranks[:, k]`` (0-based) at each time point."""
+    def _order_statistics(self, *rank_sets: np.ndarray) -> list[np.ndarray]:
+        """Estimates of the order statistics of rank ``ranks[:, k]`` (0-based) at each time point, for each
+        ``ranks`` of ``rank_sets`` (one cumulative count serves them all)."""
         n = self.times_s.size
         counts, top = self._hist.counts, self._hist.top
         width = counts.shape[1]
         # ascending values: negatives from the largest magnitude, zeros, positives from the smallest
         cells = np.concatenate([counts[n:], self.zeros[:, None], counts[:n, ::-1]], axis=1)
         cumulative = np.cumsum(cells, axis=1, dtype=np.int64)
-        index = np.stack([np.sum(cumulative <= ranks[:, [k]], axis=1) for k in range(ranks.shape[1])], axis=1)
-        index = np.minimum(index, cells.shape[1] - 1)
-        with np.errstate(over="ignore", invalid="ignore"):
-            neg_value = -self._values(top[n:, None] - index)
-            pos_value = self._values(top[:n, None] - (2 * width - index))
-        estimate = np.where(index < width, neg_value, np.where(index == width, 0.0, pos_value))
-        with np.errstate(invalid="ignore"):
-            return np.clip(estimate, self.min[:, None], self.max[:, None])
+        # the cell of a rank is how many cumulative counts of its row are <= it: one sorted search over all rows,
+        # each row lifted above the one before (its counts are at most the row's total)
+        lift = np.arange(n, dtype=np.int64) * (int(cumulative[:, -1].max(initial=0)) + 1)
+        flat = (cumulative + lift[:, None]).ravel()
+        start = np.arange(n, dtype=np.int64) * cells.shape[1]
+        estimates = []
+        for ranks in rank_sets:
+            index = np.searchsorted(flat, ranks + lift[:, None], side="right") - start[:, None]
+            index = np.minimum(index, cells.shape[1] - 1)
+            with np.errstate(over="ignore", invalid="ignore"):
+                neg_value = -self._values(top[n:, None] - index)
+                pos_value = self._values(top[:n, None] - (2 * width - index))
+            estimate = np.where(index < width, neg_value, np.where(index == width, 0.0, pos_value))
+            with np.errstate(invalid="ignore"):
+                estimates.append(np.clip(estimate, self.min[:, None], self.max[:, None]))
+        return estimates
 
     def result(self) -> pd.DataFrame:
         """The envelope: index ``t_s``, a column ``p<k>`` per percentile (e.g. ``p1``, ``p50``) and ``runs``.
@@ -260,8 +269,7 @@ class Envelope:
         """
         n = self.count
         h = self.percentiles[None, :] / 100.0 * np.maximum(n - 1, 0)[:, None]
-        lo = self._order_statistics(np.floor(h).astype(np.int64))
-        hi = self._order_statistics(np.ceil(h).astype(np.int64))
+        lo, hi = self._order_statistics(np.floor(h).astype(np.int64), np.ceil(h).astype(np.int64))
         with np.errstate(invalid="ignore"):  # time points without a value: min = +inf, max = -inf (NaN below)
             values = lo + (h - np.floor(h)) * (hi - lo)
         values[:, self.percentiles == 0.0] = self.min[:, None]
