@@ -73,7 +73,7 @@ def euler_rates(w, tau, J, Jinv):
 
 def matrix_to_tuple(matrix) -> tuple:
     """A 3x3 matrix as the row-major 9-tuple the kernels take."""
-    return tuple(float(v) for v in np.asarray(matrix, dtype=np.float64).reshape(9))
+    return tuple(np.asarray(matrix, dtype=np.float64).reshape(9).tolist())  # Python floats, the same values
 
 
 @njit(**_JIT)
