@@ -22,7 +22,7 @@ from ..engine.component import At, Component
 from ..errors import InputError
 from ..plausibility import check_wheel
 from .loop import PART
-from ..telemetry.schema import WHEEL_FRICTION_SUFFIXES, WHEEL_JITTER_SUFFIXES, WHEEL_SUFFIXES
+from ..telemetry.schema import BODY_TORQUE_SUFFIXES, WHEEL_FRICTION_SUFFIXES, WHEEL_JITTER_SUFFIXES, WHEEL_SUFFIXES
 
 __all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel", "BodyTorque"]
 
@@ -321,7 +321,14 @@ class BodyTorque(Component):
     Parameters
     ----------
     name : str
-        Telemetry columns ``<name>_tau_x/y/z`` (the torque held, N m).
+        Telemetry columns ``<name>_tau_x/y/z``, the torque applied (N m),
+        and ``<name>_tau_cmd_x/y/z``, the torque last commanded, as decided:
+        a controller with ``command_delay_s`` decides at ``t`` the torque
+        applied from ``t + delay`` (so a row's ``_tau_cmd_`` is the command
+        decided at its time, Basilisk's ``cmdTorqueInMsg``); without a delay
+        the two are the same. Both are zero before the first command (the
+        actuator starts holding zero) and both go to zero when a mode stops
+        the controller (a delayed law is never switched by modes).
     """
 
     loop_part, loop_role = PART, "body_torque"  # the compiled mission (attsim.actuators.loop)
@@ -334,26 +341,43 @@ class BodyTorque(Component):
             raise InputError("name", "must be a non-empty str", f"got {name!r}")
         self.name = name
         self.torque_Nm = (0.0, 0.0, 0.0)
+        self.commanded_Nm = (0.0, 0.0, 0.0)
 
     def start(self, sc):
         self.torque_Nm = (0.0, 0.0, 0.0)
+        self.commanded_Nm = (0.0, 0.0, 0.0)
 
     def check_command(self, torque_Nm, field: str) -> np.ndarray:
         """A torque (N m, body axes): a finite 3-vector."""
         return finite_array(torque_Nm, field, (3,))
 
-    def command(self, sc, torque_Nm) -> None:
+    def _checked(self, torque_Nm) -> tuple:
         tau = _finite_triple(torque_Nm)
         if tau is None:  # not three finite floats: the generic check says what is wrong
             tau = tuple(float(v) for v in self.check_command(torque_Nm, f"{self.name}.command"))
-        self.torque_Nm = tau
-        sc.set_external_torque(self.name, tau)
+        return tau
+
+    def command(self, sc, torque_Nm) -> None:
+        """Commanded and applied now (a command without delay)."""
+        tau = self._checked(torque_Nm)
+        self.commanded_Nm = tau
+        self.apply(sc, tau)
+
+    def command_later(self, torque_Nm) -> tuple:
+        """Commanded now, applied later by :meth:`apply` (a controller's ``command_delay_s``); the torque checked."""
+        self.commanded_Nm = self._checked(torque_Nm)
+        return self.commanded_Nm
+
+    def apply(self, sc, torque_Nm) -> None:
+        """Applied now, as commanded earlier (:meth:`command_later`)."""
+        self.torque_Nm = self._checked(torque_Nm)
+        sc.set_external_torque(self.name, self.torque_Nm)
 
     def columns(self):
-        return [f"{self.name}_tau_x", f"{self.name}_tau_y", f"{self.name}_tau_z"]
+        return [f"{self.name}_{suffix}" for suffix in BODY_TORQUE_SUFFIXES]
 
     def values(self, sc):
-        return list(self.torque_Nm)
+        return list(self.torque_Nm) + list(self.commanded_Nm)
 
 
 class Magnetorquer(Component):

@@ -21,7 +21,8 @@ import numpy as np
 from .._core.jit import LOOP_INLINED, njit
 from .._core.units import Unit, deref
 from ..actuators.kernels import wheel_speed, wheels_relative_momentum, wheels_total
-from ..actuators.loop import command_body_torque, command_dipole, command_wheel
+from ..actuators.loop import apply_body_torque, command_body_torque, command_body_torque_later, command_dipole, \
+    command_wheel
 from ..environment.table import R, V, lerp3, table_cell
 from ..guidance.kernels import PARAMETER_LENGTH, error_angle_deg, error_vector, rate_error
 from ..guidance.kernels import reference_now
@@ -281,6 +282,8 @@ def _to_vector(pw, c, v, t):
         _, dipole, torque = command_offsets(controllers, c)
         k = torque if torque >= 0 else dipole
         controllers.pending[c, s, k], controllers.pending[c, s, k + 1], controllers.pending[c, s, k + 2] = v
+        if torque >= 0:  # the body torque's commanded columns show it from now
+            command_body_torque_later(pw, controllers.body_torque[c], v, t)
     else:
         _vector_now(pw, c, v, t)
 
@@ -291,9 +294,9 @@ def _known3(values, k):
 
 
 @njit(**_JIT)
-def _apply_layout(pw, c, values, t):
+def _apply_layout(pw, c, values, t, delayed):
     """Controller ``c``'s commands laid out as :func:`command_offsets` says, applied now (NaN entries hold; a vector
-    with a NaN holds whole)."""
+    with a NaN holds whole); ``delayed``: decided ``delay_s`` ago (a body torque noted as commanded then)."""
     controllers = deref(pw).controllers
     _, dipole, torque = command_offsets(controllers, c)
     for i in range(controllers.wheel_order.shape[1]):
@@ -303,8 +306,11 @@ def _apply_layout(pw, c, values, t):
     if dipole >= 0 and _known3(values, dipole):
         command_dipole(pw, controllers.magnetorquer[c], (values[dipole], values[dipole + 1], values[dipole + 2]), t)
     if torque >= 0 and _known3(values, torque):
-        command_body_torque(pw, controllers.body_torque[c], (values[torque], values[torque + 1], values[torque + 2]),
-                            t)
+        tau = (values[torque], values[torque + 1], values[torque + 2])
+        if delayed:
+            apply_body_torque(pw, controllers.body_torque[c], tau, t)
+        else:
+            command_body_torque(pw, controllers.body_torque[c], tau, t)
 
 
 def apply_delayed(pw, samplers, t, c):
@@ -316,7 +322,7 @@ def apply_delayed(pw, samplers, t, c):
     if k < 0 or controllers.pending_k[c, s] != k:
         return 0  # that cycle decided nothing: the actuators hold
     controllers.pending_k[c, s] = -1
-    _apply_layout(pw, c, controllers.pending[c, s], t)  # wheels in the law's order, then a dipole, then a torque
+    _apply_layout(pw, c, controllers.pending[c, s], t, True)  # wheels in the law's order, a dipole, a torque
     return 0
 
 
@@ -505,8 +511,12 @@ def _user_applied(pw, c, commands, t):
         pending = controllers.pending[c, _slot(controllers, c, t)]
         for i in range(commands.shape[0]):
             pending[i] = commands[i]
+        _, _, torque = command_offsets(controllers, c)
+        if torque >= 0 and _known3(commands, torque):  # the body torque's commanded columns show it from now
+            command_body_torque_later(pw, controllers.body_torque[c],
+                                      (commands[torque], commands[torque + 1], commands[torque + 2]), t)
     else:
-        _apply_layout(pw, c, commands, t)
+        _apply_layout(pw, c, commands, t, False)
     return 0
 
 
