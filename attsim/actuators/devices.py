@@ -17,14 +17,15 @@ import numpy as np
 from .._core.validate import (directions, finite_array, finite_number, non_negative_scalar, one_of, per_item,
                               positive_int, positive_scalar, real_number, sequence, unit_vector, vector3)
 from .catalogue import magnetorquer_spec, wheel_arguments
-from .kernels import magnetorquer_dipole
+from .kernels import magnetorquer_bars, magnetorquer_dipole
 from ..engine.component import At, Component
 from ..errors import InputError
 from ..plausibility import check_wheel
 from .loop import PART
 from ..telemetry.schema import BODY_TORQUE_SUFFIXES, WHEEL_FRICTION_SUFFIXES, WHEEL_JITTER_SUFFIXES, WHEEL_SUFFIXES
 
-__all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel", "BodyTorque"]
+__all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel", "BodyTorque",
+           "BarDipoles"]
 
 
 class _Saturation:
@@ -380,10 +381,20 @@ class BodyTorque(Component):
         return list(self.torque_Nm) + list(self.commanded_Nm)
 
 
+class BarDipoles(tuple):
+    """Each bar's own dipole (A m², along its axis, in the order of the bars), commanded to a :class:`Magnetorquer`
+    bar by bar instead of a body dipole: what a :class:`~attsim.NumbaController` given
+    ``magnetorquer_command="bars"`` hands to it (Basilisk's ``MtbEffector`` driven per bar)."""
+
+    __slots__ = ()
+
+
 class Magnetorquer(Component):
     """Magnetorquer bars: three along the body axes, or an array of any number on any axes.
 
-    A controller commands a body dipole ``m`` (A m², body axes). Each bar
+    A controller commands a body dipole ``m`` (A m², body axes), or (a
+    :class:`~attsim.NumbaController` with ``magnetorquer_command="bars"``)
+    each bar's dipole, limited as below without steering. Each bar
     ``k`` (unit axis ``g_k``) takes ``S[k] · m`` with ``S = G⁺`` the
     minimum-norm steering of the bars' axes ``G`` (the columns ``g_k``:
     Basilisk's ``GtMatrix_B``; ``S`` is its ``dipoleMapping`` steering matrix),
@@ -475,9 +486,30 @@ class Magnetorquer(Component):
 
     def check_command(self, dipole_Am2, field: str) -> np.ndarray:
         """A dipole (A m², body axes): a finite 3-vector."""
+        if type(dipole_Am2) is BarDipoles:  # a schedule plays body dipoles (the compiled playback holds three)
+            raise InputError(field, "must be a body dipole (A m², 3); bar-by-bar dipoles come from a "
+                             "NumbaController(magnetorquer_command='bars')", f"got {len(dipole_Am2)} bar dipoles")
         return finite_array(dipole_Am2, field, (3,))
 
+    @property
+    def bar_count(self) -> int:
+        """How many bars: three on the body axes, or one per row of ``bar_axes``."""
+        return self._axes.shape[0]
+
+    def command_bars(self, sc, bars_Am2) -> None:
+        """Each bar's dipole commanded (A m², along its axis; :class:`BarDipoles`), each limited as the steered ones
+        (``kernels.magnetorquer_bars``); a saturation event's ``requested`` is the body dipole of the requests."""
+        self.bar_dipoles_Am2[:] = finite_array(bars_Am2, f"{self.name}.command", (self.bar_count,))
+        applied, m, saturated = magnetorquer_bars(self._axes, self.dipole_max_Am2, self._scale, self.bar_dipoles_Am2)
+        if saturated != self._saturation.active:
+            self._saturation.update(sc, saturated, requested=list(m))
+        self.dipole_Am2 = np.array(applied)
+        sc.set_dipole(self.name, applied)
+
     def command(self, sc, dipole_Am2) -> None:
+        if type(dipole_Am2) is BarDipoles:
+            self.command_bars(sc, dipole_Am2)
+            return
         m = _finite_triple(dipole_Am2)
         if m is None:  # not three finite floats in a tuple, list or float array: the generic check says what is wrong
             m = tuple(self.check_command(dipole_Am2, f"{self.name}.command").tolist())

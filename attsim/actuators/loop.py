@@ -19,11 +19,12 @@ import numpy as np
 from .._core.events import log_event
 from .._core.jit import LOOP_INLINED, njit
 from .._core.units import Unit, deref
-from .kernels import SATURATION_NONE, WheelBank, empty_wheel_bank, magnetorquer_dipole, wheel_command, wheels_total
+from .kernels import (SATURATION_NONE, WheelBank, empty_wheel_bank, magnetorquer_bars, magnetorquer_dipole,
+                      wheel_command, wheels_total)
 from .wheel_dynamics import write_wheel_row
 
 __all__ = ["ActuatorBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PART", "command_wheel",
-           "command_dipole", "command_body_torque", "command_body_torque_later", "apply_body_torque",
+           "command_dipole", "command_bars", "command_body_torque", "command_body_torque_later", "apply_body_torque",
            "PLAYBACK_BODY_TORQUE",
            "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK",
            "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER"]
@@ -113,10 +114,32 @@ def command_dipole(pw, i, m, t):
     applied, saturated = magnetorquer_dipole(m, magnetorquers.steering[i], magnetorquers.axes[i],
                                              magnetorquers.limit_Am2[i], magnetorquers.scale[i] != 0.0,
                                              magnetorquers.bars_Am2[i])
+    _hold_dipole(pw, i, applied, m, saturated, t)
+
+
+@njit(**_JIT)
+def command_bars(pw, i, values, start, count, t):
+    """Hold on magnetorquer set ``i`` each bar's own dipole, ``values[start:start + count]`` (A m², along its axis,
+    in the set's order of bars; limits applied), logging saturation with the body dipole requested."""
+    world = deref(pw)
+    magnetorquers = world.actuators.magnetorquers
+    bars = magnetorquers.bars_Am2[i]
+    for k in range(bars.shape[0]):  # a padded bar (past the set's own) takes nothing
+        bars[k] = values[start + k] if k < count else 0.0
+    applied, requested, saturated = magnetorquer_bars(magnetorquers.axes[i], magnetorquers.limit_Am2[i],
+                                                      magnetorquers.scale[i] != 0.0, bars)
+    _hold_dipole(pw, i, applied, requested, saturated, t)
+
+
+@njit(**_JIT)
+def _hold_dipole(pw, i, applied, requested, saturated, t):
+    """Set ``i``'s applied body dipole held, a change of saturation logged with the body dipole ``requested``."""
+    world = deref(pw)
+    magnetorquers = world.actuators.magnetorquers
     flag = 1.0 if saturated else 0.0
     if flag != magnetorquers.saturated[i]:
-        log_event(world.buffers, t, EVENT_SATURATION if saturated else EVENT_SATURATION_END, WHAT_DIPOLE, i, m[0],
-                  m[1], m[2])
+        log_event(world.buffers, t, EVENT_SATURATION if saturated else EVENT_SATURATION_END, WHAT_DIPOLE, i,
+                  requested[0], requested[1], requested[2])
         magnetorquers.saturated[i] = flag
     magnetorquers.dipole_Am2[i, 0], magnetorquers.dipole_Am2[i, 1], magnetorquers.dipole_Am2[i, 2] = applied
 
