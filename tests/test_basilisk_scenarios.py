@@ -113,12 +113,14 @@ def test_guidance_mission_follows_basilisks_first_twenty_seconds():
     mission.duration_s, mission.telemetry_dt_s = 18.2, 0.1
     tel = mission.run(in_memory=True, backend="interpreted")
     df = tel.df
-    torque = [f"ext_torque_tau_{a}" for a in "xyz"]
+    torque, command = [f"ext_torque_tau_{a}" for a in "xyz"], [f"ext_torque_tau_cmd_{a}" for a in "xyz"]
     assert (df.loc[0.0, torque].to_numpy() == 0.0).all()  # nothing decided before t = 0: the first step is free
     for t, sigma, omega, request in BASILISK_GUIDANCE:
         _assert_body_matches(df.loc[t], t, sigma, omega, angle_deg=1e-6, rate_rad_s=1e-11)
-        # the request decided at t acts from t + 0.1 s (command_delay_s: Basilisk's task order)
-        assert df.loc[round(t + 0.1, 1), torque].to_numpy() == pytest.approx(request, rel=0, abs=1e-6)
+        # the request decided at t (Basilisk's cmdTorqueInMsg at t) acts from t + 0.1 s (command_delay_s: Basilisk's
+        # task order)
+        assert df.loc[t, command].to_numpy() == pytest.approx(request, rel=0, abs=1e-6)
+        assert np.array_equal(df.loc[round(t + 0.1, 1), torque].to_numpy(), df.loc[t, command].to_numpy())
     law = next(c for c in tel.meta["components"] if c["type"] == "MRPFeedback")
     assert law["command_delay_s"] == 0.1
 

@@ -14,8 +14,9 @@ example's modules and numbers) logging every 0.1 s step and prints:
 2. **Closed loop**: the mission ``missions/basilisk_attitude_guidance.py``
    (built-ins only: ``MRPFeedback`` driving a ``BodyTorque`` with
    ``command_delay_s`` one period, Basilisk's task order) logging every
-   0.1 s step, against the example's attitude, body rate and control torque.
-   Max and RMS.
+   0.1 s step, against the example's attitude, body rate and control torque
+   (the body torque's commanded columns, ``ext_torque_tau_cmd_*``, the torque
+   decided at each step as Basilisk's command message). Max and RMS.
 3. **Speed**: Basilisk's ``ExecuteSimulation`` against attsim's
    ``Mission.run`` (compiled, in memory), both warm in this process, each
    logging at the example's own interval (6 s), medians of interleaved
@@ -101,12 +102,12 @@ def closed_loop(bsk: dict) -> dict:
     t = df.index.to_numpy()
     figures.check_same_times(t, bsk["t_s"])
     q = df[figures.QUATERNION].to_numpy()
-    # the torque decided at t (Basilisk's command message at t) is what the body torque applies from t + 0.1 s
-    applied = df[[f"ext_torque_tau_{a}" for a in "xyz"]].to_numpy()
+    # the torque decided at t, Basilisk's command message at t (the body torque applies it from t + 0.1 s)
+    commanded = df[[f"ext_torque_tau_cmd_{a}" for a in "xyz"]].to_numpy()
     rate = np.linalg.norm(df[figures.BODY_RATE].to_numpy() - bsk["omega_BN_B"], axis=1)
     return {"attitude_deg": figures.stats(angle_deg(q, q_from_mrp(bsk["sigma_BN"]))),
             "body_rate_rad_s": figures.stats(rate),
-            "torque_Nm": figures.stats(np.linalg.norm(applied[1:] - bsk["torque_Nm"][:-1], axis=1))}
+            "torque_Nm": figures.stats(np.linalg.norm(commanded - bsk["torque_Nm"], axis=1))}
 
 
 def speed_ratio(repeats: int) -> tuple[float, float, float]:

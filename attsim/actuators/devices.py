@@ -17,14 +17,15 @@ import numpy as np
 from .._core.validate import (directions, finite_array, finite_number, non_negative_scalar, one_of, per_item,
                               positive_int, positive_scalar, real_number, sequence, unit_vector, vector3)
 from .catalogue import magnetorquer_spec, wheel_arguments
-from .kernels import magnetorquer_dipole
+from .kernels import magnetorquer_bars, magnetorquer_dipole
 from ..engine.component import At, Component
 from ..errors import InputError
 from ..plausibility import check_wheel
 from .loop import PART
-from ..telemetry.schema import WHEEL_FRICTION_SUFFIXES, WHEEL_JITTER_SUFFIXES, WHEEL_SUFFIXES
+from ..telemetry.schema import BODY_TORQUE_SUFFIXES, WHEEL_FRICTION_SUFFIXES, WHEEL_JITTER_SUFFIXES, WHEEL_SUFFIXES
 
-__all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel", "BodyTorque"]
+__all__ = ["TorqueSchedule", "CommandSchedule", "Thruster", "Magnetorquer", "ReactionWheel", "BodyTorque",
+           "BarDipoles"]
 
 
 class _Saturation:
@@ -321,7 +322,14 @@ class BodyTorque(Component):
     Parameters
     ----------
     name : str
-        Telemetry columns ``<name>_tau_x/y/z`` (the torque held, N m).
+        Telemetry columns ``<name>_tau_x/y/z``, the torque applied (N m),
+        and ``<name>_tau_cmd_x/y/z``, the torque last commanded, as decided:
+        a controller with ``command_delay_s`` decides at ``t`` the torque
+        applied from ``t + delay`` (so a row's ``_tau_cmd_`` is the command
+        decided at its time, Basilisk's ``cmdTorqueInMsg``); without a delay
+        the two are the same. Both are zero before the first command (the
+        actuator starts holding zero) and both go to zero when a mode stops
+        the controller (a delayed law is never switched by modes).
     """
 
     loop_part, loop_role = PART, "body_torque"  # the compiled mission (attsim.actuators.loop)
@@ -334,32 +342,59 @@ class BodyTorque(Component):
             raise InputError("name", "must be a non-empty str", f"got {name!r}")
         self.name = name
         self.torque_Nm = (0.0, 0.0, 0.0)
+        self.commanded_Nm = (0.0, 0.0, 0.0)
 
     def start(self, sc):
         self.torque_Nm = (0.0, 0.0, 0.0)
+        self.commanded_Nm = (0.0, 0.0, 0.0)
 
     def check_command(self, torque_Nm, field: str) -> np.ndarray:
         """A torque (N m, body axes): a finite 3-vector."""
         return finite_array(torque_Nm, field, (3,))
 
-    def command(self, sc, torque_Nm) -> None:
+    def _checked(self, torque_Nm) -> tuple:
         tau = _finite_triple(torque_Nm)
         if tau is None:  # not three finite floats: the generic check says what is wrong
             tau = tuple(float(v) for v in self.check_command(torque_Nm, f"{self.name}.command"))
-        self.torque_Nm = tau
-        sc.set_external_torque(self.name, tau)
+        return tau
+
+    def command(self, sc, torque_Nm) -> None:
+        """Commanded and applied now (a command without delay)."""
+        tau = self._checked(torque_Nm)
+        self.commanded_Nm = tau
+        self.apply(sc, tau)
+
+    def command_later(self, torque_Nm) -> tuple:
+        """Commanded now, applied later by :meth:`apply` (a controller's ``command_delay_s``); the torque checked."""
+        self.commanded_Nm = self._checked(torque_Nm)
+        return self.commanded_Nm
+
+    def apply(self, sc, torque_Nm) -> None:
+        """Applied now, as commanded earlier (:meth:`command_later`)."""
+        self.torque_Nm = self._checked(torque_Nm)
+        sc.set_external_torque(self.name, self.torque_Nm)
 
     def columns(self):
-        return [f"{self.name}_tau_x", f"{self.name}_tau_y", f"{self.name}_tau_z"]
+        return [f"{self.name}_{suffix}" for suffix in BODY_TORQUE_SUFFIXES]
 
     def values(self, sc):
-        return list(self.torque_Nm)
+        return list(self.torque_Nm) + list(self.commanded_Nm)
+
+
+class BarDipoles(tuple):
+    """Each bar's own dipole (A m², along its axis, in the order of the bars), commanded to a :class:`Magnetorquer`
+    bar by bar instead of a body dipole: what a :class:`~attsim.NumbaController` given
+    ``magnetorquer_command="bars"`` hands to it (Basilisk's ``MtbEffector`` driven per bar)."""
+
+    __slots__ = ()
 
 
 class Magnetorquer(Component):
     """Magnetorquer bars: three along the body axes, or an array of any number on any axes.
 
-    A controller commands a body dipole ``m`` (A m², body axes). Each bar
+    A controller commands a body dipole ``m`` (A m², body axes), or (a
+    :class:`~attsim.NumbaController` with ``magnetorquer_command="bars"``)
+    each bar's dipole, limited as below without steering. Each bar
     ``k`` (unit axis ``g_k``) takes ``S[k] · m`` with ``S = G⁺`` the
     minimum-norm steering of the bars' axes ``G`` (the columns ``g_k``:
     Basilisk's ``GtMatrix_B``; ``S`` is its ``dipoleMapping`` steering matrix),
@@ -451,9 +486,30 @@ class Magnetorquer(Component):
 
     def check_command(self, dipole_Am2, field: str) -> np.ndarray:
         """A dipole (A m², body axes): a finite 3-vector."""
+        if type(dipole_Am2) is BarDipoles:  # a schedule plays body dipoles (the compiled playback holds three)
+            raise InputError(field, "must be a body dipole (A m², 3); bar-by-bar dipoles come from a "
+                             "NumbaController(magnetorquer_command='bars')", f"got {len(dipole_Am2)} bar dipoles")
         return finite_array(dipole_Am2, field, (3,))
 
+    @property
+    def bar_count(self) -> int:
+        """How many bars: three on the body axes, or one per row of ``bar_axes``."""
+        return self._axes.shape[0]
+
+    def command_bars(self, sc, bars_Am2) -> None:
+        """Each bar's dipole commanded (A m², along its axis; :class:`BarDipoles`), each limited as the steered ones
+        (``kernels.magnetorquer_bars``); a saturation event's ``requested`` is the body dipole of the requests."""
+        self.bar_dipoles_Am2[:] = finite_array(bars_Am2, f"{self.name}.command", (self.bar_count,))
+        applied, m, saturated = magnetorquer_bars(self._axes, self.dipole_max_Am2, self._scale, self.bar_dipoles_Am2)
+        if saturated != self._saturation.active:
+            self._saturation.update(sc, saturated, requested=list(m))
+        self.dipole_Am2 = np.array(applied)
+        sc.set_dipole(self.name, applied)
+
     def command(self, sc, dipole_Am2) -> None:
+        if type(dipole_Am2) is BarDipoles:
+            self.command_bars(sc, dipole_Am2)
+            return
         m = _finite_triple(dipole_Am2)
         if m is None:  # not three finite floats in a tuple, list or float array: the generic check says what is wrong
             m = tuple(self.check_command(dipole_Am2, f"{self.name}.command").tolist())

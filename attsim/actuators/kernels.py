@@ -26,7 +26,7 @@ from .._core.jit import LOOP_INLINED, njit
 
 __all__ = ["WheelBank", "WORK_COLUMNS", "empty_wheel_bank", "wheel_speed", "relative_speed", "beyond_limit",
            "pushes_past_limit", "speed_stop_due", "wheel_command", "wheel_commands", "wheels_total",
-           "wheels_relative_momentum", "saturate_bars", "magnetorquer_dipole", "SATURATION_NONE",
+           "wheels_relative_momentum", "saturate_bars", "magnetorquer_dipole", "magnetorquer_bars", "SATURATION_NONE",
            "SATURATION_START", "SATURATION_END"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._core.jit: inlined, no refcounts
@@ -233,10 +233,30 @@ def magnetorquer_dipole(m, steering, axes, limit_Am2, scale, bars_Am2):
         s = steering[k]
         bars_Am2[k] = s[0] * m[0] + s[1] * m[1] + s[2] * m[2]
     saturated = saturate_bars(bars_Am2, limit_Am2, scale)
+    return _body_dipole(axes, bars_Am2), saturated
+
+
+@njit(**_JIT)
+def _body_dipole(axes, bars_Am2):
+    """``Σ_k bars[k] g_k``: the body dipole of the bars' dipoles (A m²)."""
     x = y = z = 0.0
     for k in range(bars_Am2.shape[0]):
         g = axes[k]
         x += bars_Am2[k] * g[0]
         y += bars_Am2[k] * g[1]
         z += bars_Am2[k] * g[2]
-    return (x, y, z), saturated
+    return (x, y, z)
+
+
+@njit(**_JIT)
+def magnetorquer_bars(axes, limit_Am2, scale, bars_Am2):
+    """The body dipole an array of magnetorquer bars applies when each bar is commanded its own dipole (A m²).
+
+    ``bars_Am2`` holds each bar's request (along its axis) and is limited in
+    place by :func:`saturate_bars`, as :func:`magnetorquer_dipole` limits
+    the steered ones. Returns ``(applied, requested, saturated)``: the body
+    dipole ``Σ_k bars[k] g_k`` of the limited bars and of the requests.
+    """
+    requested = _body_dipole(axes, bars_Am2)
+    saturated = saturate_bars(bars_Am2, limit_Am2, scale)
+    return _body_dipole(axes, bars_Am2), requested, saturated

@@ -19,11 +19,13 @@ import numpy as np
 from .._core.events import log_event
 from .._core.jit import LOOP_INLINED, njit
 from .._core.units import Unit, deref
-from .kernels import SATURATION_NONE, WheelBank, empty_wheel_bank, magnetorquer_dipole, wheel_command, wheels_total
+from .kernels import (SATURATION_NONE, WheelBank, empty_wheel_bank, magnetorquer_bars, magnetorquer_dipole,
+                      wheel_command, wheels_total)
 from .wheel_dynamics import write_wheel_row
 
 __all__ = ["ActuatorBank", "MagnetorquerBank", "ScheduleBank", "PlaybackBank", "PART", "command_wheel",
-           "command_dipole", "command_body_torque", "PLAYBACK_BODY_TORQUE",
+           "command_dipole", "command_bars", "command_body_torque", "command_body_torque_later", "apply_body_torque",
+           "PLAYBACK_BODY_TORQUE",
            "EVENT_SATURATION", "EVENT_SATURATION_END", "EVENT_COMMAND", "EVENT_PLAYBACK",
            "WHAT_TORQUE", "WHAT_SPEED", "WHAT_DIPOLE", "PLAYBACK_WHEEL", "PLAYBACK_MAGNETORQUER"]
 
@@ -79,13 +81,15 @@ class PlaybackBank(NamedTuple):
 
 class ActuatorBank(NamedTuple):
     """The actuators of a compiled run, by kind; ``body_torque_Nm`` one row per :class:`~attsim.BodyTorque`, the
-    torque it holds (N m, body axes)."""
+    torque it holds (N m, body axes), and ``body_torque_cmd_Nm`` the torque last commanded to it (decided: held
+    ``command_delay_s`` earlier than applied by a delayed law)."""
 
     wheels: WheelBank
     magnetorquers: MagnetorquerBank
     schedules: ScheduleBank
     playback: PlaybackBank
     body_torque_Nm: np.ndarray
+    body_torque_cmd_Nm: np.ndarray
 
 
 @njit(**_JIT)
@@ -110,20 +114,59 @@ def command_dipole(pw, i, m, t):
     applied, saturated = magnetorquer_dipole(m, magnetorquers.steering[i], magnetorquers.axes[i],
                                              magnetorquers.limit_Am2[i], magnetorquers.scale[i] != 0.0,
                                              magnetorquers.bars_Am2[i])
+    _hold_dipole(pw, i, applied, m, saturated, t)
+
+
+@njit(**_JIT)
+def command_bars(pw, i, values, start, count, t):
+    """Hold on magnetorquer set ``i`` each bar's own dipole, ``values[start:start + count]`` (A m², along its axis,
+    in the set's order of bars; limits applied), logging saturation with the body dipole requested."""
+    world = deref(pw)
+    magnetorquers = world.actuators.magnetorquers
+    bars = magnetorquers.bars_Am2[i]
+    for k in range(bars.shape[0]):  # a padded bar (past the set's own) takes nothing
+        bars[k] = values[start + k] if k < count else 0.0
+    applied, requested, saturated = magnetorquer_bars(magnetorquers.axes[i], magnetorquers.limit_Am2[i],
+                                                      magnetorquers.scale[i] != 0.0, bars)
+    _hold_dipole(pw, i, applied, requested, saturated, t)
+
+
+@njit(**_JIT)
+def _hold_dipole(pw, i, applied, requested, saturated, t):
+    """Set ``i``'s applied body dipole held, a change of saturation logged with the body dipole ``requested``."""
+    world = deref(pw)
+    magnetorquers = world.actuators.magnetorquers
     flag = 1.0 if saturated else 0.0
     if flag != magnetorquers.saturated[i]:
-        log_event(world.buffers, t, EVENT_SATURATION if saturated else EVENT_SATURATION_END, WHAT_DIPOLE, i, m[0],
-                  m[1], m[2])
+        log_event(world.buffers, t, EVENT_SATURATION if saturated else EVENT_SATURATION_END, WHAT_DIPOLE, i,
+                  requested[0], requested[1], requested[2])
         magnetorquers.saturated[i] = flag
     magnetorquers.dipole_Am2[i, 0], magnetorquers.dipole_Am2[i, 1], magnetorquers.dipole_Am2[i, 2] = applied
 
 
 @njit(**_JIT)
-def command_body_torque(pw, i, tau, t):
-    """Hold the torque ``tau`` (N m, body axes) on body-torque actuator ``i`` (ideal: no limit)."""
+def apply_body_torque(pw, i, tau, t):
+    """Hold the torque ``tau`` (N m, body axes) on body-torque actuator ``i`` (ideal: no limit), as commanded
+    earlier (:func:`command_body_torque_later`)."""
     world = deref(pw)
     row = world.actuators.body_torque_Nm[i]
     row[0], row[1], row[2] = tau[0], tau[1], tau[2]
+
+
+@njit(**_JIT)
+def command_body_torque_later(pw, i, tau, t):
+    """Note the torque ``tau`` as commanded now to body-torque actuator ``i``, applied later
+    (:func:`apply_body_torque`, a delayed law's)."""
+    world = deref(pw)
+    row = world.actuators.body_torque_cmd_Nm[i]
+    row[0], row[1], row[2] = tau[0], tau[1], tau[2]
+
+
+@njit(**_JIT)
+def command_body_torque(pw, i, tau, t):
+    """Command the torque ``tau`` (N m, body axes) to body-torque actuator ``i`` and hold it from now."""
+    command_body_torque_later(pw, i, tau, t)
+    apply_body_torque(pw, i, tau, t)
 
 
 def hold(pw, t):
@@ -207,12 +250,14 @@ def write_magnetorquer(pw, t, i, col):
 
 
 def write_body_torque(pw, t, i, col):
-    """Body-torque actuator ``i``'s held torque into the row being written; returns the next column."""
+    """Body-torque actuator ``i``'s columns (``telemetry.schema.BODY_TORQUE_SUFFIXES``: the held torque, then the
+    commanded one) into the row being written; returns the next column."""
     world = deref(pw)
     row = world.buffers.rows[world.buffers.counts[0]]
     for a in range(3):
         row[col + a] = world.actuators.body_torque_Nm[i, a]
-    return col + 3
+        row[col + 3 + a] = world.actuators.body_torque_cmd_Nm[i, a]
+    return col + 6
 
 
 def write_wheel(pw, t, j, col):
@@ -317,7 +362,8 @@ class ActuatorPart:
                                                                  np.zeros(0, dtype=np.int64),
                                                                  np.zeros(0, dtype=np.int64),
                                                                  np.zeros(0, dtype=np.int64),
-                                                                 np.zeros(0, dtype=np.int64)), np.zeros((0, 3)))
+                                                                 np.zeros(0, dtype=np.int64)), np.zeros((0, 3)),
+                            np.zeros((0, 3)))
 
     def _of(self, actuators, role):
         return [a for a in actuators if a.loop_role == role]
@@ -347,7 +393,8 @@ class ActuatorPart:
             magnetorquers=_magnetorquer_bank(self._of(actuators, "magnetorquer")),
             schedules=_schedule_bank(self._of(actuators, "schedule"), build.duration_s),
             playback=_playback_bank(self._of(actuators, "playback"), build, build.duration_s),
-            body_torque_Nm=np.zeros((len(self._of(actuators, "body_torque")), 3)))
+            body_torque_Nm=np.zeros((len(self._of(actuators, "body_torque")), 3)),
+            body_torque_cmd_Nm=np.zeros((len(self._of(actuators, "body_torque")), 3)))
 
     def units(self) -> list:
         """The actuators' units, each with the kind of its signature and its options."""

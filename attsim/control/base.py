@@ -272,20 +272,34 @@ class Controller(Component):
         if not commands:
             return
         if self._command_delay_s > 0.0:  # kept by cycle index: applied by the delayed process (processes())
-            self._pending[round((t - self.phase_s) / self.period_s)] = commands
+            self._pending[round((t - self.phase_s) / self.period_s)] = self._commanded_now(t, commands)
         else:
             self._apply(sc, t, commands)
         self.cycles += 1
+
+    def _commanded_now(self, t: float, commands: dict) -> dict:
+        """``commands`` of a delayed cycle, each body torque among them noted as commanded now
+        (:meth:`~attsim.BodyTorque.command_later`: its ``_tau_cmd_`` columns), checked now."""
+        for name, value in commands.items():
+            actuator = self.actuators.get(name)
+            if isinstance(actuator, BodyTorque):
+                try:
+                    actuator.command_later(value)
+                except InputError as exc:
+                    raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s: bad command for {name!r}: "
+                                          f"{exc}") from exc
+        return commands
 
     def _apply_delayed(self, sc) -> None:
         """The commands of the cycle ``command_delay_s`` ago, applied now (none when it decided nothing)."""
         t = sc.env._now
         commands = self._pending.pop(round((t - (self.phase_s + self._command_delay_s)) / self.period_s), None)
         if commands is not None:
-            self._apply(sc, t, commands)
+            self._apply(sc, t, commands, delayed=True)
 
-    def _apply(self, sc, t: float, commands: dict) -> None:
-        """Hand ``commands`` to the actuators (wheel torques together, in the commands' order)."""
+    def _apply(self, sc, t: float, commands: dict, delayed: bool = False) -> None:
+        """Hand ``commands`` to the actuators (wheel torques together, in the commands' order); ``delayed``: decided
+        ``command_delay_s`` ago (a body torque then only applies what it noted as commanded then)."""
         wheel_rows = getattr(self, "_wheel_rows", None)
         if wheel_rows is None:
             wheel_rows = self._find_wheel_rows()
@@ -304,7 +318,10 @@ class Controller(Component):
                 sc.command_wheels(tuple(rows), tuple(torques))
                 rows, torques = [], []
             try:
-                actuator.command(sc, value)
+                if delayed and isinstance(actuator, BodyTorque):
+                    actuator.apply(sc, value)
+                else:
+                    actuator.command(sc, value)
             except InputError as exc:
                 raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s: bad command for {name!r}: "
                                       f"{exc}") from exc

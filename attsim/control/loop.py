@@ -21,7 +21,8 @@ import numpy as np
 from .._core.jit import LOOP_INLINED, njit
 from .._core.units import Unit, deref
 from ..actuators.kernels import wheel_speed, wheels_relative_momentum, wheels_total
-from ..actuators.loop import command_body_torque, command_dipole, command_wheel
+from ..actuators.loop import (apply_body_torque, command_bars, command_body_torque, command_body_torque_later,
+                             command_dipole, command_wheel)
 from ..environment.table import R, V, lerp3, table_cell
 from ..guidance.kernels import PARAMETER_LENGTH, error_angle_deg, error_vector, rate_error
 from ..guidance.kernels import reference_now
@@ -39,7 +40,8 @@ __all__ = ["ControllerBank", "PART", "quaternion_pd", "mrp_feedback_cycle", "mag
            "LAW_CLIP", "LAW_KP", "LAW_KD", "LAW_GAIN", "LAW_COMPENSATION", "LAW_MOMENTUM", "APPLY_DELAYED",
            "pending_capacity", "user_law_reading", "STATE_WIDTH", "STATE_WHEEL_SPEED", "STATE_WHEEL_MOMENTUM",
            "STATE_DIPOLE", "STATE_Q", "STATE_BIAS", "STATE_RATE", "READS_WHEEL", "READS_MAGNETORQUER",
-           "READS_ESTIMATOR", "USER_PARAMETERS", "USER_MEMORY", "USER_READINGS", "USER_COMMANDS", "USER_READS"]
+           "READS_ESTIMATOR", "USER_PARAMETERS", "USER_MEMORY", "USER_READINGS", "USER_COMMANDS", "USER_READS",
+           "USER_BARS"]
 
 # what a user's law unit returns when the law wrote an infinite command (the engine raises, naming it)
 USER_FAULT = 40
@@ -58,8 +60,9 @@ STATE_Q, STATE_BIAS, STATE_RATE = 0, 4, 7
 STATE_WIDTH = 10
 # ControllerBank.user_reads[c, i, 0]: what entry i of a user's law's reads is (its row in [c, i, 1])
 READS_WHEEL, READS_MAGNETORQUER, READS_ESTIMATOR = 1, 2, 3
-# ControllerBank.user_sizes columns: lengths of a user's law's parameters, memory, readings rows, commands, state rows
-USER_PARAMETERS, USER_MEMORY, USER_READINGS, USER_COMMANDS, USER_READS = 0, 1, 2, 3, 4
+# ControllerBank.user_sizes columns: lengths of a user's law's parameters, memory, readings rows, commands, state rows,
+# and how many bar dipoles it commands its magnetorquer (0: a body dipole of three)
+USER_PARAMETERS, USER_MEMORY, USER_READINGS, USER_COMMANDS, USER_READS, USER_BARS = 0, 1, 2, 3, 4, 5
 
 
 class ControllerBank(NamedTuple):
@@ -87,10 +90,12 @@ class ControllerBank(NamedTuple):
     ``phase_s``, ``delay_s``: a law's first cycle and its command delay; with a delay, ``pending[c, s]`` holds the
     commands of cycle ``pending_k[c, s]`` (``s = k % capacity``; per wheel in ``wheel_order``'s order, or a vector in
     0-2; NaN: none) until :func:`apply_delayed` applies them; a law driving several kinds keeps its commands' layout
-    there: the wheels', then a dipole's three, then a body torque's three (:func:`command_offsets`). A user's law:
+    there: the wheels', then a dipole's three (or a user's law's bar dipoles), then a body torque's three
+    (:func:`command_offsets`). A user's law:
     ``user_sizes`` (by the ``USER_*`` columns: lengths of its parameters, memory, readings rows, commands and state
-    rows), its arrays (:mod:`attsim.control.numba_law`), and what its state rows read: ``user_reads[c, i]`` = (a
-    ``READS_*`` kind, that component's row), filled into ``user_state[c, i]`` by the ``STATE_*`` columns."""
+    rows, and its bar dipoles when it drives its magnetorquer bar by bar), its arrays
+    (:mod:`attsim.control.numba_law`), and what its state rows read: ``user_reads[c, i]`` = (a ``READS_*`` kind, that
+    component's row), filled into ``user_state[c, i]`` by the ``STATE_*`` columns."""
 
     period_s: np.ndarray
     clock_row: np.ndarray
@@ -261,13 +266,15 @@ def _vector_now(pw, c, v, t):
 @njit(**_JIT)
 def command_offsets(controllers, c):
     """Where controller ``c``'s commands sit in its command layout: ``(wheels, dipole, torque)``, the number of its
-    wheels and the first entries of its dipole and of its body torque (-1: it drives none)."""
+    wheels and the first entries of its dipole (three, or ``USER_BARS`` bar dipoles) and of its body torque (-1: it
+    drives none)."""
     n = 0
     for i in range(controllers.wheel_order.shape[1]):
         if controllers.wheel_order[c, i] >= 0:
             n += 1
+    bars = controllers.user_sizes[c, USER_BARS]
     dipole = n if controllers.magnetorquer[c] >= 0 else -1
-    torque = n + (3 if dipole >= 0 else 0) if controllers.body_torque[c] >= 0 else -1
+    torque = n + ((bars if bars > 0 else 3) if dipole >= 0 else 0) if controllers.body_torque[c] >= 0 else -1
     return n, dipole, torque
 
 
@@ -281,6 +288,8 @@ def _to_vector(pw, c, v, t):
         _, dipole, torque = command_offsets(controllers, c)
         k = torque if torque >= 0 else dipole
         controllers.pending[c, s, k], controllers.pending[c, s, k + 1], controllers.pending[c, s, k + 2] = v
+        if torque >= 0:  # the body torque's commanded columns show it from now
+            command_body_torque_later(pw, controllers.body_torque[c], v, t)
     else:
         _vector_now(pw, c, v, t)
 
@@ -291,20 +300,35 @@ def _known3(values, k):
 
 
 @njit(**_JIT)
-def _apply_layout(pw, c, values, t):
+def _known(values, k, count):
+    for i in range(count):
+        if np.isnan(values[k + i]):
+            return False
+    return True
+
+
+@njit(**_JIT)
+def _apply_layout(pw, c, values, t, delayed):
     """Controller ``c``'s commands laid out as :func:`command_offsets` says, applied now (NaN entries hold; a vector
-    with a NaN holds whole)."""
+    with a NaN holds whole); ``delayed``: decided ``delay_s`` ago (a body torque noted as commanded then)."""
     controllers = deref(pw).controllers
     _, dipole, torque = command_offsets(controllers, c)
     for i in range(controllers.wheel_order.shape[1]):
         j = controllers.wheel_order[c, i]
         if j >= 0 and not np.isnan(values[i]):
             command_wheel(pw, j, values[i], t)
-    if dipole >= 0 and _known3(values, dipole):
+    bars = controllers.user_sizes[c, USER_BARS]
+    if dipole >= 0 and bars > 0:  # a user's law driving its magnetorquer bar by bar
+        if _known(values, dipole, bars):
+            command_bars(pw, controllers.magnetorquer[c], values, dipole, bars, t)
+    elif dipole >= 0 and _known3(values, dipole):
         command_dipole(pw, controllers.magnetorquer[c], (values[dipole], values[dipole + 1], values[dipole + 2]), t)
     if torque >= 0 and _known3(values, torque):
-        command_body_torque(pw, controllers.body_torque[c], (values[torque], values[torque + 1], values[torque + 2]),
-                            t)
+        tau = (values[torque], values[torque + 1], values[torque + 2])
+        if delayed:
+            apply_body_torque(pw, controllers.body_torque[c], tau, t)
+        else:
+            command_body_torque(pw, controllers.body_torque[c], tau, t)
 
 
 def apply_delayed(pw, samplers, t, c):
@@ -316,7 +340,7 @@ def apply_delayed(pw, samplers, t, c):
     if k < 0 or controllers.pending_k[c, s] != k:
         return 0  # that cycle decided nothing: the actuators hold
     controllers.pending_k[c, s] = -1
-    _apply_layout(pw, c, controllers.pending[c, s], t)  # wheels in the law's order, then a dipole, then a torque
+    _apply_layout(pw, c, controllers.pending[c, s], t, True)  # wheels in the law's order, a dipole, a torque
     return 0
 
 
@@ -505,8 +529,12 @@ def _user_applied(pw, c, commands, t):
         pending = controllers.pending[c, _slot(controllers, c, t)]
         for i in range(commands.shape[0]):
             pending[i] = commands[i]
+        _, _, torque = command_offsets(controllers, c)
+        if torque >= 0 and _known3(commands, torque):  # the body torque's commanded columns show it from now
+            command_body_torque_later(pw, controllers.body_torque[c],
+                                      (commands[torque], commands[torque + 1], commands[torque + 2]), t)
     else:
-        _apply_layout(pw, c, commands, t)
+        _apply_layout(pw, c, commands, t, False)
     return 0
 
 
@@ -654,6 +682,7 @@ class ControlPart:
         width = max([len(c.sensors) for c in laws] + [1])
         users = [c for c in laws if getattr(c, "memory_size", None) is not None]
         reads = max([len(c.reads) for c in users] + [1])
+        dipole_width = max([c.command_layout.bars for c in users] + [3])  # a dipole, or a user's law's bars
         bank = ControllerBank(
             period_s=np.array([c.period_s for c in laws], dtype=float),
             clock_row=np.array([build.clock_row(c) for c in laws], dtype=np.int64),
@@ -668,9 +697,9 @@ class ControlPart:
             feedforward=np.full(n, -1, dtype=np.int64),
             phase_s=np.array([c.phase_s for c in laws], dtype=float),
             delay_s=np.array([c.command_delay_s for c in laws], dtype=float),
-            pending=np.full((n, pending_capacity(laws), n_wheels + 6), np.nan),
+            pending=np.full((n, pending_capacity(laws), n_wheels + dipole_width + 3), np.nan),
             pending_k=np.full((n, pending_capacity(laws)), -1, dtype=np.int64),
-            user_sizes=np.zeros((n, 5), dtype=np.int64),
+            user_sizes=np.zeros((n, 6), dtype=np.int64),
             user_parameters=np.zeros((n, max([c.parameters.size for c in users] + [1]))),
             user_memory=np.zeros((n, max([c.memory_size for c in users] + [1]))),
             user_readings=np.zeros((n, width, MAX_READING_WIDTH)),

@@ -41,11 +41,14 @@ or, for a controller given ``reads`` (state besides its sensors)::
     :attr:`NumbaController.command_layout` says: one motor torque (N m) per
     wheel, in the order of ``wheels``; then, with a ``magnetorquer``, the
     three components of its body dipole (A m², body axes: a magnetorquer
-    with ``bar_axes`` allocates it to its bars, as for any law); then, with
+    with ``bar_axes`` allocates it to its bars, as for any law), or with
+    ``magnetorquer_command="bars"`` one dipole per bar (A m², along each
+    bar's axis, in the order of its ``bar_axes``: no steering, each limited
+    at its bar's limit as steered ones are); then, with
     a ``body_torque``, its three torque components (N m, body axes). A law
     driving one kind writes from entry 0, as before. An entry left NaN holds
-    that actuator's previous command (a dipole or torque with any NaN holds
-    whole). An infinite entry stops the run with a
+    that actuator's previous command (a dipole, the bars' dipoles or a
+    torque with any NaN holds whole). An infinite entry stops the run with a
     :class:`~attsim.errors.ControllerError`.
 
 A cycle in which one of the sensors gave no output (a blinded star
@@ -71,15 +74,15 @@ from typing import NamedTuple
 import numpy as np
 
 from .._core.jit import njit
-from .._core.validate import finite_array, positive_int, sequence
-from ..actuators.devices import BodyTorque, Magnetorquer, ReactionWheel
+from .._core.validate import finite_array, one_of, positive_int, sequence
+from ..actuators.devices import BarDipoles, BodyTorque, Magnetorquer, ReactionWheel
 from ..engine.component import LazyCycle
 from ..estimation.mekf import MEKF
 from .base import Controller, check_kind, distinct, drivers_before
 from ..errors import ControllerError, InputError
 from .loop import (MAX_READING_WIDTH, READS_ESTIMATOR, READS_MAGNETORQUER, READS_WHEEL, STATE_BIAS, STATE_DIPOLE,
                    STATE_Q, STATE_RATE, STATE_WHEEL_MOMENTUM, STATE_WHEEL_SPEED, STATE_WIDTH, USER_COMMANDS,
-                   USER_MEMORY, USER_PARAMETERS, USER_READINGS, USER_READS, user_law_unit)
+                   USER_BARS, USER_MEMORY, USER_PARAMETERS, USER_READINGS, USER_READS, user_law_unit)
 
 __all__ = ["NumbaController", "CommandLayout", "MAX_READING_WIDTH", "STATE_WIDTH", "STATE_WHEEL_SPEED",
            "STATE_WHEEL_MOMENTUM", "STATE_DIPOLE", "STATE_Q", "STATE_BIAS", "STATE_RATE"]
@@ -96,13 +99,15 @@ _SIGNATURES = {5: "decide(t_s, readings, parameters, memory, commands)",
 
 class CommandLayout(NamedTuple):
     """Where a :class:`NumbaController`'s commands sit in its ``commands`` array: ``wheels`` (how many motor
-    torques, from entry 0), the first entry of the ``dipole`` (A m², 3) and of the body ``torque`` (N m, 3), -1 for
-    an actuator it does not drive, and ``width`` (the array's length)."""
+    torques, from entry 0), the first entry of the ``dipole`` (A m², 3, or one per bar) and of the body ``torque``
+    (N m, 3), -1 for an actuator it does not drive, ``width`` (the array's length), and ``bars`` (how many bar
+    dipoles the dipole's entries are: 0 for a body dipole of three)."""
 
     wheels: int
     dipole: int
     torque: int
     width: int
+    bars: int = 0
 
 
 class NumbaController(Controller):
@@ -123,6 +128,13 @@ class NumbaController(Controller):
     magnetorquer : Magnetorquer or its name, optional
         Driven with a body dipole (A m², 3 entries after the wheels'),
         alone or with wheels and a body torque.
+    magnetorquer_command : {"dipole", "bars"}
+        ``"dipole"`` (default): the law commands the body dipole, which the
+        magnetorquer's steering gives its bars; ``"bars"``: the law commands
+        each bar's dipole (A m², one entry per bar after the wheels', in the
+        order of its ``bar_axes``; each limited at its bar's limit), as
+        Basilisk's flight software drives ``MtbEffector``. Needs a
+        ``magnetorquer``.
     body_torque : BodyTorque or its name, optional
         Driven with a body torque (N m, body axes; the last 3 entries),
         alone or with wheels and a magnetorquer.
@@ -141,11 +153,16 @@ class NumbaController(Controller):
         this order: reaction wheels (or their names), magnetorquers (or their
         names) and MEKF estimators (the objects ``mission.add`` returned).
         Given, the law takes ``state`` as its third argument.
+
+    :attr:`command_layout` says where each command sits (with
+    ``magnetorquer_command="bars"`` and the magnetorquer given by name, once
+    the mission is prepared: the bars are counted then).
     """
 
     def __init__(self, decide, period_s: float, sensors: Sequence = (), wheels: Sequence = (), magnetorquer=None,
                  parameters=(), memory_size: int = 1, phase_s: float = 0.0, name: str = "numba_controller",
-                 body_torque=None, command_delay_s: float = 0.0, reads: Sequence = ()):
+                 body_torque=None, command_delay_s: float = 0.0, reads: Sequence = (),
+                 magnetorquer_command: str = "dipole"):
         reads = sequence(reads, "reads")
         distinct(reads, "reads", f"NumbaController {name!r}")
         for given in reads:  # before the law's signature, which depends on them
@@ -163,6 +180,10 @@ class NumbaController(Controller):
         for field, given, kind in self._actuator_arguments(wheels, magnetorquer, body_torque):
             if not isinstance(given, str):
                 check_kind(given, field, kind, f"NumbaController {name!r} needs {_NEEDS[kind]}")
+        self.magnetorquer_command = one_of(magnetorquer_command, "magnetorquer_command", ("dipole", "bars"))
+        if self.magnetorquer_command == "bars" and magnetorquer is None:
+            raise InputError("magnetorquer_command", f"NumbaController {name!r}: 'bars' needs a magnetorquer= to "
+                             "command bar by bar", "got no magnetorquer")
         self.decide_function = decide
         # the same law with bounds checks: an index past readings, memory or commands raises instead of
         # corrupting memory (numba does not check by default); _nrt=True: a law may allocate, though the compiled
@@ -174,10 +195,21 @@ class NumbaController(Controller):
         self._mtq_ref, self._body_torque_ref = magnetorquer, body_torque
         self._read_refs = list(reads)
         self.reads = list(reads)  # the components, once the mission resolved them
-        n = len(wheels)
+        self.command_layout = self._layout(magnetorquer)
+
+    def _layout(self, magnetorquer) -> CommandLayout | None:
+        """The commands' layout for ``magnetorquer`` (an object, its name, or None); None while the bars it is
+        commanded one by one are not known (given by name, before the mission resolves it)."""
+        bars = 0
+        if self.magnetorquer_command == "bars":
+            if not isinstance(magnetorquer, Magnetorquer):
+                return None
+            bars = magnetorquer.bar_count
+        n = len(self._wheel_refs)
         dipole = n if magnetorquer is not None else -1
-        torque = (n + 3 * (dipole >= 0)) if body_torque is not None else -1
-        self.command_layout = CommandLayout(n, dipole, torque, n + 3 * len(vectors))
+        width = n + ((bars or 3) if dipole >= 0 else 0)
+        torque = width if self._body_torque_ref is not None else -1
+        return CommandLayout(n, dipole, torque, width + 3 * (torque >= 0), bars)
 
     @property
     def digest(self) -> str:
@@ -206,6 +238,7 @@ class NumbaController(Controller):
         super().prepare(mission)
         self._outputs = [r if isinstance(r, str) else r.name for r in
                          self._wheel_refs + [v for v in (self._mtq_ref, self._body_torque_ref) if v is not None]]
+        self.command_layout = self._layout(next((a for a in resolved if isinstance(a, Magnetorquer)), None))
         self._read_drivers = [d for r in self.reads if isinstance(r, Magnetorquer)
                               for d in drivers_before(mission, r, self, "reads", "reads")]
 
@@ -236,8 +269,9 @@ class NumbaController(Controller):
 
     def fill_loop_row(self, bank, c: int, build) -> None:
         sizes = (self.parameters.size, self.memory_size, max(len(self.sensors), 1), self.command_layout.width,
-                 len(self.reads))
-        for column, size in zip((USER_PARAMETERS, USER_MEMORY, USER_READINGS, USER_COMMANDS, USER_READS), sizes):
+                 len(self.reads), self.command_layout.bars)
+        for column, size in zip((USER_PARAMETERS, USER_MEMORY, USER_READINGS, USER_COMMANDS, USER_READS, USER_BARS),
+                                sizes):
             bank.user_sizes[c, column] = size
         bank.user_parameters[c, : self.parameters.size] = self.parameters
         targets = [self.actuators[name] for name in self._outputs]
@@ -312,10 +346,13 @@ class NumbaController(Controller):
                                   f"{commands.tolist()} (NaN holds, any finite value commands)")
         layout = self.command_layout
         out = {name: float(v) for name, v in zip(self._outputs[: layout.wheels], commands) if not np.isnan(v)}
-        for k, start in enumerate(s for s in (layout.dipole, layout.torque) if s >= 0):
-            vector = commands[start: start + 3]
+        vectors = [(start, width) for start, width in ((layout.dipole, layout.bars or 3), (layout.torque, 3))
+                   if start >= 0]
+        for k, (start, width) in enumerate(vectors):
+            vector = commands[start: start + width]
             if not np.any(np.isnan(vector)):
-                out[self._outputs[layout.wheels + k]] = vector.copy()
+                bars = start == layout.dipole and layout.bars > 0
+                out[self._outputs[layout.wheels + k]] = BarDipoles(vector.tolist()) if bars else vector.copy()
         return out
 
 

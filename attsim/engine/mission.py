@@ -60,11 +60,12 @@ def _describe_component(component) -> dict:
     # the report draws limits, a wheel's momentum capacity (its inertia) and a controller's fixed target (pointing);
     # a sun sensor's detector normals as mounted give the Sun direction it measures; a wheel law's allocation (scaled
     # or clipped, its control axes), a law's command delay and the magnetorquers it feeds forward say how its
-    # commands reached the actuators, an unloading law's momentum what it drains; a magnetorquer array's bar axes
+    # commands reached the actuators (a user's law's magnetorquer_command too), an unloading law's momentum what it
+    # drains; a magnetorquer array's bar axes
     for attribute in ("axis", "dipole_max_Am2", "bar_axes", "max_torque_Nm", "max_speed_rad_s", "inertia_kg_m2",
                       "max_force_N", "rate_hz", "period_s", "gain_used", "target_q", "normals_nominal", "allocation",
                       "control_axes", "command_delay_s", "catalogue_model", "magnetorquer_feedforward",
-                      "momentum"):
+                      "momentum", "magnetorquer_command"):
         value = getattr(component, attribute, None)
         if value is not None:
             description[attribute] = np.asarray(value).tolist()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __all__ = ["TIME_INDEX", "QUATERNION_COLUMNS", "RATE_COLUMNS", "STATE_COLUMNS", "POINTING_COLUMNS",
            "ESTIMATOR_SUFFIXES", "ESTIMATION_ERROR", "WHEEL_SUFFIXES", "WHEEL_FRICTION_SUFFIXES",
-           "WHEEL_JITTER_SUFFIXES", "UNITS"]
+           "WHEEL_JITTER_SUFFIXES", "BODY_TORQUE_SUFFIXES", "UNITS"]
 
 TIME_INDEX = "t"
 QUATERNION_COLUMNS = ("qw", "qx", "qy", "qz")
@@ -33,6 +33,9 @@ ESTIMATION_ERROR = "_err_deg"
 WHEEL_SUFFIXES = ("speed", "h", "torque", "torque_cmd")
 WHEEL_FRICTION_SUFFIXES = ("friction",)
 WHEEL_JITTER_SUFFIXES = ("angle",) + tuple(f"jitter_F_{a}" for a in "xyz") + tuple(f"jitter_tau_{a}" for a in "xyz")
+# a BodyTorque's columns, each after its name and an underscore (attsim.actuators): the torque it applies, then the
+# torque commanded at that instant (decided by its controller: the applied one a command_delay_s later)
+BODY_TORQUE_SUFFIXES = tuple(f"tau_{a}" for a in "xyz") + tuple(f"tau_cmd_{a}" for a in "xyz")
 POINTING_COLUMNS = ("q_ref_w", "q_ref_x", "q_ref_y", "q_ref_z", "att_err_deg", "att_err_x", "att_err_y", "att_err_z")
 
 UNITS = {
@@ -80,6 +83,11 @@ UNITS = {
     "<estimator>_bias_true_x <estimator>_bias_true_y <estimator>_bias_true_z":
         "rad/s, the gyro's true bias, body axes through its nominal mounting",
     "<schedule>_tau_x <schedule>_tau_y <schedule>_tau_z": "N m, a TorqueSchedule's held torque, body axes",
+    "<body torque>_tau_x <body torque>_tau_y <body torque>_tau_z": "N m, the torque a BodyTorque applies, body axes",
+    "<body torque>_tau_cmd_x <body torque>_tau_cmd_y <body torque>_tau_cmd_z":
+        "N m, the torque last commanded to a BodyTorque, body axes, as its controller decided it (before the "
+        "controller's command_delay_s: what _tau_ applies that delay later; without a delay the same as _tau_; zero "
+        "before the first command, as _tau_; a mode that stops the controller zeroes both)",
     "<magnetorquer>_m_x <magnetorquer>_m_y <magnetorquer>_m_z": "A m^2, the magnetorquers' applied dipole, body axes",
     "<magnetorquer>_bar1 ... <magnetorquer>_bar<n>": "A m^2, each bar's applied dipole along its axis (a "
                                                      "Magnetorquer given bar_axes)",

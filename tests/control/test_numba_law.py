@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import attsim
+from attsim.actuators.devices import BarDipoles
 from attsim.control.numba_law import CommandLayout
 
 J = np.diag([0.04, 0.045, 0.05])
@@ -96,3 +97,34 @@ def test_what_a_law_drives_is_checked_by_name():
 ])
 def test_the_commands_layout_is_wheels_then_dipole_then_torque(arguments, layout):
     assert attsim.NumbaController(five, 1.0, **arguments).command_layout == layout
+
+
+BARS = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.7, 0.7, 0.0]]
+
+
+def test_a_law_commanding_each_bar_lays_out_one_entry_per_bar(tmp_path):
+    bars = attsim.Magnetorquer(0.1, bar_axes=BARS, name="mtq")
+    law = attsim.NumbaController(five, 1.0, wheels=["a"], magnetorquer=bars, body_torque="bt",
+                                 magnetorquer_command="bars")
+    assert law.command_layout == CommandLayout(1, 1, 5, 8, 4)
+    # given by name, the bars are counted when the mission resolves it
+    m = attsim.Mission("by_name", J, (0.0, 0.0, 0.0), duration=1.0, out_dir=tmp_path, field=(3e-5, 0.0, 0.0))
+    m.add(attsim.Magnetorquer(0.1, bar_axes=BARS[:2], name="mtq"))
+    law = m.add(attsim.NumbaController(five, 1.0, magnetorquer="mtq", magnetorquer_command="bars"))
+    assert law.command_layout is None
+    m.run(backend="interpreted")
+    assert law.command_layout == CommandLayout(0, 0, -1, 2, 2)
+
+
+def test_bar_commands_are_refused_where_they_make_no_sense(tmp_path):
+    with pytest.raises(attsim.InputError, match=r"^magnetorquer_command: NumbaController 'law': 'bars' needs a "
+                                                r"magnetorquer="):
+        attsim.NumbaController(five, 1.0, wheels=["rw"], magnetorquer_command="bars", name="law")
+    with pytest.raises(attsim.InputError, match=r"^magnetorquer_command: must be one of"):
+        attsim.NumbaController(five, 1.0, magnetorquer="mtq", magnetorquer_command="bar")
+    # bar by bar comes from a user's law only: a schedule plays body dipoles
+    m = attsim.Mission("played", J, (0.0, 0.0, 0.0), duration=1.0, out_dir=tmp_path, field=(3e-5, 0.0, 0.0))
+    m.add(attsim.Magnetorquer(0.1, name="mtq"))
+    m.add(attsim.CommandSchedule("mtq", [(0.5, BarDipoles((0.01, 0.0, 0.0)))], name="playback"))
+    with pytest.raises(attsim.InputError, match=r"^playback.commands\[0\]: must be a body dipole"):
+        m.run(backend="interpreted")

@@ -1,5 +1,7 @@
-"""Magnetorquer arrays and torque-bar feed-forward in the compiled loop against the Python path."""
+"""Magnetorquer arrays, a user's law commanding each bar, and torque-bar feed-forward in the compiled loop against the
+Python path."""
 
+import numba
 import numpy as np
 import pytest
 
@@ -78,3 +80,68 @@ def test_feedforward_runs_alike(tmp_path, law, unload_period_s, law_period_s, de
                                                                    momentum))
     assert_same_run(python, compiled)
     assert np.abs(compiled.df[["mtb_bar1", "mtb_bar2", "mtb_bar3", "mtb_bar4"]].to_numpy()).max() > 1e-3
+
+
+@numba.njit
+def bar_law(t_s, readings, parameters, memory, commands):
+    """Entry k: amplitude ``parameters[k]`` times cos(0.7 t + k); every fourth cycle leaves entry 0 NaN (that
+    vector holds, whole)."""
+    memory[0] += 1.0
+    for k in range(commands.shape[0]):
+        if k > 0 or memory[0] % 4.0 != 0.0:
+            commands[k] = parameters[k] * np.cos(0.7 * t_s + k)
+
+
+BAR_LIMITS = (0.004, 0.006, 0.006, 0.002)
+BAR_AMPLITUDES = (0.006, 0.003, -0.008, 0.003)
+
+
+def bars_commanded_one_by_one(out):
+    """Users' laws commanding each bar's dipole (magnetorquer_command="bars"): four bars clipping, two in a plane
+    scaling with a body torque after them and a delay, three body-axis bars given by name and stopped by a mode."""
+    m = attsim.Mission("bar_commands", J * 0.05, (0.01, -0.02, 0.015), duration=6.0, max_step=0.1, telemetry_dt=0.5,
+                       out_dir=out, field=_field)
+    bars = m.add(attsim.Magnetorquer(BAR_LIMITS, bar_axes=BARS, name="bars"))
+    m.add(attsim.NumbaController(bar_law, 0.5, magnetorquer=bars, magnetorquer_command="bars",
+                                 parameters=BAR_AMPLITUDES, name="bar_law"))
+    plane = m.add(attsim.Magnetorquer(0.003, saturation="scale", bar_axes=[[1, 1, 0], [0, 0, 1]], name="plane"))
+    bt = m.add(attsim.BodyTorque("bt"))
+    m.add(attsim.NumbaController(bar_law, 1.0, magnetorquer=plane, body_torque=bt, magnetorquer_command="bars",
+                                 parameters=(0.004, -0.002, 1e-6, -2e-6, 3e-6), command_delay_s=0.5,
+                                 name="plane_law"))
+    m.add(attsim.Magnetorquer(0.01, name="mtq"))
+    axes_law = m.add(attsim.NumbaController(bar_law, 0.5, magnetorquer="mtq", magnetorquer_command="bars",
+                                            parameters=(0.02, 0.005, -0.005), name="axes_law"))
+    # stopped at 4.2 s, an instant no law shares (at a shared one the paths may log its events in another order)
+    m.add(attsim.ModeManager([("on", [axes_law]), ("off", [])], [("on", "off", attsim.modes.at_time(4.0))],
+                             initial="on", period_s=0.3))
+    return m
+
+
+def test_a_users_law_commands_each_bar_alike_on_both_paths(tmp_path):
+    python, compiled = both_ways(tmp_path, bars_commanded_one_by_one)
+    assert_same_run(python, compiled)
+    df = compiled.df
+    bars = [f"bars_bar{k + 1}" for k in range(4)]
+    G = np.array(BARS).T / np.linalg.norm(BARS, axis=1)
+    for i, t in enumerate(df.index):  # a cycle at every row: each bar its own command, clipped at its own limit
+        if (i + 1) % 4 != 0:
+            wanted = np.array(BAR_AMPLITUDES) * np.cos(0.7 * t + np.arange(4))
+            assert np.array_equal(df.loc[t, bars].to_numpy(), np.clip(wanted, -np.array(BAR_LIMITS), BAR_LIMITS))
+        else:  # the law left bar 1 NaN: every bar holds
+            assert np.array_equal(df.loc[t, bars].to_numpy(), df[bars].iloc[i - 1].to_numpy())
+        assert np.allclose(df.loc[t, ["bars_m_x", "bars_m_y", "bars_m_z"]].to_numpy(), G @ df.loc[t, bars].to_numpy(),
+                           rtol=0, atol=1e-18)
+    assert (np.abs(df[bars].to_numpy()) == BAR_LIMITS).any(axis=0).tolist() == [True, False, True, True]
+    # two bars in a plane scaled together, half a second after the decision, the body torque after them
+    decided = np.array([0.004, -0.002]) * np.cos(0.7 * 1.0 + np.arange(2))
+    applied = df.loc[1.5, ["plane_bar1", "plane_bar2"]].to_numpy()
+    assert np.allclose(applied, decided * 0.003 / np.abs(decided).max(), rtol=1e-15, atol=0)
+    assert df.loc[1.0, "bt_tau_cmd_x"] == df.loc[1.5, "bt_tau_x"] == pytest.approx(1e-6 * np.cos(2.7), rel=1e-15)
+    # three body-axis bars commanded by name: the body dipole's components, zero once the mode stops the law
+    assert df.loc[0.5, "mtq_m_x"] == 0.01 and df.loc[0.5, "mtq_m_y"] == 0.005 * np.cos(1.35)
+    assert df.loc[4.0, "mtq_m_y"] != 0.0 and np.all(df.loc[4.5:, ["mtq_m_x", "mtq_m_y", "mtq_m_z"]].to_numpy() == 0.0)
+    saturated = set(compiled.events.loc[compiled.events["kind"] == "saturation", "actuator"])
+    assert saturated == {"bars", "plane", "mtq"}
+    laws = {c["name"]: c for c in compiled.meta["components"]}
+    assert laws["bar_law"]["magnetorquer_command"] == "bars"
