@@ -22,7 +22,7 @@ feedback off) -> ``extForceTorque``, one 0.1 s task with Basilisk's RK4, for
   an :class:`attsim.BodyTorque`, on the true state (``simpleNav`` without
   noise), with ``command_delay_s`` one period: in the example's task the
   torque module reads the command before the law writes the next one, so a
-  command acts one step after it is decided (``ext_torque_tau_cmd_*`` hold
+  command acts one step after it is decided (``ext_torque_tau_decided_*`` hold
   the torque decided at each row, Basilisk's ``cmdTorqueInMsg``;
   ``ext_torque_tau_*`` the torque applied).
 

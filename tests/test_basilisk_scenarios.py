@@ -113,7 +113,7 @@ def test_guidance_mission_follows_basilisks_first_twenty_seconds():
     mission.duration_s, mission.telemetry_dt_s = 18.2, 0.1
     tel = mission.run(in_memory=True, backend="interpreted")
     df = tel.df
-    torque, command = [f"ext_torque_tau_{a}" for a in "xyz"], [f"ext_torque_tau_cmd_{a}" for a in "xyz"]
+    torque, command = [f"ext_torque_tau_{a}" for a in "xyz"], [f"ext_torque_tau_decided_{a}" for a in "xyz"]
     assert (df.loc[0.0, torque].to_numpy() == 0.0).all()  # nothing decided before t = 0: the first step is free
     for t, sigma, omega, request in BASILISK_GUIDANCE:
         _assert_body_matches(df.loc[t], t, sigma, omega, angle_deg=1e-6, rate_rad_s=1e-11)

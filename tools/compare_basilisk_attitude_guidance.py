@@ -15,7 +15,7 @@ example's modules and numbers) logging every 0.1 s step and prints:
    (built-ins only: ``MRPFeedback`` driving a ``BodyTorque`` with
    ``command_delay_s`` one period, Basilisk's task order) logging every
    0.1 s step, against the example's attitude, body rate and control torque
-   (the body torque's commanded columns, ``ext_torque_tau_cmd_*``, the torque
+   (the body torque's commanded columns, ``ext_torque_tau_decided_*``, the torque
    decided at each step as Basilisk's command message). Max and RMS.
 3. **Speed**: Basilisk's ``ExecuteSimulation`` against attsim's
    ``Mission.run`` (compiled, in memory), both warm in this process, each
@@ -103,7 +103,7 @@ def closed_loop(bsk: dict) -> dict:
     figures.check_same_times(t, bsk["t_s"])
     q = df[figures.QUATERNION].to_numpy()
     # the torque decided at t, Basilisk's command message at t (the body torque applies it from t + 0.1 s)
-    commanded = df[[f"ext_torque_tau_cmd_{a}" for a in "xyz"]].to_numpy()
+    commanded = df[[f"ext_torque_tau_decided_{a}" for a in "xyz"]].to_numpy()
     rate = np.linalg.norm(df[figures.BODY_RATE].to_numpy() - bsk["omega_BN_B"], axis=1)
     return {"attitude_deg": figures.stats(angle_deg(q, q_from_mrp(bsk["sigma_BN"]))),
             "body_rate_rad_s": figures.stats(rate),

@@ -323,9 +323,10 @@ class BodyTorque(Component):
     ----------
     name : str
         Telemetry columns ``<name>_tau_x/y/z``, the torque applied (N m),
-        and ``<name>_tau_cmd_x/y/z``, the torque last commanded, as decided:
-        a controller with ``command_delay_s`` decides at ``t`` the torque
-        applied from ``t + delay`` (so a row's ``_tau_cmd_`` is the command
+        and ``<name>_tau_decided_x/y/z``, the torque its controller last decided
+        (named apart from a wheel's ``torque_cmd``, the command as it reaches
+        the wheel): a controller with ``command_delay_s`` decides at ``t`` the torque
+        applied from ``t + delay`` (so a row's ``_tau_decided_`` is the command
         decided at its time, Basilisk's ``cmdTorqueInMsg``); without a delay
         the two are the same. Both are zero before the first command (the
         actuator starts holding zero) and both go to zero when a mode stops

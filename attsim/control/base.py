@@ -279,7 +279,7 @@ class Controller(Component):
 
     def _commanded_now(self, t: float, commands: dict) -> dict:
         """``commands`` of a delayed cycle, each body torque among them noted as commanded now
-        (:meth:`~attsim.BodyTorque.command_later`: its ``_tau_cmd_`` columns), checked now."""
+        (:meth:`~attsim.BodyTorque.command_later`: its ``_tau_decided_`` columns), checked now."""
         for name, value in commands.items():
             actuator = self.actuators.get(name)
             if isinstance(actuator, BodyTorque):

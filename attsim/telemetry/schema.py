@@ -35,7 +35,7 @@ WHEEL_FRICTION_SUFFIXES = ("friction",)
 WHEEL_JITTER_SUFFIXES = ("angle",) + tuple(f"jitter_F_{a}" for a in "xyz") + tuple(f"jitter_tau_{a}" for a in "xyz")
 # a BodyTorque's columns, each after its name and an underscore (attsim.actuators): the torque it applies, then the
 # torque commanded at that instant (decided by its controller: the applied one a command_delay_s later)
-BODY_TORQUE_SUFFIXES = tuple(f"tau_{a}" for a in "xyz") + tuple(f"tau_cmd_{a}" for a in "xyz")
+BODY_TORQUE_SUFFIXES = tuple(f"tau_{a}" for a in "xyz") + tuple(f"tau_decided_{a}" for a in "xyz")
 POINTING_COLUMNS = ("q_ref_w", "q_ref_x", "q_ref_y", "q_ref_z", "att_err_deg", "att_err_x", "att_err_y", "att_err_z")
 
 UNITS = {
@@ -84,7 +84,7 @@ UNITS = {
         "rad/s, the gyro's true bias, body axes through its nominal mounting",
     "<schedule>_tau_x <schedule>_tau_y <schedule>_tau_z": "N m, a TorqueSchedule's held torque, body axes",
     "<body torque>_tau_x <body torque>_tau_y <body torque>_tau_z": "N m, the torque a BodyTorque applies, body axes",
-    "<body torque>_tau_cmd_x <body torque>_tau_cmd_y <body torque>_tau_cmd_z":
+    "<body torque>_tau_decided_x <body torque>_tau_decided_y <body torque>_tau_decided_z":
         "N m, the torque last commanded to a BodyTorque, body axes, as its controller decided it (before the "
         "controller's command_delay_s: what _tau_ applies that delay later; without a delay the same as _tau_; zero "
         "before the first command, as _tau_; a mode that stops the controller zeroes both)",

@@ -108,22 +108,22 @@ def test_the_commanded_columns_hold_the_torque_decided_at_each_row_on_both_paths
     assert_same_run(python, loop)
     for df in (python.df, loop.df):
         assert list(df.columns[df.columns.str.startswith("late_")]) == _columns("late", "tau") + _columns("late",
-                                                                                                            "tau_cmd")
+                                                                                                            "tau_decided")
         # the command decided at t is applied from t + delay: the applied columns are the commanded ones shifted
         for name, rows in (("late", 3), ("mrp", 5)):
-            applied, commanded = df[_columns(name, "tau")].to_numpy(), df[_columns(name, "tau_cmd")].to_numpy()
+            applied, commanded = df[_columns(name, "tau")].to_numpy(), df[_columns(name, "tau_decided")].to_numpy()
             assert np.array_equal(applied[rows:], commanded[:-rows]) and np.all(applied[:rows] == 0.0)
             assert np.any(commanded[:rows] != 0.0)
-        cmd = df["late_tau_cmd_x"]  # the last decision at or before each row; zero before the first
+        cmd = df["late_tau_decided_x"]  # the last decision at or before each row; zero before the first
         decided = [0.2, 0.7, 1.7, 2.2]
         for t in np.round(cmd.index.to_numpy(), 9):
             due = [d for d in decided if d <= t + 1e-9]
             assert cmd.loc[t] == pytest.approx(due[-1] if due else 0.0, abs=1e-15), t
         # without a delay the two are the same; a mode that stops the law zeroes both
         for name in ("now", "played"):
-            assert np.array_equal(df[_columns(name, "tau")].to_numpy(), df[_columns(name, "tau_cmd")].to_numpy())
-        assert df.loc[1.9, "now_tau_cmd_x"] == 1.5 and np.all(df.loc[2.0:, _columns("now", "tau_cmd")] == 0.0)
-        assert df.loc[0.9, "played_tau_cmd_z"] == 0.0 and df.loc[1.0, "played_tau_cmd_z"] == -0.02
+            assert np.array_equal(df[_columns(name, "tau")].to_numpy(), df[_columns(name, "tau_decided")].to_numpy())
+        assert df.loc[1.9, "now_tau_decided_x"] == 1.5 and np.all(df.loc[2.0:, _columns("now", "tau_decided")] == 0.0)
+        assert df.loc[0.9, "played_tau_decided_z"] == 0.0 and df.loc[1.0, "played_tau_decided_z"] == -0.02
 
 
 def test_a_bad_delayed_torque_is_refused_when_it_is_decided(tmp_path):

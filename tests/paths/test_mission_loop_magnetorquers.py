@@ -137,7 +137,7 @@ def test_a_users_law_commands_each_bar_alike_on_both_paths(tmp_path):
     decided = np.array([0.004, -0.002]) * np.cos(0.7 * 1.0 + np.arange(2))
     applied = df.loc[1.5, ["plane_bar1", "plane_bar2"]].to_numpy()
     assert np.allclose(applied, decided * 0.003 / np.abs(decided).max(), rtol=1e-15, atol=0)
-    assert df.loc[1.0, "bt_tau_cmd_x"] == df.loc[1.5, "bt_tau_x"] == pytest.approx(1e-6 * np.cos(2.7), rel=1e-15)
+    assert df.loc[1.0, "bt_tau_decided_x"] == df.loc[1.5, "bt_tau_x"] == pytest.approx(1e-6 * np.cos(2.7), rel=1e-15)
     # three body-axis bars commanded by name: the body dipole's components, zero once the mode stops the law
     assert df.loc[0.5, "mtq_m_x"] == 0.01 and df.loc[0.5, "mtq_m_y"] == 0.005 * np.cos(1.35)
     assert df.loc[4.0, "mtq_m_y"] != 0.0 and np.all(df.loc[4.5:, ["mtq_m_x", "mtq_m_y", "mtq_m_z"]].to_numpy() == 0.0)
