@@ -8,7 +8,8 @@ Python path's advance, and an :class:`~attsim.Ensemble`'s step (``rk4``,
 without and with a field: :func:`attsim.ensemble.ensemble.step_units`).
 :func:`compile_all` compiles those not yet on disk, holding a machine-wide
 lock (two processes never compile the same units at once; the second waits
-and then finds them on disk), and keeps how long each took
+and then finds them on disk), in child processes that each stop at a memory
+limit (:data:`PROCESS_LIMIT_MB`), and keeps how long each took
 (:func:`compile_estimate` reads it back). A user's
 :class:`~attsim.NumbaController` law is compiled by the run that uses it.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import pkgutil
 import subprocess
@@ -89,26 +91,37 @@ def _subclasses(cls) -> list:
     return found
 
 
+# the resident memory (MB) past which a compiling process hands the rest of its units to a fresh one: numba and
+# LLVM keep what each unit's compilation allocated, so one process compiling every unit would grow to ~700 MB
+PROCESS_LIMIT_MB = 360
+
+
 def compile_all(needs=None, say=None, jobs: int = 1) -> dict:
     """Compile the units of ``needs`` (default: :func:`all_needs`) not yet on disk, under the machine-wide lock;
     returns ``{unit: seconds}`` of those it compiled.
 
-    With ``jobs`` > 1 (``attsim compile --jobs N``) the units are shared out among that many processes, the
-    longest first (by :func:`compile_estimate`), while this one holds the lock: numba compiles on one core, so a
-    machine with idle cores compiles everything in about ``1 / jobs`` of the time (and ``jobs`` times the memory).
+    Every unit (``needs`` None: ``attsim compile``, the background compile) is compiled in processes of their
+    own while this one holds the lock: ``jobs`` at a time (``attsim compile --jobs N``; numba compiles on one
+    core, so a machine with idle cores compiles everything in about ``1 / jobs`` of the time), the longest first
+    (by :func:`compile_estimate`), each process ending once it holds :data:`PROCESS_LIMIT_MB` and a fresh one
+    taking its remaining units, so that no process grows with the number of units. The units of one mission
+    (``needs`` given, which may hold a user's law) are compiled in this process.
     """
-    needs = all_needs() if needs is None else needs
     with compiling():
-        if jobs > 1:
-            return _compile_shared(needs, jobs, say)
+        if needs is None:
+            return _compile_shared(all_needs(), jobs, say)
         return _compile(needs, say)
 
 
-def _compile(needs, say) -> dict:
+def _compile(needs, say, limit_mb: float = math.inf) -> dict:
+    """Compile ``needs`` not on disk in this process, in order; stop after the unit that brings its peak memory past
+    ``limit_mb`` (the rest are then left to another process)."""
     done = {}
     for need in needs:
         if unit_is_cached(need.unit, need.signature, **need.options):
             continue
+        if done and peak_memory_mb() > limit_mb:  # one unit at least, so that a round always makes progress
+            break
         before = len(compile_records())
         compile_unit(need.unit, need.signature, **need.options)
         for record in compile_records()[before:]:
@@ -118,6 +131,17 @@ def _compile(needs, say) -> dict:
                     say(f"compiled {need.unit.name} ({record.seconds:.1f} s)")
     remember(done)
     return done
+
+
+def peak_memory_mb(children: bool = False) -> float:
+    """This process's peak resident memory (MB; with ``children``, the largest of its ended child processes'), or 0
+    where the platform does not say (Windows)."""
+    if sys.platform == "win32":
+        return 0.0
+    import resource  # POSIX only
+
+    who = resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF
+    return resource.getrusage(who).ru_maxrss / 1024.0
 
 
 def _shares(names: list[str], jobs: int) -> list[list[str]]:
@@ -132,20 +156,30 @@ def _shares(names: list[str], jobs: int) -> list[list[str]]:
 
 
 def _compile_shared(needs, jobs: int, say) -> dict:
-    absent = sorted({n.unit.cache_name() for n in needs if not unit_is_cached(n.unit, n.signature, **n.options)})
-    children = [subprocess.Popen([sys.executable, "-m", "attsim.engine.precompile", "--units", ",".join(share)],
-                                 stdout=subprocess.PIPE, text=True)
-                for share in _shares(absent, jobs) if share]
+    """Compile the units of ``needs`` not on disk in child processes, ``jobs`` at a time, each ending at
+    :data:`PROCESS_LIMIT_MB` (the next round gives what it left to fresh ones), until none is left."""
     done = {}
-    for child in children:
-        for line in child.stdout:
-            name, _, seconds = line.strip().partition(" ")
-            done[name] = float(seconds)
-            if say is not None:
-                say(f"compiled {name} ({float(seconds):.1f} s)")
-        if child.wait() != 0:
-            raise RuntimeError(f"a compiling process failed (exit {child.returncode}); run 'attsim compile' for "
-                               "its error")
+    while True:
+        absent = sorted({n.unit.cache_name() for n in needs if not unit_is_cached(n.unit, n.signature, **n.options)})
+        if not absent:
+            break
+        children = [subprocess.Popen([sys.executable, "-m", "attsim.engine.precompile", "--units", ",".join(share),
+                                      "--limit-mb", str(PROCESS_LIMIT_MB)], stdout=subprocess.PIPE, text=True)
+                    for share in _shares(absent, jobs) if share]
+        compiled = 0
+        for child in children:
+            for line in child.stdout:
+                name, _, seconds = line.strip().partition(" ")
+                done[name] = float(seconds)
+                compiled += 1
+                if say is not None:
+                    say(f"compiled {name} ({float(seconds):.1f} s)")
+            if child.wait() != 0:
+                raise RuntimeError(f"a compiling process failed (exit {child.returncode}); run 'attsim compile' for "
+                                   "its error")
+        if compiled == 0:  # each child compiles one unit at least (_compile): none means none of them could
+            raise RuntimeError(f"compiling processes compiled none of {len(absent)} units; run 'attsim compile' for "
+                               "the error")
     remember(done)
     return done
 
@@ -201,19 +235,20 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attsim.engine.precompile")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--units", help=argparse.SUPPRESS)
+    parser.add_argument("--limit-mb", type=float, default=math.inf, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.units is not None:
         wanted = set(args.units.split(","))
-        for name, seconds in _compile([n for n in all_needs() if n.unit.cache_name() in wanted], None).items():
+        share = [n for n in all_needs() if n.unit.cache_name() in wanted]
+        for name, seconds in _compile(share, None, args.limit_mb).items():
             print(name, seconds, flush=True)
         return 0
     start = time.perf_counter()
     done = compile_all(say=lambda message: print(f"attsim: {message}", flush=True), jobs=max(args.jobs, 1))
     print(f"attsim: {len(done)} units compiled in {time.perf_counter() - start:.0f} s", flush=True)
-    if sys.platform != "win32":
-        import resource  # POSIX: the process's peak memory, for tools/bench_coldstart.py
-
-        print(f"attsim: peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB", flush=True)
+    peak = max(peak_memory_mb(), peak_memory_mb(children=True))  # for tools/bench_coldstart.py
+    if peak > 0.0:
+        print(f"attsim: peak memory {peak:.0f} MB (the largest of its processes)", flush=True)
     return 0
 
 
