@@ -81,11 +81,44 @@ class FieldHistory(FieldModel):
         history does not cover the run: a field held beyond its last sample
         would be a guess.
         """
+        return self.knot_table(duration_s)[0]
+
+    def knot_table(self, duration_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(knot_times(duration_s), the field there)``: the table a mission with this field alone interpolates.
+
+        The times come in order by construction (the samples are increasing:
+        no sort), and held, each knot's sample is known by construction too
+        (no search): at a sample's time the sample, one float spacing before
+        it the one before.
+        """
         if self.t_s[0] > 0.0 or self.t_s[-1] < duration_s:
             raise InputError("field", "a field history must cover the run (from t = 0 to its duration)",
                              f"samples from {self.t_s[0]:g} s to {self.t_s[-1]:g} s, run from 0 to {duration_s:g} s")
-        inside = self.t_s[(self.t_s > 0.0) & (self.t_s < duration_s)]
-        if self.interpolation == "hold":  # each step: the previous sample up to one float spacing before its time
-            steps = self.t_s[(self.t_s > 0.0) & (self.t_s <= duration_s)]
-            inside = np.concatenate([inside, np.nextafter(steps, -np.inf)])
-        return np.unique(np.concatenate([[0.0, float(duration_s)], inside]))
+        first = int(np.searchsorted(self.t_s, 0.0, side="right"))  # the first sample after 0
+        if self.interpolation == "linear":
+            inside_end = int(np.searchsorted(self.t_s, duration_s, side="left"))  # before the end: [first, here)
+            t = _distinct(np.concatenate([[0.0], self.t_s[first:inside_end], [float(duration_s)]]))
+            return t, self.at(t)
+        # held: each step up to the end, the previous sample up to one float spacing before the step's time
+        steps_end = int(np.searchsorted(self.t_s, duration_s, side="right"))
+        steps = self.t_s[first:steps_end]
+        t = np.empty(2 * steps.size + 2)
+        index = np.empty(2 * steps.size + 2, dtype=np.int64)
+        t[0], index[0] = 0.0, first - 1  # the last sample at or before 0
+        t[1:-1:2], index[1:-1:2] = np.nextafter(steps, -np.inf), np.arange(first - 1, steps_end - 1)
+        t[2:-1:2], index[2:-1:2] = steps, np.arange(first, steps_end)
+        t[-1], index[-1] = float(duration_s), steps_end - 1  # the last sample at or before the end (given twice
+        keep = _first_of_equal(t)  # when a sample is at the end itself, as a step and as the end)
+        return t[keep], self.B_inertial_T[index[keep]]
+
+
+def _first_of_equal(t: np.ndarray) -> np.ndarray:
+    """Where an ordered ``t`` holds a value not equal to the one before (a sample one float spacing after the one
+    before it gives a knot twice)."""
+    keep = np.ones(t.size, dtype=bool)
+    keep[1:] = t[1:] != t[:-1]
+    return keep
+
+
+def _distinct(t: np.ndarray) -> np.ndarray:
+    return t[_first_of_equal(t)]

@@ -62,10 +62,9 @@ def field_table(field, duration_s: float, spacing_s: float) -> EnvironmentTable:
     """
     if field is None:
         return EMPTY
-    knot_times = getattr(field, "knot_times", None)
-    if knot_times is not None:  # a field history: its own times, so the table gives it exactly
-        t = knot_times(duration_s)
-        b = field.at(t)
+    knot_table = getattr(field, "knot_table", None)
+    if knot_table is not None:  # a field history: its own times, so the table gives it exactly
+        t, b = knot_table(duration_s)
     elif callable(field):
         n = max(2, int(math.ceil(duration_s / spacing_s)) + 1)
         t = np.linspace(0.0, duration_s, n)

@@ -92,3 +92,26 @@ def test_a_held_sample_holds_through_the_end_of_its_step(tmp_path, compiled):
     assert df.loc[1.0, "wy"] == pytest.approx(-1e-5, rel=1e-9)
     assert df.loc[2.0, "wy"] == pytest.approx(0.0, abs=1e-14)  # then B(1) over the step from 1 s: back to rest
     assert df.loc[1.0, "mag_z"] == pytest.approx(b1[2], rel=1e-9)  # the instant itself reads the new sample
+
+
+@pytest.mark.parametrize("interpolation", ["hold", "linear"])
+def test_the_knot_table_is_its_definition_written_out(interpolation):
+    """knot_table builds its knots in order and (held) each knot's sample by construction; against the definition:
+    the ordered distinct times of 0, the end, the samples inside and (held) one float spacing before each sample up
+    to the end, with the field there found sample by sample. Samples before 0, at the end, one float spacing
+    apart."""
+    t_s = np.array([-0.5, 0.25, 1.0, np.nextafter(2.0, -np.inf), 2.0, 3.0, 4.0])
+    b = np.arange(3.0 * t_s.size).reshape(-1, 3) * 1e-6
+    history = FieldHistory(t_s, b, interpolation=interpolation)
+    for end_s in (3.0, 3.5, 4.0):
+        knots = {0.0, end_s} | {t for t in t_s if 0.0 < t < end_s}
+        if interpolation == "hold":
+            knots |= {float(np.nextafter(t, -np.inf)) for t in t_s if 0.0 < t <= end_s}
+        expected_t = np.array(sorted(knots))
+        if interpolation == "hold":
+            expected_b = np.array([b[max(k for k in range(t_s.size) if t_s[k] <= t)] for t in expected_t])
+        else:
+            expected_b = np.array([[np.interp(t, t_s, b[:, j]) for j in range(3)] for t in expected_t])
+        t, values = history.knot_table(end_s)
+        assert np.array_equal(t, expected_t) and np.array_equal(values, expected_b)
+        assert np.array_equal(history.knot_times(end_s), expected_t)
