@@ -148,9 +148,11 @@ COMPILE_ONE = textwrap.dedent('''
 
 
 def test_two_processes_never_compile_the_same_unit(tmp_path):
-    """Both start on an empty cache at once: one compiles under the machine's lock, the other waits and loads it."""
+    """Both start at once on a cache without the unit: one compiles under the machine's lock, the other waits and
+    loads it."""
     script = tmp_path / "compile_one.py"
     script.write_text(COMPILE_ONE)
+    _cache_without(tmp_path / "shared-cache", PACKAGE_DIR / "engine" / "plant.py")  # write_head's module
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "shared-cache"))
     processes = [subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True) for _ in range(2)]
