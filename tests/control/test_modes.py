@@ -5,6 +5,7 @@ import pytest
 
 import attsim
 from attsim import modes
+from attsim.environment import Environment, Face, KeplerOrbit
 from attsim.guidance.targets import NadirPointing, SunPointing
 
 from tests.paths.test_mission_loop import J, _orbit_environment, _wheels, assert_same_run, both_ways
@@ -77,11 +78,15 @@ def test_bad_mode_logic_is_refused_naming_the_rule(build, rule):
 
 
 def test_eclipse_and_wheel_speed_conditions(tmp_path):
+    # the orbit of the other tests started 111 deg further on: it enters the Earth's shadow at ~60 s, so 120 s see
+    # the switch after its 20 s dwell (from its start the orbit took 1850 s to get there: 15 times the cost)
+    orbit = KeplerOrbit.circular(600.0, 97.8, epoch="2024-03-20T00:00:00", mean_anomaly_deg=111.0)
+    environment = Environment(orbit, field="dipole", faces=Face.cube(0.1, (1e-3, -1e-3, 2e-3)),
+                              residual_dipole_Am2=(1e-3, 0.0, 5e-4))
+
     def build(out):
-        # the orbit enters the Earth's shadow at 1850 s: 1900 s see the switch (the loop's interpreted backend takes
-        # ~4 ms a simulated second, so not a second more)
-        m = attsim.Mission("eclipse", J, (0.0, 0.0, 0.0), duration=1900.0, telemetry_dt=10.0,
-                           environment=_orbit_environment(), out_dir=out)
+        m = attsim.Mission("eclipse", J, (0.0, 0.0, 0.0), duration=120.0, telemetry_dt=10.0, environment=environment,
+                           out_dir=out)
         wheels = _wheels(m, max_torque_Nm=1e-4, max_speed_rad_s=300.0)
         hold = m.add(attsim.QuaternionPD(kp=1e-4, kd=2e-3, period_s=1.0, wheels=wheels, target=NadirPointing(),
                                          attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))
