@@ -470,9 +470,10 @@ def _observations(body_vectors, reference_vectors, weights, sigma_rad):
         if np.any(np.all(pairs, axis=(-2, -1))):
             raise InputError(field, "must hold at least 2 non-parallel directions (one does not fix an attitude)")
     m = int(np.prod(batch))
-    flat = (np.ascontiguousarray(b.reshape(m, n, 3)), np.ascontiguousarray(r.reshape(m, n, 3)),
-            np.ascontiguousarray(weights.reshape(m, n), dtype=np.float64),
-            np.ascontiguousarray(sigma.reshape(m, n), dtype=np.float64))
+    # copies, so always writable C arrays of float64: a broadcast view is read-only, and numba compiles _solve_many
+    # anew (~20 s) for each mix of read-only and writable arguments it is given
+    flat = tuple(np.array(a.reshape(shape), dtype=np.float64, order="C")
+                 for a, shape in ((b, (m, n, 3)), (r, (m, n, 3)), (weights, (m, n)), (sigma, (m, n))))
     return flat, batch
 
 

@@ -5,13 +5,15 @@ import pytest
 
 import attsim
 from attsim import modes
+from attsim.environment import Environment, Face, KeplerOrbit
 from attsim.guidance.targets import NadirPointing, SunPointing
 
 from tests.paths.test_mission_loop import J, _orbit_environment, _wheels, assert_same_run, both_ways
 
 
 def detumble_then_point(out):
-    m = attsim.Mission("modes", J, (0.015, -0.01, 0.012), duration=900.0, telemetry_dt=2.0, seed=2,
+    # detumbled and pointing from ~97 s; safe mode from 200 s, 100 s shown
+    m = attsim.Mission("modes", J, (0.015, -0.01, 0.012), duration=300.0, telemetry_dt=2.0, seed=2,
                        environment=_orbit_environment(), out_dir=out)
     wheels = _wheels(m, max_torque_Nm=2e-3)
     mag = m.add(attsim.Magnetometer(2.0, noise_T=2e-8, name="mag"))
@@ -25,7 +27,7 @@ def detumble_then_point(out):
     m.add(attsim.ModeManager(
         modes=[("detumble", [bdot]), ("point", [point]), ("safe", [bdot])],
         transitions=[("detumble", "point", modes.rate_below(0.01, dwell_s=5.0, source=mekf)),
-                     ("*", "safe", modes.at_time(800.0)),
+                     ("*", "safe", modes.at_time(200.0)),
                      ("point", "detumble", modes.rate_above(0.2, source=attsim.TRUTH))],
         initial="detumble", period_s=1.0))
     return m
@@ -51,10 +53,10 @@ def test_a_detumble_hands_over_to_pointing_then_a_command_to_safe_mode(tmp_path)
     assert df["mode"].loc[row] == 1.0 and df["mode"].iloc[-1] == 2.0
     assert tel.meta["modes"] == ["detumble", "point", "safe"]
     # in pointing the magnetorquers are off (B-dot stopped, its dipole zeroed); in safe mode the wheels are
-    pointing = (df.index > t_point) & (df.index < 800.0)
+    pointing = (df.index > t_point) & (df.index < 200.0)
     assert np.abs(df.loc[pointing, ["mtq_m_x", "mtq_m_y", "mtq_m_z"]].to_numpy()).max() == 0.0
-    assert np.abs(df.loc[df.index > 800.0, [f"rw_{a}_torque" for a in "xyz"]].to_numpy()).max() == 0.0
-    assert switches["t"].iloc[1] == 800.0 and "at time 800" in switches["reason"].iloc[1]
+    assert np.abs(df.loc[df.index > 200.0, [f"rw_{a}_torque" for a in "xyz"]].to_numpy()).max() == 0.0
+    assert switches["t"].iloc[1] == 200.0 and "at time 200" in switches["reason"].iloc[1]
 
 
 @pytest.mark.parametrize("build, rule", [
@@ -77,11 +79,15 @@ def test_bad_mode_logic_is_refused_naming_the_rule(build, rule):
 
 
 def test_eclipse_and_wheel_speed_conditions(tmp_path):
+    # the orbit of the other tests started 111 deg further on: it enters the Earth's shadow at ~60 s, so 120 s see
+    # the switch after its 20 s dwell (from its start the orbit took 1850 s to get there: 15 times the cost)
+    orbit = KeplerOrbit.circular(600.0, 97.8, epoch="2024-03-20T00:00:00", mean_anomaly_deg=111.0)
+    environment = Environment(orbit, field="dipole", faces=Face.cube(0.1, (1e-3, -1e-3, 2e-3)),
+                              residual_dipole_Am2=(1e-3, 0.0, 5e-4))
+
     def build(out):
-        # the orbit enters the Earth's shadow at 1850 s: 1900 s see the switch (the loop's interpreted backend takes
-        # ~4 ms a simulated second, so not a second more)
-        m = attsim.Mission("eclipse", J, (0.0, 0.0, 0.0), duration=1900.0, telemetry_dt=10.0,
-                           environment=_orbit_environment(), out_dir=out)
+        m = attsim.Mission("eclipse", J, (0.0, 0.0, 0.0), duration=120.0, telemetry_dt=10.0, environment=environment,
+                           out_dir=out)
         wheels = _wheels(m, max_torque_Nm=1e-4, max_speed_rad_s=300.0)
         hold = m.add(attsim.QuaternionPD(kp=1e-4, kd=2e-3, period_s=1.0, wheels=wheels, target=NadirPointing(),
                                          attitude_source=attsim.TRUTH, rate_source=attsim.TRUTH))

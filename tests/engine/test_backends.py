@@ -3,15 +3,20 @@ two processes never compile the same unit. Each cold case is a real process with
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from numba.core import config as numba_config
+from numba.core.caching import _CacheLocator
 
 import attsim
+from attsim._core.jit import PACKAGE_DIR
 from attsim.engine.choice import choose_backend
 from attsim.errors import InputError
 
@@ -89,13 +94,34 @@ SCHEDULE_ONLY = textwrap.dedent('''
 ''')
 
 
+def _cache_without(cache, module):
+    """A numba cache directory holding a copy of what this machine has compiled (``attsim compile``, earlier tests)
+    but the functions of the attsim module ``module`` (a source file): a fresh process on it compiles those (or
+    every unit, on a machine where none was compiled yet) and loads the rest. Compiling one module's unit shows what
+    compiling in a run does, without paying for every unit of a mission."""
+    if numba_config.CACHE_DIR:
+        shutil.copytree(numba_config.CACHE_DIR, cache, ignore=shutil.ignore_patterns("attsim-compile"))
+    else:  # beside the sources: the same files in NUMBA_CACHE_DIR's layout (a folder per source folder)
+        for folder in PACKAGE_DIR.rglob("__pycache__"):
+            target = Path(cache, _CacheLocator.get_suitable_cache_subpath(str(folder.parent / "any.py")))
+            target.mkdir(parents=True, exist_ok=True)
+            for file in folder.iterdir():
+                if file.suffix in (".nbi", ".nbc"):
+                    shutil.copy2(file, target / file.name)
+    folder = Path(cache, _CacheLocator.get_suitable_cache_subpath(str(module)))
+    for file in folder.glob(f"{Path(module).stem}.*"):  # numba names a function's files <module>.<function>-...
+        file.unlink()
+
+
 def test_compile_time_is_recorded_apart_and_a_warm_machine_then_runs_compiled_without_a_word(tmp_path):
     script = tmp_path / "timed.py"
     script.write_text(SCHEDULE_ONLY)
-    cache = tmp_path / "empty-cache"
+    cache = tmp_path / "cache"
+    _cache_without(cache, PACKAGE_DIR / "engine" / "loop.py")  # the loop unit and the kernels it is made of
     done = _fresh_process(script, tmp_path / "timed", "compiled", cache=cache)
     assert done.returncode == 0, done.stderr
     assert "compiling" in done.stderr and "units for this machine, once" in done.stderr  # never a silent wait
+    assert "run_loop" in done.stderr.split("units for this machine, once")[1].splitlines()[0]
     meta = json.loads((tmp_path / "timed" / "meta.json").read_text())
     assert meta["backend"] == "compiled" and meta["compile_s"] > 1.0
     # the run's own wall time is what a warm run of 6000 plant steps costs, far below the compile's
@@ -122,9 +148,11 @@ COMPILE_ONE = textwrap.dedent('''
 
 
 def test_two_processes_never_compile_the_same_unit(tmp_path):
-    """Both start on an empty cache at once: one compiles under the machine's lock, the other waits and loads it."""
+    """Both start at once on a cache without the unit: one compiles under the machine's lock, the other waits and
+    loads it."""
     script = tmp_path / "compile_one.py"
     script.write_text(COMPILE_ONE)
+    _cache_without(tmp_path / "shared-cache", PACKAGE_DIR / "engine" / "plant.py")  # write_head's module
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "shared-cache"))
     processes = [subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True) for _ in range(2)]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from attsim import estimation, rotations
+from attsim.estimation import determination
 from attsim.errors import InputError
 
 from tests.conftest import random_quaternions
@@ -33,6 +34,19 @@ def test_convention_by_hand():
     r = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
     for q in (estimation.quest(b, r), estimation.davenport(b, r), estimation.triad(b[0], b[1], r[0], r[1])):
         np.testing.assert_allclose(q, expected, atol=1e-15)
+
+
+def test_one_compiled_solver_serves_weights_given_broadcast_or_left_out(rng):
+    # a broadcast view is read-only, and numba would compile the solver again (~20 s) for each mix of read-only and
+    # writable arrays: whatever the caller passes, the solver gets writable copies, so one specialisation serves all
+    q_true = random_quaternions(rng, 3)
+    r = unit_rows(rng.normal(size=(3, 2, 3)))
+    b = observe(q_true[:, None, :], r)
+    for weights in (None, np.array([1.0, 0.3]), np.ones((3, 2))):
+        for method in (estimation.quest, estimation.davenport):
+            assert np.max(angle(method(b, r, weights), q_true)) < 1e-12
+    estimation.quest(b, r[0], sigma_rad=np.array([1e-3, 2e-3]), covariance=True)  # the reference broadcast too
+    assert len(determination._solve_many.signatures) == 1, determination._solve_many.signatures
 
 
 def near_pi_and_identity(rng):
