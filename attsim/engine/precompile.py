@@ -35,7 +35,7 @@ from ..ensemble.ensemble import step_units as ensemble_step_units
 from ..integrators import REGISTRY
 from ..telemetry.lock import RunLock
 from .backend import Need, RunUnits, advance_needs, loop_needs, missing
-from .compile_record import LOG_FILE_NAME, compile_estimate, compiling, directory, remember
+from .compile_record import LOG_FILE_NAME, announce, compile_estimate, compiling, directory, remember
 from .component import Component
 from .plant import WRITE_HEAD, advance_unit_for
 from .world import KIND_PARTS, example_world, world_signatures
@@ -157,8 +157,7 @@ def compile_needs(needs) -> list[str]:
     if not absent:
         return []
     say = _stderr
-    say(f"compiling {len(absent)} units for this machine, once (about {compile_estimate(absent):.0f} s): "
-        + ", ".join(absent))
+    announce(absent)
     done = list(compile_all(needs, say=lambda message: say("  " + message)))
     if len(done) < len(absent):  # "compiling 12 units" then "11 compiled" must not read as one lost
         say(f"  the other {len(absent) - len(done)} were on disk by their turn (compiled by another process, such as "
