@@ -14,7 +14,11 @@ and then finds them on disk), and keeps how long each took
 
 ``python -m attsim.engine.precompile`` (what ``attsim compile`` and
 :func:`background_compile` run) compiles them all; the environment variable
-``ATTSIM_BACKGROUND_COMPILE=0`` stops runs from starting it on their own.
+``ATTSIM_BACKGROUND_COMPILE=0`` stops runs from starting it on their own. The
+background compile runs at a lower scheduling priority (niceness
+:data:`BACKGROUND_NICENESS` more than its parent's, POSIX): it uses idle
+cores, and yields a busy one to the user's own work (a training, the run that
+started it).
 """
 
 from __future__ import annotations
@@ -40,7 +44,11 @@ from .component import Component
 from .plant import WRITE_HEAD, advance_unit_for
 from .world import KIND_PARTS, example_world, world_signatures
 
-__all__ = ["all_needs", "compile_all", "compile_needs", "background_compile", "running", "main"]
+__all__ = ["all_needs", "compile_all", "compile_needs", "background_compile", "running", "main",
+           "BACKGROUND_NICENESS", "BACKGROUND_ARGS"]
+
+BACKGROUND_NICENESS = 10  # added to the parent's: below the user's foreground work, above nothing else
+BACKGROUND_ARGS = ("--background",)  # what background_compile adds to the command line
 
 
 KIND_PACKAGES = (sensors, actuators, control, estimation, guidance)
@@ -186,7 +194,7 @@ def background_compile() -> bool:
     if running():
         return True
     log = open(directory() / LOG_FILE_NAME, "ab")  # noqa: SIM115 - the child's, for as long as it runs
-    subprocess.Popen([sys.executable, "-m", "attsim.engine.precompile"], stdout=log, stderr=log,
+    subprocess.Popen([sys.executable, "-m", "attsim.engine.precompile", *BACKGROUND_ARGS], stdout=log, stderr=log,
                      stdin=subprocess.DEVNULL, start_new_session=True, close_fds=True)
     log.close()
     return True
@@ -200,7 +208,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attsim.engine.precompile")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--units", help=argparse.SUPPRESS)
+    parser.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.background and hasattr(os, "nice"):  # POSIX; the children of --jobs inherit it
+        print(f"attsim: compiling in the background at niceness {os.nice(BACKGROUND_NICENESS)}", flush=True)
+    if args.units == "":
+        return 0  # nothing to compile (a share of none)
     if args.units is not None:
         wanted = set(args.units.split(","))
         for name, seconds in _compile([n for n in all_needs() if n.unit.cache_name() in wanted], None).items():

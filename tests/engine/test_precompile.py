@@ -1,5 +1,11 @@
 """attsim.engine.precompile: what it says while compiling a mission's units."""
 
+import os
+import subprocess
+import sys
+
+import pytest
+
 from attsim.engine import precompile
 
 
@@ -16,3 +22,13 @@ def test_units_found_compiled_meanwhile_are_accounted_for(monkeypatch, capsys):
     monkeypatch.setattr(precompile, "compile_all", lambda wanted, say: {n: 0.5 for n in wanted})
     precompile.compile_needs(needs)
     assert "on disk by their turn" not in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="scheduling priority is POSIX's")
+def test_the_background_compile_runs_below_the_users_priority():
+    """A run's background compile must not compete with the user's foreground work (a training on 2 cores)."""
+    assert set(precompile.BACKGROUND_ARGS) == {"--background"}
+    result = subprocess.run([sys.executable, "-m", "attsim.engine.precompile", *precompile.BACKGROUND_ARGS,
+                             "--units", ""], capture_output=True, text=True, check=True)
+    expected = min(os.nice(0) + precompile.BACKGROUND_NICENESS, 19)
+    assert f"at niceness {expected}" in result.stdout
