@@ -53,11 +53,24 @@ OBSERVATIONS = ("attitude", "rate", "wheels", "field")
 # in [-1, 1]; a rate a hundred times its scale or a wheel at twice its limit is far beyond any sound run
 OBSERVATION_BOUNDS = {"attitude": 1.0, "rate": 100.0, "wheels": 2.0, "field": 2.0}
 FIELD_SCALE_T = 5e-5
-_ORBIT_RATE_RAD_S = 1.05e-3  # a 550 km orbit's mean motion: the field below turns twice an orbit
+# the mean motion of a ~760 km orbit (a period of 5,984 s): the field below turns twice an orbit of this, at
+# 2.1e-3 rad/s (tools/train_detumble.py's "orbit" of 5,700 s sees 1.9 turns; docs/guide/reinforcement_learning.md)
+_ORBIT_RATE_RAD_S = 1.05e-3
 
 
 def rotating_field(t):
-    """A field of 30 µT turning twice an orbit in the inertial x-z plane (the README's detumbling field)."""
+    """The tasks' magnetic field: 30 µT in the inertial x-z plane turning at 2.1e-3 rad/s (a turn in 2,992 s).
+
+    Parameters
+    ----------
+    t : float or array_like
+        Time since the episode's start (s).
+
+    Returns
+    -------
+    numpy.ndarray
+        The inertial field (T), shape ``(..., 3)``.
+    """
     angle = 2.0 * _ORBIT_RATE_RAD_S * np.asarray(t, dtype=float)
     return 3e-5 * np.stack([np.cos(angle), np.zeros_like(angle), np.sin(angle)], axis=-1)
 
@@ -341,8 +354,16 @@ TASKS = {
 
 
 def task(name: str, **overrides) -> Task:
-    """The task ``name`` of :data:`TASKS` with ``overrides`` (any :class:`Task` field; ``weights`` may be a dict
-    of the weights to change)."""
+    """The task ``name`` of :data:`TASKS` with ``overrides``.
+
+    Parameters
+    ----------
+    name : str
+        ``"detumble"``, ``"pointing"`` or ``"momentum"``.
+    **overrides
+        Any :class:`Task` field but ``name`` (``weights`` may be a dict of the weights to change); another
+        keyword is an :class:`~attsim.errors.InputError` naming it.
+    """
     one_of(name, "task", sorted(TASKS))
     base = TASKS[name]
     fields = {f.name for f in dataclasses.fields(Task)} - {"name"}
