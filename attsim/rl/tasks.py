@@ -53,7 +53,7 @@ OBSERVATIONS = ("attitude", "rate", "wheels", "field")
 # in [-1, 1]; a rate a hundred times its scale or a wheel at twice its limit is far beyond any sound run
 OBSERVATION_BOUNDS = {"attitude": 1.0, "rate": 100.0, "wheels": 2.0, "field": 2.0}
 FIELD_SCALE_T = 5e-5
-# the mean motion of a ~760 km orbit (a period of 5,984 s): the field below turns twice an orbit of this, at
+# the mean motion of a ~750 km orbit (a period of 5,984 s): the field below turns twice an orbit of this, at
 # 2.1e-3 rad/s (tools/train_detumble.py's "orbit" of 5,700 s sees 1.9 turns; docs/guide/reinforcement_learning.md)
 _ORBIT_RATE_RAD_S = 1.05e-3
 
