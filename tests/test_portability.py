@@ -119,9 +119,11 @@ def test_attsim_its_telemetry_and_load_import_without_fcntl():
 
 def test_every_attsim_module_imports_without_posix_only_modules():
     done = _run_hidden("""
-        import importlib, pkgutil
+        import importlib, importlib.util, pkgutil
         import attsim
         names = [m.name for m in pkgutil.walk_packages(attsim.__path__, "attsim.")]
+        if importlib.util.find_spec("stable_baselines3") is None:  # the extra `learn`'s adapter needs it
+            names.remove("attsim.rl.sb3")
         for name in names:
             importlib.import_module(name)
         print(len(names))

@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import attsim  # noqa: E402
 from attsim.rl import AttitudeEnv, AttitudeVectorEnv  # noqa: E402
-from attsim.rl.tasks import FIELD_SCALE_T, rotating_field  # noqa: E402
+from attsim.rl.fly import policy_mission  # noqa: E402
 
 OUT = ROOT / "reports" / "train_detumble"
 GOAL_RAD_S = math.radians(0.5)
@@ -61,58 +61,6 @@ PERIOD_S = 10.0
 SETTINGS = dict(period_s=PERIOD_S, episode_steps=round(ORBIT_S / PERIOD_S), rate_goal_rad_s=0.0)
 EVAL_SEED = 10_000  # the learning curve's evaluation tumbles: none of the training or mission draws
 CurvePoint = collections.namedtuple("CurvePoint", "steps mean_reward median_final_deg_s fraction_below_goal")
-
-
-def sb3_vec_env(num_envs: int, seed: int):
-    """The attsim vector environment as a Stable-Baselines3 VecEnv (SB3 resets a finished environment within the
-    step and keeps its last observation in ``info["terminal_observation"]``)."""
-    from gymnasium.vector import AutoresetMode
-    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
-
-    class AttsimVecEnv(VecEnv):
-        def __init__(self):
-            self.env = AttitudeVectorEnv(num_envs, "detumble", autoreset_mode=AutoresetMode.SAME_STEP,
-                                         **SETTINGS)
-            super().__init__(num_envs, self.env.single_observation_space, self.env.single_action_space)
-            self._seed, self._actions = seed, None
-
-        def reset(self):
-            obs, _ = self.env.reset(seed=self._seed)
-            self._seed = None
-            return obs
-
-        def step_async(self, actions):
-            self._actions = actions
-
-        def step_wait(self):
-            obs, reward, terminated, truncated, info = self.env.step(self._actions)
-            done = terminated | truncated
-            infos = [{} for _ in range(num_envs)]
-            for i in np.flatnonzero(done):
-                infos[i]["terminal_observation"] = info["final_obs"][i]
-                infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-            return obs, reward.astype(np.float32), done, infos
-
-        def close(self):
-            pass
-
-        def get_attr(self, attr_name, indices=None):
-            return [getattr(self.env, attr_name)] * num_envs
-
-        def set_attr(self, attr_name, value, indices=None):
-            setattr(self.env, attr_name, value)
-
-        def env_method(self, method_name, *args, indices=None, **kwargs):
-            return [getattr(self.env, method_name)(*args, **kwargs)] * num_envs
-
-        def env_is_wrapped(self, wrapper_class, indices=None):
-            return [False] * num_envs
-
-        def seed(self, seed=None):
-            self._seed = seed
-            return [seed] * num_envs
-
-    return AttsimVecEnv()
 
 
 def evaluate(policy, seed: int, num_envs: int = 32) -> tuple:
@@ -131,6 +79,8 @@ def train(steps: int, num_envs: int, seed: int):
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecMonitor
+
+    from attsim.rl.sb3 import vec_env
 
     curve = []
     best = {}  # the policy that did best on the evaluation tumbles so far (SB3's EvalCallback keeps it too)
@@ -151,7 +101,7 @@ def train(steps: int, num_envs: int, seed: int):
         def _on_step(self):
             return True
 
-    env = VecMonitor(sb3_vec_env(num_envs, seed))
+    env = VecMonitor(vec_env("detumble", num_envs, **SETTINGS))  # seeded by PPO's seed
     episode_steps = AttitudeEnv("detumble", **SETTINGS).task.episode_steps
     # a rollout is one whole episode (one orbit) of every environment: returns and advantages see the orbit's end.
     # gamma 0.999 over 10 s steps weighs the whole orbit nearly alike: the return then prefers a gentle damping that
@@ -194,25 +144,15 @@ def write_curve(curve, path: Path) -> None:
 
 def fly(policy, seed: int, out_dir: Path, report: bool) -> float:
     """The policy (or zero dipole, ``policy=None``) as the controller of a one-orbit Mission from the tumble the
-    environment draws for ``seed``; returns the final rate (rad/s)."""
+    environment draws for ``seed`` (:func:`attsim.rl.fly.policy_mission`); returns the final rate (rad/s)."""
     env = AttitudeEnv("detumble", **SETTINGS)
     env.reset(seed=seed)
-    task = env.task
-    mission = attsim.Mission(f"detumble_policy_{seed}", np.diag(task.inertia), omega0=env.ensemble.omega_rad_s[0],
-                             q0=env.ensemble.q[0], duration=ORBIT_S, max_step=task.max_step, telemetry_dt=10.0,
-                             field=rotating_field, out_dir=out_dir)
-    gyro = mission.add(attsim.Gyro(1.0 / task.period_s, name="gyro"))
-    mag = mission.add(attsim.Magnetometer(1.0 / task.period_s, name="mag"))
-    mtq = mission.add(attsim.Magnetorquer(task.dipole_max_Am2))
-
-    def law(t, readings):
-        obs = np.concatenate([readings["gyro"] / task.rate_scale_rad_s, readings["mag"] / FIELD_SCALE_T])
-        if policy is None:
-            return {mtq.name: np.zeros(3)}
-        action, _ = policy.predict(obs.astype(np.float32), deterministic=True)
-        return {mtq.name: np.clip(action, -1.0, 1.0) * task.dipole_max_Am2}
-
-    mission.add(attsim.FunctionController(law, task.period_s, sensors=[gyro, mag], actuators=[mtq], name="policy"))
+    if policy is None:
+        law = lambda obs: np.zeros(3)  # noqa: E731
+    else:
+        law = lambda obs: policy.predict(obs, deterministic=True)[0]  # noqa: E731
+    mission = policy_mission(env, law, name=f"detumble_policy_{seed}", duration=ORBIT_S, telemetry_dt=10.0,
+                             out_dir=out_dir)
     tel = mission.run()  # auto: the compiled loop when its units are cached (the policy is called from it)
     if report:
         attsim.report(tel)

@@ -41,7 +41,7 @@ from .fastcall import entry_for_types
 
 __all__ = ["ref", "deref", "as_function", "jit_address", "unit_entry", "pin", "release", "from_address",
            "UNIT_OPTIONS", "Unit",
-           "compile_unit", "unit_is_cached",
+           "compile_unit", "unit_is_cached", "call_is_cached",
            "CompileRecord", "compile_records"]
 
 # units are called through pointers, with first-class function types (numba calls them experimental; the part
@@ -244,6 +244,20 @@ def unit_is_cached(unit: Unit, signature, **options) -> bool:
     if cache is None or not hasattr(cache, "_cache_file"):
         return False
     # the index is keyed by the signature as compile() was given it (return type included), as numba saves it
+    key = cache._index_key(signature, dispatcher.targetctx.codegen())
+    return cache._cache_file._load_index().get(key) is not None
+
+
+def call_is_cached(dispatcher, args) -> bool:
+    """True when calling the ``njit`` function ``dispatcher`` with ``args`` compiles nothing: it is compiled for
+    their types in this process already, or on disk (what :func:`unit_is_cached` tells of a unit)."""
+    signature = tuple(dispatcher.typeof_pyval(a) for a in args)
+    if signature in dispatcher.overloads:
+        return True
+    cache = dispatcher._cache
+    if cache is None or not hasattr(cache, "_cache_file"):
+        return False
+    # a call compiles for the tuple of its arguments' types, and numba's index keys it so
     key = cache._index_key(signature, dispatcher.targetctx.codegen())
     return cache._cache_file._load_index().get(key) is not None
 

@@ -18,7 +18,6 @@ World holds some eighty arrays; unboxing them costs more than a cycle).
 from __future__ import annotations
 
 import functools
-import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -27,7 +26,7 @@ from numba import typeof, types
 from .._core.interpret import FUNCTIONS, interpret, interpret_unit
 from .._core.units import (Unit, compile_records, compile_unit, from_address, jit_address, pin, release,
                            unit_entry, unit_is_cached)
-from .compile_record import compile_estimate, compiling, remember
+from .compile_record import announce, announce_compiled, compiling, remember
 from .loop import Units, run_loop
 from .plant import advance_held, advance_unit_for
 from .world import World, world_signatures
@@ -217,8 +216,7 @@ class Compiled(Backend):
         absent = missing(needs)
         if absent:
             self._progress = True
-            print(f"attsim: compiling {len(absent)} units for this machine, once (about "
-                  f"{compile_estimate(absent):.0f} s): " + ", ".join(absent), file=sys.stderr, flush=True)
+            announce(absent)
 
     def units(self, world: World, needed: RunUnits) -> Units:
         needs = loop_needs(world, needed)
@@ -245,8 +243,7 @@ class Compiled(Backend):
         if records and records[-1].compiled:
             remember({need.unit.name: records[-1].seconds})
             if self._progress:
-                print(f"attsim:   compiled {need.unit.name} ({records[-1].seconds:.1f} s)", file=sys.stderr,
-                      flush=True)
+                announce_compiled(need.unit.name, records[-1].seconds)
         return dispatcher
 
     def callable(self, need: Need):

@@ -26,7 +26,7 @@ import sys
 
 from .._core.validate import one_of
 from .backend import BACKENDS, Backend, Compiled, Interpreted, advance_needs, loop_needs, missing
-from .compile_record import compile_estimate
+from .compile_record import announce, compile_estimate
 from .precompile import background_compile
 
 __all__ = ["choose_backend", "Auto", "interpreted_estimate_s", "say", "INTERPRETED_STEP_S", "INTERPRETED_CYCLE_S",
@@ -91,8 +91,7 @@ class Auto(Backend):
                            "see 'attsim compile --status')" if started else ""))
                 else:
                     self.chosen = Compiled(progress=True, announced=True)
-                    say(f"compiling {len(absent)} units for this machine, once (about {compile_s:.0f} s): "
-                        + ", ".join(absent))
+                    announce(absent)
             self.name = self.chosen.name
         return self.chosen
 

@@ -6,21 +6,24 @@ two processes compiling the same unit at once would both pay for it.
 cache, dead with its process): a process compiles under it, and the next one
 finds the units on disk. The seconds each unit took are kept beside the cache
 (:func:`remember`), so :func:`compile_estimate` says how long compiling will
-take here.
+take here. :func:`announce` is what every process says before it compiles: a
+mission's run, an ensemble's (or a Gymnasium environment's) first use, and
+``attsim compile`` use this one wording.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 from .._core.jit import cache_root
 from ..telemetry.lock import RunLock
 
-__all__ = ["compiling", "remember", "compile_estimate", "directory", "LOCK_DIR_NAME", "DEFAULT_COMPILE_S",
-           "LOG_FILE_NAME"]
+__all__ = ["compiling", "remember", "compile_estimate", "directory", "announce", "announce_compiled", "notice",
+           "LOCK_DIR_NAME", "DEFAULT_COMPILE_S", "LOG_FILE_NAME"]
 
 LOCK_DIR_NAME = "attsim-compile"
 TIMES_FILE = "compile-times.json"
@@ -63,6 +66,23 @@ def compile_estimate(names: list[str]) -> float:
         return DEFAULT_COMPILE_S["advance" if name.startswith("advance_") else "other"]
 
     return sum(times.get(name, default(name)) for name in names)
+
+
+def notice(names: list[str]) -> str:
+    """What a process says before it compiles the units ``names``: how many, that it is once per machine, about how
+    long (:func:`compile_estimate`), and which."""
+    return (f"compiling {len(names)} units for this machine, once (about {compile_estimate(names):.0f} s): "
+            + ", ".join(names))
+
+
+def announce(names: list[str]) -> None:
+    """Say :func:`notice` on stderr (the run's own output stays on stdout): never a silent wait."""
+    print(f"attsim: {notice(names)}", file=sys.stderr, flush=True)
+
+
+def announce_compiled(name: str, seconds: float) -> None:
+    """Say on stderr that the unit ``name`` compiled, in ``seconds`` (after :func:`announce`, one line a unit)."""
+    print(f"attsim:   compiled {name} ({seconds:.1f} s)", file=sys.stderr, flush=True)
 
 
 @contextmanager

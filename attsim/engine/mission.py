@@ -268,6 +268,7 @@ class Mission:
             "telemetry_dt_s": self.telemetry_dt_s,
             "seed": self.seed,
             "environment": None if self.environment is None else _describe_environment(self.environment),
+            "field": self._describe_field(),
             "components": [_describe_component(c) for c in self.components],
             "modes": next((c.mode_names for c in self.components if hasattr(c, "mode_names")), None),
             "knowledge": knowledge.record(self.components),
@@ -276,6 +277,18 @@ class Mission:
                 "pandas": pandas.__version__, "simpy": simpy.__version__, "python": platform.python_version(),
             },
         }
+
+    def _describe_field(self) -> dict | None:
+        """The magnetic field given with ``field=`` (no environment): a function's name or the constant's value, and
+        that no other effect acts; None without one (an environment's field is in its own description)."""
+        spec = self.field_spec
+        if self.environment is not None or spec is None:
+            return None
+        if callable(spec):
+            name = getattr(spec, "__qualname__", None) or type(spec).__name__
+            return {"given": "function of time", "name": f"{getattr(spec, '__module__', None) or '?'}.{name}",
+                    "tabulated_every_s": self.field_dt_s, "other_effects": "none"}
+        return {"given": "constant", "inertial_T": np.asarray(spec, dtype=float).tolist(), "other_effects": "none"}
 
     def compile(self) -> list[str]:
         """Compile the units this mission needs on this machine (nothing when every one is on disk already), saying

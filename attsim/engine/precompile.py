@@ -15,7 +15,11 @@ limit (:data:`PROCESS_LIMIT_MB`), and keeps how long each took
 
 ``python -m attsim.engine.precompile`` (what ``attsim compile`` and
 :func:`background_compile` run) compiles them all; the environment variable
-``ATTSIM_BACKGROUND_COMPILE=0`` stops runs from starting it on their own.
+``ATTSIM_BACKGROUND_COMPILE=0`` stops runs from starting it on their own. The
+background compile runs at a lower scheduling priority (niceness
+:data:`BACKGROUND_NICENESS` more than its parent's, POSIX): it uses idle
+cores, and yields a busy one to the user's own work (a training, the run that
+started it).
 """
 
 from __future__ import annotations
@@ -37,12 +41,16 @@ from ..ensemble.ensemble import step_units as ensemble_step_units
 from ..integrators import REGISTRY
 from ..telemetry.lock import RunLock
 from .backend import Need, RunUnits, advance_needs, loop_needs, missing
-from .compile_record import LOG_FILE_NAME, compile_estimate, compiling, directory, remember
+from .compile_record import LOG_FILE_NAME, announce, compile_estimate, compiling, directory, remember
 from .component import Component
 from .plant import WRITE_HEAD, advance_unit_for
 from .world import KIND_PARTS, example_world, world_signatures
 
-__all__ = ["all_needs", "compile_all", "compile_needs", "background_compile", "running", "main"]
+__all__ = ["all_needs", "compile_all", "compile_needs", "background_compile", "running", "main",
+           "BACKGROUND_NICENESS", "BACKGROUND_ARGS"]
+
+BACKGROUND_NICENESS = 10  # added to the parent's: below the user's foreground work, above nothing else
+BACKGROUND_ARGS = ("--background",)  # what background_compile adds to the command line
 
 
 KIND_PACKAGES = (sensors, actuators, control, estimation, guidance)
@@ -191,8 +199,7 @@ def compile_needs(needs) -> list[str]:
     if not absent:
         return []
     say = _stderr
-    say(f"compiling {len(absent)} units for this machine, once (about {compile_estimate(absent):.0f} s): "
-        + ", ".join(absent))
+    announce(absent)
     done = list(compile_all(needs, say=lambda message: say("  " + message)))
     if len(done) < len(absent):  # "compiling 12 units" then "11 compiled" must not read as one lost
         say(f"  the other {len(absent) - len(done)} were on disk by their turn (compiled by another process, such as "
@@ -221,7 +228,7 @@ def background_compile() -> bool:
     if running():
         return True
     log = open(directory() / LOG_FILE_NAME, "ab")  # noqa: SIM115 - the child's, for as long as it runs
-    subprocess.Popen([sys.executable, "-m", "attsim.engine.precompile"], stdout=log, stderr=log,
+    subprocess.Popen([sys.executable, "-m", "attsim.engine.precompile", *BACKGROUND_ARGS], stdout=log, stderr=log,
                      stdin=subprocess.DEVNULL, start_new_session=True, close_fds=True)
     log.close()
     return True
@@ -236,7 +243,12 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--units", help=argparse.SUPPRESS)
     parser.add_argument("--limit-mb", type=float, default=math.inf, help=argparse.SUPPRESS)
+    parser.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.background and hasattr(os, "nice"):  # POSIX; the children of --jobs inherit it
+        print(f"attsim: compiling in the background at niceness {os.nice(BACKGROUND_NICENESS)}", flush=True)
+    if args.units == "":
+        return 0  # nothing to compile (a share of none)
     if args.units is not None:
         wanted = set(args.units.split(","))
         share = [n for n in all_needs() if n.unit.cache_name() in wanted]

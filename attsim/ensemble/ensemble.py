@@ -21,7 +21,10 @@ reset mid-run starts again at ``t = 0`` of that table.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import numbers
+import time
 from typing import NamedTuple
 
 import numba
@@ -29,13 +32,14 @@ import numpy as np
 import pandas as pd
 
 from .._core.timegrid import grid_time
-from .._core.units import compile_unit, jit_address
+from .._core.units import call_is_cached, compile_unit, jit_address, unit_is_cached
 from .._core.validate import finite_array, one_of, positive_scalar, unit_quaternion, vector3
 from ..actuators.devices import Magnetorquer, ReactionWheel
 from ..actuators.kernels import WORK_COLUMNS, WheelBank
 from ..dispersions import checked as checked_dispersions
 from ..dispersions import draw_parameters, run_seed
 from ..engine.checks import NOT_FINITE, OFF_UNIT_NORM, SOUND
+from ..engine.compile_record import announce, announce_compiled, compiling, remember
 from ..engine.plant import NO_FACES
 from ..environment.table import EMPTY, EnvironmentTable, field_table
 from ..environment.torques import NO_DISTURBANCES, DisturbanceSwitches
@@ -369,11 +373,14 @@ class Ensemble:
         if not self._sensors:
             return {}
         self._refill()
-        env_t, env_v = self._table
-        sample_sensors(self.state, self.steps, self.period_s, env_t, env_v, self._sensor_kinds, self._sensor_draws,
-                       self._sensor_parameters, self._sensor_bias, self._sensor_last_t, self._sampled, self._normals,
-                       self._position, self.readings_array)
+        sample_sensors(*self._sample_args())
         return self.readings
+
+    def _sample_args(self) -> tuple:
+        env_t, env_v = self._table
+        return (self.state, self.steps, self.period_s, env_t, env_v, self._sensor_kinds, self._sensor_draws,
+                self._sensor_parameters, self._sensor_bias, self._sensor_last_t, self._sampled, self._normals,
+                self._position, self.readings_array)
 
     @property
     def readings(self) -> dict:
@@ -546,18 +553,61 @@ class Ensemble:
             self._scratch)
 
     def _step(self, c: Commands) -> None:
-        args = self._step_args(c)
         if self._compiled is None:
-            self._compiled = self._compile(args)
+            self.compile()
         step, chunk = self._compiled
-        step(chunk, *args)
+        step(chunk, *self._step_args(c))
 
-    def _compile(self, args) -> tuple:
-        """The compiled step and the address of the chunk unit of this ensemble's method and stage torque (compiled
-        once per machine, or loaded from the disk cache: :func:`step_units`)."""
-        (step_unit, step_signature, options), (unit, signature, _) = self._units(args)
-        chunk = jit_address(compile_unit(unit, signature), signature)
-        return compile_unit(step_unit, step_signature, **options), chunk
+    def compile(self, calls=(), readers=()) -> list[str]:
+        """Make the compiled step ready, and the compiled functions a caller is about to call; the first
+        :meth:`step` calls it (an environment calls it at its first reset, with its own functions).
+
+        Each is compiled once per machine, then loaded from the disk cache
+        in milliseconds. When any must compile here, this says so on stderr
+        first, with the estimate (the wording of a mission's run), and each
+        one as it is done: never a silent wait of tens of seconds.
+
+        Parameters
+        ----------
+        calls : iterable of (str, numba dispatcher, tuple)
+            A name, an ``njit`` function and the arguments it will be called with (their types are what count).
+        readers : iterable of str
+            The readers the caller will use: ``"field"`` (:meth:`field_body_T`), ``"sensors"`` (:meth:`sample`).
+
+        Returns
+        -------
+        list of str
+            The names compiled (none when everything was on disk).
+        """
+        (step_unit, step_signature, options), (chunk, chunk_signature, _) = self._units(self._step_args(self._zeros))
+        calls = list(calls) + self._reader_calls(readers)
+        absent = [u.name for u, sig, opts in ((step_unit, step_signature, options), (chunk, chunk_signature, {}))
+                  if not unit_is_cached(u, sig, **opts)] + [name for name, f, args in calls
+                                                              if not call_is_cached(f, args)]
+        if absent:
+            announce(absent)
+        seconds = {}
+        with compiling() if absent else contextlib.nullcontext():  # another process may be compiling them
+            address = _timed(chunk.name, absent, seconds,
+                             lambda: jit_address(compile_unit(chunk, chunk_signature), chunk_signature))
+            step = _timed(step_unit.name, absent, seconds,
+                          lambda: compile_unit(step_unit, step_signature, **options))
+            for name, function, args in calls:
+                _timed(name, absent, seconds, functools.partial(_compile_call, function, args))
+        self._compiled = (step, address)
+        remember(seconds)
+        return list(seconds)
+
+    def _reader_calls(self, readers) -> list:
+        """``(name, function, arguments)`` of the readers named (those this ensemble has: a field, sensors)."""
+        env_t, env_v = self._table
+        calls = []
+        if "field" in readers and self.has_field:
+            calls.append(("body_field", body_field, (self.state, self.steps, self.period_s, env_t, env_v,
+                                                     np.empty((self.n, 3)))))
+        if "sensors" in readers and self._sensors:
+            calls.append(("sample_sensors", sample_sensors, self._sample_args()))
+        return calls
 
     def _units(self, args) -> list:
         """``(unit, signature, options)`` of the compiled step and of its chunk for the step's arguments ``args``."""
@@ -637,6 +687,22 @@ class Ensemble:
         """The seed of the Mission that body ``k`` reproduces: ``attsim.dispersions.run_seed(seed, k)``."""
         return run_seed(self.seed, k)
 
+
+
+def _compile_call(function, args):
+    """``function`` (``njit``) compiled for the types of ``args``, or loaded from the disk cache; not called."""
+    return function.compile(tuple(function.typeof_pyval(a) for a in args))
+
+
+def _timed(name: str, absent: list, seconds: dict, make):
+    """``make()`` (a compile, or a load from the disk cache); when ``name`` is one of the ``absent``, its wall time
+    into ``seconds`` and said on stderr."""
+    start = time.perf_counter()
+    made = make()
+    if name in absent:
+        seconds[name] = time.perf_counter() - start
+        announce_compiled(name, seconds[name])
+    return made
 
 
 def step_units(methods=("rk4",)) -> list:

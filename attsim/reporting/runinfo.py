@@ -225,12 +225,26 @@ _EFFECTS = (("gravity_gradient", "gravity gradient"), ("aerodynamic", "aerodynam
             ("solar_pressure", "solar radiation pressure"))
 
 
+def given_field(meta: dict) -> str | None:
+    """The magnetic field given to a mission without an environment (``field=``), in words; None without one."""
+    field = meta.get("field")
+    if not isinstance(field, dict):
+        return None
+    if field.get("given") == "constant":
+        values = np.asarray(field.get("inertial_T", []), dtype=float)
+        return "magnetic field given: a constant [" + ", ".join(f"{v:.4g}" for v in values) + "] T (inertial)"
+    return f"magnetic field given: {field.get('name', 'a function')} (a function of time, tabulated every " \
+           f"{field.get('tabulated_every_s', '?')} s)"
+
+
 def environment_effects(meta: dict) -> list[str] | None:
     """The environment's effects switched on: ``meta["environment"]["effects"]`` when the run records it, else what
-    its environment description says (field model, disturbances, residual dipole, shadow); None without one."""
+    its environment description says (field model, disturbances, residual dipole, shadow); a field given without
+    an environment (:func:`given_field`) alone; None without either."""
     env = meta.get("environment")
     if not isinstance(env, dict) or not env:
-        return None
+        field = given_field(meta)
+        return None if field is None else [f"{field}; no orbit, no other effect"]
     if isinstance(env.get("effects"), list):
         return [str(e) for e in env["effects"]]
     effects = []

@@ -11,7 +11,10 @@ Importing this package registers, for ``gymnasium.make`` and ``gymnasium.make_ve
 :class:`AttitudeVectorEnv` stepping all of them in one compiled call.
 Keywords override the task's settings (:mod:`attsim.rl.tasks`: observations,
 reward weights, periods, episode length). ``gymnasium.make("attsim.rl:attsim/Pointing-v0")``
-imports this package first.
+imports this package first. :func:`policy_mission` flies a trained policy as a
+Mission (its report); :mod:`attsim.rl.sb3` (not imported here) adapts the
+vector environment to Stable-Baselines3. The guide's page "Reinforcement
+learning" says how to train, evaluate and fly.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from __future__ import annotations
 import gymnasium
 
 from .envs import AttitudeEnv, AttitudeVectorEnv
-from .tasks import OBSERVATIONS, TASKS, Task, task
+from .fly import episode_start, policy_mission
+from .tasks import FIELD_SCALE_T, OBSERVATIONS, TASKS, Task, rotating_field, task
 
-__all__ = ["AttitudeEnv", "AttitudeVectorEnv", "Task", "TASKS", "OBSERVATIONS", "task", "ENV_IDS"]
+__all__ = ["AttitudeEnv", "AttitudeVectorEnv", "Task", "TASKS", "OBSERVATIONS", "task", "ENV_IDS", "policy_mission",
+           "episode_start", "rotating_field", "FIELD_SCALE_T"]
 
 ENV_IDS = {"attsim/Detumble-v0": "detumble", "attsim/Pointing-v0": "pointing", "attsim/Momentum-v0": "momentum"}
 

@@ -8,15 +8,37 @@ compiled step and resets a finished one at its next step
 (``AutoresetMode.NEXT_STEP``, Gymnasium's default: that step's action for it is
 ignored, its observation is the first of the new episode, its reward 0 and
 both flags false), or within the same step with ``autoreset_mode=SAME_STEP``
-(the last observation in ``info["final_obs"]``, as Stable-Baselines3 expects).
+(the last observation in ``info["final_obs"]``, the last step's info in
+``info["final_info"]``, each masked by ``info["_final_obs"]``,
+``info["_final_info"]``). Stable-Baselines3 takes neither (it wants its own
+``VecEnv``): :func:`attsim.rl.sb3.vec_env` wraps a SAME_STEP vector environment
+as one.
+
+``info`` holds the true physical values a user evaluates with, the same keys
+in both (:attr:`attsim.rl.tasks.Task.info_keys`): ``t_s``, ``rate_rad_s``
+(``|ω|``), ``attitude_error_rad`` (when the task observes or rewards the
+attitude) and ``is_success`` (when the task has a goal). The single
+environment's are Python scalars; the vector environment's are arrays, one
+value per environment, each key with its ``_key`` mask (Gymnasium 1.x's
+dict-of-arrays).
 
 Seeding: ``reset(seed=s)`` seeds the environment's generator
 (``self.np_random``), from which every initial state is drawn; the same seed
 gives the same episodes. A vector environment draws the initial states of all
-environments it resets from its one generator.
+environments it resets from its one generator: its environment 0 after
+``reset(seed=s)`` starts as the single environment after ``reset(seed=s)``,
+the others from the same generator's next draws (not as a single environment
+seeded ``s + i``).
+
+The first reset makes the compiled code ready (:meth:`attsim.rl.tasks.Task.compile`):
+once per machine it compiles, saying so on stderr with the estimate (about a
+minute on two cores; ``attsim compile`` does it ahead), then it loads in
+milliseconds.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import gymnasium
 import numpy as np
@@ -40,11 +62,20 @@ def _spaces(t: Task) -> tuple:
 
 
 def check_actions(actions, shape: tuple) -> np.ndarray:
-    """``actions`` as a float64 array of ``shape``, finite (NaN or a wrong shape is an InputError naming
-    ``action``); values outside [-1, 1] are clipped by the task."""
-    a = np.asarray(actions, dtype=np.float64) if not isinstance(actions, (str, bytes)) else None
+    """``actions`` as a float64 array of ``shape``.
+
+    Its shape and finiteness are checked (a wrong shape, a NaN or an inf is
+    an :class:`~attsim.errors.InputError` naming ``action``); its range is
+    not: a value beyond [-1, 1] is clipped there when it is applied (a
+    Gaussian policy's samples exceed the bounds, and clipping is what
+    learning libraries expect).
+    """
+    try:
+        a = np.asarray(actions, dtype=np.float64) if not isinstance(actions, (str, bytes)) else None
+    except (TypeError, ValueError):
+        a = None
     if a is None or a.shape != shape:
-        raise InputError("action", f"must be an array of shape {shape} in [-1, 1]",
+        raise InputError("action", f"must be an array of shape {shape} (values beyond [-1, 1] are clipped)",
                          f"got {getattr(a, 'shape', type(actions).__name__)}")
     if not np.isfinite(a).all():
         raise InputError("action", "must be finite", f"got {a[~np.isfinite(a)][0]!r}")
@@ -52,6 +83,10 @@ def check_actions(actions, shape: tuple) -> np.ndarray:
 
 
 class _Streams:
+    """What both environments share: the sensors' streams, the first use's compile, the spec's episode length."""
+
+    _compiled = False
+
     def _stream_seeds(self, m: int):
         """Seeds of the sensors' noise streams of ``m`` new episodes, from the environment's generator (None without
         sensors: nothing to draw)."""
@@ -59,10 +94,41 @@ class _Streams:
             return None
         return self.np_random.integers(0, 2**62, m)
 
+    def _compile_once(self) -> None:
+        if not self._compiled:
+            self.task.compile(self.ensemble)
+            self._compiled = True
+
+    @property
+    def spec(self):
+        """The registration's :class:`gymnasium.envs.registration.EnvSpec` (set by ``gymnasium.make``), its
+        ``max_episode_steps`` the task's ``episode_steps``: the length at which the environment itself truncates
+        (no ``TimeLimit`` wrapper is added, so none can cut at another length); None when not made by
+        ``gymnasium.make``."""
+        spec = self.__dict__.get("_spec")
+        if spec is None or spec.max_episode_steps == self.task.episode_steps:
+            return spec
+        return dataclasses.replace(spec, max_episode_steps=self.task.episode_steps)
+
+    @spec.setter
+    def spec(self, value) -> None:
+        self.__dict__["_spec"] = value
+
 
 class AttitudeEnv(_Streams, gymnasium.Env):
-    """One spacecraft of task ``task_name`` (``"detumble"``, ``"pointing"``, ``"momentum"``); keywords override the
-    task's settings (:class:`attsim.rl.tasks.Task`)."""
+    """One spacecraft of an attitude-control task (``gymnasium.make("attsim/Detumble-v0")`` makes one).
+
+    Parameters
+    ----------
+    task_name : str
+        ``"detumble"``, ``"pointing"`` or ``"momentum"`` (:data:`attsim.rl.tasks.TASKS`).
+    render_mode : None
+        attsim's environments do not render (fly a policy as a Mission for its report:
+        :func:`attsim.rl.fly.policy_mission`).
+    **settings
+        Any field of :class:`attsim.rl.tasks.Task` but ``name``, overriding the task's default
+        (``weights`` as a dict of the weights to change).
+    """
 
     metadata = {"render_modes": []}
 
@@ -76,24 +142,84 @@ class AttitudeEnv(_Streams, gymnasium.Env):
         self._no_action = np.zeros((1, self.task.action_size))
 
     def reset(self, *, seed=None, options=None):
+        """Start an episode: a new initial state drawn from the environment's generator.
+
+        Parameters
+        ----------
+        seed : int or None
+            Seeds the generator (the same seed, the same initial state and sensor noise); None continues it.
+        options : None
+            Not used.
+
+        Returns
+        -------
+        observation : numpy.ndarray
+            float32, the task's observation parts in order, scaled (:mod:`attsim.rl.tasks`).
+        info : dict
+            ``t_s`` (0.0), ``rate_rad_s`` and the task's other :attr:`~attsim.rl.tasks.Task.info_keys`.
+
+        The first reset compiles the environment's code once per machine (said on stderr).
+        """
         super().reset(seed=seed)
+        self._compile_once()
         self.ensemble.reset(seeds=self._stream_seeds(1), **self.task.initial(self.np_random, 1))
         self._steps = 0
-        return self.task.outcome(self.ensemble, self._no_action)[0][0], {}
+        obs, _, terminated = self.task.outcome(self.ensemble, self._no_action)
+        return obs[0], self._info(terminated)
 
     def step(self, action):
+        """Hold ``action`` for one control period (``period_s``).
+
+        Parameters
+        ----------
+        action : array_like, shape (action size,)
+            Wheel motor torques then magnetorquer dipoles as fractions of their limits; finite (else an
+            :class:`~attsim.errors.InputError` naming ``action``); components beyond [-1, 1] are clipped.
+
+        Returns
+        -------
+        observation : numpy.ndarray
+            float32, after the period.
+        reward : float
+            The task's reward (module docstring of :mod:`attsim.rl.tasks`).
+        terminated : bool
+            The task's goal reached (detumble: ``|ω| < rate_goal_rad_s``).
+        truncated : bool
+            ``episode_steps`` steps done (``spec.max_episode_steps``).
+        info : dict
+            ``t_s`` (s since the episode's start), ``rate_rad_s`` (``|ω|``, true) and the task's other
+            :attr:`~attsim.rl.tasks.Task.info_keys` (``is_success`` with a goal).
+        """
         a = check_actions(action, (self.task.action_size,))[None, :]
         wheels, dipole = self.task.commands(self.ensemble, a)
         self.ensemble.step(wheels, dipole)
         self._steps += 1
         obs, reward, terminated = self.task.outcome(self.ensemble, a)
         truncated = self._steps >= self.task.episode_steps
-        return obs[0], float(reward[0]), bool(terminated[0]), truncated, {"t_s": float(self.ensemble.t_s[0])}
+        return obs[0], float(reward[0]), bool(terminated[0]), truncated, self._info(terminated)
+
+    def _info(self, terminated) -> dict:
+        return {key: value[0].item() for key, value in self.task.info(self.ensemble, terminated).items()}
 
 
 class AttitudeVectorEnv(_Streams, VectorEnv):
-    """``num_envs`` spacecraft of one task stepped together by an :class:`attsim.Ensemble` (keywords as
-    :class:`AttitudeEnv`'s)."""
+    """``num_envs`` spacecraft of one task stepped together by an :class:`attsim.Ensemble`
+    (``gymnasium.make_vec("attsim/Detumble-v0", num_envs=64)`` makes one).
+
+    Parameters
+    ----------
+    num_envs : int
+        The number of environments.
+    task_name : str
+        As :class:`AttitudeEnv`'s.
+    render_mode : None
+        attsim's environments do not render.
+    autoreset_mode : gymnasium.vector.AutoresetMode
+        ``NEXT_STEP`` (default) or ``SAME_STEP`` (module docstring); Stable-Baselines3 needs the latter, through
+        :func:`attsim.rl.sb3.vec_env`.
+    **settings
+        Any field of :class:`attsim.rl.tasks.Task` but ``name``.
+    """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
 
@@ -117,16 +243,52 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._shape = (self.num_envs, self.task.action_size)
         self._no_action = np.zeros(self._shape)
+        self._all = np.ones(self.num_envs, dtype=bool)
 
     def reset(self, *, seed=None, options=None):
+        """Start an episode in every environment, their initial states drawn from the one generator.
+
+        Parameters
+        ----------
+        seed : int or None
+            Seeds the generator: environment 0 then starts as :class:`AttitudeEnv` after ``reset(seed=seed)``,
+            environment ``i`` from the generator's next draws (not as a single environment seeded ``seed + i``).
+        options : None
+            Not used.
+
+        Returns
+        -------
+        observations : numpy.ndarray
+            float32, ``(num_envs, observation size)``.
+        infos : dict
+            Per key of :attr:`~attsim.rl.tasks.Task.info_keys` an array of ``num_envs`` values and its ``_key``
+            mask.
+        """
         super().reset(seed=seed)
+        self._compile_once()
         self.ensemble.reset(seeds=self._stream_seeds(self.num_envs), **self.task.initial(self.np_random,
                                                                                             self.num_envs))
         self._episode_steps[:] = 0
         self._autoreset[:] = False
-        return self.task.outcome(self.ensemble, self._no_action)[0], {}
+        obs, _, terminated = self.task.outcome(self.ensemble, self._no_action)
+        return obs, self._infos(terminated)
 
     def step(self, actions):
+        """Hold every environment's action for one control period, then restart those that had finished.
+
+        Parameters
+        ----------
+        actions : array_like, shape (num_envs, action size)
+            As :meth:`AttitudeEnv.step`'s, a row per environment (components beyond [-1, 1] clipped).
+
+        Returns
+        -------
+        observations, rewards, terminations, truncations : numpy.ndarray
+            One row or value per environment (autoreset: module docstring).
+        infos : dict
+            Per key of :attr:`~attsim.rl.tasks.Task.info_keys` an array and its ``_key`` mask; with ``SAME_STEP``
+            also ``final_obs`` and ``final_info`` of the environments that finished.
+        """
         a = check_actions(actions, self._shape)
         wheels, dipole = self.task.commands(self.ensemble, a)
         self.ensemble.step(wheels, dipole)
@@ -141,7 +303,14 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
         if restarted.any():
             reward[restarted], terminated[restarted], truncated[restarted] = 0.0, False, False
         self._autoreset = terminated | truncated
-        return obs, reward, terminated, truncated, {}
+        return obs, reward, terminated, truncated, self._infos(terminated)
+
+    def _infos(self, terminated) -> dict:
+        """Gymnasium 1.x's dict of arrays: each of the task's values and its mask (every environment has them)."""
+        out = {}
+        for key, value in self.task.info(self.ensemble, terminated).items():
+            out[key], out[f"_{key}"] = value, self._all.copy()
+        return out
 
     def _restart(self, index) -> None:
         """A new episode for the environments ``index``: initial states drawn from the environment's generator."""
@@ -151,15 +320,24 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
 
     def _step_same(self, a, truncated):
         """SAME_STEP autoreset: a finished environment restarts within the step; its last observation is
-        ``info["final_obs"]`` (masked by ``info["_final_obs"]``), the one returned is its new episode's first."""
+        ``info["final_obs"]``, its last info ``info["final_info"]`` (masked by ``_final_obs``, ``_final_info``),
+        the observation and info returned are its new episode's first."""
         obs, reward, terminated = self.task.outcome(self.ensemble, a)
         done = terminated | truncated
-        info = {}
+        infos = self._infos(terminated)
         if done.any():
             index = np.flatnonzero(done)
             final = np.zeros_like(obs)
             final[index] = obs[index]
-            info = {"final_obs": final, "_final_obs": done.copy()}
+            final_info = {key: value.copy() for key, value in infos.items()}
+            for key in final_info:
+                if key.startswith("_"):
+                    final_info[key] = done.copy()
             self._restart(index)
-            obs[index] = self.task.outcome(self.ensemble, self._no_action)[0][index]
-        return obs, reward, terminated, truncated, info
+            first, _, first_terminated = self.task.outcome(self.ensemble, self._no_action)
+            obs[index] = first[index]
+            for key, value in self._infos(first_terminated).items():
+                if not key.startswith("_"):
+                    infos[key][index] = value[index]
+            infos.update(final_obs=final, _final_obs=done.copy(), final_info=final_info, _final_info=done.copy())
+        return obs, reward, terminated, truncated, infos

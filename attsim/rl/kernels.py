@@ -13,9 +13,10 @@ from __future__ import annotations
 import math
 
 from .._core.jit import JIT, LOOP_INLINED, njit
+from .._core.timegrid import grid_time
 from ..actuators.kernels import relative_speed
 
-__all__ = ["error_quaternion", "error_quaternions", "outcomes", "MRP", "QUATERNION", "RATE", "WHEELS", "FIELD",
+__all__ = ["error_quaternion", "error_quaternions", "outcomes", "infos", "MRP", "QUATERNION", "RATE", "WHEELS", "FIELD",
            "W_ATTITUDE", "W_RATE", "W_MOMENTUM", "W_ACTION", "SCALE_RATE", "SCALE_FIELD", "SCALE_MOMENTUM",
            "RATE_GOAL"]
 
@@ -120,3 +121,14 @@ def outcomes(state, wheels, gyro, field, action, target, parts, scales, weights,
         reward[k] = -_cost(k, e, w, wheels, action, scales, weights)
         goal = scales[RATE_GOAL]
         terminated[k] = goal > 0.0 and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] < goal * goal
+
+
+@njit(**dict(JIT, _nrt=False))
+def infos(state, steps, period_s, target, t_s, rate_rad_s, attitude_error_rad):
+    """Every body's time since its reset (s, the grid of :attr:`attsim.Ensemble.t_s`), body rate ``|ω|`` (rad/s)
+    and attitude error angle to ``target`` (rad, in [0, π]) into the three arrays: an environment's ``info``."""
+    for k in range(state.shape[0]):
+        t_s[k] = grid_time(0.0, steps[k], period_s)
+        rate_rad_s[k] = math.sqrt(state[k, 4] * state[k, 4] + state[k, 5] * state[k, 5] + state[k, 6] * state[k, 6])
+        e = error_quaternion((state[k, 0], state[k, 1], state[k, 2], state[k, 3]), target)
+        attitude_error_rad[k] = 2.0 * math.atan2(math.sqrt(e[1] * e[1] + e[2] * e[2] + e[3] * e[3]), e[0])

@@ -53,11 +53,24 @@ OBSERVATIONS = ("attitude", "rate", "wheels", "field")
 # in [-1, 1]; a rate a hundred times its scale or a wheel at twice its limit is far beyond any sound run
 OBSERVATION_BOUNDS = {"attitude": 1.0, "rate": 100.0, "wheels": 2.0, "field": 2.0}
 FIELD_SCALE_T = 5e-5
-_ORBIT_RATE_RAD_S = 1.05e-3  # a 550 km orbit's mean motion: the field below turns twice an orbit
+# the mean motion of a ~750 km orbit (a period of 5,984 s): the field below turns twice an orbit of this, at
+# 2.1e-3 rad/s (tools/train_detumble.py's "orbit" of 5,700 s sees 1.9 turns; docs/guide/reinforcement_learning.md)
+_ORBIT_RATE_RAD_S = 1.05e-3
 
 
 def rotating_field(t):
-    """A field of 30 µT turning twice an orbit in the inertial x-z plane (the README's detumbling field)."""
+    """The tasks' magnetic field: 30 µT in the inertial x-z plane turning at 2.1e-3 rad/s (a turn in 2,992 s).
+
+    Parameters
+    ----------
+    t : float or array_like
+        Time since the episode's start (s).
+
+    Returns
+    -------
+    numpy.ndarray
+        The inertial field (T), shape ``(..., 3)``.
+    """
     angle = 2.0 * _ORBIT_RATE_RAD_S * np.asarray(t, dtype=float)
     return 3e-5 * np.stack([np.cos(angle), np.zeros_like(angle), np.sin(angle)], axis=-1)
 
@@ -66,17 +79,75 @@ def rotating_field(t):
 class Task:
     """One attitude-control task: its spacecraft, actuators, observations, reward and episode.
 
-    Every field may be overridden by keyword (``gymnasium.make("attsim/Pointing-v0", period_s=0.2)``);
-    the defaults are each task's (:data:`TASKS`).
+    Every field but ``name`` may be overridden by keyword
+    (``gymnasium.make("attsim/Pointing-v0", period_s=0.2)``, or :func:`task`);
+    the defaults are each task's (:data:`TASKS`; the RL guide tabulates them).
+    The defaults below are the class's, which a task's entry overrides.
+
+    Attributes
+    ----------
+    name : str
+        The task's name in :data:`TASKS` (``"detumble"``, ``"pointing"``, ``"momentum"``).
+    inertia : tuple
+        The body's inertia (kg m²): 3 principal moments or a 3×3 tensor (default a 4 kg 3U CubeSat).
+    wheel_axes : tuple
+        One unit axis (body axes) per reaction wheel; empty: no wheels. An action's first components are the
+        wheels' motor torques, in this order.
+    wheel_inertia_kg_m2 : float
+        Each wheel's rotor inertia about its axis (kg m²).
+    wheel_max_torque_Nm : float
+        Each wheel's motor torque limit (N m): an action of 1 commands it.
+    wheel_max_speed_rad_s : float
+        Each wheel's speed limit (rad/s): the wheel observation's scale; the wheels' largest momentum
+        ``wheel_inertia_kg_m2 × wheel_max_speed_rad_s`` is the momentum reward's scale.
+    dipole_max_Am2 : float
+        The magnetorquers' dipole limit per axis (A m²): an action of 1 commands it; 0: no magnetorquers. The
+        dipole is the action's last 3 components.
+    period_s : float
+        The control period (s): an action is held this long, a step is one period.
+    max_step : float or None
+        The integrator's largest step (s); None: one control period.
+    episode_steps : int
+        Steps after which every episode is cut (``truncated``); also the environment's
+        ``spec.max_episode_steps``. The episode lasts ``episode_steps × period_s`` seconds.
+    observation : tuple of str
+        The observation's parts, in order (:data:`OBSERVATIONS`; module docstring).
+    attitude : str
+        How the attitude error is observed: ``"mrp"`` (3) or ``"quaternion"`` (4, ``w >= 0``).
+    rate_scale_rad_s : float
+        The rate observation's and the rate reward's scale (rad/s).
+    weights : tuple of (str, float)
+        The reward's weights of ``attitude``, ``rate``, ``momentum`` and ``action`` (module docstring); a dict
+        of those to change in :func:`task` and ``gymnasium.make``.
+    omega0_max_rad_s : float
+        Each initial body-rate component is drawn uniform in ± this (rad/s).
+    wheel_speed0_fraction : float
+        Each initial wheel speed is drawn uniform in ± this fraction of its limit.
+    random_attitude : bool
+        The initial attitude is drawn uniform over all rotations (else it is ``target_q``).
+    target_q : tuple
+        The target attitude ``q_IB`` (scalar first): the attitude error is measured to it.
+    rate_goal_rad_s : float
+        The task's goal when > 0: ``|ω|`` below it ends the episode (``terminated``; ``info["is_success"]``).
+        0: no goal, episodes end only by ``episode_steps``.
+    magnetic_field : bool
+        The body is in :func:`rotating_field` (needed by magnetorquers and the ``field`` observation).
+    measured : bool
+        Observe a gyro's rate and a magnetometer's field (white noise below, sampled every period) instead of
+        the true values.
+    gyro_arw_rad_sqrt_s : float
+        The gyro's angle random walk (rad/√s) with ``measured``.
+    magnetometer_noise_T : float
+        The magnetometer's white noise (T, 1σ per axis) with ``measured``.
     """
 
     name: str
-    inertia: tuple = (0.042, 0.042, 0.0067)  # kg m², a 4 kg 3U CubeSat
-    wheel_axes: tuple = ()  # one unit axis per reaction wheel
+    inertia: tuple = (0.042, 0.042, 0.0067)
+    wheel_axes: tuple = ()
     wheel_inertia_kg_m2: float = 2.4e-5
     wheel_max_torque_Nm: float = 1e-3
     wheel_max_speed_rad_s: float = 630.0
-    dipole_max_Am2: float = 0.0  # 0: no magnetorquers
+    dipole_max_Am2: float = 0.0
     period_s: float = 0.1
     max_step: float | None = None
     episode_steps: int = 400
@@ -84,13 +155,13 @@ class Task:
     attitude: str = "mrp"
     rate_scale_rad_s: float = 0.1
     weights: tuple = (("attitude", 1.0), ("rate", 0.1), ("momentum", 0.0), ("action", 0.01))
-    omega0_max_rad_s: float = 0.02  # each initial rate component uniform in ±this
-    wheel_speed0_fraction: float = 0.0  # each initial wheel speed uniform in ±this × its limit
-    random_attitude: bool = True  # initial attitude uniform over rotations (else the target's)
+    omega0_max_rad_s: float = 0.02
+    wheel_speed0_fraction: float = 0.0
+    random_attitude: bool = True
     target_q: tuple = (1.0, 0.0, 0.0, 0.0)
-    rate_goal_rad_s: float = 0.0  # > 0: |ω| below it ends the episode (terminated)
-    magnetic_field: bool = False  # the rotating field above (needed by magnetorquers)
-    measured: bool = False  # observe a gyro's rate and a magnetometer's field (noise below), not the true ones
+    rate_goal_rad_s: float = 0.0
+    magnetic_field: bool = False
+    measured: bool = False
     gyro_arw_rad_sqrt_s: float = 1e-4
     magnetometer_noise_T: float = 1e-7
 
@@ -183,7 +254,8 @@ class Task:
         return parts, scales, weights, tuple(float(x) for x in self.target_q)
 
     def commands(self, ensemble: Ensemble, action: np.ndarray) -> tuple:
-        """``(wheel torques, dipoles)`` (N m, A m²) of ``action`` in [-1, 1] (clipped there)."""
+        """``(wheel torques, dipoles)`` (N m, A m²) of ``action``, each component clipped to [-1, 1] and scaled
+        to its actuator's limit."""
         a = np.clip(action, -1.0, 1.0)
         nw = self.n_wheels
         wheels = a[:, :nw] * self.wheel_max_torque_Nm if nw else None
@@ -201,19 +273,59 @@ class Task:
         float32 ``(n, observation size)`` (the parts of :attr:`observation` in order), float ``(n,)``, bool
         ``(n,)`` (module docstring)."""
         readings = ensemble.sample() if self.measured else {}
-        parts, scales, weights, target = self._constants
-        n = ensemble.n
         gyro = readings.get("gyro", _NO_ROWS)
         field = _NO_ROWS
         if "field" in self.observation:
             field = readings["mag"] if "mag" in readings else ensemble.field_body_T()
-        obs, reward, terminated = np.empty((n, self.observation_size), np.float32), np.empty(n), np.empty(n, bool)
+        args = self._outcome_args(ensemble, action, gyro, field)
+        kernels.outcomes(*args)
+        return args[-3:]
+
+    def _outcome_args(self, ensemble: Ensemble, action, gyro, field) -> tuple:
+        """The arguments of :func:`attsim.rl.kernels.outcomes`, its outputs (observations, rewards, ends) last."""
+        parts, scales, weights, target = self._constants
+        n = ensemble.n
         wheels = (ensemble.wheel_h_Nms, ensemble.wheel_inertia_kg_m2, ensemble.wheel_max_speed_rad_s,
                   ensemble.wheel_axes)
-        kernels.outcomes(ensemble.state, wheels, np.ascontiguousarray(gyro), np.ascontiguousarray(field),
-                         np.ascontiguousarray(action, dtype=float), target, parts, scales, weights, obs, reward,
-                         terminated)
-        return obs, reward, terminated
+        return (ensemble.state, wheels, np.ascontiguousarray(gyro), np.ascontiguousarray(field),
+                np.ascontiguousarray(action, dtype=float), target, parts, scales, weights,
+                np.empty((n, self.observation_size), np.float32), np.empty(n), np.empty(n, bool))
+
+    @property
+    def info_keys(self) -> tuple:
+        """The keys of an environment's ``info`` (:meth:`info`): ``t_s`` and ``rate_rad_s`` always,
+        ``attitude_error_rad`` when the task observes or rewards the attitude, ``is_success`` when it has a goal."""
+        keys = ("t_s", "rate_rad_s")
+        if "attitude" in self.observation or dict(self.weights)["attitude"] > 0.0:
+            keys += ("attitude_error_rad",)
+        return keys + (("is_success",) if self.rate_goal_rad_s > 0.0 else ())
+
+    def info(self, ensemble: Ensemble, terminated: np.ndarray) -> dict:
+        """What an environment's ``info`` says of every body now, true values whatever is observed: ``{key: (n,)
+        array}`` of :attr:`info_keys` — ``t_s`` the time since the episode's start (s), ``rate_rad_s`` the body
+        rate ``|ω|`` (rad/s), ``attitude_error_rad`` the angle to ``target_q`` (rad, in [0, π]), ``is_success``
+        whether the goal is reached (``terminated``)."""
+        args = self._info_args(ensemble)
+        kernels.infos(*args)
+        values = dict(zip(("t_s", "rate_rad_s", "attitude_error_rad"), args[-3:]))
+        values["is_success"] = np.array(terminated, dtype=bool)
+        return {key: values[key] for key in self.info_keys}
+
+    def _info_args(self, ensemble: Ensemble) -> tuple:
+        n = ensemble.n
+        return (ensemble.state, ensemble.steps, ensemble.period_s, self._constants[3], np.empty(n), np.empty(n),
+                np.empty(n))
+
+    def compile(self, ensemble: Ensemble) -> list[str]:
+        """Make every compiled function an environment of this task calls ready (:meth:`attsim.Ensemble.compile`:
+        said on stderr with the estimate when it compiles, once per machine); returns the names compiled."""
+        none = np.zeros((ensemble.n, self.action_size))
+        calls = [("rl_outcomes", kernels.outcomes, self._outcome_args(ensemble, none, _NO_ROWS, _NO_ROWS)),
+                 ("rl_infos", kernels.infos, self._info_args(ensemble))]
+        readers = ("sensors",) if self.measured else ()
+        if "field" in self.observation and not (self.measured and self.magnetic_field):
+            readers += ("field",)
+        return ensemble.compile(calls, readers)
 
 
 _NO_ROWS = np.empty((0, 3))
@@ -242,8 +354,16 @@ TASKS = {
 
 
 def task(name: str, **overrides) -> Task:
-    """The task ``name`` of :data:`TASKS` with ``overrides`` (any :class:`Task` field; ``weights`` may be a dict
-    of the weights to change)."""
+    """The task ``name`` of :data:`TASKS` with ``overrides``.
+
+    Parameters
+    ----------
+    name : str
+        ``"detumble"``, ``"pointing"`` or ``"momentum"``.
+    **overrides
+        Any :class:`Task` field but ``name`` (``weights`` may be a dict of the weights to change); another
+        keyword is an :class:`~attsim.errors.InputError` naming it.
+    """
     one_of(name, "task", sorted(TASKS))
     base = TASKS[name]
     fields = {f.name for f in dataclasses.fields(Task)} - {"name"}

@@ -21,7 +21,7 @@ PUBLIC_MODULES = (
     "attsim.sensors", "attsim.actuators", "attsim.control", "attsim.modes", "attsim.estimation", "attsim.guidance",
     "attsim.environment", "attsim.rotations", "attsim.inertia", "attsim.dispersions", "attsim.testing", "attsim.cli",
     "attsim.requirements", "attsim.windows", "attsim.campaign", "attsim.allocation", "attsim.analysis", "attsim.errors",
-    "attsim",
+    "attsim.rl", "attsim",
 )
 SHARED_KINDS = ("class", "exception", "function")
 

@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from attsim.engine import precompile
 
 
@@ -43,3 +45,13 @@ print(sorted(done), len(started), [c[c.index("--limit-mb") + 1] for c in started
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['write_magnetorquer', 'write_sensor'] 2 ['0', '0']"
+
+
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="scheduling priority is POSIX's")
+def test_the_background_compile_runs_below_the_users_priority():
+    """A run's background compile must not compete with the user's foreground work (a training on 2 cores)."""
+    assert set(precompile.BACKGROUND_ARGS) == {"--background"}
+    result = subprocess.run([sys.executable, "-m", "attsim.engine.precompile", *precompile.BACKGROUND_ARGS,
+                             "--units", ""], capture_output=True, text=True, check=True)
+    expected = min(os.nice(0) + precompile.BACKGROUND_NICENESS, 19)
+    assert f"at niceness {expected}" in result.stdout

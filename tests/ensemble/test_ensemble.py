@@ -1,6 +1,8 @@
 """attsim.Ensemble: body k is the Mission of the same configuration, commands and seed, to the last bit; bad input
 is refused by name."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -265,3 +267,28 @@ def test_attsim_compile_compiles_the_steps_every_rk4_ensemble_runs():
     for ensemble in ensembles:
         for unit, signature, _ in ensemble._units(ensemble._step_args(ensemble.commands())):
             assert (unit.cache_name(), str(signature)) in compiled, unit.name
+
+
+def test_compile_says_on_stderr_what_it_compiles_before_it_does(capfd):
+    """An ensemble's (and an environment's) first use announces its compile with a mission run's wording."""
+    import numba
+
+    from attsim.engine.compile_record import notice
+
+    @numba.njit  # not cached: compiled in this process, whatever the disk cache holds
+    def probe(x):
+        return x + 1.0
+
+    ens = attsim.Ensemble(2, (1.0, 1.0, 1.0), duration=1.0)
+    compiled = ens.compile([("probe", probe, (1.0,))])
+    err = capfd.readouterr().err
+    assert "probe" in compiled
+    line = next(line for line in err.splitlines() if "units for this machine" in line)
+    assert line.startswith("attsim: compiling ") and line.endswith("probe")
+    said = re.sub(r"about \d+ s", "about N s", line)  # the estimate was made before, notice() reads it after
+    assert said == re.sub(r"about \d+ s", "about N s", "attsim: " + notice(compiled))  # the one wording
+    assert "attsim:   compiled probe (" in err
+    assert ens.compile([("probe", probe, (1.0,))]) == [] and capfd.readouterr().err == ""  # ready: nothing said
+    ens.step()  # the step compiled above: nothing more to say
+    assert capfd.readouterr().err == ""
+

@@ -645,3 +645,24 @@ def test_the_nis_bands_are_the_chi_square_quantiles():
     for dof in (2, 3):
         assert np.allclose(_chi2_quantiles([0.025, 0.975], dof), chi2.ppf([0.025, 0.975], dof), rtol=1e-14, atol=0)
     assert np.allclose(_chi2_quantiles([0.025, 0.975], 2), [-2 * np.log(0.975), -2 * np.log(0.025)], rtol=1e-14)
+
+
+def _turning_field(t):
+    return 3e-5 * np.stack([np.cos(1e-3 * np.asarray(t)), 0.0 * np.asarray(t), np.sin(1e-3 * np.asarray(t))], -1)
+
+
+@pytest.mark.parametrize("field, said", [(_turning_field, "_turning_field (a function of time"),
+                                         ((2e-5, 0.0, 0.0), "a constant [2e-05, 0, 0] T")])
+def test_a_field_given_without_an_environment_is_said_in_the_meta_and_the_summary(tmp_path, field, said):
+    """Not 'Environment none' while a field acts on the body (the RL outsider's policy mission)."""
+    mission = attsim.Mission("given_field", np.diag([0.02, 0.03, 0.025]), (0.01, 0.0, 0.0), duration=2.0,
+                             max_step=0.5, field=field, out_dir=tmp_path / "run")
+    mission.add(attsim.Magnetorquer(0.01))
+    tel = mission.run(backend="interpreted")
+    meta = json.loads((tmp_path / "run" / "meta.json").read_text())
+    assert meta["environment"] is None and meta["field"]["other_effects"] == "none"
+    assert meta["field"]["given"] == ("constant" if isinstance(field, tuple) else "function of time")
+    page = attsim.report(tel, tmp_path / "r.html").read_text()
+    assert f"magnetic field given: {'tests.reporting.test_report.' if callable(field) else ''}{said}" in page
+    assert "no orbit, no other effect" in page
+    assert not re.search(r"<th>Environment</th><td>none", page)

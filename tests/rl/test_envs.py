@@ -92,12 +92,14 @@ def test_bad_settings_are_refused_by_name(kwargs, field):
     assert info.value.field == field
 
 
-@pytest.mark.parametrize("action", [np.full(3, np.nan, np.float32), np.zeros(4, np.float32), "full"])
+@pytest.mark.parametrize("action", [np.full(3, np.nan, np.float32), np.array([0.0, np.inf, 0.0]),
+                                    np.array([-np.inf, 0.0, 0.0]), np.zeros(4, np.float32), "full", [[1.0], 2.0]])
 def test_bad_actions_are_refused_by_name(action):
     env = AttitudeEnv("pointing")
     env.reset(seed=0)
-    with pytest.raises(InputError, match="action"):
+    with pytest.raises(InputError, match="action") as info:
         env.step(action)
+    assert "in [-1, 1]" not in str(info.value)  # no range check is implied: values beyond it are clipped
     vector = AttitudeVectorEnv(2, "pointing")
     vector.reset(seed=0)
     with pytest.raises(InputError, match="action"):
@@ -168,3 +170,79 @@ def test_observations_rewards_and_ends_follow_their_definitions(attitude):
             + weights["action"] * np.mean(np.clip(action, -1, 1).astype(float) ** 2, axis=1))
     np.testing.assert_allclose(reward, -cost, rtol=1e-12)
     np.testing.assert_array_equal(terminated, np.linalg.norm(w, axis=1) < 0.01)
+
+
+def test_actions_beyond_their_bounds_are_clipped_not_refused():
+    """The message and docstrings say so: a Gaussian policy's sample of 3 acts as 1."""
+    env, clipped = AttitudeEnv("pointing", episode_steps=2), AttitudeEnv("pointing", episode_steps=2)
+    env.reset(seed=1)
+    clipped.reset(seed=1)
+    obs, reward, *_ = env.step(np.array([3.0, -7.0, 0.5], np.float32))
+    obs_c, reward_c, *_ = clipped.step(np.array([1.0, -1.0, 0.5], np.float32))
+    np.testing.assert_array_equal(obs, obs_c)
+    assert reward == reward_c
+
+
+def test_info_holds_the_same_physical_values_in_both_environments():
+    """t_s, |ω| (rad/s) and is_success (a task with a goal), attitude_error_rad (one that observes the attitude):
+    the single environment's scalars are the vector environment's arrays, each with its _key mask."""
+    single = AttitudeEnv("detumble", episode_steps=3)
+    vector = AttitudeVectorEnv(1, "detumble", episode_steps=3)
+    _, info_s = single.reset(seed=2)
+    _, info_v = vector.reset(seed=2)
+    assert set(info_s) == {"t_s", "rate_rad_s", "is_success"} and info_s["t_s"] == 0.0
+    for _ in range(2):
+        _, _, terminated, _, info_s = single.step(np.full(3, 0.3, np.float32))
+        _, _, _, _, info_v = vector.step(np.full((1, 3), 0.3, np.float32))
+        assert set(info_v) == set(info_s) | {f"_{key}" for key in info_s}
+        for key, value in info_s.items():
+            assert value == info_v[key][0] and info_v[f"_{key}"].all()
+        assert isinstance(info_s["rate_rad_s"], float) and isinstance(info_s["is_success"], bool)
+        assert info_s["rate_rad_s"] == np.linalg.norm(single.ensemble.omega_rad_s[0])
+        assert info_s["is_success"] is terminated
+    assert info_s["t_s"] == 2 * single.task.period_s
+    pointing = AttitudeEnv("pointing")
+    _, info = pointing.reset(seed=0)
+    assert set(info) == {"t_s", "rate_rad_s", "attitude_error_rad"}  # no goal: no is_success
+    e = pointing.task.error_quaternion(pointing.ensemble)[0]
+    assert info["attitude_error_rad"] == pytest.approx(2.0 * np.arctan2(np.linalg.norm(e[1:]), e[0]), abs=1e-15)
+    assert "is_success" not in AttitudeEnv("detumble", rate_goal_rad_s=0.0).reset(seed=0)[1]
+
+
+def test_same_step_autoreset_keeps_the_final_info():
+    from gymnasium.vector import AutoresetMode
+
+    vector = AttitudeVectorEnv(2, "detumble", omega0_max_rad_s=1e-4, autoreset_mode=AutoresetMode.SAME_STEP)
+    vector.reset(seed=0)
+    _, _, terminated, _, info = vector.step(np.zeros((2, 3), np.float32))  # below the goal: done at once
+    assert terminated.all() and info["_final_info"].all()
+    assert info["final_info"]["is_success"].all() and (info["final_info"]["t_s"] == 1.0).all()
+    assert (info["t_s"] == 0.0).all()  # the info returned is the new episode's
+
+
+@pytest.mark.parametrize("env_id", sorted(ENV_IDS))
+def test_the_spec_gives_the_episode_length_the_environment_truncates_at(env_id):
+    """spec.max_episode_steps is the task's episode_steps, also when given; no TimeLimit cuts at another."""
+    default = attsim.rl.TASKS[ENV_IDS[env_id]].episode_steps
+    assert gymnasium.make(env_id).spec.max_episode_steps == default
+    assert gymnasium.make_vec(env_id, num_envs=2).spec.max_episode_steps == default
+    env = gymnasium.make(env_id, episode_steps=4, omega0_max_rad_s=0.05, rate_goal_rad_s=0.0)
+    assert env.spec.max_episode_steps == 4
+    wrapper = env
+    while wrapper is not wrapper.unwrapped:
+        assert not isinstance(wrapper, gymnasium.wrappers.TimeLimit)
+        wrapper = wrapper.env
+    env.reset(seed=0)
+    ends = [env.step(env.action_space.sample() * 0.0)[3] for _ in range(4)]
+    assert ends == [False, False, False, True]
+    again = gymnasium.make(env.spec)  # re-made from its spec: the same length
+    assert again.spec.max_episode_steps == 4 and again.unwrapped.task.episode_steps == 4
+    assert gymnasium.make_vec(env_id, num_envs=2, episode_steps=6).spec.max_episode_steps == 6
+
+
+def test_an_environment_makes_its_code_ready_at_its_first_reset():
+    """The first reset compiles (and says so), so that no step compiles silently."""
+    env = AttitudeEnv("detumble")
+    assert env.ensemble._compiled is None
+    env.reset(seed=0)
+    assert env.ensemble._compiled is not None
