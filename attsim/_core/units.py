@@ -240,24 +240,24 @@ def unit_is_cached(unit: Unit, signature, **options) -> bool:
     dispatcher = _dispatcher(unit, options)
     if (id(dispatcher), _signature_key(signature)) in _READY or signature.args in dispatcher.overloads:
         return True
-    cache = dispatcher._cache  # numba's own index of the function's cache file (what load_overload reads)
-    if cache is None or not hasattr(cache, "_cache_file"):
-        return False
     # the index is keyed by the signature as compile() was given it (return type included), as numba saves it
-    key = cache._index_key(signature, dispatcher.targetctx.codegen())
-    return cache._cache_file._load_index().get(key) is not None
+    return _on_disk(dispatcher, signature)
 
 
 def call_is_cached(dispatcher, args) -> bool:
     """True when calling the ``njit`` function ``dispatcher`` with ``args`` compiles nothing: it is compiled for
     their types in this process already, or on disk (what :func:`unit_is_cached` tells of a unit)."""
     signature = tuple(dispatcher.typeof_pyval(a) for a in args)
-    if signature in dispatcher.overloads:
-        return True
+    # a call compiles for the tuple of its arguments' types, and numba's index keys it so
+    return signature in dispatcher.overloads or _on_disk(dispatcher, signature)
+
+
+def _on_disk(dispatcher, signature) -> bool:
+    """True when numba's own index of ``dispatcher``'s cache file (what ``load_overload`` reads) holds
+    ``signature``."""
     cache = dispatcher._cache
     if cache is None or not hasattr(cache, "_cache_file"):
         return False
-    # a call compiles for the tuple of its arguments' types, and numba's index keys it so
     key = cache._index_key(signature, dispatcher.targetctx.codegen())
     return cache._cache_file._load_index().get(key) is not None
 
