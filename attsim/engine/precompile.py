@@ -144,12 +144,12 @@ def _compile(needs, say, limit_mb: float = math.inf) -> dict:
 def peak_memory_mb(children: bool = False) -> float:
     """This process's peak resident memory (MB; with ``children``, the largest of its ended child processes'), or 0
     where the platform does not say (Windows)."""
-    if sys.platform == "win32":
-        return 0.0
-    import resource  # POSIX only
+    if sys.platform != "win32":
+        import resource  # POSIX only
 
-    who = resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF
-    return resource.getrusage(who).ru_maxrss / 1024.0
+        who = resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF
+        return resource.getrusage(who).ru_maxrss / 1024.0
+    return 0.0
 
 
 def _shares(names: list[str], jobs: int) -> list[list[str]]:
