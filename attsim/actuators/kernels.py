@@ -19,6 +19,7 @@ wheel has them, are :mod:`attsim.actuators.wheel_dynamics`.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -208,6 +209,14 @@ def saturate_bars(bars_Am2, limit_Am2, scale):
         ratio = max(ratio, abs(bars_Am2[k]) / limit_Am2[k])
     if ratio <= 1.0:
         return False
+    if scale and ratio == math.inf:  # finite bars whose ratio overflows: dividing by it would give zeros
+        factor = math.inf
+        for k in range(bars_Am2.shape[0]):
+            if bars_Am2[k] != 0.0:
+                factor = min(factor, limit_Am2[k] / abs(bars_Am2[k]))
+        for k in range(bars_Am2.shape[0]):
+            bars_Am2[k] = bars_Am2[k] * factor
+        return True
     for k in range(bars_Am2.shape[0]):
         if scale:
             bars_Am2[k] = bars_Am2[k] / ratio

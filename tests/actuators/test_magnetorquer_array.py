@@ -131,3 +131,19 @@ def test_an_ensemble_takes_three_body_axis_bars_only():
         attsim.Ensemble(2, np.diag([0.01, 0.01, 0.01]), period_s=1.0, field=(2e-5, 0.0, 0.0),
                         magnetorquer=attsim.Magnetorquer(0.1, steering_matrix=2 * np.eye(3)))
     assert caught.value.field == "magnetorquer" and "steering_matrix=None" in caught.value.rule
+
+
+@pytest.mark.parametrize("kernel", ["py_func", "compiled"])
+def test_a_request_whose_ratio_to_the_limits_overflows_is_scaled_not_zeroed(kernel):
+    """Found by an outsider: |m| / limit overflowed to inf and m / inf gave a zero dipole, silently."""
+    from attsim.actuators.kernels import saturate_bars
+
+    f = saturate_bars.py_func if kernel == "py_func" else saturate_bars
+    limits = np.array([0.1, 0.2, 0.05, 0.3])
+    bars = np.array([1.7e308, -1.7e308, 1.7e308, -1.7e308])
+    assert f(bars, limits, True)
+    np.testing.assert_allclose(bars, [0.05, -0.05, 0.05, -0.05], rtol=1e-14)  # the tightest bar at its limit
+    tiny = np.array([1e10, 0.0, -5e9])
+    assert f(tiny, np.array([1e-299, 1.0, 1.0]), True)
+    assert tiny[0] == pytest.approx(1e-299, rel=1e-12) and tiny[1] == 0.0 and tiny[2] == pytest.approx(-5e-300)
+    assert np.all(np.isfinite(bars)) and np.all(np.isfinite(tiny))
