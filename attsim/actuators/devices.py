@@ -330,7 +330,8 @@ class BodyTorque(Component):
         decided at its time, Basilisk's ``cmdTorqueInMsg``); without a delay
         the two are the same. Both are zero before the first command (the
         actuator starts holding zero) and both go to zero when a mode stops
-        the controller (a delayed law is never switched by modes).
+        the controller (a ModeManager refuses a delayed law: InputError). Driven
+        by a schedule, the decided torque is the scheduled one (no delay).
     """
 
     loop_part, loop_role = PART, "body_torque"  # the compiled mission (attsim.actuators.loop)
