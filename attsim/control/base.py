@@ -286,9 +286,12 @@ class Controller(Component):
                 try:
                     actuator.command_later(value)
                 except InputError as exc:
-                    raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s: bad command for {name!r}: "
-                                          f"{exc}") from exc
+                    raise self._bad_command(t, name, exc) from exc
         return commands
+
+    def _bad_command(self, t: float, name: str, exc: InputError) -> ControllerError:
+        """The error of a command for actuator ``name`` its check refused (``exc``) at ``t``."""
+        return ControllerError(f"controller {self.name!r} at t = {t:.6g} s: bad command for {name!r}: {exc}")
 
     def _apply_delayed(self, sc) -> None:
         """The commands of the cycle ``command_delay_s`` ago, applied now (none when it decided nothing)."""
@@ -323,8 +326,7 @@ class Controller(Component):
                 else:
                     actuator.command(sc, value)
             except InputError as exc:
-                raise ControllerError(f"controller {self.name!r} at t = {t:.6g} s: bad command for {name!r}: "
-                                      f"{exc}") from exc
+                raise self._bad_command(t, name, exc) from exc
         if rows:
             sc.command_wheels(tuple(rows), tuple(torques))
 
