@@ -284,6 +284,8 @@ class Mission:
         spec = self.field_spec
         if self.environment is not None or spec is None:
             return None
+        if hasattr(spec, "knot_table"):  # a field history: tabulated at its own samples, not every field_dt_s
+            return {"given": "field history", "name": spec.name, "other_effects": "none"}
         if callable(spec):
             name = getattr(spec, "__qualname__", None) or type(spec).__name__
             return {"given": "function of time", "name": f"{getattr(spec, '__module__', None) or '?'}.{name}",

@@ -233,6 +233,8 @@ def given_field(meta: dict) -> str | None:
     if field.get("given") == "constant":
         values = np.asarray(field.get("inertial_T", []), dtype=float)
         return "magnetic field given: a constant [" + ", ".join(f"{v:.4g}" for v in values) + "] T (inertial)"
+    if field.get("given") == "field history":
+        return f"magnetic field given: a field {field.get('name', 'history')}"
     return f"magnetic field given: {field.get('name', 'a function')} (a function of time, tabulated every " \
            f"{field.get('tabulated_every_s', '?')} s)"
 

@@ -12,7 +12,7 @@ import pytest
 import attsim
 from attsim import analysis
 from attsim import reporting as report_module
-from attsim.environment import Environment, Face, KeplerOrbit
+from attsim.environment import Environment, Face, FieldHistory, KeplerOrbit
 
 # a detumbling on magnetorquers in a field has no torque-free interval: no free-body section (issue 23: no section
 # or link for what a run does not have)
@@ -651,8 +651,12 @@ def _turning_field(t):
     return 3e-5 * np.stack([np.cos(1e-3 * np.asarray(t)), 0.0 * np.asarray(t), np.sin(1e-3 * np.asarray(t))], -1)
 
 
+_HISTORY = FieldHistory([0.0, 1.0, 3.0], [[2e-5, 0.0, 0.0], [0.0, 2e-5, 0.0], [0.0, 0.0, 2e-5]], "hold")
+
+
 @pytest.mark.parametrize("field, said", [(_turning_field, "_turning_field (a function of time"),
-                                         ((2e-5, 0.0, 0.0), "a constant [2e-05, 0, 0] T")])
+                                         ((2e-5, 0.0, 0.0), "a constant [2e-05, 0, 0] T"),
+                                         (_HISTORY, "a field history (hold, 3 samples)")])
 def test_a_field_given_without_an_environment_is_said_in_the_meta_and_the_summary(tmp_path, field, said):
     """Not 'Environment none' while a field acts on the body (the RL outsider's policy mission)."""
     mission = attsim.Mission("given_field", np.diag([0.02, 0.03, 0.025]), (0.01, 0.0, 0.0), duration=2.0,
@@ -661,8 +665,10 @@ def test_a_field_given_without_an_environment_is_said_in_the_meta_and_the_summar
     tel = mission.run(backend="interpreted")
     meta = json.loads((tmp_path / "run" / "meta.json").read_text())
     assert meta["environment"] is None and meta["field"]["other_effects"] == "none"
-    assert meta["field"]["given"] == ("constant" if isinstance(field, tuple) else "function of time")
+    given = {tuple: "constant", FieldHistory: "field history"}.get(type(field), "function of time")
+    assert meta["field"]["given"] == given  # a history is tabulated at its samples, not every field_dt_s
     page = attsim.report(tel, tmp_path / "r.html").read_text()
-    assert f"magnetic field given: {'tests.reporting.test_report.' if callable(field) else ''}{said}" in page
+    module = "tests.reporting.test_report." if given == "function of time" else ""
+    assert f"magnetic field given: {module}{said}" in page
     assert "no orbit, no other effect" in page
     assert not re.search(r"<th>Environment</th><td>none", page)
