@@ -251,12 +251,21 @@ class Browser:
             wait_for(quiet, "a quiet window after the last long task")
             paint = self.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || 0")
             tti_ms, tbt_ms = time_to_interactive(self.evaluate("window.__attsimLong || []"), paint)
+        # a window down at a time, each position held until the page has rendered it (two animation frames):
+        # the page sees where the reader is only when it renders, and a busy page (a 3D plot drawing, a loaded
+        # machine) renders late, so a bare scroll could pass a 3D plot unseen and leave it undrawn for ever;
+        # from the bottom back to the top, as a reader looking for a plot not drawn yet would
+        frames = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(window.scrollY))))"
         y = 0
         while self.evaluate("document.body.dataset.plots") not in ("done", "failed"):
-            y = self.evaluate(f"window.scrollTo(0, {y} + window.innerHeight); window.scrollY")
+            bottom = self.evaluate("window.scrollY + window.innerHeight >= document.documentElement.scrollHeight")
+            target = 0 if bottom else f"{y} + window.innerHeight"
+            y = self.evaluate(f"window.scrollTo(0, {target}); {frames}")
             time.sleep(0.05)
             if time.perf_counter() - start > timeout_s:
-                raise TimeoutError(f"{path}: plots not all drawn after {timeout_s} s")
+                undrawn = self.evaluate("[...document.querySelectorAll('.attsim-plot')].filter(d => !d.dataset.drawn"
+                                        " && !d.dataset.error).map(d => d.id + (d.dataset.gl === '1' ? ' (3D)' : ''))")
+                raise TimeoutError(f"{path}: plots not all drawn after {timeout_s} s: {', '.join(undrawn)}")
         load_s = time.perf_counter() - start
         self.evaluate("window.scrollTo(0, 0)")
         interactive_ms = self.evaluate("Number(document.body.dataset.interactive || NaN)")

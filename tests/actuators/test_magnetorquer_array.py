@@ -133,6 +133,7 @@ def test_an_ensemble_takes_three_body_axis_bars_only():
     assert caught.value.field == "magnetorquer" and "steering_matrix=None" in caught.value.rule
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the overflow is the case under test
 @pytest.mark.parametrize("kernel", ["py_func", "compiled"])
 def test_a_request_whose_ratio_to_the_limits_overflows_is_scaled_not_zeroed(kernel):
     """Found by an outsider: |m| / limit overflowed to inf and m / inf gave a zero dipole, silently."""

@@ -46,6 +46,7 @@ def test_a_mekf_mission_gives_the_same_bits_compiled_and_interpreted(monkeypatch
     assert runs["compiled"].events.equals(runs["interpreted"].events)
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the overflow is the case under test
 @pytest.mark.parametrize("backend", ["compiled", "interpreted"])
 def test_a_gyro_the_filter_cannot_propagate_stops_either_backend_naming_the_estimator(monkeypatch, tmp_path,
                                                                                       backend):
