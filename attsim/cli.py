@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -48,21 +49,29 @@ from pathlib import Path
 
 from . import __version__
 from ._core.validate import positive_int
-from .criteria import Criterion, judge
-from .criteria import one_line as _one_line
-from .engine.choice import BACKEND_NAMES
-from .errors import AttsimError, InputError
-from .script_runs import EXIT_FAILED, EXIT_OK, build_missions, execute, write_pages
-from .scripts import MISSIONS_DIR, load_module as _load_module, mission_scripts as _mission_scripts
+from .engine.settings import BACKEND_NAMES
+from .errors import AttsimError, InputError, one_line as _one_line
+from .scripts import EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, MISSIONS_DIR
+from .scripts import load_module as _load_module, mission_scripts as _mission_scripts
 from .scripts import resolve_script as _resolve_script
-from .testing import NotEvaluated
 from .tracebacks import describe, user_line
 
-__all__ = ["main", "run_script", "execute", "judge", "Criterion", "NotEvaluated",
-           "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_INTERRUPTED"]
+__all__ = ["main", "run_script", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_INTERRUPTED"]
 
-EXIT_USAGE, EXIT_INTERNAL = 2, 3
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
+# Re-exported for mission scripts and importable from here, but loaded on first use: ``attsim --help``, a mistyped
+# command and a campaign's worker processes (which import the ``attsim`` script, hence this module) need none of
+# pandas and numba, which these bring in.
+_LAZY = {"execute": "attsim.script_runs", "judge": "attsim.criteria", "Criterion": "attsim.criteria",
+         "NotEvaluated": "attsim.testing"}
+__all__ += list(_LAZY)
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'attsim.cli' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
 
 
 def _first_doc_line(path: Path) -> str:
@@ -91,6 +100,8 @@ def _execute_args(build: Callable, criteria: Callable, args, figures: Callable |
         from .campaign.cli import execute_campaign_run
 
         return execute_campaign_run(build, criteria, args, figures)
+    from .script_runs import execute
+
     return execute(build, criteria, args.out, args.duration, args.seed, args.method, not args.no_report,
                    debug=args.debug, figures=figures, backend=args.backend)
 
@@ -224,6 +235,7 @@ def _cmd_run(args) -> int:
 
 def _cmd_report(args) -> int:
     from .reporting import report
+    from .script_runs import write_pages
     from .telemetry.recorder import load
 
     target = _report_path(args.out) if args.out else None
@@ -246,6 +258,7 @@ def _cmd_report(args) -> int:
 def _cmd_compile(args) -> int:
     from .engine import precompile
     from .engine.backend import missing
+    from .script_runs import build_missions
 
     jobs = positive_int(args.jobs, "--jobs")
     if args.status:

@@ -24,13 +24,11 @@ from ._core.validate import safe_name
 from .criteria import Criterion, NotEvaluated, SharedLabelError, judge, passed, record_criteria
 from .criteria import one_line as _one_line, shown as _shown
 from .errors import InputError, add_note
-from .scripts import call_script
+from .scripts import EXIT_FAILED, EXIT_OK, call_script
 from .telemetry.lock import RunDirectoryLockedError
 from .tracebacks import describe
 
 __all__ = ["build_missions", "execute", "write_pages", "EXIT_OK", "EXIT_FAILED"]
-
-EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def _check_runs(missions) -> list:

@@ -14,7 +14,7 @@ import sysconfig
 import traceback
 from pathlib import Path
 
-from .criteria import one_line as _one_line
+from .errors import one_line as _one_line
 
 __all__ = ["frame_origin", "describe", "user_line"]
 

@@ -511,3 +511,13 @@ def test_a_bare_name_outside_a_project_points_to_the_scripts_path(tmp_path, monk
     assert "unknown mission 'cubesat3u'" in err and "give its path: cubesat3u.py" in err
     assert cli.main(["run", "elsewhere"]) == 2
     assert "a script elsewhere runs by its path (attsim run path/to/script.py)" in capsys.readouterr().err
+
+
+def test_the_command_line_loads_without_pandas_or_numba_until_a_command_needs_them():
+    """``attsim --help`` took 2.3 s, and every campaign worker (which imports the ``attsim`` script, hence this module)
+    paid the same: the command line imported the engine, pandas and numba before parsing its arguments."""
+    code = ("import sys, attsim.cli as cli; heavy = sorted(m for m in ('pandas', 'numba', 'scipy', 'distributed') "
+            "if m in sys.modules); print(heavy); cli.judge; print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "[]"
+    assert out[1] == "True"  # the re-exported names still come, on first use

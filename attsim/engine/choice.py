@@ -28,11 +28,11 @@ from .._core.validate import one_of
 from .backend import BACKENDS, Backend, Compiled, Interpreted, advance_needs, loop_needs, missing
 from .compile_record import announce, compile_estimate
 from .precompile import background_compile
+from .settings import BACKEND_NAMES
 
 __all__ = ["choose_backend", "Auto", "interpreted_estimate_s", "say", "INTERPRETED_STEP_S", "INTERPRETED_CYCLE_S",
            "INTERPRETED_ROW_S", "BACKEND_NAMES"]
 
-BACKEND_NAMES = ("auto", "compiled", "interpreted")
 # what an interpreted run costs, per plant step (without, and added with, an environment: the table, the
 # disturbances), per periodic cycle (a sample, a law, an estimator) and per telemetry row (seconds, this machine
 # class)

@@ -39,6 +39,9 @@ def _method(mission, value) -> str:
     return one_of(value, "method", engine_methods())
 
 
+# how a run may execute (``Mission.run(backend=...)``, ``attsim run --backend``): attsim.engine.choice picks
+BACKEND_NAMES = ("auto", "compiled", "interpreted")
+
 # attribute -> the check of the keyword that sets it
 CHECKS = {
     "omega0_rad_s": _omega0,
