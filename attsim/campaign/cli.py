@@ -50,6 +50,10 @@ def run_command(args) -> int:
 
     if args.workers is not None:
         positive_int(args.workers, "workers", maximum=4096)
+    if args.scheduler is None:  # the workers' server loads attsim on another core while the campaign is built
+        from .processes import start_server
+
+        start_server()
     with warnings.catch_warnings():  # the requirement's warning is said below, in the campaign's own words
         warnings.filterwarnings("ignore", message="requirement: ", category=AttsimWarning)
         campaign = Campaign(args.mission, args.runs, seed=args.seed, out_dir=args.out, telemetry=args.telemetry,

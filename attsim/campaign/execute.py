@@ -18,6 +18,7 @@ import threading
 import time
 
 from . import timeouts
+from .processes import local_cluster
 from .timeouts import START_TOPIC, CampaignStuckError, Overdue, RunClock, recover_worker, timeout_message
 from .worker import compile_units, run_many
 
@@ -65,17 +66,15 @@ def execute(specs, client, workers, state, bar, on_start, run_timeout_s: float |
     """Hand the runs to dask and take their results as they complete; time out runs past their limit.
 
     ``client`` None: a ``LocalCluster`` of ``workers`` processes, one thread
-    each, started here and closed again. ``run_timeout_s``: the per-run
+    each (:func:`attsim.campaign.processes.local_cluster`), started here and
+    closed again. ``run_timeout_s``: the per-run
     limit (:mod:`attsim.campaign.timeouts`; None: derived from the runs).
     """
     own_client, cluster = None, None
     if client is None:
-        import logging
+        from distributed import Client
 
-        from distributed import Client, LocalCluster
-
-        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                               silence_logs=logging.ERROR)
+        cluster = local_cluster(workers or os.cpu_count() or 1)
         client = own_client = Client(cluster)
     try:
         if on_start is not None:

@@ -52,6 +52,7 @@ from ..errors import AttsimWarning, InputError
 from . import records as store
 from .applied import check_applied
 from .execute import compile_first, execute
+from .processes import start_server
 from .stats import needs, passes_needed
 from .timeouts import checked_run_timeout
 from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_dispersions, mission_module
@@ -247,6 +248,8 @@ class Campaign:
         if workers is not None:
             workers = positive_int(workers, "workers", maximum=4096)
         own_client = _connect(client) if isinstance(client, str) else None  # a bad address: refused before any file
+        if client is None:  # its own cluster's workers: their server loads while the records are read
+            start_server()
         lock = self._held or store.lock_campaign(self.out_dir)
         try:
             description = self._reconcile_description()
