@@ -109,6 +109,16 @@ class CommandLayout(NamedTuple):
     width: int
     bars: int = 0
 
+    def described(self) -> str:
+        """The layout in words, e.g. ``"6 entries: 0-2 the wheels' motor torques, 3-5 the bars' dipoles"``."""
+        parts = [(0, self.wheels, "the wheels' motor torques")] if self.wheels else []
+        if self.dipole >= 0:
+            parts.append((self.dipole, self.bars or 3, "the bars' dipoles" if self.bars else "the dipole"))
+        if self.torque >= 0:
+            parts.append((self.torque, 3, "the body torque"))
+        spans = [f"{start}{f'-{start + count - 1}' if count > 1 else ''} {what}" for start, count, what in parts]
+        return f"{self.width} {'entry' if self.width == 1 else 'entries'}: " + ", ".join(spans)
+
 
 class NumbaController(Controller):
     """A controller whose law is a numba-compiled ``decide(t_s, readings, parameters, memory, commands)``.
@@ -300,7 +310,15 @@ class NumbaController(Controller):
 
     def unit_raised(self, exc: Exception, t_s: float) -> Exception:
         """What the law raised inside the compiled loop, named as the Python path names it."""
-        return ControllerError(f"controller {self.name!r} raised at t = {t_s:.6g} s: {_plain(exc)}")
+        return ControllerError(self._raised(exc, t_s))
+
+    def _raised(self, exc: Exception, t_s: float) -> str:
+        """The message of an exception the law raised; an index past an array's end is most often a write past the
+        end of ``commands``, whose layout is then said (numba's own message names no array)."""
+        text = f"controller {self.name!r} raised at t = {t_s:.6g} s: {_plain(exc)}"
+        if isinstance(exc, IndexError) and self.command_layout is not None:
+            text += f" (its commands array holds {self.command_layout.described()})"
+        return text
 
     def unit_does_not_compile(self, cause: Exception) -> Exception:
         """The law does not compile with the documented signature: said with the numba error, on one line."""
@@ -317,7 +335,7 @@ class NumbaController(Controller):
         try:
             self.law(float(t_s), *arguments, self.parameters, self.memory, self._commands)
         except Exception as exc:  # noqa: BLE001 - whatever the law raised, named with the controller and time
-            raise ControllerError(f"controller {self.name!r} raised at t = {t_s:.6g} s: {_plain(exc)}") from exc
+            raise ControllerError(self._raised(exc, t_s)) from exc
         return self.apply_commands(t_s, self._commands)
 
     def _state_now(self) -> np.ndarray:

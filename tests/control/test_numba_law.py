@@ -102,6 +102,12 @@ def test_the_commands_layout_is_wheels_then_dipole_then_torque(arguments, layout
 BARS = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.7, 0.7, 0.0]]
 
 
+def test_a_layout_is_said_entry_by_entry():
+    assert CommandLayout(1, 1, 5, 8, 4).described() == ("8 entries: 0 the wheels' motor torques, 1-4 the bars' "
+                                                        "dipoles, 5-7 the body torque")
+    assert CommandLayout(0, 0, -1, 3, 0).described() == "3 entries: 0-2 the dipole"
+
+
 def test_a_law_commanding_each_bar_lays_out_one_entry_per_bar(tmp_path):
     bars = attsim.Magnetorquer(0.1, bar_axes=BARS, name="mtq")
     law = attsim.NumbaController(five, 1.0, wheels=["a"], magnetorquer=bars, body_torque="bt",
