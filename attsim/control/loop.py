@@ -295,11 +295,6 @@ def _to_vector(pw, c, v, t):
 
 
 @njit(**_JIT)
-def _known3(values, k):
-    return not (np.isnan(values[k]) or np.isnan(values[k + 1]) or np.isnan(values[k + 2]))
-
-
-@njit(**_JIT)
 def _known(values, k, count):
     for i in range(count):
         if np.isnan(values[k + i]):
@@ -308,9 +303,20 @@ def _known(values, k, count):
 
 
 @njit(**_JIT)
+def _partly_known(values, k, count):
+    """Whether entries ``k ... k + count - 1`` are some NaN and some not: a vector neither commanded nor held."""
+    nan = 0
+    for i in range(count):
+        if np.isnan(values[k + i]):
+            nan += 1
+    return 0 < nan < count
+
+
+@njit(**_JIT)
 def _apply_layout(pw, c, values, t, delayed):
-    """Controller ``c``'s commands laid out as :func:`command_offsets` says, applied now (NaN entries hold; a vector
-    with a NaN holds whole); ``delayed``: decided ``delay_s`` ago (a body torque noted as commanded then)."""
+    """Controller ``c``'s commands laid out as :func:`command_offsets` says, applied now (NaN entries hold: a vector
+    whole, a user's law having been refused one partly NaN); ``delayed``: decided ``delay_s`` ago (a body torque
+    noted as commanded then)."""
     controllers = deref(pw).controllers
     _, dipole, torque = command_offsets(controllers, c)
     for i in range(controllers.wheel_order.shape[1]):
@@ -321,9 +327,9 @@ def _apply_layout(pw, c, values, t, delayed):
     if dipole >= 0 and bars > 0:  # a user's law driving its magnetorquer bar by bar
         if _known(values, dipole, bars):
             command_bars(pw, controllers.magnetorquer[c], values, dipole, bars, t)
-    elif dipole >= 0 and _known3(values, dipole):
+    elif dipole >= 0 and _known(values, dipole, 3):
         command_dipole(pw, controllers.magnetorquer[c], (values[dipole], values[dipole + 1], values[dipole + 2]), t)
-    if torque >= 0 and _known3(values, torque):
+    if torque >= 0 and _known(values, torque, 3):
         tau = (values[torque], values[torque + 1], values[torque + 2])
         if delayed:
             apply_body_torque(pw, controllers.body_torque[c], tau, t)
@@ -520,17 +526,22 @@ def _fill_state(pw, c):
 
 @njit(**_JIT)
 def _user_applied(pw, c, commands, t):
-    """What a user's law wrote, applied now or kept for its delay; :data:`USER_FAULT` for an infinite entry."""
+    """What a user's law wrote, applied now or kept for its delay; :data:`USER_FAULT` for an infinite entry or a
+    vector (the dipole, the bars' dipoles, the body torque) with some entries NaN and some not."""
     controllers = deref(pw).controllers
     for i in range(commands.shape[0]):
         if np.isinf(commands[i]):
             return USER_FAULT
+    _, dipole, torque = command_offsets(controllers, c)
+    bars = controllers.user_sizes[c, USER_BARS]
+    if (dipole >= 0 and _partly_known(commands, dipole, bars if bars > 0 else 3)) or \
+            (torque >= 0 and _partly_known(commands, torque, 3)):
+        return USER_FAULT
     if controllers.delay_s[c] > 0.0:
         pending = controllers.pending[c, _slot(controllers, c, t)]
         for i in range(commands.shape[0]):
             pending[i] = commands[i]
-        _, _, torque = command_offsets(controllers, c)
-        if torque >= 0 and _known3(commands, torque):  # the body torque's commanded columns show it from now
+        if torque >= 0 and _known(commands, torque, 3):  # the body torque's commanded columns show it from now
             command_body_torque_later(pw, controllers.body_torque[c],
                                       (commands[torque], commands[torque + 1], commands[torque + 2]), t)
     else:
@@ -541,7 +552,8 @@ def _user_applied(pw, c, commands, t):
 def user_law(pw, samplers, t, c):
     """A :class:`~attsim.NumbaController`'s cycle: call its law (bound as ``user_decide``), apply what it wrote.
 
-    NaN holds a command; an infinite one faults the unit (the engine raises, naming the controller).
+    NaN holds a command; an infinite one, or a vector partly NaN, faults the unit (the engine raises, naming the
+    controller).
     """
     world = deref(pw)
     if not _sample(pw, samplers, t, c):

@@ -47,9 +47,12 @@ or, for a controller given ``reads`` (state besides its sensors)::
     at its bar's limit as steered ones are); then, with
     a ``body_torque``, its three torque components (N m, body axes). A law
     driving one kind writes from entry 0, as before. An entry left NaN holds
-    that actuator's previous command (a dipole, the bars' dipoles or a
-    torque with any NaN holds whole). An infinite entry stops the run with a
-    :class:`~attsim.errors.ControllerError`.
+    that actuator's previous command; a vector (the dipole, the bars'
+    dipoles, the body torque) is commanded whole or held whole (every entry
+    NaN). An infinite entry, or a vector partly written (some entries NaN,
+    some not: a law writing three dipoles for four bars would otherwise
+    never command them), stops the run with a
+    :class:`~attsim.errors.ControllerError` naming the entries.
 
 A cycle in which one of the sensors gave no output (a blinded star
 tracker, a dropout: :mod:`attsim.sensors.base`) does not call the law: its
@@ -301,7 +304,7 @@ class NumbaController(Controller):
         self.memory[:] = bank.user_memory[c, : self.memory_size]
 
     def loop_fault(self, bank, c: int, t_s: float) -> Exception:
-        """The law wrote an infinite command: the Python path's error for it."""
+        """The law wrote an infinite command or a vector partly NaN: the Python path's error for it."""
         try:
             self.apply_commands(t_s, bank.user_commands[c].copy())
         except ControllerError as exc:
@@ -358,7 +361,7 @@ class NumbaController(Controller):
 
     def apply_commands(self, t_s: float, commands: np.ndarray) -> dict:
         """``{actuator: command}`` from the law's output array, laid out as :attr:`command_layout` (NaN entries
-        hold, a vector with any NaN whole; infinite ones are refused)."""
+        hold, a vector all NaN whole; infinite entries and vectors partly NaN are refused)."""
         if np.any(np.isinf(commands)):
             raise ControllerError(f"controller {self.name!r} at t = {t_s:.6g} s wrote an infinite command "
                                   f"{commands.tolist()} (NaN holds, any finite value commands)")
@@ -368,7 +371,14 @@ class NumbaController(Controller):
                    if start >= 0]
         for k, (start, width) in enumerate(vectors):
             vector = commands[start: start + width]
-            if not np.any(np.isnan(vector)):
+            unknown = np.isnan(vector)
+            if unknown.any() and not unknown.all():
+                left = ", ".join(str(start + i) for i in np.flatnonzero(unknown))
+                raise ControllerError(f"controller {self.name!r} at t = {t_s:.6g} s wrote {int((~unknown).sum())} of "
+                                      f"the {width} entries {start}-{start + width - 1} of a vector, {left} left NaN: "
+                                      "a vector is commanded whole or held whole (every entry NaN); its commands "
+                                      f"array holds {layout.described()}")
+            if not unknown.any():
                 bars = start == layout.dipole and layout.bars > 0
                 out[self._outputs[layout.wheels + k]] = BarDipoles(vector.tolist()) if bars else vector.copy()
         return out

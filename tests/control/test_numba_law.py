@@ -23,6 +23,11 @@ def six(t_s, readings, state, parameters, memory, commands):
 
 
 @numba.njit
+def holds(t_s, readings, parameters, memory, commands):
+    return None  # every entry NaN: every command holds
+
+
+@numba.njit
 def starred(*arguments):
     return None
 
@@ -116,7 +121,7 @@ def test_a_law_commanding_each_bar_lays_out_one_entry_per_bar(tmp_path):
     # given by name, the bars are counted when the mission resolves it
     m = attsim.Mission("by_name", J, (0.0, 0.0, 0.0), duration=1.0, out_dir=tmp_path, field=(3e-5, 0.0, 0.0))
     m.add(attsim.Magnetorquer(0.1, bar_axes=BARS[:2], name="mtq"))
-    law = m.add(attsim.NumbaController(five, 1.0, magnetorquer="mtq", magnetorquer_command="bars"))
+    law = m.add(attsim.NumbaController(holds, 1.0, magnetorquer="mtq", magnetorquer_command="bars"))
     assert law.command_layout is None
     m.run(backend="interpreted")
     assert law.command_layout == CommandLayout(0, 0, -1, 2, 2)

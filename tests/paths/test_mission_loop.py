@@ -479,6 +479,42 @@ def test_a_law_writing_out_of_bounds_is_stopped_not_let_corrupt_memory(tmp_path,
         m.run(compiled=compiled)
 
 
+@numba.njit
+def law_thinking_in_three_axes(t_s, readings, parameters, memory, commands):
+    for k in range(3):  # a dipole's three components, for a magnetorquer of four bars
+        commands[k] = 0.01
+
+
+@numba.njit
+def law_with_a_torque_half_written(t_s, readings, parameters, memory, commands):
+    commands[0] = 1e-4
+    if t_s >= 1.0:
+        commands[1] = 1e-4  # the torque's y and z; x was written, z is left NaN
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_vector_written_in_part_stops_the_run_instead_of_holding_for_ever(tmp_path, compiled):
+    """A law writing three dipoles for four bars left the fourth NaN, so the whole bar vector held its initial zero
+    for the whole run, silently (issue-22 attack): a vector is commanded whole or held whole."""
+    m = attsim.Mission("three_of_four", J, (0.01, 0.0, 0.0), duration=2.0, out_dir=tmp_path / "bars",
+                       field=(2e-5, 1e-5, -3e-5))
+    bars = m.add(attsim.Magnetorquer(0.02, bar_axes=[[1, 0, 0], [0, 1, 0], [0, 0, 1], [0.6, 0.8, 0.0]], name="mtq"))
+    m.add(attsim.NumbaController(law_thinking_in_three_axes, period_s=0.5, magnetorquer=bars,
+                                 magnetorquer_command="bars", name="law"))
+    with pytest.raises(attsim.ControllerError, match=r"^controller 'law' at t = 0 s wrote 3 of the 4 entries 0-3 of a "
+                                                     r"vector, 3 left NaN: a vector is commanded whole or held whole "
+                                                     r"\(every entry NaN\); its commands array holds 4 entries: 0-3 "
+                                                     r"the bars' dipoles$"):
+        m.run(compiled=compiled)
+    m = attsim.Mission("half_torque", J, (0.0, 0.0, 0.0), duration=2.0, out_dir=tmp_path / "torque")
+    m.add(attsim.NumbaController(law_with_a_torque_half_written, period_s=0.5, body_torque=m.add(attsim.BodyTorque()),
+                                 name="law"))
+    with pytest.raises(attsim.ControllerError, match=r"^controller 'law' at t = 0 s wrote 1 of the 3 entries 0-2 of a "
+                                                     r"vector, 1, 2 left NaN"):
+        m.run(compiled=compiled)
+    assert attsim.load(tmp_path / "torque").partial
+
+
 def test_a_shared_law_sees_each_controllers_own_readings_and_commands(tmp_path):
     def build(out):
         m = attsim.Mission("shared_law", J, (0.01, -0.02, 0.03), duration=20.0, out_dir=out)
