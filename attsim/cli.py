@@ -271,7 +271,7 @@ def _cmd_compile(args) -> int:
         script = _resolve_script(args.mission)
         module = _load_module(script)
         missions, _ = build_missions(module.build)
-        done = [name for mission in missions for name in mission.compile()]
+        done = [name for mission in missions for name in mission.compile(jobs)]
     else:
         done = precompile.compile_all(say=lambda message: print(f"attsim: {message}", flush=True), jobs=jobs)
     print(f"{len(done)} units compiled" + ("" if done else ": every one was on this machine already"))

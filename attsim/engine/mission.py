@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import __version__
 from ..control import knowledge
-from .._core.validate import path_like, safe_name, vector3
+from .._core.validate import path_like, positive_int, safe_name, vector3
 from ..errors import ControllerError, InputError
 from ..inertia import check_inertia
 from ..telemetry.recorder import Telemetry
@@ -292,14 +292,18 @@ class Mission:
                     "tabulated_every_s": self.field_dt_s, "other_effects": "none"}
         return {"given": "constant", "inertial_T": np.asarray(spec, dtype=float).tolist(), "other_effects": "none"}
 
-    def compile(self) -> list[str]:
+    def compile(self, jobs: int | None = None) -> list[str]:
         """Compile the units this mission needs on this machine (nothing when every one is on disk already), saying
         each on stderr; returns the names of those compiled. Its runs then start at once: what a campaign does
-        before its workers start, and ``attsim compile MISSION``."""
+        before its workers start, and ``attsim compile MISSION``.
+
+        ``jobs``: how many processes compile at once (default: one per core; each ends past
+        :data:`~attsim.engine.precompile.PROCESS_LIMIT_MB` and a fresh one goes on), a user's law in this one."""
+        jobs = (os.cpu_count() or 1) if jobs is None else positive_int(jobs, "jobs", maximum=1024)
         run = MissionRun(self, in_memory=True, backend="compiled")
         try:
             run.start()
-            return compile_needs(run.needs())
+            return compile_needs(run.needs(), jobs)
         finally:
             run.close()
 

@@ -112,13 +112,18 @@ def compile_all(needs=None, say=None, jobs: int = 1) -> dict:
     own while this one holds the lock: ``jobs`` at a time (``attsim compile --jobs N``; numba compiles on one
     core, so a machine with idle cores compiles everything in about ``1 / jobs`` of the time), the longest first
     (by :func:`compile_estimate`), each process ending once it holds :data:`PROCESS_LIMIT_MB` and a fresh one
-    taking its remaining units, so that no process grows with the number of units. The units of one mission
-    (``needs`` given, which may hold a user's law) are compiled in this process.
+    taking its remaining units, so that no process grows with the number of units. Of the units of one mission
+    (``needs`` given), those every mission may use go to such processes the same way, and what is left (a user's
+    law, which only this process can build) is compiled in this one: a campaign's first compile on a 2-core machine
+    took 63 s and grew its process to 719 MB when all of them were compiled here.
     """
     with compiling():
         if needs is None:
             return _compile_shared(all_needs(), jobs, say)
-        return _compile(needs, say)
+        shared = {n.unit.cache_name() for n in all_needs()}
+        done = _compile_shared([n for n in needs if n.unit.cache_name() in shared], jobs, say)
+        done.update(_compile(needs, say))
+        return done
 
 
 def _compile(needs, say, limit_mb: float = math.inf) -> dict:
@@ -192,15 +197,16 @@ def _compile_shared(needs, jobs: int, say) -> dict:
     return done
 
 
-def compile_needs(needs) -> list[str]:
-    """Compile the units of ``needs`` this machine lacks, under the machine-wide lock, saying so on stderr first
-    (with the estimate) and then each; returns the names compiled."""
+def compile_needs(needs, jobs: int = 1) -> list[str]:
+    """Compile the units of ``needs`` this machine lacks, under the machine-wide lock, ``jobs`` processes at a time
+    (:func:`compile_all`), saying so on stderr first (with the estimate) and then each; returns the names
+    compiled."""
     absent = missing(needs)
     if not absent:
         return []
     say = _stderr
     announce(absent)
-    done = list(compile_all(needs, say=lambda message: say("  " + message)))
+    done = list(compile_all(needs, say=lambda message: say("  " + message), jobs=jobs))
     if len(done) < len(absent):  # "compiling 12 units" then "11 compiled" must not read as one lost
         say(f"  the other {len(absent) - len(done)} were on disk by their turn (compiled by another process, such as "
             "the background compile, or along with a unit that calls them)")
