@@ -22,7 +22,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/attsim compile --jobs $$(nproc 2>/dev/null || echo 2)  # every compiled unit once, in parallel: the suite then loads them
-	$(BIN)/python -m pytest -n $$(nproc 2>/dev/null || echo 2) --dist loadfile  # one worker per core, a file per worker
+	$(BIN)/python -m pytest -n $$(nproc 2>/dev/null || echo 2) --dist loadfile --durations=15  # one worker per core, a file per worker; the slowest tests said
 
 $(DOCS_STAMP): pyproject.toml $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[docs]'
