@@ -109,13 +109,21 @@ class _LogHistogram:
             np.add.at(self.counts, (rows, column), weights.astype(np.uint32))
 
     def _shift(self, rows: np.ndarray, shift: np.ndarray) -> None:
-        """Move rows' windows up by ``shift`` keys; what falls off the bottom joins the lowest bucket."""
-        width = self.counts.shape[1]
-        old = self.counts[rows].astype(np.int64)
-        source = np.arange(width)[None, :] - shift[:, None]
-        kept = np.where(source >= 0, np.take_along_axis(old, np.clip(source, 0, None), axis=1), 0)
-        kept[:, -1] += old.sum(axis=1) - kept.sum(axis=1)
-        self.counts[rows] = kept.astype(np.uint32)
+        """Move rows' windows up by ``shift`` keys; what falls off the bottom joins the lowest bucket.
+
+        A row at a time, as slices: gathered for all rows at once, through an index array as wide as the window
+        (up to 4096 columns), the shift took 0.6 s of a 60-run campaign's client, most of its time."""
+        counts = self.counts
+        width = counts.shape[1]
+        for r, s in zip(rows.tolist(), shift.tolist()):
+            row = counts[r]
+            spill = int(row[max(width - s, 0):].sum(dtype=np.uint64))  # the keys that fall below the window
+            if s < width:
+                row[s:] = row[: width - s].copy()
+                row[:s] = 0
+            else:
+                row[:] = 0
+            row[-1] += np.uint32(spill)
 
 
 class Envelope:

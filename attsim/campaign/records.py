@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -241,8 +242,12 @@ def save_envelopes(directory: Path, envelopes: dict, runs, quantities: dict) -> 
             arrays[f"{name}/{key}"] = np.asarray(value)
 
     def write(tmp: Path) -> None:
-        with open(tmp, "wb") as handle:
-            np.savez_compressed(handle, **arrays)  # mostly empty buckets: ~200x smaller, ~50 ms
+        # mostly empty buckets: deflate's fastest level makes them ~70x smaller in ~25 ms (numpy's savez_compressed,
+        # the default level: ~120x in ~80 ms); the same .npz numpy reads
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+            for key, value in arrays.items():
+                with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, value, allow_pickle=False)
 
     _write_atomic(Path(directory) / ENVELOPES_FILE, write)
 

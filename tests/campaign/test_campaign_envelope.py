@@ -185,3 +185,23 @@ def test_the_campaign_directory_keeps_the_envelope_state_compressed(rng, tmp_pat
     loaded, runs, units = store.load_envelopes(tmp_path, Envelope)
     assert runs == set(range(20)) and units == {"att_err_deg": "deg"}
     pd.testing.assert_frame_equal(loaded["att_err_deg"].result(), envelope.result(), check_exact=True)
+
+
+def test_shifting_a_window_keeps_every_count_and_moves_the_spill_to_the_lowest_bucket(rng):
+    from attsim.campaign.envelope import _LogHistogram
+
+    hist = _LogHistogram(40, 64)
+    hist.counts = rng.integers(0, 1000, size=hist.counts.shape).astype(np.uint32)
+    before = hist.counts.astype(np.int64)
+    rows = np.array([0, 3, 7, 8, 20, 39])
+    shift = np.array([1, 5, 63, 64, 200, 17])
+    hist._shift(rows, shift)
+    width = before.shape[1]
+    for r, s in zip(rows, shift):  # column j holds the key j below the top: after a shift s, old column j - s
+        expected = np.zeros(width, dtype=np.int64)
+        if s < width:
+            expected[s:] = before[r, : width - s]
+        expected[-1] += before[r].sum() - expected.sum()
+        assert np.array_equal(hist.counts[r], expected), (r, s)
+    untouched = np.setdiff1d(np.arange(40), rows)
+    assert np.array_equal(hist.counts[untouched], before[untouched])
