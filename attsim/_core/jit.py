@@ -165,6 +165,16 @@ class _PackageLocator(caching.InTreeCacheLocator):
     def get_source_stamp(self):
         return dependency_digest(self._py_file_path)
 
+    _usable: set[str] = set()  # cache directories found writable in this process
+
+    def ensure_cache_path(self):
+        # numba checks a directory by creating a temporary file in it for every function it caches: ~300 files and
+        # ~30 ms of each process's imports. A directory found writable once is taken as writable after.
+        path = self.get_cache_path()
+        if path not in _PackageLocator._usable:
+            super().ensure_cache_path()
+            _PackageLocator._usable.add(path)
+
 
 if _PackageLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, _PackageLocator)
