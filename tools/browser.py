@@ -255,7 +255,10 @@ class Browser:
         # the page sees where the reader is only when it renders, and a busy page (a 3D plot drawing, a loaded
         # machine) renders late, so a bare scroll could pass a 3D plot unseen and leave it undrawn for ever;
         # from the bottom back to the top, as a reader looking for a plot not drawn yet would
-        frames = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(window.scrollY))))"
+        # (at most a second: a page drawing a 3D plot on a loaded machine may not render a frame for longer, and
+        # the sweep comes back to any position it passed)
+        frames = ("new Promise(r => { const done = () => r(window.scrollY); setTimeout(done, 1000); "
+                  "requestAnimationFrame(() => requestAnimationFrame(done)); })")
         y = 0
         while self.evaluate("document.body.dataset.plots") not in ("done", "failed"):
             bottom = self.evaluate("window.scrollY + window.innerHeight >= document.documentElement.scrollHeight")
