@@ -45,15 +45,24 @@ def add_arguments(parser) -> None:
 
 def run_command(args) -> int:
     from .._core.validate import positive_int
-    from .runner import Campaign
-    from .stats import lower_bound, passes_needed
 
     if args.workers is not None:
         positive_int(args.workers, "workers", maximum=4096)
-    if args.scheduler is None:  # the workers' server loads attsim on another core while the campaign is built
-        from .processes import start_server
+    if args.scheduler is not None:
+        return _campaign(args)
+    from .processes import start_server, stop_server
 
-        start_server()
+    start_server()  # its own cluster's workers' server loads attsim on another core while the campaign is built
+    try:
+        return _campaign(args)
+    finally:  # bad input, a directory another campaign holds: the server goes too, even while it is still loading
+        stop_server()
+
+
+def _campaign(args) -> int:
+    from .runner import Campaign
+    from .stats import lower_bound, passes_needed
+
     with warnings.catch_warnings():  # the requirement's warning is said below, in the campaign's own words
         warnings.filterwarnings("ignore", message="requirement: ", category=AttsimWarning)
         campaign = Campaign(args.mission, args.runs, seed=args.seed, out_dir=args.out, telemetry=args.telemetry,

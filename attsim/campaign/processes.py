@@ -10,16 +10,20 @@ loads on another core while the caller builds the campaign, reads its records an
 
 What a forked worker does not get from the caller, and how it is handled:
 
-* **the environment** is the server's, fixed when it started. It is the caller's then, plus dask's
-  ``distributed.nanny.pre-spawn-environ`` (one BLAS thread, ...), which dask sets for each spawned worker and which
-  must be in place before numpy loads. When the caller's environment has changed since (a ``NUMBA_CACHE_DIR`` set
-  between two campaigns of one session), the cluster's workers are spawned, as dask does by default, so that they
-  see it;
+* **the environment** is the server's, fixed when it started. It is the caller's then, plus what dask's nanny sets
+  for each worker it spawns: ``distributed.nanny.pre-spawn-environ`` (one BLAS thread, ...), which must be in place
+  before numpy loads, and one ``PYTHONHASHSEED`` for every worker (a forked worker would otherwise hash strings
+  with the server's random seed: a mission iterating over a set of names would change from one campaign to the
+  next). When the caller's environment has changed since (a ``NUMBA_CACHE_DIR`` set between two campaigns of one
+  session), the cluster's workers are spawned, as dask does by default, so that they see it;
 * ``sys.path``, the working directory and the main module are sent to each new worker by multiprocessing, as for a
   spawned one;
 * a worker restarted after a timeout (:func:`attsim.campaign.timeouts.recover_worker`) is spawned.
 
-A cluster the caller gives (``client=``, ``--scheduler``) is not touched.
+The server lives for one campaign: it is stopped when the campaign's cluster closes (and when the campaign
+stops before it has one, e.g. on bad input), so that nothing of attsim's stays in a session's other forkserver
+pools (Python 3.14's default start method on Linux). ``ATTSIM_FORKSERVER=0`` has every worker spawned. A cluster
+the caller gives (``client=``, ``--scheduler``) is not touched.
 """
 
 from __future__ import annotations
@@ -27,33 +31,23 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 
-__all__ = ["PRELOAD", "start_server", "local_cluster"]
+__all__ = ["PRELOAD", "start_server", "stop_server", "local_cluster"]
 
 # what a campaign run imports before it starts: dask's worker, then attsim's run and every component kind
 PRELOAD = ("distributed", "attsim.campaign.preload")
+# the hash seed a nanny gives the workers it spawns unless dask's configuration names one (distributed.nanny)
+DASK_HASH_SEED = "6640"
 
-# variables that change without the caller changing a setting: pytest's for each test it runs, and those a nanny
-# sets in this process for the workers it spawns (the parent's pid; one hash seed for all of them, which forked
-# workers share anyway). Compared, they would have every cluster but the first spawned.
-_CHANGING = frozenset({"PYTEST_CURRENT_TEST", "__DASK_PARENT_PID", "PYTHONHASHSEED"})
+# variables that change without the caller changing a setting: pytest's for each test it runs, and the parent's pid
+# a nanny notes in this process. Compared, they would have every cluster but the first spawned.
+_CHANGING = frozenset({"PYTEST_CURRENT_TEST", "__DASK_PARENT_PID"})
 
 _LOCK = threading.Lock()
-_server_environment: dict[str, str] | None = None  # the environment of the server this process started
-
-
-def _environment() -> dict[str, str]:
-    """The environment a worker started now would have: this process's with dask's pre-spawn variables (which dask
-    also sets in this process, before it starts a worker), the variables of :data:`_CHANGING` left out."""
-    import dask
-
-    if "distributed" not in sys.modules:  # its defaults join dask's configuration when it is imported (0.6 s)
-        _distributed_defaults(dask)
-    extra = dask.config.get("distributed.nanny.pre-spawn-environ", default=None) or {}
-    environment = {**os.environ, **{key: str(value) for key, value in extra.items()}}
-    return {key: value for key, value in environment.items() if key not in _CHANGING}
+_server_environment: dict[str, str] | None = None  # the environment of the server this process started, while it runs
 
 
 def _distributed_defaults(dask) -> None:
@@ -71,37 +65,85 @@ def _distributed_defaults(dask) -> None:
         dask.config.update_defaults(yaml.safe_load(file))
 
 
+def _environment() -> dict[str, str]:
+    """The environment a worker spawned now would have: this process's with what a nanny sets before it spawns one
+    (dask's pre-spawn variables and the hash seed; it sets them in this process too), :data:`_CHANGING` left out."""
+    import dask
+
+    if "distributed" not in sys.modules:  # its defaults join dask's configuration when it is imported (0.6 s)
+        _distributed_defaults(dask)
+    extra = {key: str(value) for key, value in
+             (dask.config.get("distributed.nanny.pre-spawn-environ", default=None) or {}).items()}
+    if extra.get("PYTHONHASHSEED") in (None, "0"):
+        extra["PYTHONHASHSEED"] = DASK_HASH_SEED
+    environment = {**os.environ, **extra}
+    return {key: value for key, value in environment.items() if key not in _CHANGING}
+
+
 def _forks() -> bool:
-    return "forkserver" in multiprocessing.get_all_start_methods()
+    return "forkserver" in multiprocessing.get_all_start_methods() and os.environ.get("ATTSIM_FORKSERVER") != "0"
+
+
+def _launch(environment: dict[str, str]) -> None:
+    """Start the forkserver (unless it runs) with :data:`PRELOAD` and ``environment``, which it inherits when it
+    starts; this process has its own environment back after."""
+    from multiprocessing import forkserver
+
+    # dask's own first use of the forkserver replaces the preload list: set again for a server started again
+    multiprocessing.get_context("forkserver").set_forkserver_preload(list(PRELOAD))
+    before = dict(os.environ)
+    try:
+        os.environ.update({key: value for key, value in environment.items() if os.environ.get(key) != value})
+        forkserver.ensure_running()
+    finally:
+        for key in set(os.environ) - set(before):
+            del os.environ[key]
+        os.environ.update({key: value for key, value in before.items() if os.environ.get(key) != value})
 
 
 def start_server() -> bool:
     """Start the server the campaign's workers are forked from, loading :data:`PRELOAD`, unless it runs already;
-    returns whether the next cluster's workers can be forked from it (False where the platform has no forkserver,
-    when another part of this process started it without attsim's preload, or when the environment has changed
-    since it started). Returns at once: the server loads in its own process."""
+    returns whether the next cluster's workers can be forked from it: False where the platform has no forkserver
+    (or ``ATTSIM_FORKSERVER=0``), when another part of this process started one, or when the environment has
+    changed since this one started. Returns at once: the server loads in its own process."""
     global _server_environment
     if not _forks():
         return False
     from multiprocessing import forkserver
 
     with _LOCK:
-        if _server_environment is not None:
-            forkserver.ensure_running()  # started again should it have died, with the same preload
-            return _environment() == _server_environment
-        if getattr(forkserver._forkserver, "_forkserver_pid", None) is not None:  # someone else's: not ours to load
+        environment = _environment()
+        if _server_environment is None:
+            if getattr(forkserver._forkserver, "_forkserver_pid", None) is not None:  # someone else's
+                return False
+            _server_environment = environment
+        elif environment != _server_environment:
             return False
-        before, environment = dict(os.environ), _environment()
-        multiprocessing.get_context("forkserver").set_forkserver_preload(list(PRELOAD))
-        try:  # the server inherits the environment when it starts; this process has its own back after
-            os.environ.update({key: value for key, value in environment.items() if os.environ.get(key) != value})
-            forkserver.ensure_running()
-        finally:
-            for key in set(os.environ) - set(before):
-                del os.environ[key]
-            os.environ.update({key: value for key, value in before.items() if os.environ.get(key) != value})
-        _server_environment = environment
+        _launch(environment)  # also when it died: started again with the environment it had
         return True
+
+
+def stop_server() -> None:
+    """Stop the server :func:`start_server` started, if it runs (at once, even while it is still loading)."""
+    global _server_environment
+    with _LOCK:
+        if _server_environment is None:
+            return
+        _server_environment = None
+        from multiprocessing import forkserver
+
+        server = forkserver._forkserver
+        pid = getattr(server, "_forkserver_pid", None)
+        if pid is None or not hasattr(server, "_stop"):
+            return
+        if sys.platform != "win32":  # (where a forkserver runs at all)
+            try:
+                os.kill(pid, signal.SIGTERM)  # its preload does not look at the pipe that asks it to stop
+            except ProcessLookupError:
+                pass
+        server._stop()  # reaps it and removes its socket
+        # a forkserver the caller's own pools start later loads what multiprocessing's default names, not attsim
+        multiprocessing.get_context("forkserver").set_forkserver_preload(["__main__"])
 
 
 def local_cluster(workers: int):

@@ -52,7 +52,7 @@ from ..errors import AttsimWarning, InputError
 from . import records as store
 from .applied import check_applied
 from .execute import compile_first, execute
-from .processes import start_server
+from .processes import start_server, stop_server
 from .stats import needs, passes_needed
 from .timeouts import checked_run_timeout
 from .worker import TELEMETRY_MODES, CampaignSpec, RunSpec, mission_dispersions, mission_module
@@ -259,6 +259,8 @@ class Campaign:
                 lock.release()
             if own_client is not None:
                 own_client.close()
+            if client is None:  # its cluster's server, also when the campaign stopped before it had a cluster
+                stop_server()
 
     @contextlib.contextmanager
     def held(self):

@@ -1,19 +1,31 @@
 """The worker processes of a campaign's own cluster (attsim.campaign.processes): forked from a server that has
-loaded a run's code, with the environment the caller has now."""
+loaded a run's code, with the environment a spawned worker would have, and gone with the campaign."""
 
 import os
+import signal
+import subprocess
 import sys
+from multiprocessing import forkserver
+from pathlib import Path
 
 import pytest
 
+from attsim import cli
 from attsim.campaign import processes
 
 pytestmark = pytest.mark.skipif(not processes._forks(), reason="the platform has no forkserver (POSIX only)")
 
 
-def _loaded():
+@pytest.fixture(autouse=True)
+def _no_server_left():
+    yield
+    processes.stop_server()
+    assert getattr(forkserver._forkserver, "_forkserver_pid", None) is None
+
+
+def _seen():
     return ("attsim.engine.mission" in sys.modules and "attsim.campaign.worker" in sys.modules,
-            os.environ.get("OMP_NUM_THREADS"), os.environ.get("ATTSIM_TEST_PROCESSES"))
+            os.environ.get("OMP_NUM_THREADS"), os.environ.get("ATTSIM_TEST_PROCESSES"), hash("attsim"))
 
 
 def _cluster_answers():
@@ -22,17 +34,24 @@ def _cluster_answers():
     cluster = processes.local_cluster(2)
     try:
         with Client(cluster) as client:
-            return list(client.run(_loaded).values())
+            return list(client.run(_seen).values())
     finally:
         cluster.close()
 
 
-def test_a_campaign_worker_starts_with_a_runs_code_loaded_and_dasks_worker_environment(monkeypatch):
+def _spawned_hash() -> int:
+    env = dict(os.environ, PYTHONHASHSEED=processes.DASK_HASH_SEED)
+    return int(subprocess.run([sys.executable, "-c", "print(hash('attsim'))"], env=env, capture_output=True,
+                              text=True, check=True).stdout)
+
+
+def test_a_campaign_worker_starts_with_a_runs_code_loaded_and_what_a_spawned_one_would_have(monkeypatch):
     monkeypatch.delenv("ATTSIM_TEST_PROCESSES", raising=False)
     assert processes.start_server()
-    for loaded, threads, _ in _cluster_answers():
+    for loaded, threads, _, hashed in _cluster_answers():
         assert loaded  # imported by the server, before any run was sent
         assert threads == "1"  # dask's pre-spawn environment reached the forked worker
+        assert hashed == _spawned_hash()  # dask's one hash seed, not the server's random one (helper-31)
     assert processes.start_server()  # dask's setting those in this process too does not count as a change
 
 
@@ -43,3 +62,32 @@ def test_a_variable_set_after_the_server_started_reaches_the_workers(monkeypatch
     assert {answer[2] for answer in _cluster_answers()} == {"set after the server started"}
     monkeypatch.delenv("ATTSIM_TEST_PROCESSES")
     assert processes.start_server()  # as it was: forked again
+
+
+def test_a_server_killed_is_started_again_with_the_environment_it_had_not_the_callers_of_the_moment(monkeypatch):
+    """helper-31: killed, then started again by a campaign whose caller had set a variable meanwhile, the server took
+    that variable; set back, the next campaign's workers were forked from it and ran with the old value."""
+    monkeypatch.delenv("ATTSIM_TEST_PROCESSES", raising=False)
+    processes.start_server()
+    os.kill(forkserver._forkserver._forkserver_pid, signal.SIGKILL)
+    monkeypatch.setenv("ATTSIM_TEST_PROCESSES", "set while the server was dead")
+    assert {answer[2] for answer in _cluster_answers()} == {"set while the server was dead"}  # spawned
+    monkeypatch.delenv("ATTSIM_TEST_PROCESSES")
+    assert {answer[2] for answer in _cluster_answers()} == {None}
+
+
+def test_the_server_goes_with_the_campaign_even_one_refused_at_once(monkeypatch, capsys):
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # where missions/ is
+    processes.start_server()
+    processes.stop_server()
+    assert getattr(forkserver._forkserver, "_forkserver_pid", None) is None
+    assert cli.main(["campaign", "no_such_mission", "--runs", "3"]) == 2  # started, then the input refused
+    assert "no_such_mission" in capsys.readouterr().err
+    assert processes._server_environment is None
+    assert getattr(forkserver._forkserver, "_forkserver_pid", None) is None
+
+
+def test_attsim_forkserver_0_has_every_worker_spawned(monkeypatch):
+    monkeypatch.setenv("ATTSIM_FORKSERVER", "0")
+    assert not processes.start_server()
+    assert all(not loaded for loaded, *_ in _cluster_answers())  # a spawned worker imports on its first run
