@@ -116,10 +116,13 @@ def start_server() -> bool:
         if _server_environment is None:
             if getattr(forkserver._forkserver, "_forkserver_pid", None) is not None:  # someone else's
                 return False
-            _server_environment = environment
         elif environment != _server_environment:
             return False
-        _launch(environment)  # also when it died: started again with the environment it had
+        try:
+            _launch(environment)  # also when it died: started again with the environment it had
+        except OSError:  # no server here after all (e.g. a sandbox without Unix sockets): dask's spawned workers
+            return False
+        _server_environment = environment
         return True
 
 

@@ -91,3 +91,13 @@ def test_attsim_forkserver_0_has_every_worker_spawned(monkeypatch):
     monkeypatch.setenv("ATTSIM_FORKSERVER", "0")
     assert not processes.start_server()
     assert all(not loaded for loaded, *_ in _cluster_answers())  # a spawned worker imports on its first run
+
+
+def test_a_server_that_cannot_start_leaves_the_workers_spawned(monkeypatch):
+    """Where the forkserver cannot start after all (a sandbox refusing its Unix socket), the campaign still runs."""
+    def refused():
+        raise PermissionError("socket: operation not permitted")
+
+    monkeypatch.setattr(forkserver, "ensure_running", refused)
+    assert not processes.start_server() and processes._server_environment is None
+    assert all(not loaded for loaded, *_ in _cluster_answers())
