@@ -15,7 +15,7 @@ import html
 import numpy as np
 
 from .actuators import limited_intervals
-from .runinfo import applied_torque, components, environment_effects, given_field, judged, method_label, timing
+from .runinfo import applied_torque, components, environment_effects, judged, method_label, timing
 from .style import fmt, fmt_vector
 
 _esc = html.escape
@@ -200,9 +200,11 @@ def saturation_lines(tel) -> list[tuple[str, str]]:
     return lines
 
 
-def _environment_rows(env: dict) -> str:
-    if not env:
-        return "none"
+def _environment_rows(meta: dict) -> str:
+    env = meta.get("environment")
+    if not env:  # a field given without an environment is its one effect
+        effects = environment_effects(meta)
+        return _esc(", ".join(effects)) if effects else "none"
     rows = []
     for key, value in env.items():
         if key == "tle" and isinstance(value, list):
@@ -293,8 +295,7 @@ def summary(tel, criteria, kind_sentence: str) -> str:
         ("Max step, telemetry step [s]", _esc(f"{fmt(meta.get('max_step_s'))}, {fmt(meta.get('telemetry_dt_s'))}")),
         ("Simulated time [s]", _esc(f"{fmt(end, 6)} of {fmt(duration, 6)}")),
         ("Components", parts),
-        ("Environment", _environment_rows(meta.get("environment")) if not given_field(meta)
-         else _esc(f"{given_field(meta)}; no orbit, no other effect")),
+        ("Environment", _environment_rows(meta)),
         ("Versions", _esc(", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items()))),
     ]
     return ("".join(banners) + verdict(criteria, meta) + criteria_table(criteria) + _assumptions(tel, knowledge_row)
