@@ -18,7 +18,7 @@ import threading
 import time
 
 from . import timeouts
-from .processes import local_cluster, stop_server
+from .processes import local_cluster
 from .timeouts import START_TOPIC, CampaignStuckError, Overdue, RunClock, recover_worker, timeout_message
 from .worker import compile_units, run_many
 
@@ -88,7 +88,6 @@ def execute(specs, client, workers, state, bar, on_start, run_timeout_s: float |
             own_client.close()
         if cluster is not None:
             cluster.close()
-            stop_server()  # what its workers were forked from: not left to the caller's other process pools
 
 
 def _exception_message(exc) -> str:

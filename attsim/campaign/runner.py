@@ -259,8 +259,8 @@ class Campaign:
                 lock.release()
             if own_client is not None:
                 own_client.close()
-            if client is None:  # its cluster's server, also when the campaign stopped before it had a cluster
-                stop_server()
+            if client is None:  # its cluster's server, also when the campaign stopped before it had a cluster:
+                stop_server()  # nothing of it is left to the caller's other process pools
 
     @contextlib.contextmanager
     def held(self):
