@@ -258,6 +258,7 @@ def _cmd_report(args) -> int:
 def _cmd_compile(args) -> int:
     from .engine import precompile
     from .engine.backend import missing
+    from .engine.compile_record import print_compiled
     from .script_runs import build_missions
 
     jobs = positive_int(args.jobs, "--jobs")
@@ -273,7 +274,7 @@ def _cmd_compile(args) -> int:
         missions, _ = build_missions(module.build)
         done = [name for mission in missions for name in mission.compile(jobs)]
     else:
-        done = precompile.compile_all(say=lambda message: print(f"attsim: {message}", flush=True), jobs=jobs)
+        done = precompile.compile_all(say=print_compiled, jobs=jobs)
     print(f"{len(done)} units compiled" + ("" if done else ": every one was on this machine already"))
     return EXIT_OK
 

@@ -23,6 +23,7 @@ from .._core.jit import cache_root
 from ..telemetry.lock import RunLock
 
 __all__ = ["compiling", "remember", "compile_estimate", "directory", "announce", "announce_compiled", "notice",
+           "compiled_line", "print_compiled",
            "LOCK_DIR_NAME", "DEFAULT_COMPILE_S", "LOG_FILE_NAME"]
 
 LOCK_DIR_NAME = "attsim-compile"
@@ -80,9 +81,19 @@ def announce(names: list[str]) -> None:
     print(f"attsim: {notice(names)}", file=sys.stderr, flush=True)
 
 
+def compiled_line(name: str, seconds: float) -> str:
+    """What is said of the unit ``name`` once it compiled, in ``seconds``."""
+    return f"compiled {name} ({seconds:.1f} s)"
+
+
 def announce_compiled(name: str, seconds: float) -> None:
     """Say on stderr that the unit ``name`` compiled, in ``seconds`` (after :func:`announce`, one line a unit)."""
-    print(f"attsim:   compiled {name} ({seconds:.1f} s)", file=sys.stderr, flush=True)
+    print(f"attsim:   {compiled_line(name, seconds)}", file=sys.stderr, flush=True)
+
+
+def print_compiled(name: str, seconds: float) -> None:
+    """Say on stdout that the unit ``name`` compiled: ``attsim compile``'s own output, a line a unit."""
+    print(f"attsim: {compiled_line(name, seconds)}", flush=True)
 
 
 @contextmanager

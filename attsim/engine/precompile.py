@@ -41,7 +41,8 @@ from ..ensemble.ensemble import step_units as ensemble_step_units
 from ..integrators import REGISTRY
 from ..telemetry.lock import RunLock
 from .backend import Need, RunUnits, advance_needs, loop_needs, missing
-from .compile_record import LOG_FILE_NAME, announce, compile_estimate, compiling, directory, remember
+from .compile_record import (LOG_FILE_NAME, announce, announce_compiled, compile_estimate, compiling, directory,
+                             print_compiled, remember)
 from .component import Component
 from .plant import WRITE_HEAD, advance_unit_for
 from .world import KIND_PARTS, example_world, world_signatures
@@ -106,7 +107,8 @@ PROCESS_LIMIT_MB = 360
 
 def compile_all(needs=None, say=None, jobs: int = 1) -> dict:
     """Compile the units of ``needs`` (default: :func:`all_needs`) not yet on disk, under the machine-wide lock;
-    returns ``{unit: seconds}`` of those it compiled.
+    returns ``{unit: seconds}`` of those it compiled, each said as it is done by ``say(unit, seconds)`` when given
+    (:func:`~attsim.engine.compile_record.print_compiled`, :func:`~attsim.engine.compile_record.announce_compiled`).
 
     Every unit (``needs`` None: ``attsim compile``, the background compile) is compiled in processes of their
     own while this one holds the lock: ``jobs`` at a time (``attsim compile --jobs N``; numba compiles on one
@@ -141,7 +143,7 @@ def _compile(needs, say, limit_mb: float = math.inf) -> dict:
             if record.compiled:
                 done[need.unit.name] = record.seconds
                 if say is not None:
-                    say(f"compiled {need.unit.name} ({record.seconds:.1f} s)")
+                    say(need.unit.name, record.seconds)
     remember(done)
     return done
 
@@ -186,7 +188,7 @@ def _compile_shared(needs, jobs: int, say) -> dict:
                 done[name] = float(seconds)
                 compiled += 1
                 if say is not None:
-                    say(f"compiled {name} ({float(seconds):.1f} s)")
+                    say(name, float(seconds))
             if child.wait() != 0:
                 raise RuntimeError(f"a compiling process failed (exit {child.returncode}); run 'attsim compile' for "
                                    "its error")
@@ -204,12 +206,11 @@ def compile_needs(needs, jobs: int = 1) -> list[str]:
     absent = missing(needs)
     if not absent:
         return []
-    say = _stderr
     announce(absent)
-    done = list(compile_all(needs, say=lambda message: say("  " + message), jobs=jobs))
+    done = list(compile_all(needs, say=announce_compiled, jobs=jobs))
     if len(done) < len(absent):  # "compiling 12 units" then "11 compiled" must not read as one lost
-        say(f"  the other {len(absent) - len(done)} were on disk by their turn (compiled by another process, such as "
-            "the background compile, or along with a unit that calls them)")
+        _stderr(f"  the other {len(absent) - len(done)} were on disk by their turn (compiled by another process, such "
+                "as the background compile, or along with a unit that calls them)")
     return done
 
 
@@ -262,7 +263,7 @@ def main(argv=None) -> int:
             print(name, seconds, flush=True)
         return 0
     start = time.perf_counter()
-    done = compile_all(say=lambda message: print(f"attsim: {message}", flush=True), jobs=max(args.jobs, 1))
+    done = compile_all(say=print_compiled, jobs=max(args.jobs, 1))
     print(f"attsim: {len(done)} units compiled in {time.perf_counter() - start:.0f} s", flush=True)
     peak = max(peak_memory_mb(), peak_memory_mb(children=True))  # for tools/bench_coldstart.py
     if peak > 0.0:
