@@ -26,9 +26,9 @@ import numpy as np
 from .._core.jit import LOOP_INLINED, njit
 
 __all__ = ["WheelBank", "WORK_COLUMNS", "empty_wheel_bank", "wheel_speed", "relative_speed", "beyond_limit",
-           "pushes_past_limit", "speed_stop_due", "wheel_command", "wheel_commands", "wheels_total",
-           "wheels_relative_momentum", "saturate_bars", "magnetorquer_dipole", "magnetorquer_bars", "SATURATION_NONE",
-           "SATURATION_START", "SATURATION_END"]
+           "pushes_past_limit", "speed_stop_due", "speed_stop_free_rate2", "wheel_command", "wheel_commands",
+           "wheels_total", "wheels_relative_momentum", "saturate_bars", "magnetorquer_dipole", "magnetorquer_bars",
+           "SATURATION_NONE", "SATURATION_START", "SATURATION_END"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy", **LOOP_INLINED)  # attsim._core.jit: inlined, no refcounts
 
@@ -118,6 +118,47 @@ def speed_stop_due(h_Nms, torque, inertia_kg_m2, max_speed_rad_s, a, w, dt):
     (:func:`attsim.engine.plant.speed_stops`)."""
     speed = relative_speed(h_Nms + torque * dt, inertia_kg_m2, a, w)
     return torque != 0.0 and beyond_limit(speed, torque, max_speed_rad_s), speed
+
+
+# speed_stop_free_rate2's margin, relative: the speed bound is kept this far below the limit (and the squared rate
+# this far below its square), a million times the round-off of computing a speed (a few units in the last place
+# of |h|/I and |a·ω|), so a speed the exact check would find at its limit is never left out
+_FREE_RATE_MARGIN = 1e-9
+
+
+@njit(**_JIT)
+def speed_stop_free_rate2(bank, span_s):
+    """The squared body rate below which no wheel of ``bank`` can be due a speed stop (:func:`speed_stop_due`)
+    within ``span_s`` of now, its motor torques held (rad²/s²): ``inf`` when no wheel has a torque, ``-1`` when
+    one may be due at any rate.
+
+    Wheel ``j`` is due only when its torque ``τ_j`` is not zero and its
+    speed reaches its limit ``Ω_max,j``; at a time ``dt`` ≤ ``span_s`` ahead,
+    with ``|a·ω| ≤ ‖a‖₁ ‖ω‖₂``,
+
+    ``|Ω_j| = |(h_j + τ_j dt) / I_j - a_j·ω| ≤ (|h_j| + |τ_j| span) / I_j + ‖a_j‖₁ ‖ω‖``,
+
+    so none is due while ``‖ω‖ < min_j (Ω_max,j - (|h_j| + |τ_j| span) / I_j) / ‖a_j‖₁``
+    over the wheels with a torque. A filter for a caller that checks many
+    bodies each step (:mod:`attsim.ensemble.kernels`): a rate at or above
+    the bound calls for the exact check, which alone decides; the bound is
+    kept below it by far more than round-off, so that the filter never
+    hides a stop that check would find. A wheel stopped on the way (its torque now zero, its
+    momentum brought to that time) keeps within the same bound.
+    """
+    free = math.inf
+    for j in range(bank.axis.shape[0]):
+        torque = bank.torque_Nm[j]
+        if torque == 0.0:
+            continue
+        a = bank.axis[j]
+        limit = bank.max_speed_rad_s[j]
+        reach = (abs(bank.h_Nms[j]) + abs(torque) * span_s) / bank.inertia_kg_m2[j]
+        rate = (limit - reach - _FREE_RATE_MARGIN * (limit + reach)) / (abs(a[0]) + abs(a[1]) + abs(a[2]))
+        if not rate > 0.0:  # at or past its limit already, or not a number: every rate is checked
+            return -1.0
+        free = min(free, rate * rate * (1.0 - _FREE_RATE_MARGIN))
+    return free
 
 
 @njit(**_JIT)

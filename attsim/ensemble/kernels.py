@@ -46,7 +46,7 @@ from .._core.bind import bind_globals
 from .._core.jit import JIT, LOOP_CALLED, LOOP_INLINED, njit
 from .._core.timegrid import grid_time
 from .._core.units import Unit, as_function
-from ..actuators.kernels import WheelBank, saturate_bars, speed_stop_due, wheel_command, wheels_total
+from ..actuators.kernels import WheelBank, saturate_bars, speed_stop_free_rate2, wheel_command, wheels_total
 from ..engine.checks import SOUND, state_fault
 from ..engine.plant import (PlantInputs, hold_wheels_to, plant_torque, plant_torque_no_environment, speed_stops,
                             stop_wheels, substep, substep_count)
@@ -61,18 +61,19 @@ __all__ = ["chunk_unit", "STEP_UNIT", "STEP_OPTIONS", "step_signatures", "STOPPE
 STOPPED = -1
 
 # bodies a thread steps together: a multiple of the vector width (4 doubles), and few enough that the chunk's
-# scratch (scratch_rows: 56 rows of CHUNK doubles with three wheels, 28 kB) stays in the core's 32 kB level-1 cache
+# scratch (scratch_rows: 57 rows of CHUNK doubles with three wheels, 29 kB) stays in the core's 32 kB level-1 cache
 CHUNK = 64
 # the scratch's rows (each CHUNK wide, entry b for the chunk's body b): the method's state q_IB (4) and ω (3); the
 # advance's start t0, its span t1 - t0 and its sub-step count; the held inputs' start (PlantInputs.t0_s: t0, or
 # the last speed stop), external torque, dipole, wheel torque and momentum (body axes, 3 each); J and J⁻¹
 # (row-major, 9 each); the speed stops recorded, the time the wheels are held to at the end (t1, or where the
-# method stopped) and 1.0 when the method stopped
+# method stopped), 1.0 when the method stopped, and the squared body rate below which no wheel can be due a speed
+# stop this advance (attsim.actuators.kernels.speed_stop_free_rate2)
 S_Q, S_W, S_T0, S_SPAN, S_N, S_REF, S_EXT, S_M, S_TAU_W, S_H_W = 0, 4, 7, 8, 9, 10, 11, 14, 17, 20
-S_J, S_JINV, S_STOPS, S_END, S_STOPPED = 23, 32, 41, 42, 43
+S_J, S_JINV, S_STOPS, S_END, S_STOPPED, S_FREE_RATE2 = 23, 32, 41, 42, 43, 44
 # then WHEEL_ROWS rows a wheel, wheel j's from row S_WHEELS + WHEEL_ROWS j: its motor torque and momentum (at the
 # held inputs' start), spin inertia and speed limit
-S_WHEELS, WHEEL_ROWS = 44, 4
+S_WHEELS, WHEEL_ROWS = 45, 4
 W_TORQUE, W_H, W_INERTIA, W_LIMIT = 0, 1, 2, 3
 
 
@@ -172,6 +173,7 @@ def begin_body(k, b, s, t0, t1, n, state, commands, wheels, dipole_max, dipole_s
         s[(S_JINV + i) * CHUNK + b] = Jinv[k, i]
     s[S_T0 * CHUNK + b], s[S_SPAN * CHUNK + b], s[S_N * CHUNK + b], s[S_REF * CHUNK + b] = t0, t1 - t0, float(n), t0
     s[S_STOPS * CHUNK + b], s[S_END * CHUNK + b], s[S_STOPPED * CHUNK + b] = 0.0, t1, 0.0
+    s[S_FREE_RATE2 * CHUNK + b] = speed_stop_free_rate2(bank, t1 - t0)
     for j in range(bank.axis.shape[0]):
         r = (S_WHEELS + WHEEL_ROWS * j) * CHUNK + b
         s[r + W_TORQUE * CHUNK], s[r + W_H * CHUNK] = bank.torque_Nm[j], bank.h_Nms[j]
@@ -193,25 +195,20 @@ def substep_chunk(s, count, i, max_step_s, params, env):
         _put3(s, S_W, b, w)
 
 
-def stops_due(s, count, i, max_step_s, axis, params):
-    """How many of the chunk's bodies the method must stop after sub-step ``i``, and how many of their wheels a
-    speed stop is due for (:func:`~attsim.actuators.kernels.speed_stop_due`, the plant's own check): 0, the usual
-    case, lets the chunk skip :func:`after_substep`. Loops over the bodies innermost that store nothing, so
-    vectorised. A template (``must_stop``, ``output_state``: the method's)."""
+def stops_due(s, count, i, params):
+    """How many of the chunk's bodies the method must stop after sub-step ``i``, or may have a wheel due a speed
+    stop: 0, the usual case, lets the chunk skip :func:`after_substep`, whose exact check alone decides. A wheel
+    can be due only when the body turns at least as fast as the bound its advance began with (the row
+    ``S_FREE_RATE2``, :func:`~attsim.actuators.kernels.speed_stop_free_rate2`), so one comparison a body stands
+    for the check of every wheel. A loop over the bodies that stores nothing, so vectorised. A template
+    (``must_stop``, ``output_state``: the method's)."""
     due = 0
     for b in range(count):
-        due += 1 if i < s[S_N * CHUNK + b] and must_stop(_state(s, b), params) else 0  # noqa: F821
-    for j in range(axis.shape[0]):
-        a, r = (axis[j, 0], axis[j, 1], axis[j, 2]), S_WHEELS + WHEEL_ROWS * j
-        wheel = s[r * CHUNK:(r + WHEEL_ROWS) * CHUNK]  # its rows: indexed from a constant, vector loads
-        for b in range(count):
-            n = s[S_N * CHUNK + b]
-            t_i, h = substep(s[S_T0 * CHUNK + b], s[S_SPAN * CHUNK + b], max_step_s, i, n)
-            _, w = output_state(_state(s, b), _row9(s, S_J, b), params)  # noqa: F821
-            stop, _ = speed_stop_due(wheel[W_H * CHUNK + b], wheel[W_TORQUE * CHUNK + b],
-                                     wheel[W_INERTIA * CHUNK + b], wheel[W_LIMIT * CHUNK + b], a, w,
-                                     t_i + h - s[S_REF * CHUNK + b])
-            due += 1 if stop and i < n else 0
+        x = _state(s, b)
+        _, w = output_state(x, _row9(s, S_J, b), params)  # noqa: F821
+        rate2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
+        candidate = must_stop(x, params) or rate2 >= s[S_FREE_RATE2 * CHUNK + b]  # noqa: F821
+        due += 1 if i < s[S_N * CHUNK + b] and candidate else 0
     return due
 
 
@@ -304,7 +301,7 @@ def step_chunk(c, state, steps, period_s, max_step_s, wheel_cmd, dipole_cmd, tau
                            wheels, dipole_max, dipole_scale, dipole, J, Jinv, params)
     for i in range(substeps):
         substep_chunk(s, count, i, max_step_s, params, env)  # noqa: F821
-        if stops_due(s, count, i, max_step_s, axis, params) > 0:  # noqa: F821
+        if stops_due(s, count, i, params) > 0:  # noqa: F821
             after_chunk(lo, count, i, s, wheels, stops, max_step_s, params, env)  # noqa: F821
     finish_chunk(lo, count, s, state, steps, wheels, max_step_s, params, status)  # noqa: F821
     return count
