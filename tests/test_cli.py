@@ -112,6 +112,37 @@ def test_console_script_is_installed():
     assert result.returncode == 0 and "rk4" in result.stdout
 
 
+def test_the_console_script_ends_with_users_files_flushed_and_their_finalizers_run(tmp_path):
+    # the console script sets the collector's objects aside before the exit (cli.console): a file a script left
+    # open and unflushed, and an object with a finalizer in a cycle of garbage made at the run's very end, are
+    # still written as a plain Python exit writes them
+    script = _script(tmp_path, f"""
+        import attsim
+
+        LOG = open({str(tmp_path / "log.txt")!r}, "w")
+        LOG.write("written at import, never flushed")
+
+        class Marker:
+            def __del__(self):
+                with open({str(tmp_path / "marker.txt")!r}, "w") as f:
+                    f.write("finalized")
+
+        def build(out_dir=None):
+            return attsim.Mission("quick", [1.0, 2.0, 2.5], (0.01, 0.2, 0.01), duration=2.0, out_dir=out_dir)
+
+        def criteria(tel):
+            marker = Marker()
+            marker.cycle = marker  # garbage only the collector finds
+            del marker
+            return {{}}
+    """)
+    result = subprocess.run([str(EXE), "run", str(script), "--no-report", "--out", str(tmp_path / "run")],
+                            capture_output=True, text=True, env=os.environ)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "log.txt").read_text() == "written at import, never flushed"
+    assert (tmp_path / "marker.txt").read_text() == "finalized"
+
+
 # --- failures are one line on stderr with a distinct exit code (audit items 12, 15, 17, 18) ---------------------------
 
 EXE = Path(sys.executable).with_name("attsim")
