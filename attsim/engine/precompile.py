@@ -77,7 +77,7 @@ def all_needs():
         for unit, kind in (part.class_units(cls) if part is not None and hasattr(part, "class_units") else []):
             needs.append(Need(unit, kinds[kind], {}))
     needs.append(Need(WRITE_HEAD, sig.write, {}))
-    methods = [cls for cls in REGISTRY.values() if getattr(cls, "mission_ready", False)]
+    methods = [REGISTRY[name] for name in REGISTRY.mission_ready()]
     for integrator in methods:
         for integrated in (False, True):
             needs.append(Need(advance_unit_for(integrator, integrated), sig.advance, {}))

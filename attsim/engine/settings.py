@@ -32,7 +32,7 @@ def engine_methods() -> tuple:
     """The integrators a mission can use (computed on use: the registry imports the compiled integrators)."""
     from ..integrators import REGISTRY
 
-    return tuple(key for key, cls in REGISTRY.items() if getattr(cls, "mission_ready", False))
+    return REGISTRY.mission_ready()
 
 
 def _method(mission, value) -> str:

@@ -2,6 +2,9 @@
 independent references (tests/reference.py: NumPy right-hand side under
 scipy's DOP853 at 1e-13), singularity handling, and refusals."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -256,6 +259,24 @@ def test_methods_lists_every_integrator_with_a_description():
     assert set(listed) == {"rk4", "rkn", "dop853", "exact", "split2", "split4", "split6", "split_exact", "dmv", "rkmk4",
                            "dcm", "euler321"}
     assert all(isinstance(d, str) and len(d) > 20 for d in listed.values())
+
+
+def test_the_closed_form_methods_load_on_use_and_none_of_them_runs_in_a_mission():
+    # the registry imports exact and split_exact (and scipy.special with them) when first asked for their class;
+    # it may say which methods a mission can use without them only because neither is one
+    code = ("import sys; from attsim.integrators import REGISTRY; from attsim.engine.settings import engine_methods; "
+            "import attsim.engine.mission; methods = engine_methods(); "
+            "before = 'scipy.special' in sys.modules or 'attsim.integrators.exact' in sys.modules; "
+            "exact = REGISTRY['exact']; print(before, exact.name, 'scipy.special' in sys.modules, *methods)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, name, after, *methods = result.stdout.split()
+    assert (before, name, after) == ("False", "exact", "True")
+    assert set(methods) == {"rk4", "rkn", "rkmk4", "dcm", "euler321"}
+    from attsim.integrators import _ON_USE, REGISTRY
+
+    for method in _ON_USE:
+        assert REGISTRY[method].name == method and not REGISTRY[method].mission_ready
+    assert list(REGISTRY.mission_ready()) == [name for name, cls in REGISTRY.items() if cls.mission_ready]
 
 
 @pytest.mark.parametrize(
