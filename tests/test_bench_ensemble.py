@@ -14,8 +14,7 @@ from tools.peers import bsk_rl_env  # noqa: E402
 
 
 @pytest.mark.skipif(bsk_rl_env.available(), reason="bsk_rl is installed here: the benchmark measures it")
-def test_bsk_rl_comparison_is_skipped_without_bsk_rl(monkeypatch):
-    monkeypatch.setenv("OMP_WAIT_POLICY", "PASSIVE")  # what the benchmark's import would set, undone afterwards
+def test_bsk_rl_comparison_is_skipped_without_bsk_rl():
     from tools import bench_ensemble
 
     lines = bench_ensemble.bsk_rl_lines(attsim_simulated=2e5, attsim_simulated_per_cpu=1e5, repeats=1)
