@@ -8,7 +8,18 @@ server starts with all of it. Nothing else imports this module.
 
 from __future__ import annotations
 
+import signal
+import threading
+
+# Ctrl-C at the terminal reaches the server too (it is in the caller's process group): while it loads, the
+# interrupt ended it with a traceback under the caller's own message (multiprocessing shields the server from it
+# only once its preload is done). The caller stops the server itself (processes.stop_server), so the interrupt is
+# ignored until the imports are done; then the handler is put back, and the workers forked later have it as a
+# spawned worker has it.
+_MAIN = threading.current_thread() is threading.main_thread()  # (signals are set from the main thread only)
+_INTERRUPT = signal.signal(signal.SIGINT, signal.SIG_IGN) if _MAIN else None
 try:
+    import distributed  # noqa: F401 - dask's worker
     from numba.core.registry import cpu_target
 
     from .. import actuators, control, environment, estimation, guidance, sensors, studies  # noqa: F401
@@ -25,3 +36,6 @@ try:
 # worker would start); a worker imports what it needs again, and a failure then is its run's error record
 except Exception:  # noqa: BLE001
     pass
+finally:
+    if _MAIN:
+        signal.signal(signal.SIGINT, _INTERRUPT)

@@ -37,8 +37,9 @@ import threading
 
 __all__ = ["PRELOAD", "start_server", "stop_server", "local_cluster"]
 
-# what a campaign run imports before it starts: dask's worker, then attsim's run and every component kind
-PRELOAD = ("distributed", "attsim.campaign.preload")
+# what a campaign run imports before it starts (dask's worker, attsim's run and every component kind), in one module
+# that keeps Ctrl-C from the server while it loads
+PRELOAD = ("attsim.campaign.preload",)
 # the hash seed a nanny gives the workers it spawns unless dask's configuration names one (distributed.nanny)
 DASK_HASH_SEED = "6640"
 

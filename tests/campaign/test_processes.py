@@ -101,3 +101,34 @@ def test_a_server_that_cannot_start_leaves_the_workers_spawned(monkeypatch):
     monkeypatch.setattr(forkserver, "ensure_running", refused)
     assert not processes.start_server() and processes._server_environment is None
     assert all(not loaded for loaded, *_ in _cluster_answers())
+
+
+INTERRUPTED_WHILE_LOADING = """
+import multiprocessing, os, signal, sys, time
+from multiprocessing import forkserver
+from attsim.campaign import processes
+
+def interrupt_handler_of_a_worker():
+    sys.exit(0 if signal.getsignal(signal.SIGINT) is signal.default_int_handler else 3)
+
+if __name__ == "__main__":
+    assert processes.start_server()
+    pid = forkserver._forkserver._forkserver_pid
+    time.sleep(0.3)
+    os.kill(pid, signal.SIGINT)  # what Ctrl-C at the terminal sends the whole process group, while the server loads
+    worker = multiprocessing.get_context("forkserver").Process(target=interrupt_handler_of_a_worker)
+    worker.start()
+    worker.join()
+    print(worker.exitcode, forkserver._forkserver._forkserver_pid == pid)
+    processes.stop_server()
+"""
+
+
+def test_ctrl_c_while_the_server_loads_leaves_it_serving_quietly_and_its_workers_interruptible(tmp_path):
+    script = tmp_path / "interrupt.py"
+    script.write_text(INTERRUPTED_WHILE_LOADING)
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                            env={key: value for key, value in os.environ.items() if key != "ATTSIM_FORKSERVER"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["0", "True"]  # the worker handles Ctrl-C as any Python process; same server
+    assert "Traceback" not in result.stderr and "KeyboardInterrupt" not in result.stderr, result.stderr
