@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import gc
 import importlib
 import os
 import sys
@@ -352,21 +351,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console(argv: list[str] | None = None) -> int:
-    """The ``attsim`` console script: :func:`main`, then the process made ready to end at once.
+    """The ``attsim`` console script: :func:`main`, and the process ends as a plain Python exit.
 
-    Python's exit walks every object a process holds, several times, to find
-    cycles of garbage (0.3-0.6 s in a process that loaded numba, pandas and
-    distributed: a warm campaign's last tenth). The garbage there is now is
-    collected here, its finalizers run as the exit would run them, and what
-    is left, all of it still in use, is set aside from those walks
-    (:func:`gc.freeze`): the exit then frees it by reference counts alone,
-    which closes and flushes what it must. Only the console script does
-    this: a caller of :func:`main` goes on with its own process.
+    No :func:`gc.freeze` before the exit (it would spare the exit's
+    collections, 0.3-0.6 s of a process holding numba, pandas and
+    distributed): the objects it sets aside include those a user's code
+    still holds when the command ends, which only those collections free
+    (a helper module's logger in a reference cycle, a script an atexit
+    handler keeps): their files were never flushed, their finalizers never
+    ran (tests/test_cli.py).
     """
-    code = main(argv)
-    gc.collect()
-    gc.freeze()
-    return code
+    return main(argv)
 
 
 if __name__ == "__main__":  # pragma: no cover
