@@ -350,19 +350,5 @@ def main(argv: list[str] | None = None) -> int:
     return _guard(lambda: args.func(args), args.debug)
 
 
-def console(argv: list[str] | None = None) -> int:
-    """The ``attsim`` console script: :func:`main`, and the process ends as a plain Python exit.
-
-    No :func:`gc.freeze` before the exit (it would spare the exit's
-    collections, 0.3-0.6 s of a process holding numba, pandas and
-    distributed): the objects it sets aside include those a user's code
-    still holds when the command ends, which only those collections free
-    (a helper module's logger in a reference cycle, a script an atexit
-    handler keeps): their files were never flushed, their finalizers never
-    ran (tests/test_cli.py).
-    """
-    return main(argv)
-
-
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(console())
+    sys.exit(main())
