@@ -48,6 +48,9 @@ class _Registry(Mapping):
     def __len__(self) -> int:
         return len(self._order)
 
+    def __contains__(self, name) -> bool:  # (Mapping's would look the class up, importing it)
+        return name in self._order
+
     def mission_ready(self) -> tuple[str, ...]:
         """The names of the methods a mission can use (``mission_ready``), without importing the others."""
         return tuple(name for name in self._order if name not in _ON_USE and self[name].mission_ready)

@@ -265,7 +265,7 @@ def test_the_closed_form_methods_load_on_use_and_none_of_them_runs_in_a_mission(
     # the registry imports exact and split_exact (and scipy.special with them) when first asked for their class;
     # it may say which methods a mission can use without them only because neither is one
     code = ("import sys; from attsim.integrators import REGISTRY; from attsim.engine.settings import engine_methods; "
-            "import attsim.engine.mission; methods = engine_methods(); "
+            "import attsim.engine.mission; methods = engine_methods(); assert 'exact' in REGISTRY; "
             "before = 'scipy.special' in sys.modules or 'attsim.integrators.exact' in sys.modules; "
             "exact = REGISTRY['exact']; print(before, exact.name, 'scipy.special' in sys.modules, *methods)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
