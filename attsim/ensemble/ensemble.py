@@ -33,7 +33,7 @@ import pandas as pd
 
 from .._core.timegrid import grid_time
 from .._core.units import call_is_cached, compile_unit, jit_address, unit_is_cached
-from .._core.validate import finite_array, one_of, positive_scalar, unit_quaternion, vector3
+from .._core.validate import finite_array, int_in, one_of, positive_scalar, unit_quaternion, vector3
 from ..actuators.devices import Magnetorquer, ReactionWheel
 from ..actuators.kernels import WORK_COLUMNS, WheelBank
 from ..dispersions import checked as checked_dispersions
@@ -279,10 +279,12 @@ class Ensemble:
             raise InputError(field, "must be > 0 for every body and wheel", f"min {array.min():g}")
         return array
 
-    def body_parameters(self, k: int, seed: int | None = None) -> dict:
+    def body_parameters(self, k: int, seed: int | None = None, seed_body: int | None = None) -> dict:
         """Body ``k``'s inertia (3x3), ``omega0`` and ``q0``, checked as a Mission checks them: the nominal values,
-        or its draws of :attr:`dispersions` as run ``k`` of a campaign seeded ``seed`` (default: the ensemble's)."""
-        drawn = draw_parameters(self.dispersions, self.seed if seed is None else seed, k) if self.dispersions else {}
+        or its draws of :attr:`dispersions` as run ``k`` (``seed_body`` when given) of a campaign seeded ``seed``
+        (default: the ensemble's)."""
+        run = k if seed_body is None else seed_body
+        drawn = draw_parameters(self.dispersions, self.seed if seed is None else seed, run) if self.dispersions else {}
         return {name: self._checked(name, drawn[name], k, True) if name in drawn else
                 self._checked(name, array[k], k, False) if per_body else self._shared[name]
                 for name, (array, per_body) in self._nominal.items()}
@@ -340,8 +342,9 @@ class Ensemble:
         self._generators = [None] * n
         self.readings_array = np.full((n, count, 3), np.nan)
 
-    def _restart_sensors(self, index, seeds) -> None:
-        """Each sensor of ``bodies`` at its start: no sample yet, its stream from the body's Mission seed."""
+    def _restart_sensors(self, index, seeds, seed_body=None) -> None:
+        """Each sensor of ``bodies`` at its start: no sample yet, its stream from the body's Mission seed (that of
+        body ``seed_body`` when given)."""
         self._sensor_bias[index] = 0.0
         self._sensor_last_t[index] = np.nan
         self._sampled[index] = -1
@@ -349,7 +352,7 @@ class Ensemble:
         if not self._sensors:
             return
         for i, k in enumerate(index):
-            seed = run_seed(self.seed if seeds is None else seeds[i], int(k))
+            seed = run_seed(self.seed if seeds is None else seeds[i], int(k) if seed_body is None else seed_body)
             self._generators[k] = [np.random.default_rng(s) for s in
                                    np.random.SeedSequence(seed).spawn(len(self._sensors))]
             self._position[k] = self._normals.shape[2]  # exhausted: the first sample draws the first block
@@ -389,16 +392,22 @@ class Ensemble:
 
     # --- resetting bodies ---------------------------------------------------
 
-    def reset(self, bodies=None, seeds=None, *, q0=None, omega0=None, wheel_speed0_rad_s=None) -> None:
+    def reset(self, bodies=None, seeds=None, *, q0=None, omega0=None, wheel_speed0_rad_s=None,
+              seed_body=None) -> None:
         """Put ``bodies`` (indices, a boolean mask or None: all) back at their initial state, at t = 0.
 
         With ``seeds`` (one per body reset), body ``k`` takes the parameters
-        body ``k`` of an ensemble seeded ``seeds[i]`` would have. ``q0``
+        and sensor noise streams body ``k`` of an ensemble seeded
+        ``seeds[i]`` would have; with ``seed_body`` too, those of that body
+        instead (the reinforcement-learning vector environment gives 0:
+        each of its environments then runs as a single one seeded alike). ``q0``
         ``(m, 4)``, ``omega0`` ``(m, 3)`` and ``wheel_speed0_rad_s``
         ``(m, wheels)``, one row per body reset, replace those initial values
         (a reinforcement-learning reset draws them for many bodies at once).
         """
         index = self._indices(bodies)
+        if seed_body is not None:
+            seed_body = int_in(seed_body, "seed_body", 0)
         if seeds is not None:
             seeds = [self._seed(s) for s in np.atleast_1d(np.asarray(seeds, dtype=object))]
             if len(seeds) != len(index):
@@ -407,13 +416,13 @@ class Ensemble:
         if seeds is None and not self.dispersions and not any(per_body for _, per_body in self._nominal.values()):
             self._reset_shared(index)
         else:
-            self._reset_each(index, seeds)
+            self._reset_each(index, seeds, seed_body)
         for array in (self.wheel_torque_Nm, self.wheel_torque_saturated, self.wheel_speed_saturated,
                       self.wheel_requested_Nm, self.dipole_Am2):
             array[index] = 0.0
         if overrides:
             self._override(index, *overrides)
-        self._restart_sensors(index, seeds)
+        self._restart_sensors(index, seeds, seed_body)
         self.steps[index] = 0
         self.status[index] = SOUND
 
@@ -460,10 +469,10 @@ class Ensemble:
             self.wheel_h_Nms[index, j] = self.wheel_inertia_kg_m2[index, j] * (wheel.speed0_rad_s +
                                                                                  float(wheel.axis @ w0))
 
-    def _reset_each(self, index, seeds) -> None:
+    def _reset_each(self, index, seeds, seed_body=None) -> None:
         inverses = {}  # one inverse per distinct inertia: bodies sharing one share its bits
         for i, k in enumerate(index):
-            p = self.body_parameters(int(k), None if seeds is None else seeds[i])
+            p = self.body_parameters(int(k), None if seeds is None else seeds[i], seed_body)
             J = p["inertia"]
             if id(J) not in inverses:
                 inverses[id(J)] = (J.reshape(9), np.linalg.inv(J).reshape(9))

@@ -23,16 +23,19 @@ value per environment, each key with its ``_key`` mask (Gymnasium 1.x's
 dict-of-arrays).
 
 Seeding: ``reset(seed=s)`` seeds the environment's generator
-(``self.np_random``), from which every initial state is drawn; the same seed
-gives the same episodes. A vector environment draws the initial states of all
-environments it resets from its one generator: its environment 0 after
-``reset(seed=s)`` starts as the single environment after ``reset(seed=s)``,
-the others from the same generator's next draws (not as a single environment
-seeded ``s + i``).
+(``self.np_random``), from which every episode's start is drawn: the initial
+state first, then (with sensors) the seed of its noise stream, so a task
+measured or not starts from the same state. The same seed gives the same
+episodes. Environment ``i`` of a vector environment has a generator of its
+own, seeded ``s + i`` by ``reset(seed=s)`` (or ``s[i]`` by a list of seeds),
+as Gymnasium's ``SyncVectorEnv`` seeds its environments: it runs as the
+single environment after ``reset(seed=s + i)``, its later episodes (autoreset)
+included, whatever the number of environments.
 
 The first reset makes the compiled code ready (:meth:`attsim.rl.tasks.Task.compile`):
 once per machine it compiles, saying so on stderr with the estimate (about a
-minute on two cores; ``attsim compile`` does it ahead), then it loads in
+minute on two cores; ``attsim compile`` does the ensemble's step ahead, the
+environment's few own functions then take seconds), then it loads in
 milliseconds.
 """
 
@@ -43,6 +46,7 @@ import dataclasses
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -86,13 +90,44 @@ class _Streams:
     """What both environments share: the sensors' streams, the first use's compile, the spec's episode length."""
 
     _compiled = False
+    _start = None  # the current episodes' starts (_record_start)
 
-    def _stream_seeds(self, m: int):
-        """Seeds of the sensors' noise streams of ``m`` new episodes, from the environment's generator (None without
-        sensors: nothing to draw)."""
-        if not self.task.measured:
-            return None
-        return self.np_random.integers(0, 2**62, m)
+    def _starts(self, generators) -> dict:
+        """The :meth:`Ensemble.reset` keywords of one new episode per generator of ``generators``: from each, the
+        initial state (:meth:`~attsim.rl.tasks.Task.initial`), then with sensors the seed of the episode's noise
+        stream (module docstring)."""
+        starts = [self.task.initial(rng, 1) for rng in generators]
+        out = {key: np.concatenate([start[key] for start in starts]) for key in starts[0]}
+        out["seeds"] = np.array([rng.integers(0, 2**62) for rng in generators]) if self.task.measured else None
+        out["seed_body"] = 0  # each environment's noise as the single environment's (its body 0)
+        return out
+
+    def _record_start(self, index=None) -> None:
+        """Keep the start of the episodes just begun (environments ``index``, all by default), as the ensemble
+        holds it: what :meth:`episode_start` gives while they run."""
+        e = self.ensemble
+        now = (e.q, e.omega_rad_s, e.wheel_speed_rad_s)
+        if index is None or self._start is None:
+            self._start = tuple(np.array(x, dtype=float) for x in now)
+        else:
+            for kept, x in zip(self._start, now):
+                kept[index] = x[index]
+
+    def episode_start(self, index: int = 0) -> dict:
+        """The start of environment ``index``'s current episode: ``q0``, ``omega0`` (rad/s) and
+        ``wheel_speed0_rad_s`` (relative to the body), copies; refused before the first :meth:`reset`."""
+        if self._start is None:
+            raise InputError("env", "has no episode yet: call reset(seed=...) first")
+        n = self._start[0].shape[0]
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < n:
+            raise InputError("index", f"must be an environment's index, 0 to {n - 1}", f"got {index!r}")
+        q, w, speeds = (x[index].copy() for x in self._start)
+        return {"q0": q, "omega0": w, "wheel_speed0_rad_s": speeds}
+
+    def _started(self) -> None:
+        """Refuse a step before the first reset (there is no episode to step)."""
+        if self._start is None:
+            raise InputError("env", "has no episode yet: call reset(seed=...) first")
 
     def _compile_once(self) -> None:
         if not self._compiled:
@@ -103,8 +138,9 @@ class _Streams:
     def spec(self):
         """The registration's :class:`gymnasium.envs.registration.EnvSpec` (set by ``gymnasium.make``), its
         ``max_episode_steps`` the task's ``episode_steps``: the length at which the environment itself truncates
-        (no ``TimeLimit`` wrapper is added, so none can cut at another length); None when not made by
-        ``gymnasium.make``."""
+        (registered without a ``TimeLimit`` wrapper: ``gymnasium.make(..., max_episode_steps=N)`` adds
+        Gymnasium's, which cuts episodes at ``N`` while the task, and a policy flown as a mission, keep
+        ``episode_steps``: set ``episode_steps=N`` instead); None when not made by ``gymnasium.make``."""
         spec = self.__dict__.get("_spec")
         if spec is None or spec.max_episode_steps == self.task.episode_steps:
             return spec
@@ -162,7 +198,8 @@ class AttitudeEnv(_Streams, gymnasium.Env):
         """
         super().reset(seed=seed)
         self._compile_once()
-        self.ensemble.reset(seeds=self._stream_seeds(1), **self.task.initial(self.np_random, 1))
+        self.ensemble.reset(**self._starts([self.np_random]))
+        self._record_start()
         self._steps = 0
         obs, _, terminated = self.task.outcome(self.ensemble, self._no_action)
         return obs[0], self._info(terminated)
@@ -190,6 +227,7 @@ class AttitudeEnv(_Streams, gymnasium.Env):
             ``t_s`` (s since the episode's start), ``rate_rad_s`` (``|ω|``, true) and the task's other
             :attr:`~attsim.rl.tasks.Task.info_keys` (``is_success`` with a goal).
         """
+        self._started()
         a = check_actions(action, (self.task.action_size,))[None, :]
         wheels, dipole = self.task.commands(self.ensemble, a)
         self.ensemble.step(wheels, dipole)
@@ -244,15 +282,17 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
         self._shape = (self.num_envs, self.task.action_size)
         self._no_action = np.zeros(self._shape)
         self._all = np.ones(self.num_envs, dtype=bool)
+        self._generators = None  # each environment's, set by reset (module docstring)
 
     def reset(self, *, seed=None, options=None):
         """Start an episode in every environment, their initial states drawn from the one generator.
 
         Parameters
         ----------
-        seed : int or None
-            Seeds the generator: environment 0 then starts as :class:`AttitudeEnv` after ``reset(seed=seed)``,
-            environment ``i`` from the generator's next draws (not as a single environment seeded ``seed + i``).
+        seed : int, sequence of num_envs ints, or None
+            Seeds environment ``i``'s generator with ``seed + i`` (or ``seed[i]``): it then runs as
+            :class:`AttitudeEnv` after ``reset(seed=seed + i)``. None continues the generators (the first time:
+            seeds drawn from the operating system's entropy).
         options : None
             Not used.
 
@@ -264,10 +304,15 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
             Per key of :attr:`~attsim.rl.tasks.Task.info_keys` an array of ``num_envs`` values and its ``_key``
             mask.
         """
-        super().reset(seed=seed)
+        seeds = self._seeds(seed)
+        super().reset(seed=None if seeds is None else seeds[0])
+        if seeds is not None:
+            self._generators = [seeding.np_random(s)[0] for s in seeds]
+        elif self._generators is None:
+            self._generators = [seeding.np_random(None)[0] for _ in range(self.num_envs)]
         self._compile_once()
-        self.ensemble.reset(seeds=self._stream_seeds(self.num_envs), **self.task.initial(self.np_random,
-                                                                                            self.num_envs))
+        self.ensemble.reset(**self._starts(self._generators))
+        self._record_start()
         self._episode_steps[:] = 0
         self._autoreset[:] = False
         obs, _, terminated = self.task.outcome(self.ensemble, self._no_action)
@@ -289,6 +334,7 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
             Per key of :attr:`~attsim.rl.tasks.Task.info_keys` an array and its ``_key`` mask; with ``SAME_STEP``
             also ``final_obs`` and ``final_info`` of the environments that finished.
         """
+        self._started()
         a = check_actions(actions, self._shape)
         wheels, dipole = self.task.commands(self.ensemble, a)
         self.ensemble.step(wheels, dipole)
@@ -312,10 +358,24 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
             out[key], out[f"_{key}"] = value, self._all.copy()
         return out
 
+    def _seeds(self, seed) -> list[int] | None:
+        """Each environment's seed of ``reset(seed=seed)``: ``seed + i``, or ``seed[i]`` of a sequence; None for
+        None."""
+        if seed is None:
+            return None
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+            return [int(seed) + i for i in range(self.num_envs)]
+        seeds = list(seed) if isinstance(seed, (list, tuple, np.ndarray)) else None
+        if seeds is None or len(seeds) != self.num_envs or not all(
+                isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in seeds):
+            raise InputError("seed", f"must be an int >= 0 or a sequence of {self.num_envs} of them (one an "
+                                     "environment)", f"got {seed!r}")
+        return [int(s) for s in seeds]
+
     def _restart(self, index) -> None:
-        """A new episode for the environments ``index``: initial states drawn from the environment's generator."""
-        self.ensemble.reset(index, seeds=self._stream_seeds(len(index)), **self.task.initial(self.np_random,
-                                                                                               len(index)))
+        """A new episode for the environments ``index``, each drawn from its own generator."""
+        self.ensemble.reset(index, **self._starts([self._generators[i] for i in index]))
+        self._record_start(index)
         self._episode_steps[index] = 0
 
     def _step_same(self, a, truncated):

@@ -5,8 +5,8 @@ environment's task whose controller is the policy: a gyro, a magnetometer
 and a star tracker sampled every control period give the observation the
 environment gives (same parts, scales and order), the policy's action is
 clipped to [-1, 1] and scaled to the wheels' and magnetorquers' limits, held
-for the period. Its start is the environment's episode now (after
-``reset(seed=s)``), so the mission replays that episode in attsim's mission
+for the period. Its start is the environment's current episode's (as
+``reset(seed=s)`` or an autoreset began it), so the mission replays that episode in attsim's mission
 loop, with its telemetry, criteria and report::
 
     env = gymnasium.make("attsim/Detumble-v0", period_s=10.0, episode_steps=570, rate_goal_rad_s=0.0)
@@ -37,8 +37,9 @@ __all__ = ["policy_mission", "episode_start"]
 
 
 def episode_start(env, index: int = 0) -> dict:
-    """The start of environment ``index``'s episode now (call right after ``reset(seed=...)``): ``q0``,
-    ``omega0`` (rad/s) and ``wheel_speed0_rad_s`` (relative to the body), copies.
+    """The start of environment ``index``'s current episode (as its ``reset``, or its autoreset, began it):
+    ``q0``, ``omega0`` (rad/s) and ``wheel_speed0_rad_s`` (relative to the body), copies. Refused (InputError)
+    before the environment's first ``reset``.
 
     Parameters
     ----------
@@ -47,9 +48,7 @@ def episode_start(env, index: int = 0) -> dict:
     index : int
         The environment of a vector environment (0 for a single one).
     """
-    ensemble = env.unwrapped.ensemble if hasattr(env, "unwrapped") else env.ensemble
-    return {"q0": ensemble.q[index].copy(), "omega0": ensemble.omega_rad_s[index].copy(),
-            "wheel_speed0_rad_s": ensemble.wheel_speed_rad_s[index].copy()}
+    return (env.unwrapped if hasattr(env, "unwrapped") else env).episode_start(index)
 
 
 def _observation(task: Task, readings: dict) -> np.ndarray:

@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from .._core.validate import number_in, one_of, positive_int, positive_scalar
+from .._core.validate import number_in, one_of, positive_int, positive_scalar, unit_quaternion, unit_vector
 from ..actuators.devices import Magnetorquer, ReactionWheel
 from ..ensemble import Ensemble
 from ..sensors.devices import Gyro, Magnetometer
@@ -126,7 +126,8 @@ class Task:
     random_attitude : bool
         The initial attitude is drawn uniform over all rotations (else it is ``target_q``).
     target_q : tuple
-        The target attitude ``q_IB`` (scalar first): the attitude error is measured to it.
+        The target attitude ``q_IB`` (scalar first): the attitude error is measured to it. One not of unit
+        norm is normalised, with a warning naming it.
     rate_goal_rad_s : float
         The task's goal when > 0: ``|ω|`` below it ends the episode (``terminated``; ``info["is_success"]``).
         0: no goal, episodes end only by ``episode_steps``.
@@ -179,6 +180,12 @@ class Task:
         number_in(self.wheel_speed0_fraction, "wheel_speed0_fraction", 0.0, 1.0)
         if "field" in self.observation and not self.magnetic_field:
             raise InputError("observation", "'field' needs magnetic_field=True")
+        if "wheels" in self.observation and not self.wheel_axes:
+            raise InputError("observation", "'wheels' needs wheels (wheel_axes)")
+        for i, axis in enumerate(self.wheel_axes):
+            unit_vector(axis, f"wheel_axes[{i}]")
+        # the attitude error is measured to it: normalised as any attitude given (with a warning naming it)
+        object.__setattr__(self, "target_q", tuple(float(x) for x in unit_quaternion(self.target_q, "target_q")))
         if self.dipole_max_Am2 > 0.0 and not self.magnetic_field:
             raise InputError("dipole_max_Am2", "magnetorquers need magnetic_field=True")
         if not self.wheel_axes and self.dipole_max_Am2 <= 0.0:
@@ -368,6 +375,8 @@ def task(name: str, **overrides) -> Task:
     base = TASKS[name]
     fields = {f.name for f in dataclasses.fields(Task)} - {"name"}
     for key in overrides:
+        if key == "max_episode_steps":
+            raise InputError(key, "is not a setting of an attsim.rl task: its episodes are sized by episode_steps=N")
         if key not in fields:
             raise InputError(key, f"is not a setting of an attsim.rl task (settings: {sorted(fields)})")
     if isinstance(overrides.get("weights"), dict):
