@@ -51,7 +51,7 @@ from . import __version__
 from ._core.validate import positive_int
 from .engine.settings import BACKEND_NAMES
 from .errors import AttsimError, InputError, one_line as _one_line
-from .scripts import EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, MISSIONS_DIR
+from .scripts import EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_READER_GONE, EXIT_USAGE, MISSIONS_DIR
 from .scripts import load_module as _load_module, mission_scripts as _mission_scripts
 from .scripts import resolve_script as _resolve_script
 from .tracebacks import describe, user_line
@@ -161,6 +161,9 @@ def _guard(action: Callable[[], int], debug: bool) -> int:
             raise
         _say("interrupted", exc)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader of the output went away (attsim methods | head -1): nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (the exit's flush would fail again)
+        return EXIT_READER_GONE
     except AttsimError as exc:
         if debug:
             raise

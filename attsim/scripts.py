@@ -16,11 +16,12 @@ from pathlib import Path
 from .errors import InputError, exit_as_error
 
 __all__ = ["MISSIONS_DIR", "EXIT_RULE", "mission_scripts", "resolve_script", "load_module", "call_script",
-           "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_INTERRUPTED"]
+           "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_READER_GONE"]
 
 # a mission script's exit codes (``python missions/x.py``, ``attsim run x``; the command line's docstring says each)
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
+EXIT_READER_GONE = 141  # 128 + SIGPIPE, what a shell reports for a command whose reader closed (`| head -1`)
 
 MISSIONS_DIR = Path("missions")
 EXIT_RULE = ("must not end the process (sys.exit) when attsim loads or calls it: a script's command-line code "

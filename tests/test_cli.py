@@ -112,6 +112,15 @@ def test_console_script_is_installed():
     assert result.returncode == 0 and "rk4" in result.stdout
 
 
+def test_a_reader_that_closes_the_output_ends_the_command_silently_with_141():
+    # `attsim methods | head -0` (helper-33): the pipe's refusal was "attsim: ...: BrokenPipeError", exit 2 (bad
+    # input); a command whose reader went away ends as a shell's tools do (128 + SIGPIPE), saying nothing
+    process = subprocess.Popen([str(EXE), "methods"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ)
+    process.stdout.close()  # before attsim writes (it imports first)
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141 and err == "", err
+
+
 def test_the_console_script_ends_with_users_files_flushed_and_their_finalizers_run(tmp_path):
     # the console script's exit is a plain Python exit: a file a script left open and unflushed, and an object with
     # a finalizer in a cycle of garbage made at the run's very end, are written; so are those still in use when the
