@@ -86,6 +86,12 @@ def check_actions(actions, shape: tuple) -> np.ndarray:
     return a
 
 
+def _is_seed(value) -> bool:
+    """Whether ``value`` is one environment's seed: an int >= 0 (a numpy int too; not a bool, a float or a 0-d
+    array), as Gymnasium's ``np_random`` takes once made a Python int."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
+
+
 class _Streams:
     """What both environments share: the sensors' streams, the first use's compile, the spec's episode length."""
 
@@ -196,7 +202,9 @@ class AttitudeEnv(_Streams, gymnasium.Env):
 
         The first reset compiles the environment's code once per machine (said on stderr).
         """
-        super().reset(seed=seed)
+        if seed is not None and not _is_seed(seed):  # Gymnasium's own check raises its Error, naming no field
+            raise InputError("seed", "must be an int >= 0 or None", f"got {seed!r}")
+        super().reset(seed=None if seed is None else int(seed))
         self._compile_once()
         self.ensemble.reset(**self._starts([self.np_random]))
         self._record_start()
@@ -363,11 +371,11 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
         None."""
         if seed is None:
             return None
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+        if _is_seed(seed):
             return [int(seed) + i for i in range(self.num_envs)]
-        seeds = list(seed) if isinstance(seed, (list, tuple, np.ndarray)) else None
-        if seeds is None or len(seeds) != self.num_envs or not all(
-                isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in seeds):
+        sequence = isinstance(seed, (list, tuple)) or isinstance(seed, np.ndarray) and seed.ndim == 1
+        seeds = list(seed) if sequence else None
+        if seeds is None or len(seeds) != self.num_envs or not all(_is_seed(s) for s in seeds):
             raise InputError("seed", f"must be an int >= 0 or a sequence of {self.num_envs} of them (one an "
                                      "environment)", f"got {seed!r}")
         return [int(s) for s in seeds]

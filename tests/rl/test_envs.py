@@ -78,6 +78,19 @@ def test_a_list_of_seeds_seeds_each_environment_and_a_bad_one_is_refused():
         assert info.value.field == "seed"
 
 
+def test_the_single_environment_refuses_a_bad_seed_by_name_and_takes_the_vector_environments_seeds():
+    # attack33rl: the single environment left its seed to Gymnasium (gymnasium.error.Error, no field; True taken as
+    # seed 1; numpy ints refused though the vector environment takes them), and the vector environment's reset(seed=
+    # numpy.array(3)) raised TypeError
+    env, vector = AttitudeEnv("pointing"), AttitudeVectorEnv(2, "pointing")
+    for seed in (-1, 1.5, True, "7", [3], np.array(3)):
+        for each in (env, vector):
+            with pytest.raises(InputError) as info:
+                each.reset(seed=seed)
+            assert info.value.field == "seed"
+    np.testing.assert_array_equal(env.reset(seed=np.int64(4))[0], vector.reset(seed=np.int64(4))[0][0])
+
+
 def test_measuring_or_not_starts_from_the_same_state_for_a_seed():
     # helper-32: the sensors' stream seed was drawn before the initial state, so measured=True shifted the tumble
     truth, measured = AttitudeEnv("detumble"), AttitudeEnv("detumble", measured=True)
