@@ -6,8 +6,8 @@ Gymnasium 1.x conventions: ``reset(seed=..., options=None) -> (obs, info)``,
 environment steps all its environments in one call of the ensemble's
 compiled step and resets a finished one at its next step
 (``AutoresetMode.NEXT_STEP``, Gymnasium's default: that step's action for it is
-ignored, its observation is the first of the new episode, its reward 0 and
-both flags false), or within the same step with ``autoreset_mode=SAME_STEP``
+ignored, its observation and info are the first of the new episode, as
+``reset()`` gives them, its reward 0 and both flags false), or within the same step with ``autoreset_mode=SAME_STEP``
 (the last observation in ``info["final_obs"]``, the last step's info in
 ``info["final_info"]``, each masked by ``info["_final_obs"]``,
 ``info["_final_info"]``). Stable-Baselines3 takes neither (it wants its own
@@ -354,10 +354,11 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
         if restarted.any():  # finished at the last step: their new episode starts now (NEXT_STEP)
             self._restart(np.flatnonzero(restarted))
         obs, reward, terminated = self.task.outcome(self.ensemble, a)
+        infos = self._infos(terminated)  # a restarted one's as the single environment's reset() gives it
         if restarted.any():
             reward[restarted], terminated[restarted], truncated[restarted] = 0.0, False, False
         self._autoreset = terminated | truncated
-        return obs, reward, terminated, truncated, self._infos(terminated)
+        return obs, reward, terminated, truncated, infos
 
     def _infos(self, terminated) -> dict:
         """Gymnasium 1.x's dict of arrays: each of the task's values and its mask (every environment has them)."""

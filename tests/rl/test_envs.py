@@ -91,6 +91,21 @@ def test_the_single_environment_refuses_a_bad_seed_by_name_and_takes_the_vector_
     np.testing.assert_array_equal(env.reset(seed=np.int64(4))[0], vector.reset(seed=np.int64(4))[0][0])
 
 
+def test_a_next_step_autoreset_reports_the_new_episodes_info_as_the_single_environments_reset():
+    # attack33rl: the restarted environment's info["is_success"] was forced false with its flags, while the single
+    # environment's reset() (and SAME_STEP's first info) says whether the new start is already below the goal
+    settings = dict(episode_steps=1, omega0_max_rad_s=1e-4)  # every start is below the goal
+    vector, single = AttitudeVectorEnv(1, "detumble", **settings), AttitudeEnv("detumble", **settings)
+    vector.reset(seed=0)
+    single.reset(seed=0)
+    zero = np.zeros((1, 3), np.float32)
+    vector.step(zero)
+    single.step(zero[0])
+    _, reward, terminated, truncated, info = vector.step(zero)  # the restart
+    assert not (reward.any() or terminated.any() or truncated.any())
+    assert info["is_success"][0] == single.reset()[1]["is_success"] is True
+
+
 def test_measuring_or_not_starts_from_the_same_state_for_a_seed():
     # helper-32: the sensors' stream seed was drawn before the initial state, so measured=True shifted the tumble
     truth, measured = AttitudeEnv("detumble"), AttitudeEnv("detumble", measured=True)
