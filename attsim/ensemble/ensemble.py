@@ -164,6 +164,7 @@ class Ensemble:
         self._params = integrator.engine_params()
         self.duration_s = positive_scalar(duration, "duration")
         self.seed = self._seed(seed)
+        self._reseeded: dict[int, tuple] = {}  # body -> (seed, body) of its reset with a seed (mission_seed)
         self.dispersions = checked_dispersions(dispersions or {})
         for name in self.dispersions:
             if name not in DISPERSED:
@@ -423,6 +424,11 @@ class Ensemble:
         if overrides:
             self._override(index, *overrides)
         self._restart_sensors(index, seeds, seed_body)
+        for i, k in enumerate(index):  # whose Mission each body now reproduces (mission_seed)
+            if seeds is None:
+                self._reseeded.pop(int(k), None)
+            else:
+                self._reseeded[int(k)] = (seeds[i], int(k) if seed_body is None else seed_body)
         self.steps[index] = 0
         self.status[index] = SOUND
 
@@ -693,8 +699,9 @@ class Ensemble:
         return int(sum(a.nbytes for a in arrays))
 
     def mission_seed(self, k: int) -> int:
-        """The seed of the Mission that body ``k`` reproduces: ``attsim.dispersions.run_seed(seed, k)``."""
-        return run_seed(self.seed, k)
+        """The seed of the Mission that body ``k`` reproduces: ``attsim.dispersions.run_seed(seed, k)``, or, after
+        a :meth:`reset` of it with a seed, ``run_seed(that seed, k)`` (``seed_body`` for ``k`` when given)."""
+        return run_seed(*self._reseeded.get(int(k), (self.seed, int(k))))
 
 
 

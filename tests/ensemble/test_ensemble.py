@@ -184,6 +184,11 @@ def test_reset_restores_chosen_bodies_and_reseeds_them_as_an_ensemble_of_that_se
     ensemble.reset([1], seeds=[5])
     other = _small(n=3, dispersions=dispersions, seed=5)
     np.testing.assert_array_equal(ensemble.state[1], other.state[1])
+    assert ensemble.mission_seed(1) == attsim.dispersions.run_seed(5, 1)  # reseeded (helper-34: it said seed 1's)
+    assert ensemble.mission_seed(0) == attsim.dispersions.run_seed(1, 0)
+    ensemble.reset([1], seeds=[5], seed_body=0)
+    assert ensemble.mission_seed(1) == attsim.dispersions.run_seed(5, 0)
+    ensemble.reset([1])
     assert ensemble.mission_seed(1) == attsim.dispersions.run_seed(1, 1)
     with pytest.raises(InputError, match="bodies"):
         ensemble.reset([3])
