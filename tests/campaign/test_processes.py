@@ -112,6 +112,8 @@ def interrupt_handler_of_a_worker():
     sys.exit(0 if signal.getsignal(signal.SIGINT) is signal.default_int_handler else 3)
 
 if __name__ == "__main__":
+    # Ctrl-C handled as in a terminal (under pytest-xdist this process inherits SIGINT ignored, as would the server)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     assert processes.start_server()
     pid = forkserver._forkserver._forkserver_pid
     time.sleep(0.3)
