@@ -50,7 +50,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .._core.validate import positive_int
+from .._core.validate import int_in, positive_int
 from ..errors import InputError
 from .tasks import OBSERVATION_BOUNDS, Task, task
 
@@ -122,16 +122,13 @@ class _Streams:
     def episode_start(self, index: int = 0) -> dict:
         """The start of environment ``index``'s current episode: ``q0``, ``omega0`` (rad/s) and
         ``wheel_speed0_rad_s`` (relative to the body), copies; refused before the first :meth:`reset`."""
-        if self._start is None:
-            raise InputError("env", "has no episode yet: call reset(seed=...) first")
-        n = self._start[0].shape[0]
-        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < n:
-            raise InputError("index", f"must be an environment's index, 0 to {n - 1}", f"got {index!r}")
+        self._started()
+        index = int_in(index, "index", 0, self._start[0].shape[0] - 1)  # an environment's
         q, w, speeds = (x[index].copy() for x in self._start)
         return {"q0": q, "omega0": w, "wheel_speed0_rad_s": speeds}
 
     def _started(self) -> None:
-        """Refuse a step before the first reset (there is no episode to step)."""
+        """Refuse what needs an episode (a step, its start) before the first reset."""
         if self._start is None:
             raise InputError("env", "has no episode yet: call reset(seed=...) first")
 
@@ -293,7 +290,7 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
         self._generators = None  # each environment's, set by reset (module docstring)
 
     def reset(self, *, seed=None, options=None):
-        """Start an episode in every environment, their initial states drawn from the one generator.
+        """Start an episode in every environment, each drawn from its own generator (module docstring).
 
         Parameters
         ----------
