@@ -343,9 +343,9 @@ class Ensemble:
         self._generators = [None] * n
         self.readings_array = np.full((n, count, 3), np.nan)
 
-    def _restart_sensors(self, index, seeds, seed_body=None) -> None:
-        """Each sensor of ``bodies`` at its start: no sample yet, its stream from the body's Mission seed (that of
-        body ``seed_body`` when given)."""
+    def _restart_sensors(self, index, runs=None) -> None:
+        """Each sensor of ``bodies`` at its start: no sample yet, its stream from the body's Mission seed
+        (``run_seed(*runs[i])`` when given: :meth:`reset`'s seeds)."""
         self._sensor_bias[index] = 0.0
         self._sensor_last_t[index] = np.nan
         self._sampled[index] = -1
@@ -353,7 +353,7 @@ class Ensemble:
         if not self._sensors:
             return
         for i, k in enumerate(index):
-            seed = run_seed(self.seed if seeds is None else seeds[i], int(k) if seed_body is None else seed_body)
+            seed = run_seed(*(runs[i] if runs else (self.seed, int(k))))
             self._generators[k] = [np.random.default_rng(s) for s in
                                    np.random.SeedSequence(seed).spawn(len(self._sensors))]
             self._position[k] = self._normals.shape[2]  # exhausted: the first sample draws the first block
@@ -413,22 +413,25 @@ class Ensemble:
             seeds = [self._seed(s) for s in np.atleast_1d(np.asarray(seeds, dtype=object))]
             if len(seeds) != len(index):
                 raise InputError("seeds", "must give one seed per body reset", f"{len(seeds)} for {len(index)}")
+        # whose Mission each body reset reproduces: (campaign seed, run) for attsim.dispersions.run_seed
+        runs = None if seeds is None else [(seed, int(k) if seed_body is None else seed_body)
+                                           for seed, k in zip(seeds, index)]
         overrides = self._overrides(len(index), q0, omega0, wheel_speed0_rad_s)
         if seeds is None and not self.dispersions and not any(per_body for _, per_body in self._nominal.values()):
             self._reset_shared(index)
         else:
-            self._reset_each(index, seeds, seed_body)
+            self._reset_each(index, runs)
         for array in (self.wheel_torque_Nm, self.wheel_torque_saturated, self.wheel_speed_saturated,
                       self.wheel_requested_Nm, self.dipole_Am2):
             array[index] = 0.0
         if overrides:
             self._override(index, *overrides)
-        self._restart_sensors(index, seeds, seed_body)
-        for i, k in enumerate(index):  # whose Mission each body now reproduces (mission_seed)
-            if seeds is None:
+        self._restart_sensors(index, runs)
+        for i, k in enumerate(index):  # (mission_seed)
+            if runs is None:
                 self._reseeded.pop(int(k), None)
             else:
-                self._reseeded[int(k)] = (seeds[i], int(k) if seed_body is None else seed_body)
+                self._reseeded[int(k)] = runs[i]
         self.steps[index] = 0
         self.status[index] = SOUND
 
@@ -475,10 +478,10 @@ class Ensemble:
             self.wheel_h_Nms[index, j] = self.wheel_inertia_kg_m2[index, j] * (wheel.speed0_rad_s +
                                                                                  float(wheel.axis @ w0))
 
-    def _reset_each(self, index, seeds, seed_body=None) -> None:
+    def _reset_each(self, index, runs=None) -> None:
         inverses = {}  # one inverse per distinct inertia: bodies sharing one share its bits
         for i, k in enumerate(index):
-            p = self.body_parameters(int(k), None if seeds is None else seeds[i], seed_body)
+            p = self.body_parameters(int(k), *(runs[i] if runs else ()))
             J = p["inertia"]
             if id(J) not in inverses:
                 inverses[id(J)] = (J.reshape(9), np.linalg.inv(J).reshape(9))
