@@ -30,11 +30,12 @@ _ON_USE = {"exact": ("exact", "Exact"), "split_exact": ("split_exact", "SplitExa
 
 
 class _Registry(Mapping):
-    """``{name: Integrator subclass}`` in the order ``attsim methods`` lists them; the classes of
-    :data:`_ON_USE` are imported when first looked up."""
+    """``{name: Integrator subclass}`` in the order ``attsim methods`` lists them, from ``entries``: a class, or
+    the name of one of :data:`_ON_USE`, whose class is imported when first looked up."""
 
-    def __init__(self, order: tuple[str, ...], loaded: dict[str, type[Integrator]]) -> None:
-        self._order, self._loaded = order, loaded
+    def __init__(self, entries) -> None:
+        self._loaded = {entry.name: entry for entry in entries if not isinstance(entry, str)}
+        self._order = tuple(entry if isinstance(entry, str) else entry.name for entry in entries)
 
     def __getitem__(self, name: str) -> type[Integrator]:
         if name not in self._loaded and name in _ON_USE:
@@ -56,9 +57,7 @@ class _Registry(Mapping):
         return tuple(name for name in self._order if name not in _ON_USE and self[name].mission_ready)
 
 
-REGISTRY = _Registry(("rk4", "rkn", "dop853", "exact", "split2", "split4", "split6", "split_exact", "dmv", "rkmk4",
-                      "dcm", "euler321"),
-                     {cls.name: cls for cls in (RK4, RKN, DOP853, Split2, Split4, Split6, DMV, RKMK4, DCM, Euler321)})
+REGISTRY = _Registry((RK4, RKN, DOP853, "exact", Split2, Split4, Split6, "split_exact", DMV, RKMK4, DCM, Euler321))
 
 
 def get(name: str) -> Integrator:
