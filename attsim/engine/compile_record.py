@@ -22,7 +22,7 @@ from pathlib import Path
 from .._core.jit import cache_root
 from ..telemetry.lock import RunLock
 
-__all__ = ["compiling", "remember", "compile_estimate", "directory", "announce", "announce_compiled", "notice",
+__all__ = ["compiling", "remember", "compile_estimate", "directory", "announce", "announce_compiled", "notice", "deal",
            "compiled_line", "print_compiled",
            "LOCK_DIR_NAME", "DEFAULT_COMPILE_S", "LOG_FILE_NAME"]
 
@@ -61,26 +61,42 @@ def remember(seconds: dict) -> None:
     partial.replace(path)
 
 
-def compile_estimate(names: list[str]) -> float:
-    """About how long compiling the units ``names`` takes here (s): this machine's last times, else defaults."""
+def _estimates(names: list[str]) -> dict:
+    """About how long compiling each unit of ``names`` takes here (s): this machine's last time, else the default."""
     times = _times()
-
-    def default(name: str) -> float:
-        return next(seconds for start, seconds in DEFAULT_COMPILE_S.items() if name.startswith(start))
-
-    return sum(times.get(name, default(name)) for name in names)
+    return {name: times.get(name, next(s for start, s in DEFAULT_COMPILE_S.items() if name.startswith(start)))
+            for name in names}
 
 
-def notice(names: list[str]) -> str:
-    """What a process says before it compiles the units ``names``: how many, that it is once per machine, about how
-    long (:func:`compile_estimate`), and which."""
-    return (f"compiling {len(names)} units for this machine, once (about {compile_estimate(names):.0f} s): "
+def deal(names: list[str], jobs: int) -> list[list[str]]:
+    """The units ``names`` dealt to ``jobs`` processes compiling at once: the longest compile (by this machine's
+    times) to the least loaded process first."""
+    estimates = _estimates(names)
+    shares, loads = [[] for _ in range(max(jobs, 1))], [0.0] * max(jobs, 1)
+    for name in sorted(names, key=lambda n: -estimates[n]):
+        k = loads.index(min(loads))
+        shares[k].append(name)
+        loads[k] += estimates[name]
+    return shares
+
+
+def compile_estimate(names: list[str], jobs: int = 1) -> float:
+    """About how long compiling the units ``names`` takes here (s), ``jobs`` processes at once (:func:`deal`): the
+    longest process's sum of this machine's last times, else of the defaults."""
+    estimates = _estimates(names)
+    return max(sum(estimates[name] for name in share) for share in deal(names, jobs))
+
+
+def notice(names: list[str], jobs: int = 1) -> str:
+    """What a process says before it compiles the units ``names`` in ``jobs`` processes at once: how many, that it
+    is once per machine, about how long (:func:`compile_estimate`), and which."""
+    return (f"compiling {len(names)} units for this machine, once (about {compile_estimate(names, jobs):.0f} s): "
             + ", ".join(names))
 
 
-def announce(names: list[str]) -> None:
+def announce(names: list[str], jobs: int = 1) -> None:
     """Say :func:`notice` on stderr (the run's own output stays on stdout): never a silent wait."""
-    print(f"attsim: {notice(names)}", file=sys.stderr, flush=True)
+    print(f"attsim: {notice(names, jobs)}", file=sys.stderr, flush=True)
 
 
 def compiled_line(name: str, seconds: float) -> str:

@@ -298,7 +298,7 @@ class Mission:
         before its workers start, and ``attsim compile MISSION``.
 
         ``jobs``: how many processes compile at once (default: one per core; each ends past
-        :data:`~attsim.engine.precompile.PROCESS_LIMIT_MB` and a fresh one goes on), a user's law in this one."""
+        :data:`~attsim.engine.compile_processes.PROCESS_LIMIT_MB` and a fresh one goes on), a user's law in this one."""
         jobs = (os.cpu_count() or 1) if jobs is None else positive_int(jobs, "jobs", maximum=1024)
         run = MissionRun(self, in_memory=True, backend="compiled")
         try:

@@ -9,8 +9,9 @@ without and with a field: :func:`attsim.ensemble.ensemble.step_units`).
 :func:`compile_all` compiles those not yet on disk, holding a machine-wide
 lock (two processes never compile the same units at once; the second waits
 and then finds them on disk), in child processes that each stop at a memory
-limit (:data:`PROCESS_LIMIT_MB`), and keeps how long each took
-(:func:`compile_estimate` reads it back). A user's
+limit (:mod:`attsim.engine.compile_processes`; each child is this module,
+finding its units by name in :func:`all_needs`), and keeps how long each
+took (:func:`~attsim.engine.compile_record.compile_estimate` reads it back). A user's
 :class:`~attsim.NumbaController` law is compiled by the run that uses it.
 
 ``python -m attsim.engine.precompile`` (what ``attsim compile`` and
@@ -36,13 +37,12 @@ import time
 import numpy as np
 
 from .. import actuators, control, estimation, guidance, sensors
-from .._core.units import compile_records, compile_unit, unit_is_cached
 from ..ensemble.ensemble import step_units as ensemble_step_units
 from ..integrators import REGISTRY
 from ..telemetry.lock import RunLock
 from .backend import Need, RunUnits, advance_needs, loop_needs, missing
-from .compile_record import (LOG_FILE_NAME, announce, announce_compiled, compile_estimate, compiling, directory,
-                             print_compiled, remember)
+from .compile_processes import compile_apart, compile_here, peak_memory_mb
+from .compile_record import LOG_FILE_NAME, announce, announce_compiled, compiling, directory, print_compiled
 from .component import Component
 from .plant import WRITE_HEAD, advance_unit_for
 from .world import KIND_PARTS, example_world, world_signatures
@@ -100,103 +100,25 @@ def _subclasses(cls) -> list:
     return found
 
 
-# the resident memory (MB) past which a compiling process hands the rest of its units to a fresh one: numba and
-# LLVM keep what each unit's compilation allocated, so one process compiling every unit would grow to ~700 MB
-PROCESS_LIMIT_MB = 360
-
-
 def compile_all(needs=None, say=None, jobs: int = 1) -> dict:
     """Compile the units of ``needs`` (default: :func:`all_needs`) not yet on disk, under the machine-wide lock;
     returns ``{unit: seconds}`` of those it compiled, each said as it is done by ``say(unit, seconds)`` when given
     (:func:`~attsim.engine.compile_record.print_compiled`, :func:`~attsim.engine.compile_record.announce_compiled`).
 
     Every unit (``needs`` None: ``attsim compile``, the background compile) is compiled in processes of their
-    own while this one holds the lock: ``jobs`` at a time (``attsim compile --jobs N``; numba compiles on one
-    core, so a machine with idle cores compiles everything in about ``1 / jobs`` of the time), the longest first
-    (by :func:`compile_estimate`), each process ending once it holds :data:`PROCESS_LIMIT_MB` and a fresh one
-    taking its remaining units, so that no process grows with the number of units. Of the units of one mission
+    own while this one holds the lock (:func:`~attsim.engine.compile_processes.compile_apart`): ``jobs`` at a time
+    (``attsim compile --jobs N``), so that no process grows with the number of units. Of the units of one mission
     (``needs`` given), those every mission may use go to such processes the same way, and what is left (a user's
     law, which only this process can build) is compiled in this one: a campaign's first compile on a 2-core machine
     took 63 s and grew its process to 719 MB when all of them were compiled here.
     """
     with compiling():
         if needs is None:
-            return _compile_shared(all_needs(), jobs, say)
+            return compile_apart(all_needs(), jobs, say)
         shared = {n.unit.cache_name() for n in all_needs()}
-        done = _compile_shared([n for n in needs if n.unit.cache_name() in shared], jobs, say)
-        done.update(_compile(needs, say))
+        done = compile_apart([n for n in needs if n.unit.cache_name() in shared], jobs, say)
+        done.update(compile_here(needs, say))
         return done
-
-
-def _compile(needs, say, limit_mb: float = math.inf) -> dict:
-    """Compile ``needs`` not on disk in this process, in order; stop after the unit that brings its peak memory past
-    ``limit_mb`` (the rest are then left to another process)."""
-    done = {}
-    for need in needs:
-        if unit_is_cached(need.unit, need.signature, **need.options):
-            continue
-        if done and peak_memory_mb() > limit_mb:  # one unit at least, so that a round always makes progress
-            break
-        before = len(compile_records())
-        compile_unit(need.unit, need.signature, **need.options)
-        for record in compile_records()[before:]:
-            if record.compiled:
-                done[need.unit.name] = record.seconds
-                if say is not None:
-                    say(need.unit.name, record.seconds)
-    remember(done)
-    return done
-
-
-def peak_memory_mb(children: bool = False) -> float:
-    """This process's peak resident memory (MB; with ``children``, the largest of its ended child processes'), or 0
-    where the platform does not say (Windows)."""
-    if sys.platform != "win32":
-        import resource  # POSIX only
-
-        who = resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF
-        return resource.getrusage(who).ru_maxrss / 1024.0
-    return 0.0
-
-
-def _shares(names: list[str], jobs: int) -> list[list[str]]:
-    """The units ``names`` (cache names) dealt to ``jobs`` processes, the longest compile to the least loaded
-    process first."""
-    shares, loads = [[] for _ in range(jobs)], [0.0] * jobs
-    for name in sorted(names, key=lambda n: -compile_estimate([n])):
-        k = loads.index(min(loads))
-        shares[k].append(name)
-        loads[k] += compile_estimate([name])
-    return shares
-
-
-def _compile_shared(needs, jobs: int, say) -> dict:
-    """Compile the units of ``needs`` not on disk in child processes, ``jobs`` at a time, each ending at
-    :data:`PROCESS_LIMIT_MB` (the next round gives what it left to fresh ones), until none is left."""
-    done = {}
-    while True:
-        absent = sorted({n.unit.cache_name() for n in needs if not unit_is_cached(n.unit, n.signature, **n.options)})
-        if not absent:
-            break
-        children = [subprocess.Popen([sys.executable, "-m", "attsim.engine.precompile", "--units", ",".join(share),
-                                      "--limit-mb", str(PROCESS_LIMIT_MB)], stdout=subprocess.PIPE, text=True)
-                    for share in _shares(absent, jobs) if share]
-        compiled = 0
-        for child in children:
-            for line in child.stdout:
-                name, _, seconds = line.strip().partition(" ")
-                done[name] = float(seconds)
-                compiled += 1
-                if say is not None:
-                    say(name, float(seconds))
-            if child.wait() != 0:
-                raise RuntimeError(f"a compiling process failed (exit {child.returncode}); run 'attsim compile' for "
-                                   "its error")
-        if compiled == 0:  # each child compiles one unit at least (_compile): none means none of them could
-            raise RuntimeError(f"compiling processes compiled none of {len(absent)} units; run 'attsim compile' for "
-                               "the error")
-    remember(done)
-    return done
 
 
 def compile_needs(needs, jobs: int = 1) -> list[str]:
@@ -206,7 +128,7 @@ def compile_needs(needs, jobs: int = 1) -> list[str]:
     absent = missing(needs)
     if not absent:
         return []
-    announce(absent)
+    announce(absent, jobs)
     done = list(compile_all(needs, say=announce_compiled, jobs=jobs))
     if len(done) < len(absent):  # "compiling 12 units" then "11 compiled" must not read as one lost
         _stderr(f"  the other {len(absent) - len(done)} were on disk by their turn (compiled by another process, such "
@@ -259,7 +181,7 @@ def main(argv=None) -> int:
     if args.units is not None:
         wanted = set(args.units.split(","))
         share = [n for n in all_needs() if n.unit.cache_name() in wanted]
-        for name, seconds in _compile(share, None, args.limit_mb).items():
+        for name, seconds in compile_here(share, None, args.limit_mb).items():
             print(name, seconds, flush=True)
         return 0
     start = time.perf_counter()

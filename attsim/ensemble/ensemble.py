@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import numbers
+import os
 import time
 from typing import NamedTuple
 
@@ -39,6 +40,8 @@ from ..actuators.kernels import WORK_COLUMNS, WheelBank
 from ..dispersions import checked as checked_dispersions
 from ..dispersions import draw_parameters, run_seed
 from ..engine.checks import NOT_FINITE, OFF_UNIT_NORM, SOUND
+from ..engine.backend import Need
+from ..engine.compile_processes import compile_apart
 from ..engine.compile_record import announce, announce_compiled, compiling, remember
 from ..engine.plant import NO_FACES
 from ..environment.table import EMPTY, EnvironmentTable, field_table
@@ -583,7 +586,11 @@ class Ensemble:
         Each is compiled once per machine, then loaded from the disk cache
         in milliseconds. When any must compile here, this says so on stderr
         first, with the estimate (the wording of a mission's run), and each
-        one as it is done: never a silent wait of tens of seconds.
+        one as it is done: never a silent wait of tens of seconds. On a
+        machine with two cores or more, the parallel loop and an ``rk4``
+        chunk (units ``attsim compile`` knows) compile each in a child
+        process at once (:func:`~attsim.engine.compile_processes.compile_apart`),
+        the rest in this process meanwhile.
 
         Parameters
         ----------
@@ -597,24 +604,34 @@ class Ensemble:
         list of str
             The names compiled (none when everything was on disk).
         """
-        (step_unit, step_signature, options), (chunk, chunk_signature, _) = self._units(self._step_args(self._zeros))
+        units = self._units(self._step_args(self._zeros))
+        (step_unit, step_signature, options), (chunk, chunk_signature, _) = units
         calls = list(calls) + self._reader_calls(readers)
-        absent = [u.name for u, sig, opts in ((step_unit, step_signature, options), (chunk, chunk_signature, {}))
-                  if not unit_is_cached(u, sig, **opts)] + [name for name, f, args in calls
-                                                              if not call_is_cached(f, args)]
+        absent_units = [Need(u, sig, opts) for u, sig, opts in units if not unit_is_cached(u, sig, **opts)]
+        absent = [n.unit.name for n in absent_units] + [name for name, f, args in calls if not call_is_cached(f, args)]
+        # the units a compiling process knows (rk4's, attsim compile's) compile there, each in its own process at
+        # once on a machine with the cores for it (the loop ~6 s beside the chunk ~13 s), the rest here meanwhile
+        known = {(u.cache_name(), str(sig)) for u, sig, _ in step_units()} if (os.cpu_count() or 1) > 1 else set()
+        apart = [n for n in absent_units if (n.unit.cache_name(), str(n.signature)) in known]
         if absent:
-            announce(absent)
+            announce(absent, jobs=len(apart) + (len(apart) < len(absent)))
         seconds = {}
-        with compiling() if absent else contextlib.nullcontext():  # another process may be compiling them
-            address = _timed(chunk.name, absent, seconds,
-                             lambda: jit_address(compile_unit(chunk, chunk_signature), chunk_signature))
-            step = _timed(step_unit.name, absent, seconds,
-                          lambda: compile_unit(step_unit, step_signature, **options))
+
+        def here() -> dict:
+            for need in absent_units:
+                if all(need is not n for n in apart):
+                    _timed(need.unit.name, absent, seconds,
+                           functools.partial(compile_unit, need.unit, need.signature, **need.options))
             for name, function, args in calls:
                 _timed(name, absent, seconds, functools.partial(_compile_call, function, args))
-        self._compiled = (step, address)
-        remember(seconds)
-        return list(seconds)
+            remember(seconds)
+            return seconds
+
+        with compiling() if absent else contextlib.nullcontext():  # another process may be compiling them
+            done = compile_apart(apart, len(apart), announce_compiled, meanwhile=here) if apart else here()
+        address = jit_address(compile_unit(chunk, chunk_signature), chunk_signature)  # on disk now: loaded
+        self._compiled = (compile_unit(step_unit, step_signature, **options), address)
+        return [name for name in absent if name in done]
 
     def _reader_calls(self, readers) -> list:
         """``(name, function, arguments)`` of the readers named (those this ensemble has: a field, sensors)."""

@@ -14,7 +14,6 @@ def test_units_found_compiled_meanwhile_are_accounted_for(monkeypatch, capsys):
     """The issue-25 outsider read 'compiling 12 units' then '11 units compiled', as if one had been lost."""
     needs = [f"unit{k}" for k in range(3)]
     monkeypatch.setattr(precompile, "missing", lambda wanted: list(wanted))
-    monkeypatch.setattr(precompile, "compile_estimate", lambda names: 1.0)
     # the last unit is on disk by its turn (the background compile got there first)
     monkeypatch.setattr(precompile, "compile_all", lambda wanted, say, jobs: {"unit0": 0.5, "unit1": 0.5})
     assert precompile.compile_needs(needs) == ["unit0", "unit1"]
@@ -23,29 +22,6 @@ def test_units_found_compiled_meanwhile_are_accounted_for(monkeypatch, capsys):
     monkeypatch.setattr(precompile, "compile_all", lambda wanted, say, jobs: {n: 0.5 for n in wanted})
     precompile.compile_needs(needs)
     assert "on disk by their turn" not in capsys.readouterr().err
-
-
-def test_compiling_processes_hand_on_at_their_memory_limit(tmp_path):
-    """Every unit compiled in one process grew it to ~700 MB (numba keeps what each compilation allocated): a child
-    stops at PROCESS_LIMIT_MB, after one unit at least, and a fresh one compiles the rest."""
-    script = """
-import subprocess
-from attsim.engine import precompile
-started = []
-popen = subprocess.Popen
-def counted(*args, **kwargs):
-    started.append(args[0])
-    return popen(*args, **kwargs)
-precompile.subprocess.Popen = counted
-precompile.PROCESS_LIMIT_MB = 0  # past at once: each child compiles one unit
-needs = [n for n in precompile.all_needs() if n.unit.name in ("write_sensor", "write_magnetorquer")]
-done = precompile._compile_shared(needs, 1, None)
-print(sorted(done), len(started), [c[c.index("--limit-mb") + 1] for c in started])
-"""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), ATTSIM_BACKGROUND_COMPILE="0")
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "['write_magnetorquer', 'write_sensor'] 2 ['0', '0']"
 
 
 @pytest.mark.skipif(not hasattr(os, "nice"), reason="scheduling priority is POSIX's")
@@ -64,7 +40,7 @@ import numba
 import numpy as np
 import attsim
 from attsim._core.units import compile_records
-from attsim.engine.precompile import peak_memory_mb
+from attsim.engine.compile_processes import peak_memory_mb
 
 
 @numba.njit
