@@ -22,9 +22,9 @@ from pathlib import Path
 from .._core.jit import cache_root
 from ..telemetry.lock import RunLock
 
-__all__ = ["compiling", "remember", "compile_estimate", "directory", "announce", "announce_compiled", "notice", "deal",
-           "compiled_line", "print_compiled",
-           "LOCK_DIR_NAME", "DEFAULT_COMPILE_S", "LOG_FILE_NAME"]
+__all__ = ["compiling", "remember", "compile_estimate", "unit_estimates", "deal", "directory", "announce",
+           "announce_compiled", "notice", "compiled_line", "print_compiled", "LOCK_DIR_NAME", "DEFAULT_COMPILE_S",
+           "LOG_FILE_NAME"]
 
 LOCK_DIR_NAME = "attsim-compile"
 TIMES_FILE = "compile-times.json"
@@ -61,7 +61,7 @@ def remember(seconds: dict) -> None:
     partial.replace(path)
 
 
-def _estimates(names: list[str]) -> dict:
+def unit_estimates(names: list[str]) -> dict:
     """About how long compiling each unit of ``names`` takes here (s): this machine's last time, else the default."""
     times = _times()
     return {name: times.get(name, next(s for start, s in DEFAULT_COMPILE_S.items() if name.startswith(start)))
@@ -71,7 +71,7 @@ def _estimates(names: list[str]) -> dict:
 def deal(names: list[str], jobs: int) -> list[list[str]]:
     """The units ``names`` dealt to ``jobs`` processes compiling at once: the longest compile (by this machine's
     times) to the least loaded process first."""
-    estimates = _estimates(names)
+    estimates = unit_estimates(names)
     shares, loads = [[] for _ in range(max(jobs, 1))], [0.0] * max(jobs, 1)
     for name in sorted(names, key=lambda n: -estimates[n]):
         k = loads.index(min(loads))
@@ -83,7 +83,7 @@ def deal(names: list[str], jobs: int) -> list[list[str]]:
 def compile_estimate(names: list[str], jobs: int = 1) -> float:
     """About how long compiling the units ``names`` takes here (s), ``jobs`` processes at once (:func:`deal`): the
     longest process's sum of this machine's last times, else of the defaults."""
-    estimates = _estimates(names)
+    estimates = unit_estimates(names)
     return max(sum(estimates[name] for name in share) for share in deal(names, jobs))
 
 

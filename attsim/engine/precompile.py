@@ -41,7 +41,7 @@ from ..ensemble.ensemble import step_units as ensemble_step_units
 from ..integrators import REGISTRY
 from ..telemetry.lock import RunLock
 from .backend import Need, RunUnits, advance_needs, loop_needs, missing
-from .compile_processes import compile_apart, compile_here, peak_memory_mb
+from .compile_processes import compile_apart, compile_here, feed, peak_memory_mb
 from .compile_record import LOG_FILE_NAME, announce, announce_compiled, compiling, directory, print_compiled
 from .component import Component
 from .plant import WRITE_HEAD, advance_unit_for
@@ -166,23 +166,18 @@ def background_compile() -> bool:
 def main(argv=None) -> int:
     """Compile every unit this machine lacks, saying each (``--jobs N``: in N processes).
 
-    ``--units a,b`` is one such process's share (its parent holds the lock): it prints ``name seconds`` a line
-    for each unit it compiled."""
+    ``--feed`` is one of those processes (its parent holds the lock): it compiles the units whose cache names it
+    reads on stdin, one at a time (:func:`~attsim.engine.compile_processes.feed`)."""
     parser = argparse.ArgumentParser(prog="python -m attsim.engine.precompile")
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--units", help=argparse.SUPPRESS)
+    parser.add_argument("--feed", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--limit-mb", type=float, default=math.inf, help=argparse.SUPPRESS)
     parser.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.background and hasattr(os, "nice"):  # POSIX; the children of --jobs inherit it
         print(f"attsim: compiling in the background at niceness {os.nice(BACKGROUND_NICENESS)}", flush=True)
-    if args.units == "":
-        return 0  # nothing to compile (a share of none)
-    if args.units is not None:
-        wanted = set(args.units.split(","))
-        share = [n for n in all_needs() if n.unit.cache_name() in wanted]
-        for name, seconds in compile_here(share, None, args.limit_mb).items():
-            print(name, seconds, flush=True)
+    if args.feed:
+        feed({n.unit.cache_name(): n for n in all_needs()}, sys.stdin, args.limit_mb, sys.stdout)
         return 0
     start = time.perf_counter()
     done = compile_all(say=print_compiled, jobs=max(args.jobs, 1))

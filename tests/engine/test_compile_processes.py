@@ -51,7 +51,7 @@ def test_the_callers_own_compile_runs_while_the_children_compile(tmp_path):
     body = """
 def meanwhile():
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
-    print(sum(compile_processes.CHILD in line and "--units write_sensor" in line for line in ps), "child at work")
+    print(sum(compile_processes.CHILD in line and "--feed" in line for line in ps), "child at work")
     return {"the_callers_own": 0.25}
 said = []
 done = compile_processes.compile_apart(needs, 1, lambda name, seconds: said.append(name), meanwhile)
@@ -84,3 +84,44 @@ def test_with_every_unit_on_disk_no_child_starts_and_the_callers_compile_still_r
     monkeypatch.setattr(compile_processes, "unit_is_cached", lambda unit, signature, **options: True)
     monkeypatch.setattr(compile_processes.subprocess, "Popen", None)  # would fail if called
     assert compile_processes.compile_apart(needs, 2, None, lambda: {"mine": 1.0}) == {"mine": 1.0}
+
+
+def test_a_child_that_dies_mid_unit_is_an_error_naming_the_unit_not_a_hang(tmp_path):
+    body = """
+give = compile_processes._give
+def give_and_kill(children, child, pending, by_name):
+    give(children, child, pending, by_name)
+    if children[child] is not None:
+        child.kill()  # as the kernel's OOM killer would, mid-compile
+compile_processes._give = give_and_kill
+try:
+    compile_processes.compile_apart(needs, 1, None)
+except RuntimeError as error:
+    print(error)
+"""
+    assert _script(tmp_path, body) == ("a compiling process failed (exit -9) compiling "
+                                       f"{_needs_name()}; run 'attsim compile' for its error")
+
+
+def _needs_name() -> str:
+    return next(n.unit.cache_name() for n in precompile.all_needs() if n.unit.name == "write_sensor")
+
+
+def test_a_child_takes_the_next_unit_as_soon_as_it_has_done_one(tmp_path):
+    """The units were dealt out in fixed shares, and a round waited for its slowest child: one core idled while
+    the other compiled its last and longest. Now each child asks for the next: two children, three units, and the
+    first child to be done takes the third. Each child ends when its input closes."""
+    body = """
+import collections
+three = [n for n in precompile.all_needs() if n.unit.name in ("write_sensor", "write_magnetorquer", "write_wheel")]
+given = collections.defaultdict(list)
+give = compile_processes._give
+def recorded(children, child, pending, by_name):
+    give(children, child, pending, by_name)
+    if children[child] is not None:
+        given[child.pid].append(children[child])
+compile_processes._give = recorded
+done = compile_processes.compile_apart(three, 2, None)
+print(sorted(done), sorted(len(units) for units in given.values()))
+"""
+    assert _script(tmp_path, body) == "['write_magnetorquer', 'write_sensor', 'write_wheel'] [1, 2]"

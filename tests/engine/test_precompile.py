@@ -29,7 +29,7 @@ def test_the_background_compile_runs_below_the_users_priority():
     """A run's background compile must not compete with the user's foreground work (a training on 2 cores)."""
     assert set(precompile.BACKGROUND_ARGS) == {"--background"}
     result = subprocess.run([sys.executable, "-m", "attsim.engine.precompile", *precompile.BACKGROUND_ARGS,
-                             "--units", ""], capture_output=True, text=True, check=True)
+                             "--feed"], capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL)
     expected = min(os.nice(0) + precompile.BACKGROUND_NICENESS, 19)
     assert f"at niceness {expected}" in result.stdout
 
