@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import rotations
-from ._core.validate import finite_array
+from ._core.validate import finite_array, seed_int
 from .errors import InputError
 
 __all__ = [
@@ -388,7 +388,7 @@ def draw_parameters(dispersions: Mapping[str, Dispersion], seed: int, index: int
     dict
         ``{name: value}`` in the order of ``dispersions``.
     """
-    seed = _non_negative_int(seed, "seed")
+    seed = seed_int(seed)
     index = _non_negative_int(index, "index")
     return {name: dispersion.draw(stream(seed, index, name)) for name, dispersion in checked(dispersions).items()}
 
@@ -430,7 +430,7 @@ def run_seed(seed: int, index: int) -> int:
     seed, index : int
         The campaign's seed and the run's index, both >= 0.
     """
-    seed = _non_negative_int(seed, "seed")
+    seed = seed_int(seed)
     index = _non_negative_int(index, "index")
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0]) & 0x7FFFFFFF
 

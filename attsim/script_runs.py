@@ -97,9 +97,7 @@ def build_missions(build: Callable, out=None, duration=None, seed=None, method=N
 
             mission.duration_s = positive_scalar(duration, "duration")
         if seed is not None:
-            if seed < 0:
-                raise InputError("seed", "must be an integer >= 0", f"got {seed}")
-            mission.seed = seed
+            mission.seed = seed  # checked by the mission's setting (attsim._core.validate.seed_int)
         if method is not None:
             from .integrators import REGISTRY
             from .studies import Propagation

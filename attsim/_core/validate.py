@@ -180,6 +180,22 @@ def int_in(value, field: str, minimum: int, maximum: int = 2**53) -> int:
     return int(value)
 
 
+SEED_MAX = 2**63 - 1  # a seed of a mission, a campaign, an ensemble or an environment: numpy's SeedSequence entropy
+
+
+def is_seed(value) -> bool:
+    """Whether ``value`` is a seed: an integer in [0, :data:`SEED_MAX`] (a numpy integer too; not a bool, a float
+    or an array)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value <= SEED_MAX
+
+
+def seed_int(value, field: str = "seed") -> int:
+    """A seed (:func:`is_seed`) as a Python int, or an :class:`InputError` naming ``field``."""
+    if not is_seed(value):
+        raise InputError(field, f"must be an integer in [0, {SEED_MAX}]", f"got {value!r}")
+    return int(value)
+
+
 def boolean(value, field: str) -> bool:
     """A bool (``True``/``False`` or a numpy bool); a string such as ``"no"`` is refused, not read as true."""
     if isinstance(value, (bool, np.bool_)):

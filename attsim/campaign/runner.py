@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import __version__
-from .._core.validate import positive_int, positive_scalar, real_number
+from .._core.validate import positive_int, positive_scalar, real_number, seed_int
 from ..dispersions import draw_parameters, flatten, run_seed
 from ..errors import AttsimWarning, InputError
 from . import records as store
@@ -162,9 +162,7 @@ class Campaign:
 
         self.script = _resolve_mission(mission)
         self.runs = positive_int(runs, "runs", maximum=10**9)
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise InputError("seed", "must be an integer >= 0", f"got {seed!r}")
-        self.seed = seed
+        self.seed = seed_int(seed)
         if telemetry not in TELEMETRY_MODES:
             raise InputError("telemetry", f"must be one of {list(TELEMETRY_MODES)}", f"got {telemetry!r}")
         self.telemetry = telemetry

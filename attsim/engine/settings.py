@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.validate import int_in, one_of, positive_scalar, unit_quaternion, vector3
+from .._core.validate import one_of, positive_scalar, seed_int, unit_quaternion, vector3
 from ..errors import InputError, caller_stacklevel
 from ..inertia import check_rate
 from ..plausibility import check_body_rate
@@ -51,7 +51,7 @@ CHECKS = {
     "max_step_s": lambda mission, value: positive_scalar(value, "max_step"),
     "telemetry_dt_s": lambda mission, value: positive_scalar(value, "telemetry_dt"),
     "field_dt_s": lambda mission, value: positive_scalar(value, "field_dt"),
-    "seed": lambda mission, value: int_in(value, "seed", 0, 2**63 - 1),
+    "seed": lambda mission, value: seed_int(value),
 }
 # keywords held under another name: setting the keyword's own name afterwards would change nothing
 HELD_AS = {"duration": "duration_s", "max_step": "max_step_s", "telemetry_dt": "telemetry_dt_s",

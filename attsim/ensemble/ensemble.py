@@ -34,7 +34,7 @@ import pandas as pd
 
 from .._core.timegrid import grid_time
 from .._core.units import call_is_cached, compile_unit, jit_address, unit_is_cached
-from .._core.validate import finite_array, int_in, one_of, positive_scalar, unit_quaternion, vector3
+from .._core.validate import finite_array, int_in, one_of, positive_scalar, seed_int, unit_quaternion, vector3
 from ..actuators.devices import Magnetorquer, ReactionWheel
 from ..actuators.kernels import WORK_COLUMNS, WheelBank
 from ..dispersions import checked as checked_dispersions
@@ -166,7 +166,7 @@ class Ensemble:
         self.method, self._integrator = method, integrator
         self._params = integrator.engine_params()
         self.duration_s = positive_scalar(duration, "duration")
-        self.seed = self._seed(seed)
+        self.seed = seed_int(seed)
         self._reseeded: dict[int, tuple] = {}  # body -> (seed, body) of its reset with a seed (mission_seed)
         self.dispersions = checked_dispersions(dispersions or {})
         for name in self.dispersions:
@@ -193,12 +193,6 @@ class Ensemble:
         self.reset()
 
     # --- configuration, checked once --------------------------------------
-
-    @staticmethod
-    def _seed(seed) -> int:
-        if isinstance(seed, bool) or not isinstance(seed, (numbers.Integral, np.integer)) or not 0 <= seed < 2**63:
-            raise InputError("seed", "must be an integer in [0, 2**63)", f"got {seed!r}")
-        return int(seed)
 
     def _nominal_value(self, value, field: str, shapes) -> tuple:
         """``(array, per body)``: ``value`` in one of ``shapes`` for every body, or with a leading axis of n."""
@@ -413,7 +407,7 @@ class Ensemble:
         if seed_body is not None:
             seed_body = int_in(seed_body, "seed_body", 0)
         if seeds is not None:
-            seeds = [self._seed(s) for s in np.atleast_1d(np.asarray(seeds, dtype=object))]
+            seeds = [seed_int(s) for s in np.atleast_1d(np.asarray(seeds, dtype=object))]
             if len(seeds) != len(index):
                 raise InputError("seeds", "must give one seed per body reset", f"{len(seeds)} for {len(index)}")
         # whose Mission each body reset reproduces: (campaign seed, run) for attsim.dispersions.run_seed

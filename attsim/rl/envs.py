@@ -50,7 +50,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .._core.validate import int_in, positive_int
+from .._core.validate import SEED_MAX, int_in, is_seed, positive_int
 from ..errors import InputError
 from .tasks import OBSERVATION_BOUNDS, Task, task
 
@@ -84,12 +84,6 @@ def check_actions(actions, shape: tuple) -> np.ndarray:
     if not np.isfinite(a).all():
         raise InputError("action", "must be finite", f"got {a[~np.isfinite(a)][0]!r}")
     return a
-
-
-def _is_seed(value) -> bool:
-    """Whether ``value`` is one environment's seed: an int >= 0 (a numpy int too; not a bool, a float or a 0-d
-    array), as Gymnasium's ``np_random`` takes once made a Python int."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
 
 
 class _Streams:
@@ -199,8 +193,8 @@ class AttitudeEnv(_Streams, gymnasium.Env):
 
         The first reset compiles the environment's code once per machine (said on stderr).
         """
-        if seed is not None and not _is_seed(seed):  # Gymnasium's own check raises its Error, naming no field
-            raise InputError("seed", "must be an int >= 0 or None", f"got {seed!r}")
+        if seed is not None and not is_seed(seed):  # Gymnasium's own check raises its Error, naming no field
+            raise InputError("seed", f"must be an integer in [0, {SEED_MAX}] or None", f"got {seed!r}")
         super().reset(seed=None if seed is None else int(seed))
         self._compile_once()
         self.ensemble.reset(**self._starts([self.np_random]))
@@ -369,13 +363,16 @@ class AttitudeVectorEnv(_Streams, VectorEnv):
         None."""
         if seed is None:
             return None
-        if _is_seed(seed):
+        if is_seed(seed):
+            if not is_seed(seed + self.num_envs - 1):
+                raise InputError("seed", f"must be at most {SEED_MAX - self.num_envs + 1} (environment i is seeded "
+                                 f"seed + i, up to {SEED_MAX})", f"got {seed!r}")
             return [int(seed) + i for i in range(self.num_envs)]
         sequence = isinstance(seed, (list, tuple)) or isinstance(seed, np.ndarray) and seed.ndim == 1
         seeds = list(seed) if sequence else None
-        if seeds is None or len(seeds) != self.num_envs or not all(_is_seed(s) for s in seeds):
-            raise InputError("seed", f"must be an int >= 0 or a sequence of {self.num_envs} of them (one an "
-                                     "environment)", f"got {seed!r}")
+        if seeds is None or len(seeds) != self.num_envs or not all(is_seed(s) for s in seeds):
+            raise InputError("seed", f"must be an integer in [0, {SEED_MAX}] or a sequence of {self.num_envs} of them "
+                                     "(one an environment)", f"got {seed!r}")
         return [int(s) for s in seeds]
 
     def _restart(self, index) -> None:
