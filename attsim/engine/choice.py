@@ -65,6 +65,19 @@ def say(message: str) -> None:
     print(f"attsim: {message}", file=sys.stderr, flush=True)
 
 
+_SAID: set = set()  # the interpreted runs' notices this process has given
+
+
+def say_once(key, message: str, then: str) -> None:
+    """:func:`say` ``message`` the first time this process says something of ``key``; ``then`` (shorter) each
+    later time. A script running twenty missions on a cold machine said the same two lines twenty times."""
+    if key in _SAID:
+        say(then)
+    else:
+        _SAID.add(key)
+        say(message)
+
+
 class Auto(Backend):
     """Compiled when everything is on disk; else the quicker of compiling and running interpreted."""
 
@@ -85,10 +98,13 @@ class Auto(Backend):
                 if interpreted_s < compile_s:
                     self.chosen = Interpreted()
                     started = background_compile()
-                    say(f"{len(absent)} compiled units this run needs are not on this machine yet: it runs "
-                        f"interpreted (the same results; about {interpreted_s:.0f} s)"
-                        + (" while every unit compiles in the background for the next runs (once per machine; "
-                           "see 'attsim compile --status')" if started else ""))
+                    say_once(frozenset(absent),
+                             f"{len(absent)} compiled units this run needs are not on this machine yet: it runs "
+                             f"interpreted (the same results; about {interpreted_s:.0f} s)"
+                             + (" while every unit compiles in the background for the next runs (once per "
+                                "machine; see 'attsim compile --status')" if started else ""),
+                             f"runs interpreted again (about {interpreted_s:.0f} s): {len(absent)} of its units are "
+                             "not compiled yet")
                 else:
                     self.chosen = Compiled(progress=True, announced=True)
                     announce(absent)

@@ -161,3 +161,16 @@ def test_two_processes_never_compile_the_same_unit(tmp_path):
     compiled = [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
     assert sorted(len(c) for c in compiled) == [0, 1], compiled
     assert "write_head" in (compiled[0] or compiled[1])
+
+
+def test_a_process_running_many_missions_cold_says_the_whole_notice_once(tmp_path):
+    """tools/train_detumble.py flew twenty missions on a machine still compiling: the same two-line notice twenty
+    times. The first run of a process says it whole; a later one with the same units missing, one short line."""
+    script = tmp_path / "twice.py"
+    script.write_text(MISSION.replace("telemetry = build(sys.argv[1]).run(", "build(sys.argv[1] + '-1').run()\n"
+                                      "    telemetry = build(sys.argv[1]).run("))
+    done = _fresh_process(script, tmp_path / "cold", cache=tmp_path / "empty-cache")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "interpreted" in line]
+    assert len(lines) == 2 and "not on this machine yet" in lines[0], done.stderr
+    assert lines[1].startswith("attsim: runs interpreted again (about ") and "units are not compiled yet" in lines[1]
