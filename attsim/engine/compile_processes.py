@@ -9,8 +9,9 @@ so idle cores divide the wait), each ending once it holds
 caller may compile what only it can build (a user's law, a unit no child
 knows) meanwhile (:func:`compile_here`).
 
-A child is ``python -m attsim.engine.precompile --feed`` (:data:`CHILD`),
-handed one unit's cache name at a time on its stdin (:func:`feed`): it
+A child runs :data:`CHILD` ``--feed`` (from the caller's own copy of
+attsim) and is handed one unit's cache name at a time on its stdin
+(:func:`feed`); it ends with its caller. It
 finds each among every unit a machine's missions and ensembles can use
 (:func:`attsim.engine.precompile.all_needs`), so only those can be compiled
 apart. The caller holds the machine-wide compile lock
@@ -20,15 +21,18 @@ apart. The caller holds the machine-wide compile lock
 from __future__ import annotations
 
 import math
+import os
 import queue
 import subprocess
 import sys
 import threading
+import time
+from pathlib import Path
 
 from .._core.units import compile_records, compile_unit, unit_is_cached
 from .compile_record import remember, unit_estimates
 
-__all__ = ["compile_apart", "compile_here", "feed", "peak_memory_mb", "PROCESS_LIMIT_MB", "CHILD"]
+__all__ = ["compile_apart", "compile_here", "feed", "peak_memory_mb", "usable_cores", "PROCESS_LIMIT_MB", "CHILD"]
 
 # the resident memory (MB) past which a compiling process hands the rest of its units to a fresh one
 PROCESS_LIMIT_MB = 360
@@ -68,6 +72,14 @@ def peak_memory_mb(children: bool = False) -> float:
     return 0.0
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the platform says it (under ``taskset -c 0`` a
+    2-core machine gives one), else the machine's count; at least 1."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
+
+
 def compile_apart(needs, jobs: int, say, meanwhile=None) -> dict:
     """Compile the units of ``needs`` not on disk in child processes, ``jobs`` at a time; returns
     ``{unit name: seconds}`` of those compiled, each said by ``say(name, seconds)`` when given.
@@ -76,105 +88,174 @@ def compile_apart(needs, jobs: int, say, meanwhile=None) -> dict:
     is handed the next as soon as it has done one, so that no core idles while units remain (dealing them out in
     shares left one core waiting for the other's last and longest). A child that has reached
     :data:`PROCESS_LIMIT_MB` ends after its unit and a fresh one takes its place. A unit found on disk by its turn
-    (compiled along with another) is skipped.
+    (compiled along with another) is skipped. The children are fed from a thread of this process.
 
-    ``meanwhile``: called (no arguments, in a thread of this process) while the children compile, for the
-    caller's own compiles (:func:`compile_here`); the ``{name: seconds}`` it returns joins the result, and what it
-    raises is raised here once the children are ended.
+    ``meanwhile``: called (no arguments, in this thread) while the children compile, for the caller's own compiles
+    (:func:`compile_here`); the ``{name: seconds}`` it returns joins the result. When it raises (or the caller is
+    interrupted), the children are ended and it is raised.
+
+    A child that fails (it cannot start, it is killed) is said on stderr, and its unit and those no child has
+    started yet are compiled in this process instead: a unit that compiles at all is compiled.
     """
     by_name = {n.unit.cache_name(): n for n in needs}
     estimates = unit_estimates(list(by_name))
     pending = sorted((name for name, n in by_name.items() if not unit_is_cached(n.unit, n.signature, **n.options)),
                      key=lambda name: -estimates[name])
-    events: queue.SimpleQueue = queue.SimpleQueue()
-    done, failure = {}, []
-    helper = None
-    if meanwhile is not None:
-        def own() -> None:
-            try:
-                events.put(("meanwhile", meanwhile()))
-            except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread below
-                events.put(("failed", exc))
-
-        helper = threading.Thread(target=own, name="attsim-compile-meanwhile", daemon=True)
-        helper.start()
-    children: dict = {}  # child -> the unit it compiles now (None: none left for it, or it ends at its limit)
+    feeder = _Feeder(by_name, pending, max(jobs, 1), say)
+    feeder.start()
+    done = {}
     try:
-        for _ in range(min(max(jobs, 1), len(pending))):
-            _give(children, _start(children, events), pending, by_name)
-        waiting_for_meanwhile = helper is not None
-        while children or waiting_for_meanwhile:
-            kind, *event = events.get()
-            if kind == "meanwhile":
-                done.update(event[0])
-                waiting_for_meanwhile = False
-            elif kind == "failed":
-                failure.append(event[0])
-                break
-            elif kind == "line":
-                child, line = event
-                word, name, *rest = line.split()
-                if word == "compiled":
-                    done[name] = float(rest[0])
-                    if say is not None:
-                        say(name, float(rest[0]))
-                elif word == "ready":
-                    children[child] = None
-                    if rest != ["full"]:  # at its memory limit it ends now; a fresh child takes its place
-                        _give(children, child, pending, by_name)
-            else:  # "ended": its output is all read
-                child = event[0]
-                unit = children.pop(child)
-                if child.wait() != 0 or unit is not None:
-                    raise RuntimeError(f"a compiling process failed (exit {child.returncode}) compiling {unit}; run "
-                                       "'attsim compile' for its error")
-                if pending and len(children) < max(jobs, 1):
-                    _give(children, _start(children, events), pending, by_name)
-    finally:
-        for child in children:  # on an error or an interrupt: the children end with the caller's compile
-            child.kill()
-            child.wait()
-    if failure:
-        raise failure[0]
+        if meanwhile is not None:
+            done.update(meanwhile())
+        feeder.join()
+    except BaseException:
+        feeder.stop()
+        raise
+    done.update(feeder.done)
+    if feeder.failed:
+        names = ", ".join(by_name[name].unit.name for name in feeder.failed)
+        print(f"attsim: a compiling process ended ({feeder.why}) before it was done; compiling {names} in this "
+              "process instead", file=sys.stderr, flush=True)
+        done.update(compile_here([by_name[name] for name in feeder.failed], say))
     remember(done)
     return done
 
 
-def _start(children: dict, events) -> subprocess.Popen:
-    """Start a compiling child fed unit names on its stdin, and return it; a thread of this process puts what it
-    prints on ``events`` (``("line", child, text)``, then ``("ended", child)``)."""
-    child = subprocess.Popen([sys.executable, "-m", CHILD, "--feed", "--limit-mb", str(PROCESS_LIMIT_MB)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-    children[child] = None
-
-    def read() -> None:
-        for line in child.stdout:
-            if line.strip():
-                events.put(("line", child, line))
-        events.put(("ended", child))
-
-    threading.Thread(target=read, name="attsim-compile-child", daemon=True).start()
-    return child
+def _child_command() -> list[str]:
+    """A compiling child's command line: :data:`CHILD` run as ``__main__`` from this very copy of attsim (the
+    caller may have it from a checkout on ``sys.path`` that the child's own path would not find, or find another
+    copy first)."""
+    root = str(Path(__file__).resolve().parents[2])
+    code = (f"import runpy, sys; sys.path.insert(0, {root!r}); "
+            f"sys.argv[1:] = ['--feed', '--limit-mb', {str(PROCESS_LIMIT_MB)!r}, '--parent', {str(os.getpid())!r}]; "
+            f"runpy.run_module({CHILD!r}, run_name='__main__', alter_sys=True)")
+    return [sys.executable, "-c", code]
 
 
-def _give(children: dict, child, pending: list, by_name: dict) -> None:
-    """Hand ``child`` the next unit not on disk yet, or close its input when none is left (it then ends)."""
-    while pending:
-        name = pending.pop(0)
-        need = by_name[name]
-        if not unit_is_cached(need.unit, need.signature, **need.options):
-            children[child] = name
-            child.stdin.write(name + "\n")
-            child.stdin.flush()
+def _ended_how(code: int) -> str:
+    return f"killed by signal {-code}" if code < 0 else f"exit {code}"
+
+
+class _Feeder(threading.Thread):
+    """Starts the compiling children, hands each the next unit when it is ready, and replaces one that ends at its
+    memory limit while units remain."""
+
+    def __init__(self, by_name: dict, pending: list, jobs: int, say):
+        super().__init__(name="attsim-compile-feeder", daemon=True)
+        self.by_name, self.pending, self.jobs, self.say = by_name, pending, jobs, say
+        self.events: queue.SimpleQueue = queue.SimpleQueue()
+        self.children: dict = {}  # child -> the unit it compiles now (None: none left for it, or it ends now)
+        self.done: dict = {}
+        self.failed: list = []  # units left to the caller: a failed child's, and those not started after it
+        self.why = ""
+        self.stopped = False
+        self._lock = threading.Lock()  # a child is started, or all are ended (stop), never both at once
+
+    def run(self) -> None:
+        for _ in range(min(self.jobs, len(self.pending))):
+            child = self._start()
+            if child is None:
+                break
+            self._give(child)
+        while self.children:
+            kind, child, line = self.events.get()
+            if kind == "line":
+                self._line(child, line)
+            else:
+                self._ended(child)
+
+    def stop(self) -> None:
+        """End every child now, and start no more (the caller failed or was interrupted)."""
+        with self._lock:
+            self.stopped = True
+            children = list(self.children)
+        for child in children:
+            child.kill()
+            child.wait()
+
+    def _start(self) -> subprocess.Popen | None:
+        """A new child (None once stopped)."""
+        with self._lock:
+            if self.stopped:
+                return None
+            child = subprocess.Popen(_child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     bufsize=1)
+            self.children[child] = None
+
+        def read() -> None:
+            for line in child.stdout:
+                if line.strip():
+                    self.events.put(("line", child, line))
+            self.events.put(("ended", child, ""))
+
+        threading.Thread(target=read, name="attsim-compile-child", daemon=True).start()
+        return child
+
+    def _give(self, child) -> None:
+        """Hand ``child`` the next unit not on disk yet, or close its input when none is left (it then ends)."""
+        while self.pending and not self.stopped:
+            name = self.pending.pop(0)
+            need = self.by_name[name]
+            if not unit_is_cached(need.unit, need.signature, **need.options):
+                self.children[child] = name
+                try:
+                    child.stdin.write(name + "\n")
+                    child.stdin.flush()
+                except OSError:  # it has ended already: its end says why (_ended)
+                    pass
+                return
+        self.children[child] = None
+        try:
+            child.stdin.close()
+        except OSError:
+            pass
+
+    def _line(self, child, line: str) -> None:
+        words = line.split()
+        if words[0] == "compiled" and len(words) == 3:
+            self.done[words[1]] = float(words[2])
+            if self.say is not None:
+                self.say(words[1], float(words[2]))
+        elif words[0] == "ready" and len(words) in (2, 3):
+            self.children[child] = None
+            if words[2:] != ["full"]:  # at its memory limit it ends now; a fresh child takes its place
+                self._give(child)
+        else:  # not the protocol's (numba's debugging output, say): the user's to see
+            print(line, end="", file=sys.stderr, flush=True)
+
+    def _ended(self, child) -> None:
+        unit = self.children.pop(child)
+        code = child.wait()
+        if self.stopped:
             return
-    children[child] = None
-    child.stdin.close()
+        if code != 0 or unit is not None:
+            self.why = self.why or _ended_how(code)
+            self.failed += ([unit] if unit is not None else []) + self.pending
+            self.pending.clear()  # a child that fails may fail again: no fresh one, the caller compiles the rest
+        elif self.pending and len(self.children) < self.jobs:
+            child = self._start()
+            if child is not None:
+                self._give(child)
 
 
-def feed(catalog: dict, lines, limit_mb: float, out) -> None:
+def _leave_with_the_parent(parent: int) -> None:
+    """End this compiling child when its parent, process ``parent``, has gone (killed: no one holds the machine's
+    lock for it, and the next run compiles the same units), checked now and twice a second."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="attsim-compile-watch", daemon=True).start()
+
+
+def feed(catalog: dict, lines, limit_mb: float, out, parent: int | None = None) -> None:
     """A compiling child's side (:data:`CHILD` ``--feed``): for each unit's cache name read from ``lines``, compile
     it from ``catalog`` (cache name: need), write ``compiled NAME SECONDS`` for each unit compiled and then
-    ``ready NAME`` (``ready NAME full`` when this process has reached ``limit_mb``, and end)."""
+    ``ready NAME`` (``ready NAME full`` when this process has reached ``limit_mb``, and end). It ends with its
+    parent, process ``parent`` (given by the parent: one killed while this one started up is gone already)."""
+    _leave_with_the_parent(os.getppid() if parent is None else parent)
     for line in lines:
         name = line.strip()
         if not name:

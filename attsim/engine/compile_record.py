@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,8 +24,8 @@ from .._core.jit import cache_root
 from ..telemetry.lock import RunLock
 
 __all__ = ["compiling", "remember", "compile_estimate", "unit_estimates", "deal", "directory", "announce",
-           "announce_compiled", "notice", "compiled_line", "print_compiled", "LOCK_DIR_NAME", "DEFAULT_COMPILE_S",
-           "LOG_FILE_NAME"]
+           "announce_compiled", "announce_rest", "notice", "compiled_line", "print_compiled", "LOCK_DIR_NAME",
+           "DEFAULT_COMPILE_S", "LOG_FILE_NAME"]
 
 LOCK_DIR_NAME = "attsim-compile"
 TIMES_FILE = "compile-times.json"
@@ -49,16 +50,20 @@ def _times() -> dict:
         return {}
 
 
+_REMEMBERING = threading.Lock()  # a read, update and write of the times at a time in this process
+
+
 def remember(seconds: dict) -> None:
     """Keep the compile seconds of units compiled here (a write beside, then a rename: readers see all or none)."""
     if not seconds:
         return
-    times = _times()
-    times.update(seconds)
-    path = directory() / TIMES_FILE
-    partial = path.with_suffix(f".{os.getpid()}")
-    partial.write_text(json.dumps(times, indent=1, sort_keys=True))
-    partial.replace(path)
+    with _REMEMBERING:  # an interrupted compile's thread and its retry's both wrote one file: FileNotFoundError
+        times = _times()
+        times.update(seconds)
+        path = directory() / TIMES_FILE
+        partial = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}")
+        partial.write_text(json.dumps(times, indent=1, sort_keys=True))
+        partial.replace(path)
 
 
 def unit_estimates(names: list[str]) -> dict:
@@ -109,6 +114,14 @@ def announce_compiled(name: str, seconds: float) -> None:
     print(f"attsim:   {compiled_line(name, seconds)}", file=sys.stderr, flush=True)
 
 
+def announce_rest(absent: int, done: int) -> None:
+    """After :func:`announce` of ``absent`` units of which ``done`` compiled here, say what became of the others:
+    "compiling 12 units" then "11 compiled" must not read as one lost."""
+    if done < absent:
+        print(f"attsim:   the other {absent - done} were on disk by their turn (compiled by another process, such "
+              "as the background compile, or along with a unit that calls them)", file=sys.stderr, flush=True)
+
+
 def print_compiled(name: str, seconds: float) -> None:
     """Say on stdout that the unit ``name`` compiled: ``attsim compile``'s own output, a line a unit."""
     print(f"attsim: {compiled_line(name, seconds)}", flush=True)
@@ -118,7 +131,10 @@ def print_compiled(name: str, seconds: float) -> None:
 def compiling():
     """Hold the machine-wide compile lock (processes compile one at a time; the next finds the units on disk)."""
     lock = RunLock(directory())
-    lock.acquire(blocking=True)
+    if not lock.acquire(blocking=False):  # a wait of minutes behind "about 18 s" was silent
+        print("attsim: another process is compiling for this machine (the background compile, a run, attsim "
+              "compile); waiting for it: what it compiles is then loaded from disk", file=sys.stderr, flush=True)
+        lock.acquire(blocking=True)
     try:
         yield
     finally:

@@ -37,6 +37,7 @@ from ..errors import ControllerError, InputError
 from ..inertia import check_inertia
 from ..telemetry.recorder import Telemetry
 from .component import Component, periodic
+from .compile_processes import usable_cores
 from .precompile import compile_needs
 from . import settings
 from .run import RECORD_PRIORITY, MissionRun
@@ -299,7 +300,7 @@ class Mission:
 
         ``jobs``: how many processes compile at once (default: one per core; each ends past
         :data:`~attsim.engine.compile_processes.PROCESS_LIMIT_MB` and a fresh one goes on), a user's law in this one."""
-        jobs = (os.cpu_count() or 1) if jobs is None else positive_int(jobs, "jobs", maximum=1024)
+        jobs = usable_cores() if jobs is None else positive_int(jobs, "jobs", maximum=1024)
         run = MissionRun(self, in_memory=True, backend="compiled")
         try:
             run.start()

@@ -42,7 +42,8 @@ from ..integrators import REGISTRY
 from ..telemetry.lock import RunLock
 from .backend import Need, RunUnits, advance_needs, loop_needs, missing
 from .compile_processes import compile_apart, compile_here, feed, peak_memory_mb
-from .compile_record import LOG_FILE_NAME, announce, announce_compiled, compiling, directory, print_compiled
+from .compile_record import (LOG_FILE_NAME, announce, announce_compiled, announce_rest, compiling, directory,
+                             print_compiled)
 from .component import Component
 from .plant import WRITE_HEAD, advance_unit_for
 from .world import KIND_PARTS, example_world, world_signatures
@@ -130,14 +131,8 @@ def compile_needs(needs, jobs: int = 1) -> list[str]:
         return []
     announce(absent, jobs)
     done = list(compile_all(needs, say=announce_compiled, jobs=jobs))
-    if len(done) < len(absent):  # "compiling 12 units" then "11 compiled" must not read as one lost
-        _stderr(f"  the other {len(absent) - len(done)} were on disk by their turn (compiled by another process, such "
-                "as the background compile, or along with a unit that calls them)")
+    announce_rest(len(absent), len(done))
     return done
-
-
-def _stderr(message: str) -> None:
-    print(f"attsim: {message}", file=sys.stderr, flush=True)
 
 
 def running() -> bool:
@@ -171,13 +166,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attsim.engine.precompile")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--feed", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--parent", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--limit-mb", type=float, default=math.inf, help=argparse.SUPPRESS)
     parser.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.background and hasattr(os, "nice"):  # POSIX; the children of --jobs inherit it
         print(f"attsim: compiling in the background at niceness {os.nice(BACKGROUND_NICENESS)}", flush=True)
     if args.feed:
-        feed({n.unit.cache_name(): n for n in all_needs()}, sys.stdin, args.limit_mb, sys.stdout)
+        feed({n.unit.cache_name(): n for n in all_needs()}, sys.stdin, args.limit_mb, sys.stdout, args.parent)
         return 0
     start = time.perf_counter()
     done = compile_all(say=print_compiled, jobs=max(args.jobs, 1))

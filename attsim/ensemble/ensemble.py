@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import numbers
-import os
 import time
 from typing import NamedTuple
 
@@ -41,8 +40,8 @@ from ..dispersions import checked as checked_dispersions
 from ..dispersions import draw_parameters, run_seed
 from ..engine.checks import NOT_FINITE, OFF_UNIT_NORM, SOUND
 from ..engine.backend import Need
-from ..engine.compile_processes import compile_apart
-from ..engine.compile_record import announce, announce_compiled, compiling, remember
+from ..engine.compile_processes import compile_apart, usable_cores
+from ..engine.compile_record import announce, announce_compiled, announce_rest, compiling, remember
 from ..engine.plant import NO_FACES
 from ..environment.table import EMPTY, EnvironmentTable, field_table
 from ..environment.torques import NO_DISTURBANCES, DisturbanceSwitches
@@ -605,7 +604,7 @@ class Ensemble:
         absent = [n.unit.name for n in absent_units] + [name for name, f, args in calls if not call_is_cached(f, args)]
         # the units a compiling process knows (rk4's, attsim compile's) compile there, each in its own process at
         # once on a machine with the cores for it (the loop ~6 s beside the chunk ~13 s), the rest here meanwhile
-        known = {(u.cache_name(), str(sig)) for u, sig, _ in step_units()} if (os.cpu_count() or 1) > 1 else set()
+        known = {(u.cache_name(), str(sig)) for u, sig, _ in step_units()} if usable_cores() > 1 else set()
         apart = [n for n in absent_units if (n.unit.cache_name(), str(n.signature)) in known]
         if absent:
             announce(absent, jobs=len(apart) + (len(apart) < len(absent)))
@@ -625,6 +624,7 @@ class Ensemble:
             done = compile_apart(apart, len(apart), announce_compiled, meanwhile=here) if apart else here()
         address = jit_address(compile_unit(chunk, chunk_signature), chunk_signature)  # on disk now: loaded
         self._compiled = (compile_unit(step_unit, step_signature, **options), address)
+        announce_rest(len(absent), len([name for name in absent if name in done]))
         return [name for name in absent if name in done]
 
     def _reader_calls(self, readers) -> list:

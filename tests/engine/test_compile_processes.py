@@ -2,6 +2,7 @@
 caller compiles what only it can build."""
 
 import os
+from pathlib import Path
 import subprocess
 import sys
 
@@ -23,26 +24,29 @@ compile_processes.subprocess.Popen = counted
 compile_processes.PROCESS_LIMIT_MB = 0  # past at once: each child compiles one unit
 needs = [n for n in precompile.all_needs() if n.unit.name in ("write_sensor", "write_magnetorquer")]
 done = compile_processes.compile_apart(needs, 1, None)
-print(sorted(done), len(started), [c[c.index("--limit-mb") + 1] for c in started])
+print(sorted(done), len(started), ["'--limit-mb', '0'" in c[-1] for c in started])
 """
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), ATTSIM_BACKGROUND_COMPILE="0")
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "['write_magnetorquer', 'write_sensor'] 2 ['0', '0']"
+    assert out.stdout.strip() == "['write_magnetorquer', 'write_sensor'] 2 [True, True]"
 
 
-def _script(tmp_path, body: str) -> str:
-    """Run ``body`` in a fresh process with an empty cache (what the caller checks and the children fill); its
-    stdout."""
-    head = """
+HEAD = """
 import subprocess
 from attsim.engine import compile_processes, precompile
 needs = [n for n in precompile.all_needs() if n.unit.name == "write_sensor"]
 """
+
+
+def _script(tmp_path, body: str, stderr: bool = False, head: str = HEAD, cwd=None):
+    """Run ``body`` in a fresh process with an empty cache (what the caller checks and the children fill); its
+    stdout (and stderr)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), ATTSIM_BACKGROUND_COMPILE="0")
-    out = subprocess.run([sys.executable, "-c", head + body], env=env, capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", head + body], env=env, capture_output=True, text=True, timeout=300,
+                         cwd=cwd)
     assert out.returncode == 0, out.stderr
-    return out.stdout.strip()
+    return (out.stdout.strip(), out.stderr) if stderr else out.stdout.strip()
 
 
 def test_the_callers_own_compile_runs_while_the_children_compile(tmp_path):
@@ -50,8 +54,14 @@ def test_the_callers_own_compile_runs_while_the_children_compile(tmp_path):
     functions (an environment's) meanwhile: the caller must not wait for its children first."""
     body = """
 def meanwhile():
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
-    print(sum(compile_processes.CHILD in line and "--feed" in line for line in ps), "child at work")
+    import time
+    deadline, at_work = time.monotonic() + 60.0, 0
+    while not at_work and time.monotonic() < deadline:  # the caller's thread of children starts them
+        ps = subprocess.run(["ps", "-ww", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+        at_work = sum(compile_processes.CHILD in line and "--feed" in line and "ps" not in line.split()[:1]
+                      for line in ps)
+        time.sleep(0.05)
+    print(at_work, "child at work")
     return {"the_callers_own": 0.25}
 said = []
 done = compile_processes.compile_apart(needs, 1, lambda name, seconds: said.append(name), meanwhile)
@@ -70,6 +80,10 @@ def counted(*args, **kwargs):
     return started[-1]
 compile_processes.subprocess.Popen = counted
 def meanwhile():
+    import time
+    deadline = time.monotonic() + 60.0
+    while not started and time.monotonic() < deadline:  # the children are started by a thread of the caller
+        time.sleep(0.05)
     raise ValueError("the law does not compile")
 try:
     compile_processes.compile_apart(needs, 1, None, meanwhile)
@@ -86,25 +100,83 @@ def test_with_every_unit_on_disk_no_child_starts_and_the_callers_compile_still_r
     assert compile_processes.compile_apart(needs, 2, None, lambda: {"mine": 1.0}) == {"mine": 1.0}
 
 
-def test_a_child_that_dies_mid_unit_is_an_error_naming_the_unit_not_a_hang(tmp_path):
+def test_a_child_that_dies_mid_unit_is_said_and_its_unit_compiled_here_instead(tmp_path):
+    """A child killed mid-compile (the kernel's OOM killer, a user's kill) stopped the caller's first step with a
+    RuntimeError, where compiling in the caller would have worked: it is said, and the caller compiles the unit."""
     body = """
-give = compile_processes._give
-def give_and_kill(children, child, pending, by_name):
-    give(children, child, pending, by_name)
-    if children[child] is not None:
-        child.kill()  # as the kernel's OOM killer would, mid-compile
-compile_processes._give = give_and_kill
-try:
-    compile_processes.compile_apart(needs, 1, None)
-except RuntimeError as error:
-    print(error)
+import sys
+give = compile_processes._Feeder._give
+def give_and_kill(self, child):
+    give(self, child)
+    if self.children[child] is not None:
+        child.kill()
+compile_processes._Feeder._give = give_and_kill
+done = compile_processes.compile_apart(needs, 1, None)
+print(sorted(done), compile_processes.unit_is_cached(needs[0].unit, needs[0].signature))
 """
-    assert _script(tmp_path, body) == ("a compiling process failed (exit -9) compiling "
-                                       f"{_needs_name()}; run 'attsim compile' for its error")
+    out, err = _script(tmp_path, body, stderr=True)
+    assert out == "['write_sensor'] True"
+    assert ("attsim: a compiling process ended (killed by signal 9) before it was done; compiling write_sensor in "
+            "this process instead") in err
 
 
-def _needs_name() -> str:
-    return next(n.unit.cache_name() for n in precompile.all_needs() if n.unit.name == "write_sensor")
+def test_a_child_compiles_with_the_callers_own_copy_of_attsim(tmp_path):
+    """A script that puts a checkout on sys.path (attsim not installed, or another copy installed) had children
+    that imported the installed copy, or none: the first step failed, or compiled every unit twice."""
+    import shutil
+
+    copy = tmp_path / "checkout"
+    shutil.copytree(Path(compile_processes.__file__).resolve().parents[1], copy / "attsim",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    body = f"""
+import sys
+sys.path.insert(0, {str(copy)!r})
+import attsim
+assert attsim.__file__.startswith({str(copy)!r}), attsim.__file__
+from attsim.engine import compile_processes, precompile
+needs = [n for n in precompile.all_needs() if n.unit.name == "write_sensor"]
+done = compile_processes.compile_apart(needs, 1, None)
+print(sorted(done), compile_processes.unit_is_cached(needs[0].unit, needs[0].signature))
+"""
+    out, err = _script(tmp_path, body, stderr=True, head="", cwd=tmp_path)
+    assert out == "['write_sensor'] True" and "in this process instead" not in err, err
+
+
+def test_children_end_with_their_caller_when_it_is_killed(tmp_path):
+    """A caller killed mid-compile left its children compiling without the machine's lock, and the next run
+    compiled the same units at the same time."""
+    import signal
+    import time
+
+    script = tmp_path / "caller.py"
+    script.write_text("from attsim.engine import compile_processes, precompile\n"
+                      "needs = [n for n in precompile.all_needs() if n.unit.name == 'check_modes']\n"
+                      "compile_processes.compile_apart(needs, 1, None)\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), ATTSIM_BACKGROUND_COMPILE="0")
+    caller = subprocess.Popen([sys.executable, str(script)], env=env)
+
+    def children():
+        ps = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout.splitlines()
+        return [line.split()[0] for line in ps if "--feed" in line and str(tmp_path) not in line
+                and compile_processes.CHILD in line and line.split()[1] in (str(caller.pid), "1")]
+
+    deadline = time.monotonic() + 60.0
+    while not children() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    mine = children()
+    assert mine, "no compiling child started"
+    caller.send_signal(signal.SIGKILL)
+    caller.wait()
+    def running(pid: str) -> bool:  # an ended child left unreaped by its new parent is a zombie ("Z"), not running
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+        except OSError:
+            return False
+
+    deadline = time.monotonic() + 10.0  # a bound on a hang: a child checks for its parent twice a second
+    while any(running(pid) for pid in mine) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(running(pid) for pid in mine)
 
 
 def test_a_child_takes_the_next_unit_as_soon_as_it_has_done_one(tmp_path):
@@ -115,13 +187,23 @@ def test_a_child_takes_the_next_unit_as_soon_as_it_has_done_one(tmp_path):
 import collections
 three = [n for n in precompile.all_needs() if n.unit.name in ("write_sensor", "write_magnetorquer", "write_wheel")]
 given = collections.defaultdict(list)
-give = compile_processes._give
-def recorded(children, child, pending, by_name):
-    give(children, child, pending, by_name)
-    if children[child] is not None:
-        given[child.pid].append(children[child])
-compile_processes._give = recorded
+give = compile_processes._Feeder._give
+def recorded(self, child):
+    give(self, child)
+    if self.children[child] is not None:
+        given[child.pid].append(self.children[child])
+compile_processes._Feeder._give = recorded
 done = compile_processes.compile_apart(three, 2, None)
 print(sorted(done), sorted(len(units) for units in given.values()))
 """
     assert _script(tmp_path, body) == "['write_magnetorquer', 'write_sensor', 'write_wheel'] [1, 2]"
+
+
+def test_the_cores_are_those_this_process_may_run_on():
+    # under taskset -c 0 on 2 cores, cpu_count said 2: two children and the caller shared one core
+    expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert compile_processes.usable_cores() == expected
+    if hasattr(os, "sched_getaffinity"):
+        script = "from attsim.engine.compile_processes import usable_cores; print(usable_cores())"
+        one = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", script], capture_output=True, text=True)
+        assert one.returncode != 0 or one.stdout.strip() == "1"  # (taskset may be absent)

@@ -22,3 +22,54 @@ def test_units_compiled_by_processes_at_once_are_estimated_by_the_longest_proces
     assert compile_record.deal(["d", "c", "b", "a"], 2) == [["a", "d"], ["b", "c"]]
     assert compile_record.compile_estimate(["a", "b"], jobs=1) == 16.0
     assert "about 10 s" in compile_record.notice(["a", "b"], jobs=2)
+
+
+def test_a_wait_for_another_compiling_process_is_said(monkeypatch, tmp_path, capsys):
+    # behind the background compile, an ensemble's "about 18 s" was followed by 114 s of silence
+    import threading
+    import time
+
+    from attsim.telemetry.lock import RunLock
+
+    monkeypatch.setattr(compile_record, "directory", lambda: tmp_path)
+    other = RunLock(tmp_path)
+    assert other.acquire()
+    entered = threading.Event()
+
+    def compile_here():
+        with compile_record.compiling():
+            entered.set()
+
+    waiting = threading.Thread(target=compile_here)
+    waiting.start()
+    time.sleep(0.3)
+    assert not entered.is_set()
+    other.release()
+    waiting.join(30.0)
+    assert entered.is_set()
+    assert "another process is compiling for this machine" in capsys.readouterr().err
+    with compile_record.compiling():  # free: nothing said
+        pass
+    assert capsys.readouterr().err == ""
+
+
+def test_two_threads_keep_their_times_without_tripping_on_each_other(monkeypatch, tmp_path):
+    # an interrupted ensemble compile's thread and the retry's both wrote compile-times.<pid>: FileNotFoundError
+    import threading
+
+    monkeypatch.setattr(compile_record, "directory", lambda: tmp_path)
+    errors = []
+
+    def keep(i):
+        try:
+            for k in range(200):
+                compile_record.remember({f"unit{k}": float(i)})
+        except Exception as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=keep, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and set(compile_record._times()) == {f"unit{k}" for k in range(200)}

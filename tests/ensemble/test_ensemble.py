@@ -307,7 +307,7 @@ def test_a_cold_ensemble_compiles_its_loop_and_chunk_each_in_a_process_of_its_ow
     from attsim.ensemble import ensemble as module
 
     monkeypatch.setattr(module, "unit_is_cached", lambda unit, signature, **options: False)  # as on an empty cache
-    monkeypatch.setattr(module.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(module, "usable_cores", lambda: cores)
     handed = []
 
     def apart(needs, jobs, say, meanwhile):
@@ -323,3 +323,15 @@ def test_a_cold_ensemble_compiles_its_loop_and_chunk_each_in_a_process_of_its_ow
     assert line.endswith(": " + ", ".join(names))
     ens.step(torque_Nm=np.full((2, 3), 1e-4))  # the units loaded (from the disk cache here) and run
     assert (ens.steps == 1).all() and (ens.omega_rad_s != 0.0).all() and (ens.status == 0).all()
+
+
+def test_a_unit_another_process_compiled_meanwhile_is_accounted_for(monkeypatch, capfd):
+    """'compiling 2 units' then one 'compiled' line must not read as one lost (the mission's wording)."""
+    from attsim.ensemble import ensemble as module
+
+    monkeypatch.setattr(module, "unit_is_cached", lambda unit, signature, **options: False)
+    monkeypatch.setattr(module, "usable_cores", lambda: 2)
+    monkeypatch.setattr(module, "compile_apart", lambda needs, jobs, say, meanwhile: {needs[0].unit.name: 1.0})
+    ens = _small(field=(2e-5, 0.0, 0.0))
+    assert ens.compile() == ["ensemble_step"]
+    assert "attsim:   the other 1 were on disk by their turn" in capfd.readouterr().err
