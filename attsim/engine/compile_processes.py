@@ -94,8 +94,9 @@ def compile_apart(needs, jobs: int, say, meanwhile=None) -> dict:
     (:func:`compile_here`); the ``{name: seconds}`` it returns joins the result. When it raises (or the caller is
     interrupted), the children are ended and it is raised.
 
-    A child that fails (it cannot start, it is killed) is said on stderr, and its unit and those no child has
-    started yet are compiled in this process instead: a unit that compiles at all is compiled.
+    A child that fails (it cannot start, it is killed: out of memory, say) is said on stderr and its unit is
+    handed to a fresh child; a unit whose second child fails too, and every unit once two children in a row have
+    failed, is compiled in this process instead, as it comes: a unit that compiles at all is compiled.
     """
     by_name = {n.unit.cache_name(): n for n in needs}
     estimates = unit_estimates(list(by_name))
@@ -107,29 +108,31 @@ def compile_apart(needs, jobs: int, say, meanwhile=None) -> dict:
     try:
         if meanwhile is not None:
             done.update(meanwhile())
-        feeder.join()
+        while feeder.is_alive() or not feeder.handed_back.empty():  # what failed children hand back, as it comes
+            try:
+                name = feeder.handed_back.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            done.update(compile_here([by_name[name]], say))
     except BaseException:
         feeder.stop()
         raise
     done.update(feeder.done)
-    if feeder.failed:
-        names = ", ".join(by_name[name].unit.name for name in feeder.failed)
-        print(f"attsim: a compiling process ended ({feeder.why}) before it was done; compiling {names} in this "
-              "process instead", file=sys.stderr, flush=True)
-        done.update(compile_here([by_name[name] for name in feeder.failed], say))
     remember(done)
     return done
 
 
 def _child_command() -> list[str]:
-    """A compiling child's command line: :data:`CHILD` run as ``__main__`` from this very copy of attsim (the
-    caller may have it from a checkout on ``sys.path`` that the child's own path would not find, or find another
-    copy first)."""
+    """A compiling child's command line: :data:`CHILD` run as ``__main__`` with the caller's own ``sys.path``, this
+    copy of attsim first (the caller may have it from a checkout that the child's own path would not find, or
+    find another copy first), isolated (``-I``: neither the current directory, where a file such as
+    ``inspect.py`` would shadow the standard library's, nor ``PYTHONPATH`` comes before them)."""
     root = str(Path(__file__).resolve().parents[2])
-    code = (f"import runpy, sys; sys.path.insert(0, {root!r}); "
+    path = [root] + [entry for entry in sys.path if entry != root]
+    code = (f"import sys; sys.path[:] = {path!r}; "
             f"sys.argv[1:] = ['--feed', '--limit-mb', {str(PROCESS_LIMIT_MB)!r}, '--parent', {str(os.getpid())!r}]; "
-            f"runpy.run_module({CHILD!r}, run_name='__main__', alter_sys=True)")
-    return [sys.executable, "-c", code]
+            f"import runpy; runpy.run_module({CHILD!r}, run_name='__main__', alter_sys=True)")
+    return [sys.executable, "-I", "-c", code]
 
 
 def _ended_how(code: int) -> str:
@@ -146,8 +149,9 @@ class _Feeder(threading.Thread):
         self.events: queue.SimpleQueue = queue.SimpleQueue()
         self.children: dict = {}  # child -> the unit it compiles now (None: none left for it, or it ends now)
         self.done: dict = {}
-        self.failed: list = []  # units left to the caller: a failed child's, and those not started after it
-        self.why = ""
+        self.handed_back: queue.SimpleQueue = queue.SimpleQueue()  # units left to the caller (compile_apart)
+        self.failures: dict = {}  # unit -> children that failed on it
+        self.failed_in_a_row = 0
         self.stopped = False
         self._lock = threading.Lock()  # a child is started, or all are ended (stop), never both at once
 
@@ -229,13 +233,34 @@ class _Feeder(threading.Thread):
         if self.stopped:
             return
         if code != 0 or unit is not None:
-            self.why = self.why or _ended_how(code)
-            self.failed += ([unit] if unit is not None else []) + self.pending
-            self.pending.clear()  # a child that fails may fail again: no fresh one, the caller compiles the rest
-        elif self.pending and len(self.children) < self.jobs:
+            self._failed(unit, code)
+        else:
+            self.failed_in_a_row = 0
+        if self.pending and len(self.children) < self.jobs:
             child = self._start()
             if child is not None:
                 self._give(child)
+
+    def _failed(self, unit: str | None, code: int) -> None:
+        """A child ended before it was done with ``unit``: its unit to a fresh child once, else to the caller; after
+        two failed children in a row (they cannot start, say), every unit left to the caller."""
+        self.failed_in_a_row += 1
+        back = []
+        if unit is not None:
+            self.failures[unit] = self.failures.get(unit, 0) + 1
+            if self.failures[unit] < 2 and self.failed_in_a_row < 2:
+                self.pending.insert(0, unit)
+            else:
+                back.append(unit)
+        if self.failed_in_a_row >= 2:
+            back += self.pending
+            self.pending.clear()
+        names = ", ".join(self.by_name[name].unit.name for name in back)
+        print(f"attsim: a compiling process ended ({_ended_how(code)}) before it was done; "
+              + (f"compiling {names} in this process instead" if back else "a fresh one takes its unit"),
+              file=sys.stderr, flush=True)
+        for name in back:
+            self.handed_back.put(name)
 
 
 def _leave_with_the_parent(parent: int) -> None:

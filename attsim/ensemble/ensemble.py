@@ -611,12 +611,15 @@ class Ensemble:
         seconds = {}
 
         def here() -> dict:
+            # what is still absent once the lock is held: another process may have compiled some meanwhile, and a
+            # load from disk must be neither said nor kept as this machine's compile time
             for need in absent_units:
-                if all(need is not n for n in apart):
+                if all(need is not n for n in apart) and not unit_is_cached(need.unit, need.signature, **need.options):
                     _timed(need.unit.name, absent, seconds,
                            functools.partial(compile_unit, need.unit, need.signature, **need.options))
             for name, function, args in calls:
-                _timed(name, absent, seconds, functools.partial(_compile_call, function, args))
+                if not call_is_cached(function, args):
+                    _timed(name, absent, seconds, functools.partial(_compile_call, function, args))
             remember(seconds)
             return seconds
 

@@ -335,3 +335,28 @@ def test_a_unit_another_process_compiled_meanwhile_is_accounted_for(monkeypatch,
     ens = _small(field=(2e-5, 0.0, 0.0))
     assert ens.compile() == ["ensemble_step"]
     assert "attsim:   the other 1 were on disk by their turn" in capfd.readouterr().err
+
+
+def test_units_another_process_compiled_while_this_one_waited_are_loaded_not_said_compiled(monkeypatch, capfd):
+    """Behind another process's compile, a one-core ensemble said 'compiled ensemble_step (1.0 s)' for a load from
+    disk, and kept 1.0 s as this machine's compile time (the next cold estimate said 'about 1 s')."""
+    from attsim.ensemble import ensemble as module
+
+    asked = set()
+
+    def on_disk_once_asked(unit, signature, **options):  # absent when first asked, compiled by the other after
+        first = unit.name not in asked
+        asked.add(unit.name)
+        return not first
+
+    monkeypatch.setattr(module, "unit_is_cached", on_disk_once_asked)
+    monkeypatch.setattr(module, "usable_cores", lambda: 1)
+    kept = []
+    monkeypatch.setattr(module, "remember", lambda seconds: kept.append(dict(seconds)))
+    ens = _small(field=(2e-5, 0.0, 0.0))
+    assert ens.compile() == []
+    err = capfd.readouterr().err
+    assert "compiled ensemble_step" not in err and "the other 2 were on disk by their turn" in err
+    assert all(not seconds for seconds in kept)
+    ens.step(torque_Nm=np.full((2, 3), 1e-4))
+    assert (ens.steps == 1).all()
