@@ -75,8 +75,10 @@ def peak_memory_mb(children: bool = False) -> float:
 def usable_cores() -> int:
     """The cores this process may run on: its CPU affinity where the platform says it (under ``taskset -c 0`` a
     2-core machine gives one), else the machine's count; at least 1."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(len(os.sched_getaffinity(0)), 1)
+    if sys.platform != "win32":  # POSIX; and of POSIX, Linux's (macOS has none)
+        affinity = getattr(os, "sched_getaffinity", None)
+        if affinity is not None:
+            return max(len(affinity(0)), 1)
     return os.cpu_count() or 1
 
 
