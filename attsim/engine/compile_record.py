@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .._core.jit import cache_root
+from ..errors import InputError
 from ..telemetry.lock import RunLock
 
 __all__ = ["compiling", "remember", "compile_estimate", "unit_estimates", "deal", "directory", "announce",
@@ -38,8 +39,18 @@ DEFAULT_COMPILE_S = {"advance_": 12.0, "step_chunk_": 18.0, "": 4.0}
 
 
 def directory() -> Path:
+    """This machine's compile lock and times, beside the compiled code; refused by name when it cannot be made
+    (``NUMBA_CACHE_DIR`` a file, read-only, full, or the package's own folder read-only)."""
     path = cache_root() / LOCK_DIR_NAME
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        if os.environ.get("NUMBA_CACHE_DIR"):
+            raise InputError("NUMBA_CACHE_DIR", "must name a directory this user can write compiled code to",
+                             f"got {os.environ['NUMBA_CACHE_DIR']!r}: {exc.strerror or exc}") from exc
+        raise InputError("NUMBA_CACHE_DIR", "must be set to a writable directory: attsim's own folder, where "
+                         "compiled code is kept by default, cannot be written",
+                         f"{path.parent}: {exc.strerror or exc}") from exc
     return path
 
 

@@ -73,3 +73,22 @@ def test_two_threads_keep_their_times_without_tripping_on_each_other(monkeypatch
     for thread in threads:
         thread.join()
     assert errors == [] and set(compile_record._times()) == {f"unit{k}" for k in range(200)}
+
+
+def test_a_cache_directory_that_cannot_be_written_is_refused_by_name(monkeypatch, tmp_path):
+    # NUMBA_CACHE_DIR naming a file, a read-only mount or a full disk gave a raw NotADirectoryError or OSError
+    import pytest
+
+    from attsim.errors import InputError
+
+    a_file = tmp_path / "not-a-directory"
+    a_file.write_text("")
+    monkeypatch.setattr(compile_record, "cache_root", lambda: a_file)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(a_file))
+    with pytest.raises(InputError) as refused:
+        compile_record.directory()
+    assert refused.value.field == "NUMBA_CACHE_DIR" and "can write compiled code to" in refused.value.rule
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    with pytest.raises(InputError) as refused:
+        compile_record.directory()
+    assert refused.value.field == "NUMBA_CACHE_DIR" and "must be set to a writable directory" in refused.value.rule
