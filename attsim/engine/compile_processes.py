@@ -4,15 +4,15 @@ Numba and LLVM keep what each unit's compilation allocated: one process
 compiling every unit grew to ~700 MB, and a campaign's first compile in the
 caller's process took 63 s on 2 cores. :func:`compile_apart` compiles units
 in child processes instead, ``jobs`` at a time (numba compiles on one core,
-so idle cores divide the wait), each ending once it holds
-:data:`PROCESS_LIMIT_MB` and a fresh one taking its remaining units. The
+so idle cores divide the wait), from a work queue, each child ending once
+it holds :data:`PROCESS_LIMIT_MB` and a fresh one taking its place. The
 caller may compile what only it can build (a user's law, a unit no child
 knows) meanwhile (:func:`compile_here`).
 
 A child runs :data:`CHILD` ``--feed`` (from the caller's own copy of
 attsim) and is handed one unit's cache name at a time on its stdin
-(:func:`feed`); it ends with its caller. It
-finds each among every unit a machine's missions and ensembles can use
+(:func:`feed`); it ends with its caller. It finds each among every unit a
+machine's missions and ensembles can use
 (:func:`attsim.engine.precompile.all_needs`), so only those can be compiled
 apart. The caller holds the machine-wide compile lock
 (:func:`~attsim.engine.compile_record.compiling`) for its children.
@@ -119,8 +119,8 @@ def compile_apart(needs, jobs: int, say, meanwhile=None) -> dict:
     except BaseException:
         feeder.stop()
         raise
+    remember(feeder.done)  # (the children each keep theirs, racing one another; what this process compiled is kept)
     done.update(feeder.done)
-    remember(done)
     return done
 
 

@@ -84,23 +84,27 @@ def unit_estimates(names: list[str]) -> dict:
             for name in names}
 
 
-def deal(names: list[str], jobs: int) -> list[list[str]]:
-    """The units ``names`` dealt to ``jobs`` processes compiling at once: the longest compile (by this machine's
-    times) to the least loaded process first."""
-    estimates = unit_estimates(names)
+def _dealt(estimates: dict, jobs: int) -> tuple[list[list[str]], list[float]]:
+    """``(shares, loads)``: the units of ``estimates`` (name: seconds) dealt to ``jobs`` processes, the longest
+    to the least loaded first, and each process's sum."""
     shares, loads = [[] for _ in range(max(jobs, 1))], [0.0] * max(jobs, 1)
-    for name in sorted(names, key=lambda n: -estimates[n]):
+    for name in sorted(estimates, key=lambda n: -estimates[n]):
         k = loads.index(min(loads))
         shares[k].append(name)
         loads[k] += estimates[name]
-    return shares
+    return shares, loads
+
+
+def deal(names: list[str], jobs: int) -> list[list[str]]:
+    """The units ``names`` dealt to ``jobs`` processes compiling at once: the longest compile (by this machine's
+    times) to the least loaded process first."""
+    return _dealt(unit_estimates(names), jobs)[0]
 
 
 def compile_estimate(names: list[str], jobs: int = 1) -> float:
     """About how long compiling the units ``names`` takes here (s), ``jobs`` processes at once (:func:`deal`): the
     longest process's sum of this machine's last times, else of the defaults."""
-    estimates = unit_estimates(names)
-    return max(sum(estimates[name] for name in share) for share in deal(names, jobs))
+    return max(_dealt(unit_estimates(names), jobs)[1])
 
 
 def notice(names: list[str], jobs: int = 1) -> str:

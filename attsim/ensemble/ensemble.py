@@ -606,6 +606,7 @@ class Ensemble:
         # once on a machine with the cores for it (the loop ~6 s beside the chunk ~13 s), the rest here meanwhile
         known = {(u.cache_name(), str(sig)) for u, sig, _ in step_units()} if usable_cores() > 1 else set()
         apart = [n for n in absent_units if (n.unit.cache_name(), str(n.signature)) in known]
+        local = [n for n in absent_units if n not in apart]
         if absent:
             announce(absent, jobs=len(apart) + (len(apart) < len(absent)))
         seconds = {}
@@ -613,13 +614,13 @@ class Ensemble:
         def here() -> dict:
             # what is still absent once the lock is held: another process may have compiled some meanwhile, and a
             # load from disk must be neither said nor kept as this machine's compile time
-            for need in absent_units:
-                if all(need is not n for n in apart) and not unit_is_cached(need.unit, need.signature, **need.options):
-                    _timed(need.unit.name, absent, seconds,
+            for need in local:
+                if not unit_is_cached(need.unit, need.signature, **need.options):
+                    _timed(need.unit.name, seconds,
                            functools.partial(compile_unit, need.unit, need.signature, **need.options))
             for name, function, args in calls:
                 if not call_is_cached(function, args):
-                    _timed(name, absent, seconds, functools.partial(_compile_call, function, args))
+                    _timed(name, seconds, functools.partial(_compile_call, function, args))
             remember(seconds)
             return seconds
 
@@ -627,8 +628,9 @@ class Ensemble:
             done = compile_apart(apart, len(apart), announce_compiled, meanwhile=here) if apart else here()
         address = jit_address(compile_unit(chunk, chunk_signature), chunk_signature)  # on disk now: loaded
         self._compiled = (compile_unit(step_unit, step_signature, **options), address)
-        announce_rest(len(absent), len([name for name in absent if name in done]))
-        return [name for name in absent if name in done]
+        compiled = [name for name in absent if name in done]
+        announce_rest(len(absent), len(compiled))
+        return compiled
 
     def _reader_calls(self, readers) -> list:
         """``(name, function, arguments)`` of the readers named (those this ensemble has: a field, sensors)."""
@@ -727,15 +729,12 @@ def _compile_call(function, args):
     return function.compile(tuple(function.typeof_pyval(a) for a in args))
 
 
-def _timed(name: str, absent: list, seconds: dict, make):
-    """``make()`` (a compile, or a load from the disk cache); when ``name`` is one of the ``absent``, its wall time
-    into ``seconds`` and said on stderr."""
+def _timed(name: str, seconds: dict, make) -> None:
+    """``make()``, a compile: its wall time into ``seconds`` under ``name``, and said on stderr."""
     start = time.perf_counter()
-    made = make()
-    if name in absent:
-        seconds[name] = time.perf_counter() - start
-        announce_compiled(name, seconds[name])
-    return made
+    make()
+    seconds[name] = time.perf_counter() - start
+    announce_compiled(name, seconds[name])
 
 
 def step_units(methods=("rk4",)) -> list:
