@@ -8,16 +8,21 @@ server starts with all of it. Nothing else imports this module.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
+
+from .processes import SERVER_INTERRUPT
 
 # Ctrl-C at the terminal reaches the server too (it is in the caller's process group): while it loads, the
 # interrupt ended it with a traceback under the caller's own message (multiprocessing shields the server from it
 # only once its preload is done). The caller stops the server itself (processes.stop_server), so the interrupt is
-# ignored until the imports are done; then the handler is put back, and the workers forked later have it as a
-# spawned worker has it.
+# ignored until the imports are done (the caller starts the server with it ignored: processes._launch); then the
+# handling the caller names is put in place, and the workers forked later have it as a spawned worker has it.
 _MAIN = threading.current_thread() is threading.main_thread()  # (signals are set from the main thread only)
 _INTERRUPT = signal.signal(signal.SIGINT, signal.SIG_IGN) if _MAIN else None
+_INTERRUPT = {"default": signal.default_int_handler, "ignore": signal.SIG_IGN}.get(
+    os.environ.pop(SERVER_INTERRUPT, ""), _INTERRUPT)
 try:
     import distributed  # noqa: F401 - dask's worker
     from numba.core.registry import cpu_target

@@ -40,6 +40,8 @@ __all__ = ["PRELOAD", "start_server", "stop_server", "local_cluster"]
 # what a campaign run imports before it starts (dask's worker, attsim's run and every component kind), in one module
 # that keeps Ctrl-C from the server while it loads
 PRELOAD = ("attsim.campaign.preload",)
+# the variable that tells the server how its workers handle Ctrl-C ("default": KeyboardInterrupt, "ignore")
+SERVER_INTERRUPT = "ATTSIM_SERVER_INTERRUPT"
 # the hash seed a nanny gives the workers it spawns unless dask's configuration names one (distributed.nanny)
 DASK_HASH_SEED = "6640"
 
@@ -93,10 +95,22 @@ def _launch(environment: dict[str, str]) -> None:
     # dask's own first use of the forkserver replaces the preload list: set again for a server started again
     multiprocessing.get_context("forkserver").set_forkserver_preload(list(PRELOAD))
     before = dict(os.environ)
+    # the server starts with Ctrl-C ignored (a disposition it inherits through exec; a handler or a signal mask it
+    # does not) until its preload is done, and is told what to put back for the workers forked from it (this
+    # process's own handling, as a spawned worker would inherit it): an interrupt in its first moments, before the
+    # preload runs, ended it with a traceback and the next worker with EOFError. Signals are set from the main
+    # thread only; from another, the server is unshielded until its preload starts, as before.
+    main = threading.current_thread() is threading.main_thread()
+    interrupt = signal.getsignal(signal.SIGINT) if main else None
     try:
         os.environ.update({key: value for key, value in environment.items() if os.environ.get(key) != value})
+        if interrupt is not None:  # (None: a handler not set from Python, left alone)
+            os.environ[SERVER_INTERRUPT] = "ignore" if interrupt is signal.SIG_IGN else "default"
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         forkserver.ensure_running()
     finally:
+        if interrupt is not None:
+            signal.signal(signal.SIGINT, interrupt)
         for key in set(os.environ) - set(before):
             del os.environ[key]
         os.environ.update({key: value for key, value in before.items() if os.environ.get(key) != value})
