@@ -3,26 +3,24 @@
 :mod:`attsim.campaign.processes` names this module in the forkserver's preload: importing it loads a run's code
 (the campaign's worker, the engine, every component kind a mission script can name) and sets up numba's compiler
 for the CPU, which numba otherwise does at a process's first compiled unit (~0.7 s). Each worker forked from the
-server starts with all of it. Nothing else imports this module.
+server starts with all of it. Where workers are spawned instead (no forkserver), each imports it as dask's worker
+preload. Nothing else imports this module.
 """
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 
-from .processes import SERVER_INTERRUPT
-
-# Ctrl-C at the terminal reaches the server too (it is in the caller's process group): while it loads, the
-# interrupt ended it with a traceback under the caller's own message (multiprocessing shields the server from it
-# only once its preload is done). The caller stops the server itself (processes.stop_server), so the interrupt is
-# ignored until the imports are done (the caller starts the server with it ignored: processes._launch); then the
-# handling the caller names is put in place, and the workers forked later have it as a spawned worker has it.
-_MAIN = threading.current_thread() is threading.main_thread()  # (signals are set from the main thread only)
-_INTERRUPT = signal.signal(signal.SIGINT, signal.SIG_IGN) if _MAIN else None
-_INTERRUPT = {"default": signal.default_int_handler, "ignore": signal.SIG_IGN}.get(
-    os.environ.pop(SERVER_INTERRUPT, ""), _INTERRUPT)
+# Ctrl-C at the terminal reaches every process of the caller's group: the server, and the campaign's workers forked
+# from it. The campaign answers it itself (it stops its cluster, keeps the records written, says "interrupted"),
+# so the server and its workers ignore it: while the server loaded, the interrupt ended it with a traceback under
+# the caller's message, and each worker printed two tracebacks of dask's (KeyboardInterrupt in its event loop).
+# The caller starts the server with the interrupt ignored already (processes._launch: from its first moment,
+# before this module runs); set here too for a server started from another thread. The forkserver gives its
+# workers the handlers it found after its preload: this one.
+if threading.current_thread() is threading.main_thread():  # (signals are set from the main thread only)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 try:
     import distributed  # noqa: F401 - dask's worker
     from numba.core.registry import cpu_target
@@ -41,6 +39,3 @@ try:
 # worker would start); a worker imports what it needs again, and a failure then is its run's error record
 except Exception:  # noqa: BLE001
     pass
-finally:
-    if _MAIN:
-        signal.signal(signal.SIGINT, _INTERRUPT)

@@ -40,8 +40,6 @@ __all__ = ["PRELOAD", "start_server", "stop_server", "local_cluster"]
 # what a campaign run imports before it starts (dask's worker, attsim's run and every component kind), in one module
 # that keeps Ctrl-C from the server while it loads
 PRELOAD = ("attsim.campaign.preload",)
-# the variable that tells the server how its workers handle Ctrl-C ("default": KeyboardInterrupt, "ignore")
-SERVER_INTERRUPT = "ATTSIM_SERVER_INTERRUPT"
 # the hash seed a nanny gives the workers it spawns unless dask's configuration names one (distributed.nanny)
 DASK_HASH_SEED = "6640"
 
@@ -96,16 +94,14 @@ def _launch(environment: dict[str, str]) -> None:
     multiprocessing.get_context("forkserver").set_forkserver_preload(list(PRELOAD))
     before = dict(os.environ)
     # the server starts with Ctrl-C ignored (a disposition it inherits through exec; a handler or a signal mask it
-    # does not) until its preload is done, and is told what to put back for the workers forked from it (this
-    # process's own handling, as a spawned worker would inherit it): an interrupt in its first moments, before the
-    # preload runs, ended it with a traceback and the next worker with EOFError. Signals are set from the main
-    # thread only; from another, the server is unshielded until its preload starts, as before.
+    # does not), and keeps it ignored for the workers forked from it (attsim.campaign.preload): an interrupt in its
+    # first moments, before its preload ran, ended it with a traceback and the next worker with EOFError. Signals
+    # are set from the main thread only; from another, the server ignores it once its preload starts.
     main = threading.current_thread() is threading.main_thread()
     interrupt = signal.getsignal(signal.SIGINT) if main else None
     try:
         os.environ.update({key: value for key, value in environment.items() if os.environ.get(key) != value})
         if interrupt is not None:  # (None: a handler not set from Python, left alone)
-            os.environ[SERVER_INTERRUPT] = "ignore" if interrupt is signal.SIG_IGN else "default"
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         forkserver.ensure_running()
     finally:
@@ -166,10 +162,13 @@ def stop_server() -> None:
 
 def local_cluster(workers: int):
     """A ``LocalCluster`` of ``workers`` processes, one thread each, forked from the server of
-    :func:`start_server` where it can be, else spawned."""
+    :func:`start_server` where it can be, else spawned; either way a worker has loaded :data:`PRELOAD` (a spawned
+    one as dask's worker preload) and leaves Ctrl-C to the campaign."""
     import dask
     from distributed import LocalCluster
 
-    method = "forkserver" if start_server() else "spawn"
+    forked = start_server()
+    method = "forkserver" if forked else "spawn"
     with dask.config.set({"distributed.worker.multiprocessing-method": method}):
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, silence_logs=logging.ERROR)
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, silence_logs=logging.ERROR,
+                            preload=None if forked else list(PRELOAD))

@@ -48,7 +48,7 @@ from typing import NamedTuple
 from .. import __version__
 from .._core.validate import positive_int, positive_scalar, real_number, seed_int
 from ..dispersions import draw_parameters, flatten, run_seed
-from ..errors import AttsimWarning, InputError
+from ..errors import AttsimWarning, InputError, add_note
 from . import records as store
 from .applied import check_applied
 from .execute import compile_first, execute
@@ -252,6 +252,11 @@ class Campaign:
         try:
             description = self._reconcile_description()
             return self._run_locked(description, own_client or client, workers, progress, report, on_start)
+        except KeyboardInterrupt as exc:  # the command line's one line says what is kept and how to go on
+            kept = len(store.read_records(self.out_dir))
+            add_note(exc, f"{kept} of {self.runs} runs are recorded in {self.out_dir}; the same campaign again "
+                          "runs only the rest")
+            raise
         finally:
             if lock is not self._held:
                 lock.release()

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from multiprocessing import forkserver
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -23,9 +24,20 @@ def _no_server_left():
     assert getattr(forkserver._forkserver, "_forkserver_pid", None) is None
 
 
-def _seen():
-    return ("attsim.engine.mission" in sys.modules and "attsim.campaign.worker" in sys.modules,
-            os.environ.get("OMP_NUM_THREADS"), os.environ.get("ATTSIM_TEST_PROCESSES"), hash("attsim"))
+class Seen(NamedTuple):
+    """What a worker of a campaign's cluster reports of itself."""
+
+    loaded: bool  # a run's code imported before any run was sent
+    threads: str | None  # OMP_NUM_THREADS, which dask's pre-spawn environment sets
+    variable: str | None  # ATTSIM_TEST_PROCESSES, as the tests set it
+    hashed: int  # hash("attsim"): the hash seed it runs with
+    parent: int  # its parent's pid: the forkserver's when forked, the campaign's process when spawned
+
+
+def _seen() -> Seen:
+    return Seen("attsim.engine.mission" in sys.modules and "attsim.campaign.worker" in sys.modules,
+                os.environ.get("OMP_NUM_THREADS"), os.environ.get("ATTSIM_TEST_PROCESSES"), hash("attsim"),
+                os.getppid())
 
 
 def _cluster_answers():
@@ -34,7 +46,7 @@ def _cluster_answers():
     cluster = processes.local_cluster(2)
     try:
         with Client(cluster) as client:
-            return list(client.run(_seen).values())
+            return [Seen(*answer) for answer in client.run(_seen).values()]
     finally:
         cluster.close()
 
@@ -48,10 +60,11 @@ def _spawned_hash() -> int:
 def test_a_campaign_worker_starts_with_a_runs_code_loaded_and_what_a_spawned_one_would_have(monkeypatch):
     monkeypatch.delenv("ATTSIM_TEST_PROCESSES", raising=False)
     assert processes.start_server()
-    for loaded, threads, _, hashed in _cluster_answers():
-        assert loaded  # imported by the server, before any run was sent
-        assert threads == "1"  # dask's pre-spawn environment reached the forked worker
-        assert hashed == _spawned_hash()  # dask's one hash seed, not the server's random one (helper-31)
+    for seen in _cluster_answers():
+        assert seen.parent == forkserver._forkserver._forkserver_pid  # forked from the server
+        assert seen.loaded  # imported by the server, before any run was sent
+        assert seen.threads == "1"  # dask's pre-spawn environment reached the forked worker
+        assert seen.hashed == _spawned_hash()  # dask's one hash seed, not the server's random one (helper-31)
     assert processes.start_server()  # dask's setting those in this process too does not count as a change
 
 
@@ -59,7 +72,7 @@ def test_a_variable_set_after_the_server_started_reaches_the_workers(monkeypatch
     processes.start_server()
     monkeypatch.setenv("ATTSIM_TEST_PROCESSES", "set after the server started")
     assert not processes.start_server()  # the server's environment is out of date: spawned workers
-    assert {answer[2] for answer in _cluster_answers()} == {"set after the server started"}
+    assert {answer.variable for answer in _cluster_answers()} == {"set after the server started"}
     monkeypatch.delenv("ATTSIM_TEST_PROCESSES")
     assert processes.start_server()  # as it was: forked again
 
@@ -71,9 +84,9 @@ def test_a_server_killed_is_started_again_with_the_environment_it_had_not_the_ca
     processes.start_server()
     os.kill(forkserver._forkserver._forkserver_pid, signal.SIGKILL)
     monkeypatch.setenv("ATTSIM_TEST_PROCESSES", "set while the server was dead")
-    assert {answer[2] for answer in _cluster_answers()} == {"set while the server was dead"}  # spawned
+    assert {answer.variable for answer in _cluster_answers()} == {"set while the server was dead"}  # spawned
     monkeypatch.delenv("ATTSIM_TEST_PROCESSES")
-    assert {answer[2] for answer in _cluster_answers()} == {None}
+    assert {answer.variable for answer in _cluster_answers()} == {None}
 
 
 def test_the_server_goes_with_the_campaign_even_one_refused_at_once(monkeypatch, capsys):
@@ -90,7 +103,8 @@ def test_the_server_goes_with_the_campaign_even_one_refused_at_once(monkeypatch,
 def test_attsim_forkserver_0_has_every_worker_spawned(monkeypatch):
     monkeypatch.setenv("ATTSIM_FORKSERVER", "0")
     assert not processes.start_server()
-    assert all(not loaded for loaded, *_ in _cluster_answers())  # a spawned worker imports on its first run
+    # spawned by this process's nannies, each importing a run's code as dask's worker preload before its first run
+    assert all(seen.parent == os.getpid() and seen.loaded for seen in _cluster_answers())
 
 
 def test_a_server_that_cannot_start_leaves_the_workers_spawned(monkeypatch):
@@ -100,7 +114,7 @@ def test_a_server_that_cannot_start_leaves_the_workers_spawned(monkeypatch):
 
     monkeypatch.setattr(forkserver, "ensure_running", refused)
     assert not processes.start_server() and processes._server_environment is None
-    assert all(not loaded for loaded, *_ in _cluster_answers())
+    assert all(seen.parent == os.getpid() and seen.loaded for seen in _cluster_answers())
 
 
 INTERRUPTED_WHILE_LOADING = """
@@ -109,7 +123,7 @@ from multiprocessing import forkserver
 from attsim.campaign import processes
 
 def interrupt_handler_of_a_worker():
-    sys.exit(0 if signal.getsignal(signal.SIGINT) is signal.default_int_handler else 3)
+    sys.exit(0 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN else 3)
 
 if __name__ == "__main__":
     # Ctrl-C handled as in a terminal (under pytest-xdist this process inherits SIGINT ignored, as would the server)
@@ -129,11 +143,52 @@ if __name__ == "__main__":
 """
 
 
-def test_ctrl_c_while_the_server_loads_leaves_it_serving_quietly_and_its_workers_interruptible(tmp_path):
+def test_ctrl_c_while_the_server_loads_leaves_it_serving_quietly_and_its_workers_leave_it_to_the_campaign(tmp_path):
     script = tmp_path / "interrupt.py"
     script.write_text(INTERRUPTED_WHILE_LOADING)
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
                             env={key: value for key, value in os.environ.items() if key != "ATTSIM_FORKSERVER"})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["0", "True"]  # the worker handles Ctrl-C as any Python process; same server
+    assert result.stdout.split() == ["0", "True"]  # the worker ignores Ctrl-C (the campaign stops it); same server
     assert "Traceback" not in result.stderr and "KeyboardInterrupt" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("forkserver_setting", [None, "0"], ids=["forked", "spawned"])
+def test_ctrl_c_in_a_campaign_is_one_line_exit_130_and_keeps_what_it_has_recorded(tmp_path, forkserver_setting):
+    """Ctrl-C at the terminal, sent to the whole process group mid-campaign: the campaign says "interrupted" and
+    stops its cluster; its workers printed two tracebacks of dask's each (KeyboardInterrupt in their event loop),
+    forked or spawned (ATTSIM_FORKSERVER=0)."""
+    import time
+
+    from attsim.campaign import records as store
+    from tests.campaign.test_campaign import _slow_script
+
+    out = tmp_path / "mc"
+    command = [str(Path(sys.executable).parent / "attsim"), "campaign", str(_slow_script(tmp_path)), "--runs", "200",
+               "--workers", "2", "--out", str(out), "--no-report"]
+    env = {key: value for key, value in os.environ.items() if key != "ATTSIM_FORKSERVER"}
+    if forkserver_setting is not None:
+        env["ATTSIM_FORKSERVER"] = forkserver_setting
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                               start_new_session=True,  # its own group, as a shell's job is
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # (xdist ignores it)
+    try:
+        deadline = time.monotonic() + 300
+        while not list((out / store.RECORDS_DIR).glob("part-*.parquet")) and time.monotonic() < deadline:
+            assert process.poll() is None
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stdout + stderr and "KeyboardInterrupt" not in stdout + stderr, stderr
+    kept = store.read_records(out)
+    assert 0 < len(kept) < 200 and kept["run"].is_unique
+    said = [line for line in stderr.splitlines() if line.startswith("attsim:")]
+    assert said == [f"attsim: interrupted; {len(kept)} of 200 runs are recorded in {out}; the same campaign again "
+                    "runs only the rest"], stderr
+    time.sleep(1.0)
+    left = subprocess.run(["ps", "-ww", "-o", "pid=,stat=", "-g", str(process.pid)], capture_output=True, text=True)
+    assert [row for row in left.stdout.splitlines() if not row.split()[1].startswith("Z")] == [], left.stdout
