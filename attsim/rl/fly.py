@@ -31,6 +31,7 @@ from ..control.base import FunctionController
 from ..engine.mission import Mission
 from ..errors import InputError
 from ..sensors.devices import Gyro, Magnetometer, StarTracker
+from .kernels import error_quaternion
 from .tasks import FIELD_SCALE_T, Task, rotating_field
 
 __all__ = ["policy_mission", "episode_start"]
@@ -65,11 +66,9 @@ def _observation(task: Task, readings: dict) -> np.ndarray:
 
 
 def _attitude_error(task: Task, q: np.ndarray) -> np.ndarray:
-    tw, tx, ty, tz = task.target_q[0], -task.target_q[1], -task.target_q[2], -task.target_q[3]
-    w, x, y, z = q
-    e = np.array([tw * w - tx * x - ty * y - tz * z, tw * x + tx * w + ty * z - tz * y,
-                  tw * y - tx * z + ty * w + tz * x, tw * z + tx * y - ty * x + tz * w])
-    e = -e if e[0] < 0.0 else e
+    # the environments' own arithmetic (its Python form: the same IEEE operations in the same order, so the same
+    # observation to the bit, with no compile for a mission flown in Python)
+    e = np.array(error_quaternion.py_func(tuple(q), tuple(task.target_q)))
     return e if task.attitude == "quaternion" else e[1:] / (1.0 + e[0])
 
 
