@@ -124,6 +124,7 @@ class _Execution:
                 for future, results in self.ready():
                     self.heard_at = time.monotonic()
                     self.arrived(future, results)
+                self.state.flush_due()
                 for overdue in self.clock.overdue():
                     self.time_out(overdue)
                 if self.excluded:

@@ -254,8 +254,10 @@ class Campaign:
             return self._run_locked(description, own_client or client, workers, progress, report, on_start)
         except KeyboardInterrupt as exc:  # the command line's one line says what is kept and how to go on
             kept = len(store.read_records(self.out_dir))
-            add_note(exc, f"{kept} of {self.runs} runs are recorded in {self.out_dir}; the same campaign again "
-                          "runs only the rest")
+            add_note(exc, f"all {kept} runs are recorded in {self.out_dir}; the same campaign again writes its "
+                          "summary and report" if kept >= self.runs else
+                     f"{kept} of {self.runs} runs are recorded in {self.out_dir}; the same campaign again runs only "
+                     "the rest")
             raise
         finally:
             if lock is not self._held:
@@ -326,6 +328,9 @@ class Campaign:
             bar = _progress_bar(self.runs, len(done)) if progress else None
             try:
                 execute(specs, client, workers, state, bar, on_start, self.run_timeout_s)
+            except BaseException:  # interrupted, or stopped by an error: every run taken is kept, envelopes too
+                state.flush(envelopes=True)
+                raise
             finally:
                 if bar is not None:
                     bar.close()
@@ -390,9 +395,18 @@ class _State:
             self.ran += 1
             self.failures += record["status"] != "OK"
             self.writer.add(record)
-        if time.monotonic() - self.last_flush >= FLUSH_WALL_S:
-            self.flush()
+        self.flush_due()
         return new
+
+    def flush_due(self) -> None:
+        """:meth:`flush` when what is in memory has waited :data:`FLUSH_WALL_S`, or the saved envelopes lag the
+        records by :data:`ENVELOPES_WALL_S` (also called while no result arrives: the runs taken before a stall are
+        not held for it; nothing is written while nothing is new)."""
+        now = time.monotonic()
+        records_due = bool(self.writer.pending or self.pending) and now - self.last_flush >= FLUSH_WALL_S
+        envelopes_due = self.last_envelopes < self.last_flush and now - self.last_envelopes >= ENVELOPES_WALL_S
+        if records_due or envelopes_due:
+            self.flush(envelopes=envelopes_due)
 
     def new_envelope(self):
         import numpy as np

@@ -184,8 +184,11 @@ class _Feeder(threading.Thread):
         with self._lock:
             if self.stopped:
                 return None
+            # a session of its own: Ctrl-C at the terminal reaches the caller's process group, and each child
+            # printed a KeyboardInterrupt traceback of the compiler's frames (hundreds of lines under the caller's
+            # one); the caller stops its children itself (stop), and a child ends with a caller that is gone
             child = subprocess.Popen(_child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     bufsize=1)
+                                     bufsize=1, start_new_session=True)
             self.children[child] = None
 
         def read() -> None:

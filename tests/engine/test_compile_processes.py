@@ -52,22 +52,23 @@ def _script(tmp_path, body: str, stderr: bool = False, head: str = HEAD, cwd=Non
 
 def test_the_callers_own_compile_runs_while_the_children_compile(tmp_path):
     """An ensemble's first step compiles its loop in one child and its chunk in another, and the caller's own
-    functions (an environment's) meanwhile: the caller must not wait for its children first."""
+    functions (an environment's) meanwhile: the caller must not wait for its children first. A child runs in a
+    session of its own: Ctrl-C at the terminal is the caller's to answer (each child printed a traceback)."""
     body = """
 def meanwhile():
     import time
-    deadline, at_work = time.monotonic() + 60.0, 0
+    deadline, at_work = time.monotonic() + 60.0, []
     while not at_work and time.monotonic() < deadline:  # the caller's thread of children starts them
-        ps = subprocess.run(["ps", "-ww", "-eo", "ppid,args"], capture_output=True, text=True).stdout.splitlines()
-        at_work = sum(line.split()[0] == str(os.getpid()) and "--feed" in line for line in ps)  # its own children
+        ps = subprocess.run(["ps", "-ww", "-eo", "ppid,sid,args"], capture_output=True, text=True).stdout.splitlines()
+        at_work = [line.split()[1] for line in ps if line.split()[0] == str(os.getpid()) and "--feed" in line]
         time.sleep(0.05)
-    print(at_work, "child at work")
+    print(len(at_work), "child at work", all(sid != str(os.getsid(0)) for sid in at_work))
     return {"the_callers_own": 0.25}
 said = []
 done = compile_processes.compile_apart(needs, 1, lambda name, seconds: said.append(name), meanwhile)
 print(sorted(done), said)
 """
-    assert _script(tmp_path, body).splitlines() == ["1 child at work", "['the_callers_own', 'write_sensor'] "
+    assert _script(tmp_path, body).splitlines() == ["1 child at work True", "['the_callers_own', 'write_sensor'] "
                                                                          "['write_sensor']"]
 
 
