@@ -11,8 +11,10 @@ restarted (:mod:`attsim.campaign.timeouts`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import signal
 import sys
 import threading
 import time
@@ -84,10 +86,26 @@ def execute(specs, client, workers, state, bar, on_start, run_timeout_s: float |
         allowance_s = timeouts.COLD_ALLOWANCE_S if own_client is not None else timeouts.FOREIGN_COLD_ALLOWANCE_S
         _Execution(specs, client, state, bar, RunClock(run_timeout_s, allowance_s)).run()
     finally:
-        if own_client is not None:
-            own_client.close()
-        if cluster is not None:
-            cluster.close()
+        with _interrupts_held():
+            if own_client is not None:
+                own_client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+@contextlib.contextmanager
+def _interrupts_held():
+    """Ctrl-C ignored for the block (from the main thread; elsewhere it cannot come): a second Ctrl-C pressed while
+    the campaign closes its cluster after the first cut the close short, and dask's exit hook closed it again,
+    ~11 s later and once not within a minute, with tracebacks."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before if before is not None else signal.default_int_handler)
 
 
 def _exception_message(exc) -> str:
