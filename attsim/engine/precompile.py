@@ -5,7 +5,8 @@ kind's own (:attr:`LoopPart.units`), each component class's (a sensor's
 ``sample_unit``, a law's ``loop_unit``), the engine's writer, the advance of
 every mission method with and without integrated wheels, the loop and the
 Python path's advance, and an :class:`~attsim.Ensemble`'s step (``rk4``,
-without and with a field: :func:`attsim.ensemble.ensemble.step_units`).
+without and with a field, and the chunk's parts:
+:func:`attsim.ensemble.ensemble.step_units`).
 :func:`compile_all` compiles those not yet on disk, holding a machine-wide
 lock (two processes never compile the same units at once; the second waits
 and then finds them on disk), in child processes that each stop at a memory

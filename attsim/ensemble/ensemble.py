@@ -51,7 +51,7 @@ from ..integrators import REGISTRY
 from ..integrators.base import quaternion_rate_unpack
 from ..sensors.devices import Gyro, Magnetometer
 from .kernels import CHUNK, GYRO, MAGNETOMETER, P_BIAS, P_BIAS_RW, P_NOISE, P_PERIOD, P_QUANTIZATION, STEP_OPTIONS, \
-    STEP_UNIT, STOPPED, body_field, chunk_unit, sample_sensors, scratch_rows, step_signatures
+    STEP_UNIT, STOPPED, body_field, chunk_unit, part_units, sample_sensors, scratch_rows, step_signatures
 
 __all__ = ["Ensemble", "Commands", "DISPERSED", "step_units"]
 
@@ -310,6 +310,7 @@ class Ensemble:
         self._stops = np.zeros((n, nw + 1, 3))
         # the compiled step's working rows, one row per thread (attsim.ensemble.kernels: a chunk of bodies at a time)
         self._scratch = np.zeros((numba.config.NUMBA_NUM_THREADS, scratch_rows(nw) * CHUNK))
+        self._parts = np.zeros(3, dtype=np.int64)  # the addresses of the chunk's parts, once compiled (compile)
 
         self.status = np.zeros(n, dtype=np.int64)
         self._allocate_sensors()
@@ -564,7 +565,7 @@ class Ensemble:
             self.wheel_h_Nms, self.wheel_torque_Nm, self.wheel_torque_saturated, self.wheel_speed_saturated,
             self.wheel_requested_Nm, self._work), self.dipole_max_Am2, scale, self.dipole_Am2, self.J, self.Jinv,
             self._params, env_t, env_v, self._faces, self._switches, self._residual, self._stops, self.status,
-            self._scratch)
+            self._scratch, self._parts)
 
     def _step(self, c: Commands) -> None:
         if self._compiled is None:
@@ -580,10 +581,11 @@ class Ensemble:
         in milliseconds. When any must compile here, this says so on stderr
         first, with the estimate (the wording of a mission's run), and each
         one as it is done: never a silent wait of tens of seconds. On a
-        machine with two cores or more, the parallel loop and an ``rk4``
-        chunk (units ``attsim compile`` knows) compile each in a child
-        process at once (:func:`~attsim.engine.compile_processes.compile_apart`),
-        the rest in this process meanwhile.
+        machine with two cores or more, the parallel loop, an ``rk4`` chunk
+        and the chunk's three parts (units ``attsim compile`` knows) compile
+        in child processes, one per core at once
+        (:func:`~attsim.engine.compile_processes.compile_apart`), the rest in
+        this process meanwhile.
 
         Parameters
         ----------
@@ -598,17 +600,19 @@ class Ensemble:
             The names compiled (none when everything was on disk).
         """
         units = self._units(self._step_args(self._zeros))
-        (step_unit, step_signature, options), (chunk, chunk_signature, _) = units
+        (step_unit, step_signature, options), (chunk, chunk_signature, _), *parts = units
         calls = list(calls) + self._reader_calls(readers)
         absent_units = [Need(u, sig, opts) for u, sig, opts in units if not unit_is_cached(u, sig, **opts)]
         absent = [n.unit.name for n in absent_units] + [name for name, f, args in calls if not call_is_cached(f, args)]
-        # the units a compiling process knows (rk4's, attsim compile's) compile there, each in its own process at
-        # once on a machine with the cores for it (the loop ~6 s beside the chunk ~13 s), the rest here meanwhile
-        known = {(u.cache_name(), str(sig)) for u, sig, _ in step_units()} if usable_cores() > 1 else set()
+        # the units a compiling process knows (rk4's, attsim compile's) compile there, in children, a process a core
+        # (the loop ~7 s, the chunk ~9 s, its parts ~9 s in all), the rest here meanwhile
+        cores = usable_cores()
+        known = {(u.cache_name(), str(sig)) for u, sig, _ in step_units()} if cores > 1 else set()
         apart = [n for n in absent_units if (n.unit.cache_name(), str(n.signature)) in known]
         local = [n for n in absent_units if n not in apart]
+        jobs = min(len(apart), cores)  # a child a core: the loop, the chunk and its parts share them
         if absent:
-            announce(absent, jobs=len(apart) + (len(apart) < len(absent)))
+            announce(absent, jobs=jobs + (len(apart) < len(absent)))
         seconds = {}
 
         def here() -> dict:
@@ -625,8 +629,9 @@ class Ensemble:
             return seconds
 
         with compiling() if absent else contextlib.nullcontext():  # another process may be compiling them
-            done = compile_apart(apart, len(apart), announce_compiled, meanwhile=here) if apart else here()
+            done = compile_apart(apart, jobs, announce_compiled, meanwhile=here) if apart else here()
         address = jit_address(compile_unit(chunk, chunk_signature), chunk_signature)  # on disk now: loaded
+        self._parts[:] = [jit_address(compile_unit(part, signature), signature) for part, signature, _ in parts]
         self._compiled = (compile_unit(step_unit, step_signature, **options), address)
         compiled = [name for name in absent if name in done]
         announce_rest(len(absent), len(compiled))
@@ -644,10 +649,12 @@ class Ensemble:
         return calls
 
     def _units(self, args) -> list:
-        """``(unit, signature, options)`` of the compiled step and of its chunk for the step's arguments ``args``."""
-        step_signature, chunk_signature = step_signatures(args)
-        return [(STEP_UNIT, step_signature, STEP_OPTIONS),
-                (chunk_unit(self._integrator, self.has_field), chunk_signature, {})]
+        """``(unit, signature, options)`` of the compiled step, of its chunk and of the chunk's three parts (in the
+        order of their addresses) for the step's arguments ``args``."""
+        signatures = step_signatures(args)
+        return [(STEP_UNIT, signatures.step, STEP_OPTIONS),
+                (chunk_unit(self._integrator, self.has_field), signatures.chunk, {}),
+                *[(part, signature, {}) for part, signature in zip(part_units(self._integrator), signatures.parts)]]
 
     def _raise_fault(self):
         k = int(np.flatnonzero(self.status)[0])

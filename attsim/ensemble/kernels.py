@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from typing import NamedTuple
 
 from numba import get_thread_id, prange, typeof, types
 
@@ -53,7 +54,8 @@ from ..engine.plant import (PlantInputs, hold_wheels_to, plant_torque, plant_tor
 from ..integrators.base import bind_stage_torque, code_digest
 from ..sensors.kernels import field_body, gyro_measure, magnetometer_measure
 
-__all__ = ["chunk_unit", "STEP_UNIT", "STEP_OPTIONS", "step_signatures", "STOPPED", "CHUNK", "scratch_rows",
+__all__ = ["chunk_unit", "part_units", "STEP_UNIT", "STEP_OPTIONS", "step_signatures", "StepSignatures", "STOPPED",
+           "CHUNK", "BEGIN", "AFTER", "FINISH", "scratch_rows",
            "body_field", "sample_sensors", "GYRO", "MAGNETOMETER"]
 
 # a body's status after a step: the plant's state fault (attsim.engine.checks: SOUND, NOT_FINITE, ...), or STOPPED
@@ -63,6 +65,8 @@ STOPPED = -1
 # bodies a thread steps together: a multiple of the vector width (4 doubles), and few enough that the chunk's
 # scratch (scratch_rows: 57 rows of CHUNK doubles with three wheels, 29 kB) stays in the core's 32 kB level-1 cache
 CHUNK = 64
+# the chunk's parts, by their place in the addresses it is given (kernels.part_units)
+BEGIN, AFTER, FINISH = 0, 1, 2
 # the scratch's rows (each CHUNK wide, entry b for the chunk's body b): the method's state q_IB (4) and ω (3); the
 # advance's start t0, its span t1 - t0 and its sub-step count; the held inputs' start (PlantInputs.t0_s: t0, or
 # the last speed stop), external torque, dipole, wheel torque and momentum (body axes, 3 each); J and J⁻¹
@@ -289,26 +293,33 @@ def finish_chunk(lo, count, s, state, steps, wheels, max_step_s, params, status)
 
 def step_chunk(c, state, steps, period_s, max_step_s, wheel_cmd, dipole_cmd, tau_ext, axis, w_inertia, w_max_torque,
                w_max_speed, h, torque, torque_sat, speed_sat, requested, work, dipole_max, dipole_scale, dipole, J,
-               Jinv, params, env_t, env_v, faces, switches, residual, stops, status, s):
+               Jinv, params, env_t, env_v, faces, switches, residual, stops, status, s, parts):
     """Chunk ``c`` of :func:`ensemble_step` (its arguments unpacked), in the scratch row ``s``: the bodies' commands,
     their sub-steps one at a time across the chunk, their ends; returns how many bodies it stepped. A template
-    (the parts bound per method and stage torque: :func:`chunk_unit`)."""
+    (the sub-step bound per method and stage torque: :func:`chunk_unit`). The body-by-body parts are units of
+    their own, called at the addresses ``parts`` (:data:`BEGIN`, :data:`AFTER`, :data:`FINISH`:
+    :func:`part_units`): compiled once for every stage torque, beside the chunk rather than inside it."""
     env = (env_t, env_v, faces, switches, residual)
     wheels = WheelBank(axis, w_inertia, w_max_torque, w_max_speed, h, torque, torque_sat, speed_sat, requested, work)
+    commands = (wheel_cmd, dipole_cmd, tau_ext)
     lo = c * CHUNK
     count = min(CHUNK, state.shape[0] - lo)
-    substeps = begin_chunk(lo, count, s, state, steps, period_s, max_step_s, (wheel_cmd, dipole_cmd, tau_ext),  # noqa: F821
-                           wheels, dipole_max, dipole_scale, dipole, J, Jinv, params)
+    substeps = as_function(parts[BEGIN], 0, lo, count, s, state, steps, period_s, max_step_s, commands, wheels,
+                           dipole_max, dipole_scale, dipole, J, Jinv, params)(
+        lo, count, s, state, steps, period_s, max_step_s, commands, wheels, dipole_max, dipole_scale, dipole, J, Jinv,
+        params)
     for i in range(substeps):
         substep_chunk(s, count, i, max_step_s, params, env)  # noqa: F821
         if stops_due(s, count, i, params) > 0:  # noqa: F821
-            after_chunk(lo, count, i, s, wheels, stops, max_step_s, params, env)  # noqa: F821
-    finish_chunk(lo, count, s, state, steps, wheels, max_step_s, params, status)  # noqa: F821
+            as_function(parts[AFTER], None, lo, count, i, s, wheels, stops, max_step_s, params, env)(
+                lo, count, i, s, wheels, stops, max_step_s, params, env)
+    as_function(parts[FINISH], None, lo, count, s, state, steps, wheels, max_step_s, params, status)(
+        lo, count, s, state, steps, wheels, max_step_s, params, status)
     return count
 
 
 def ensemble_step(chunk, state, steps, period_s, max_step_s, commands, wheels, dipole_max, dipole_scale, dipole, J,
-                  Jinv, params, env_t, env_v, faces, switches, residual, stops, status, scratch):
+                  Jinv, params, env_t, env_v, faces, switches, residual, stops, status, scratch, parts):
     """Advance every body one control period: :func:`step_chunk` of one method and stage torque (the unit at
     address ``chunk``, :func:`chunk_unit`) for every chunk, in parallel.
 
@@ -323,10 +334,11 @@ def ensemble_step(chunk, state, steps, period_s, max_step_s, commands, wheels, d
     faces, the disturbances' switches, the residual dipole); ``stops`` the
     advance's speed-stop rows; ``status`` (written: the state's fault or
     :data:`STOPPED`); ``scratch`` one row of ``scratch_rows(wheels) * CHUNK``
-    doubles per thread. The chunks are numba's ``prange``: a thread's chunk
-    runs in that thread's scratch row. The chunk is called through its
-    address, so this one parallel loop, compiled once, serves every method
-    and stage torque.
+    doubles per thread; ``parts`` the addresses of the chunk's body-by-body
+    parts (:func:`part_units`). The chunks are numba's ``prange``: a
+    thread's chunk runs in that thread's scratch row. The chunk is called
+    through its address, so this one parallel loop, compiled once, serves
+    every method and stage torque.
     """
     # numba's parallel loop takes arrays and plain scalars, not tuples of arrays: unpacked here
     wheel_cmd, dipole_cmd, tau_ext = commands
@@ -336,9 +348,10 @@ def ensemble_step(chunk, state, steps, period_s, max_step_s, commands, wheels, d
         as_function(chunk, 0, c, state, steps, period_s, max_step_s, wheel_cmd, dipole_cmd, tau_ext, axis, w_inertia,
                     w_max_torque, w_max_speed, h, torque, torque_sat, speed_sat, requested, work, dipole_max,
                     dipole_scale, dipole, J, Jinv, params, env_t, env_v, faces, switches, residual, stops, status,
-                    s)(c, state, steps, period_s, max_step_s, wheel_cmd, dipole_cmd, tau_ext, axis, w_inertia,
-                       w_max_torque, w_max_speed, h, torque, torque_sat, speed_sat, requested, work, dipole_max,
-                       dipole_scale, dipole, J, Jinv, params, env_t, env_v, faces, switches, residual, stops, status, s)
+                    s, parts)(c, state, steps, period_s, max_step_s, wheel_cmd, dipole_cmd, tau_ext, axis, w_inertia,
+                              w_max_torque, w_max_speed, h, torque, torque_sat, speed_sat, requested, work,
+                              dipole_max, dipole_scale, dipole, J, Jinv, params, env_t, env_v, faces, switches,
+                              residual, stops, status, s, parts)
 
 
 STEP_UNIT = Unit(ensemble_step, "ensemble_step", {})
@@ -346,13 +359,30 @@ STEP_UNIT = Unit(ensemble_step, "ensemble_step", {})
 STEP_OPTIONS = {"parallel": True}
 
 
-def step_signatures(args) -> tuple:
-    """``(signature of STEP_UNIT, signature of a chunk unit)`` for the arguments ``args`` of
-    :func:`ensemble_step` after ``chunk``."""
+def step_signatures(args) -> StepSignatures:
+    """The signatures of :data:`STEP_UNIT`, of a chunk unit and of the chunk's parts (:func:`part_units`) for the
+    arguments ``args`` of :func:`ensemble_step` after ``chunk``."""
     t = [typeof(a) for a in args]
-    commands, wheels, scratch = t[4], t[5], t[-1]
-    chunk_args = [types.intp, *t[:4], *commands.types, *wheels.types, *t[6:-1], types.Array(scratch.dtype, 1, "C")]
-    return types.none(types.intp, *t), types.intp(*chunk_args)
+    commands, wheels, scratch, parts = t[4], t[5], t[-2], t[-1]
+    row = types.Array(scratch.dtype, 1, "C")
+    chunk_args = [types.intp, *t[:4], *commands.types, *wheels.types, *t[6:-2], row, parts]
+    # as the chunk passes them: the commands and the environment as plain tuples, the wheels as their bank
+    held, env = types.BaseTuple.from_types(commands.types), types.BaseTuple.from_types(t[12:17])
+    state, steps, max_step, params, stops, status = t[0], t[1], t[3], t[11], t[17], t[18]
+    pair = (types.intp, types.intp)
+    return StepSignatures(
+        types.none(types.intp, *t), types.intp(*chunk_args),
+        (types.intp(*pair, row, state, steps, t[2], max_step, held, wheels, *t[6:12]),
+         types.none(*pair, types.intp, row, wheels, stops, max_step, params, env),
+         types.none(*pair, row, state, steps, wheels, max_step, params, status)))
+
+
+class StepSignatures(NamedTuple):
+    """:func:`step_signatures`: the parallel loop's, a chunk's, and its parts' in the order of ``parts``."""
+
+    step: object
+    chunk: object
+    parts: tuple
 
 
 _STEPS: dict = {}
@@ -362,8 +392,8 @@ _BODY_PARTS: dict = {}
 def _body_parts(integrator) -> dict:
     """The chunk's body-by-body parts (commands, stops, end) and its stop count bound to ``integrator``'s state
     kernels: they do not depend on its step nor on the stage torque, so every method with the same state kernels
-    (rk4, rkn, rkmk4) shares one compiled copy, under a name carrying their digest. The body-by-body parts are
-    called once a chunk, not inlined: each variant of the step links the one compiled copy."""
+    (rk4, rkn, rkmk4) shares them, under names carrying their digest. The three parts are units of their own
+    (:func:`part_units`); the stop count is inlined in the chunk."""
     kernels = dict(unpack_state=integrator.unpack_state, pack_state=integrator.pack_state,
                    output_state=integrator.output_state, must_stop=integrator.must_stop)
     names = "|".join(f"{k.py_func.__module__}.{k.py_func.__name__}" for k in kernels.values())
@@ -371,11 +401,16 @@ def _body_parts(integrator) -> dict:
     if tag not in _BODY_PARTS:
         bodies = {part.__name__: njit(**_INLINED)(bind_globals(part, f"{part.__name__}_{tag}", **kernels))
                   for part in (begin_body, after_substep, finish_body)}
-        parts = {part.__name__: njit(**_CALLED)(bind_globals(part, f"{part.__name__}_{tag}", **bodies))
-                 for part in (begin_chunk, after_chunk, finish_chunk)}
-        parts["stops_due"] = njit(**_INLINED)(bind_globals(stops_due, f"stops_due_{tag}", **kernels))
-        _BODY_PARTS[tag] = parts
+        units = tuple(Unit(part, f"{part.__name__}_{tag}", bodies) for part in (begin_chunk, after_chunk, finish_chunk))
+        _BODY_PARTS[tag] = dict(units=units, stops_due=njit(**_INLINED)(
+            bind_globals(stops_due, f"stops_due_{tag}", **kernels)))
     return _BODY_PARTS[tag]
+
+
+def part_units(integrator) -> tuple:
+    """The units of the chunk's parts for ``integrator``, in the order of ``parts``: :func:`begin_chunk`,
+    :func:`after_chunk`, :func:`finish_chunk`."""
+    return _body_parts(integrator)["units"]
 
 
 def chunk_unit(integrator, environment: bool) -> Unit:
@@ -389,7 +424,7 @@ def chunk_unit(integrator, environment: bool) -> Unit:
         torque = plant_torque if environment else plant_torque_no_environment
         suffix = f"{torque.__name__}_{code_digest(integrator.step, torque)}"  # as compiled_template names it
         step = bind_stage_torque(integrator.step, torque, compile_suffix=suffix)
-        parts = dict(_body_parts(integrator), substep_chunk=njit(**_INLINED)(
+        parts = dict(stops_due=_body_parts(integrator)["stops_due"], substep_chunk=njit(**_INLINED)(
             bind_globals(substep_chunk, f"substep_chunk_{integrator.name}_{suffix}", step=step)))
         _STEPS[key] = Unit(step_chunk, f"step_chunk_{integrator.name}_{torque.__name__}", parts)
     return _STEPS[key]

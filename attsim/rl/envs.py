@@ -34,7 +34,7 @@ included, whatever the number of environments.
 
 The first reset makes the compiled code ready (:meth:`attsim.rl.tasks.Task.compile`):
 once per machine it compiles, saying so on stderr with the estimate (about
-20 s on two cores; ``attsim compile`` does the ensemble's step ahead, the
+16 s on two cores; ``attsim compile`` does the ensemble's step ahead, the
 environment's few own functions then take seconds), then it loads in
 milliseconds.
 """

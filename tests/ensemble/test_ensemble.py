@@ -302,9 +302,10 @@ def test_compile_says_on_stderr_what_it_compiles_before_it_does(capfd):
 @pytest.mark.parametrize("cores", [1, 2])
 def test_a_cold_ensemble_compiles_its_loop_and_chunk_each_in_a_process_of_its_own(monkeypatch, capfd, cores):
     """On an empty cache the loop (~6 s) and the chunk (~13-16 s) compiled one after the other in the caller: 19-23 s
-    against the 20 s the first use may add. With two cores each compiles in a child at once (units attsim compile
-    knows, so a child finds them by name); with one, both here."""
+    against the 20 s the first use may add. With two cores they and the chunk's three parts compile in two children
+    at once (units attsim compile knows, so a child finds them by name); with one, all here."""
     from attsim.ensemble import ensemble as module
+    from attsim.ensemble.kernels import part_units
 
     monkeypatch.setattr(module, "unit_is_cached", lambda unit, signature, **options: False)  # as on an empty cache
     monkeypatch.setattr(module, "usable_cores", lambda: cores)
@@ -316,7 +317,8 @@ def test_a_cold_ensemble_compiles_its_loop_and_chunk_each_in_a_process_of_its_ow
 
     monkeypatch.setattr(module, "compile_apart", apart)
     ens = _small(field=(2e-5, 0.0, 0.0))
-    names = ["ensemble_step", "step_chunk_rk4_plant_torque"]
+    names = ["ensemble_step", "step_chunk_rk4_plant_torque", *[unit.name for unit in part_units(ens._integrator)]]
+    assert len(names) == 5 and names[2].startswith("begin_chunk_")
     assert ens.compile() == names
     assert handed == ([(names, 2)] if cores == 2 else [])
     line = next(line for line in capfd.readouterr().err.splitlines() if "units for this machine" in line)
@@ -326,7 +328,7 @@ def test_a_cold_ensemble_compiles_its_loop_and_chunk_each_in_a_process_of_its_ow
 
 
 def test_a_unit_another_process_compiled_meanwhile_is_accounted_for(monkeypatch, capfd):
-    """'compiling 2 units' then one 'compiled' line must not read as one lost (the mission's wording)."""
+    """'compiling 5 units' then one 'compiled' line must not read as four lost (the mission's wording)."""
     from attsim.ensemble import ensemble as module
 
     monkeypatch.setattr(module, "unit_is_cached", lambda unit, signature, **options: False)
@@ -334,7 +336,7 @@ def test_a_unit_another_process_compiled_meanwhile_is_accounted_for(monkeypatch,
     monkeypatch.setattr(module, "compile_apart", lambda needs, jobs, say, meanwhile: {needs[0].unit.name: 1.0})
     ens = _small(field=(2e-5, 0.0, 0.0))
     assert ens.compile() == ["ensemble_step"]
-    assert "attsim:   the other 1 were on disk by their turn" in capfd.readouterr().err
+    assert "attsim:   the other 4 were on disk by their turn" in capfd.readouterr().err  # the chunk and its parts
 
 
 def test_units_another_process_compiled_while_this_one_waited_are_loaded_not_said_compiled(monkeypatch, capfd):
@@ -356,7 +358,7 @@ def test_units_another_process_compiled_while_this_one_waited_are_loaded_not_sai
     ens = _small(field=(2e-5, 0.0, 0.0))
     assert ens.compile() == []
     err = capfd.readouterr().err
-    assert "compiled ensemble_step" not in err and "the other 2 were on disk by their turn" in err
+    assert "compiled ensemble_step" not in err and "the other 5 were on disk by their turn" in err
     assert all(not seconds for seconds in kept)
     ens.step(torque_Nm=np.full((2, 3), 1e-4))
     assert (ens.steps == 1).all()
