@@ -9,7 +9,11 @@ source and of every attsim module it imports, directly or through others
 (imports inside functions included). An edit recompiles the functions that
 can reach the edited code, and only those. Functions outside the package (a
 user's ``NumbaController`` law, tools, tests) keep numba's own rule. A cache
-directory chosen with ``NUMBA_CACHE_DIR`` is respected.
+directory chosen with ``NUMBA_CACHE_DIR`` is respected. A cache file of
+attsim's that cannot be read (truncated by a full disk or a kill on a file
+system without atomic renames, damaged) is said on stderr, removed and taken
+as absent: the function compiles again, rather than every later run failing
+on numba's unpickling error.
 
 Every compiled module imports ``njit`` from here, so the rule is in place
 before the first function is decorated.
@@ -32,6 +36,7 @@ import functools
 import hashlib
 import os
 import re
+import sys
 from pathlib import Path
 
 from numba import config, njit
@@ -148,11 +153,14 @@ class _PackageLocator(caching.InTreeCacheLocator):
     """Caches attsim's functions beside their sources (or under ``NUMBA_CACHE_DIR``), stamped with their
     module's dependencies."""
 
+    paths: set[str] = set()  # the directories attsim's functions are cached in (what _read_or_remove guards)
+
     def __init__(self, py_func, py_file):
         super().__init__(py_func, py_file)
         self._py_file_path = py_file
         if config.CACHE_DIR:
             self._cache_path = os.path.join(config.CACHE_DIR, self.get_suitable_cache_subpath(py_file))
+        _PackageLocator.paths.add(self._cache_path)
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -178,3 +186,38 @@ class _PackageLocator(caching.InTreeCacheLocator):
 
 if _PackageLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, _PackageLocator)
+
+
+def _read_or_remove(read, absent):
+    """numba's reading of one cache file (``read``), for attsim's files: a file that cannot be unpickled is said,
+    removed and taken as ``absent()`` (module docstring); numba's own files are left to numba."""
+
+    @functools.wraps(read)
+    def guarded(self, *name):
+        try:
+            return read(self, *name)
+        except OSError:
+            raise  # a file removed meanwhile, a permission: numba's own answers
+        except Exception as error:  # unpickling damaged bytes raises any kind of error
+            if self._cache_path not in _PackageLocator.paths:
+                raise
+            path = self._data_path(*name) if name else self._index_path
+            print(f"attsim: the compiled code cached in {path} could not be read ({type(error).__name__}: "
+                  f"{error}); removed: it compiles again", file=sys.stderr)
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+            return absent()
+
+    return guarded
+
+
+def _gone():
+    # numba's load() takes a data file that is not there as absent (removed while its index still names it)
+    raise FileNotFoundError("removed: unreadable")
+
+
+if not hasattr(caching.IndexDataCacheFile._load_index, "__wrapped__"):
+    caching.IndexDataCacheFile._load_index = _read_or_remove(caching.IndexDataCacheFile._load_index, dict)
+    caching.IndexDataCacheFile._load_data = _read_or_remove(caching.IndexDataCacheFile._load_data, _gone)

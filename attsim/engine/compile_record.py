@@ -33,9 +33,10 @@ TIMES_FILE = "compile-times.json"
 LOG_FILE_NAME = "background.log"  # what a background compile says
 # a unit's compile time before this machine has compiled it once (s), by the start of its name: the plant's advance
 # (the engine's own, an integrator's stages with the whole plant torque), an ensemble's chunk (the same stages in a
-# loop over bodies, with its commands and checks: 18.5 s on an empty cache here, quiet; the estimate said "about
-# 8 s"), any other unit (a sample, a law's cycle, a writer: 0.5-15 s)
-DEFAULT_COMPILE_S = {"advance_": 12.0, "step_chunk_": 18.0, "": 4.0}
+# loop over bodies: 7 s with a field, 4 s without, on an empty cache here beside another compile; its commands and
+# checks are parts of their own since f7c9fc2, where it took 18.5 s), any other unit (a sample, a law's cycle, a
+# writer, a chunk's part: 0.5-15 s)
+DEFAULT_COMPILE_S = {"advance_": 12.0, "step_chunk_": 7.0, "": 4.0}
 
 
 def directory() -> Path:

@@ -43,6 +43,7 @@ from ..engine.backend import Need
 from ..engine.compile_processes import compile_apart, usable_cores
 from ..engine.compile_record import announce, announce_compiled, announce_rest, compiling, remember
 from ..engine.plant import NO_FACES
+from ..engine.settings import MAX_STEPS
 from ..environment.table import EMPTY, EnvironmentTable, field_table
 from ..environment.torques import NO_DISTURBANCES, DisturbanceSwitches
 from ..errors import AttsimError, DivergenceError, InputError
@@ -58,6 +59,8 @@ __all__ = ["Ensemble", "Commands", "DISPERSED", "step_units"]
 # the fewest bodies worth a thread of their own: below it a step runs on fewer threads (a thread's wake-up costs
 # microseconds on an idle machine, milliseconds on a busy one, against ~1 µs of work a body)
 BODIES_PER_THREAD = 512
+# a body's arrays take ~0.5-1 kB: 2**36 bodies would need ~50 TB
+MAX_BODIES = 2**36
 
 # the parameters a dispersion may set per body (attsim.dispersions), by name
 DISPERSED = ("inertia", "omega0", "q0")
@@ -76,6 +79,9 @@ class Commands(NamedTuple):
 def _count(n) -> int:
     if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)) or n <= 0:
         raise InputError("n", "must be an integer >= 1", f"got {n!r}")
+    if n > MAX_BODIES:  # numpy refuses such shapes with a ValueError of its own, before any memory is asked for
+        raise InputError("n", f"must be at most {MAX_BODIES:.3g} (no machine's memory holds more bodies' arrays)",
+                         f"got {n}")
     return int(n)
 
 
@@ -165,6 +171,10 @@ class Ensemble:
         self.method, self._integrator = method, integrator
         self._params = integrator.engine_params()
         self.duration_s = positive_scalar(duration, "duration")
+        for span_s, over in ((self.duration_s, "the duration"), (self.period_s, "a period")):
+            if span_s / self.max_step_s > MAX_STEPS:  # also past int64 in the compiled sub-step count (one step)
+                raise InputError("max_step", f"gives more than {MAX_STEPS:.0e} steps over {over}",
+                                 f"{span_s:g} s / max_step {self.max_step_s:g} s")
         self.seed = seed_int(seed)
         self._reseeded: dict[int, tuple] = {}  # body -> (seed, body) of its reset with a seed (mission_seed)
         self.dispersions = checked_dispersions(dispersions or {})
@@ -187,7 +197,11 @@ class Ensemble:
         self.wheel_max_torque_Nm = self._wheel_parameter(wheel_max_torque_Nm, "wheel_max_torque_Nm", "max_torque_Nm")
         self.wheel_max_speed_rad_s = self._wheel_parameter(wheel_max_speed_rad_s, "wheel_max_speed_rad_s",
                                                            "max_speed_rad_s")
-        self._allocate()
+        try:
+            self._allocate()
+        except MemoryError:
+            raise InputError("n", "must be a number of bodies whose arrays fit this machine's memory",
+                             f"got {n}") from None
         self._compiled = None  # the compiled step and its chunk's address, at the first step (_compile)
         self.reset()
 
@@ -542,7 +556,9 @@ class Ensemble:
         self.step_checked(c)
 
     def step_checked(self, c: Commands) -> None:
-        """:meth:`step` with commands already checked (:meth:`commands`)."""
+        """:meth:`step` with commands whose values are already checked (:meth:`commands`): their layout is still
+        checked here (the compiled step reads the arrays as they are laid out), their values are not."""
+        self._check_layout(c)
         threads = numba.get_num_threads()
         wanted = min(threads, max(1, self.n // BODIES_PER_THREAD))
         if wanted != threads:  # a small ensemble runs on fewer threads: waking one costs more than its share
@@ -554,6 +570,27 @@ class Ensemble:
                 numba.set_num_threads(threads)
         if self.status.any():
             self._raise_fault()
+
+    def _check_layout(self, c: Commands) -> None:
+        """Refuse commands the compiled step would misread: other than :class:`Commands` of C-ordered float64
+        arrays with a row per body (a row short and the step reads past the array's end)."""
+        if not isinstance(c, Commands):
+            raise InputError("commands", "must be Commands (Ensemble.commands makes them)", f"got {type(c).__name__}")
+        for name, array, width in zip(Commands._fields, c, (len(self._wheels), 3, 3)):
+            if not (isinstance(array, np.ndarray) and array.dtype == np.float64 and array.shape == (self.n, width)
+                    and array.flags.c_contiguous and array.flags.aligned):
+                got = (f"dtype {array.dtype}, shape {array.shape}, C-ordered {array.flags.c_contiguous}"
+                       if isinstance(array, np.ndarray) else type(array).__name__)
+                raise InputError(f"commands.{name}", f"must be a C-ordered float64 array of shape {(self.n, width)} "
+                                 "(Ensemble.commands makes one)", f"got {got}")
+
+    def __getstate__(self) -> dict:
+        """What a copy in another process (pickle) takes: all but the compiled step's addresses, which are this
+        process's own (called there, they crashed it); its first step there makes them again, from the disk
+        cache."""
+        state = self.__dict__.copy()
+        state["_compiled"], state["_parts"] = None, np.zeros_like(self._parts)
+        return state
 
     def _step_args(self, c: Commands) -> tuple:
         """The compiled step's arguments (:func:`attsim.ensemble.kernels.ensemble_step`, after the chunk's address)

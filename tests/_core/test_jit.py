@@ -3,7 +3,10 @@ functions that can reach the edited code."""
 
 import importlib
 import importlib.util
+import os
 import pkgutil
+import subprocess
+import sys
 
 import pytest
 
@@ -43,6 +46,31 @@ def test_functions_outside_the_package_keep_numbas_rule(tmp_path):
     namespace = {}
     exec(compile(outside.read_text(), str(outside), "exec"), namespace)
     assert _jit._PackageLocator.from_function(namespace["law"], str(outside)) is None
+
+
+CALL = "from attsim._core.timegrid import grid_time; print(repr(grid_time(0.25, 7, 0.1)))"
+
+
+def _call(cache):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), ATTSIM_BACKGROUND_COMPILE="0")
+    out = subprocess.run([sys.executable, "-c", CALL], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip(), out.stderr
+
+
+@pytest.mark.parametrize("suffix", [".nbc", ".nbi"])
+def test_a_damaged_cache_file_is_said_removed_and_compiled_again(tmp_path, suffix):
+    """A truncated file failed every later run with numba's "UnpicklingError: pickle data was truncated", naming
+    neither the file nor a way out (helper-39)."""
+    value, _ = _call(tmp_path)
+    [damaged] = [f for f in tmp_path.rglob(f"*grid_time*{suffix}")]
+    with open(damaged, "r+b") as file:
+        file.truncate(damaged.stat().st_size // 2)
+    again, said = _call(tmp_path)
+    assert again == value == "0.95"  # 0.25 + 7 x 0.1, snapped to the nanosecond
+    assert f"attsim: the compiled code cached in {damaged} could not be read (" in said and \
+        "removed: it compiles again" in said, said
+    assert _call(tmp_path) == (value, "")  # written anew: read without a word
 
 
 def _tree(root, files):

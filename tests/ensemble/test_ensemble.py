@@ -1,7 +1,10 @@
 """attsim.Ensemble: body k is the Mission of the same configuration, commands and seed, to the last bit; bad input
 is refused by name."""
 
+import pickle
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -140,6 +143,10 @@ def _small(**kwargs):
     (dict(wheels=[attsim.ReactionWheel("rw", (1, 0, 0), 1e-5, 1e-3, 600.0, coulomb_friction_Nm=1e-5)]), "wheels[0]"),
     (dict(magnetorquer="mtq"), "magnetorquer"), (dict(seed=-1), "seed"),
     (dict(dispersions={"mass": Normal(1.0, 0.1)}), "dispersions['mass']"),
+    # a sub-step count past int64 came out as one step: the state of max_step=period_s, said nowhere (helper-39)
+    (dict(max_step=1e-20), "max_step"), (dict(max_step=1e-12), "max_step"),
+    (dict(max_step=1e-9, duration=1.0, period_s=100.0), "max_step"),  # a period of more steps than the duration
+    (dict(n=10**12), "n"), (dict(n=2**62), "n"),  # a MemoryError, a ValueError of numpy's
 ])
 def test_bad_configuration_is_refused_by_name(kwargs, field):
     with pytest.raises(InputError) as info:
@@ -170,6 +177,43 @@ def test_bad_commands_are_refused_by_name_and_change_nothing(kwargs, field):
     assert info.value.field == field
     np.testing.assert_array_equal(ensemble.state, before)
     assert not ensemble.steps.any()
+
+
+def test_commands_the_compiled_step_would_misread_are_refused_before_it_runs():
+    """step_checked takes commands whose values are checked; a row short, float32 or Fortran-ordered arrays read
+    past the end or failed in numba's dispatch (helper-39)."""
+    ensemble = _small(n=5)
+    good = ensemble.commands()
+    for bad, field in [(good._replace(torque_Nm=np.zeros((1, 3))), "commands.torque_Nm"),
+                       (good._replace(wheel_torque_Nm=np.zeros((5, 3), dtype=np.float32)), "commands.wheel_torque_Nm"),
+                       (good._replace(dipole_Am2=np.asfortranarray(np.zeros((5, 3)))), "commands.dipole_Am2"),
+                       (tuple(good), "commands")]:
+        with pytest.raises(InputError) as info:
+            ensemble.step_checked(bad)
+        assert info.value.field == field
+    assert not ensemble.steps.any()
+    ensemble.step_checked(good)
+    assert (ensemble.steps == 1).all()
+
+
+PICKLED_STEP = """
+import pickle, sys
+import numpy as np
+ensemble = pickle.loads(sys.stdin.buffer.read())
+ensemble.step(wheel_torque_Nm=np.full((3, 3), 2e-4))
+sys.stdout.buffer.write(pickle.dumps(ensemble.state))
+"""
+
+
+def test_a_stepped_ensemble_pickled_to_another_process_steps_there_as_here():
+    """Its compiled step was called there through this process's addresses: a segmentation fault (helper-39)."""
+    ensemble = _small(n=3, omega0=(0.01, -0.02, 0.03))
+    ensemble.step(wheel_torque_Nm=np.full((3, 3), 1e-4))
+    out = subprocess.run([sys.executable, "-c", PICKLED_STEP], input=pickle.dumps(ensemble), capture_output=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr.decode()
+    ensemble.step(wheel_torque_Nm=np.full((3, 3), 2e-4))
+    np.testing.assert_array_equal(pickle.loads(out.stdout), ensemble.state)
 
 
 def test_reset_restores_chosen_bodies_and_reseeds_them_as_an_ensemble_of_that_seed():
