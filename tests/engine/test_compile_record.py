@@ -7,11 +7,11 @@ def test_a_first_compile_is_estimated_by_the_kind_of_unit_and_this_machines_time
     # an ensemble's chunk defaulted to 'any other unit' (4 s): a cold ensemble said "about 8 s" and took 23.6 s
     monkeypatch.setattr(compile_record, "_times", lambda: {})
     cold_ensemble = ["ensemble_step", "step_chunk_rk4_plant_torque_no_environment"]
-    assert compile_record.compile_estimate(cold_ensemble) == 4.0 + 18.0
+    assert compile_record.compile_estimate(cold_ensemble) == 4.0 + 7.0
     assert compile_record.compile_estimate(["advance_rk4_plant_torque", "sample_gyro"]) == 12.0 + 4.0
-    assert "about 22 s" in compile_record.notice(cold_ensemble)
+    assert "about 11 s" in compile_record.notice(cold_ensemble)
     monkeypatch.setattr(compile_record, "_times", lambda: {"ensemble_step": 5.1})
-    assert compile_record.compile_estimate(cold_ensemble) == 5.1 + 18.0
+    assert compile_record.compile_estimate(cold_ensemble) == 5.1 + 7.0
 
 
 def test_units_compiled_by_processes_at_once_are_estimated_by_the_longest_process(monkeypatch):
