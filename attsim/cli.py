@@ -15,7 +15,8 @@ Exit codes (:data:`EXIT_OK` ...): 0 success; 1 a mission criterion failed
 in a mission script, a file that cannot be read or written, a run that
 stopped on an error; 3 an internal error, i.e. an unexpected exception
 raised inside attsim's own code (a bug to report); 130 interrupted (Ctrl-C;
-the partial telemetry is kept, the line says where). Every failure is one
+the partial telemetry is kept, the line says where); 143 (SIGTERM) or 129
+(SIGHUP) ended as an interrupt is. Every failure is one
 line on stderr; ``--debug``, before or after the subcommand, shows the
 traceback instead.
 
@@ -48,6 +49,7 @@ from pathlib import Path
 
 
 from . import __version__
+from ._core.signals import Terminated, terminations_interrupt
 from ._core.validate import positive_int
 from .engine.settings import BACKEND_NAMES
 from .errors import AttsimError, InputError, one_line as _one_line
@@ -155,7 +157,13 @@ def run_script(build: Callable, criteria: Callable, argv: list[str] | None = Non
 def _guard(action: Callable[[], int], debug: bool) -> int:
     """Run a command; turn what escapes into one line on stderr and an exit code (or, with ``debug``, the traceback)."""
     try:
-        return action()
+        with terminations_interrupt():
+            return action()
+    except Terminated as exc:  # SIGTERM, SIGHUP: ended as Ctrl-C ends it, what is done kept
+        if debug:
+            raise
+        _say(f"terminated ({exc})", exc)
+        return exc.exit_code
     except KeyboardInterrupt as exc:
         if debug:
             raise

@@ -344,7 +344,13 @@ def test_report_of_telemetry_that_lacks_a_column_is_one_line_exit_2(tmp_path, ca
     assert "damaged telemetry: it lacks the columns ['wx']" in _one_line(capsys.readouterr().err)
 
 
-def test_ctrl_c_says_where_the_partial_telemetry_is_and_exits_130(tmp_path):
+@pytest.mark.parametrize("signum, code, said", [(signal.SIGINT, 130, "interrupted"),
+                                                 (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+                                                 (signal.SIGHUP, 129, "terminated (SIGHUP)")],
+                         ids=["ctrl-c", "sigterm", "sighup"])
+def test_ctrl_c_says_where_the_partial_telemetry_is_and_exits_130(tmp_path, signum, code, said):
+    """SIGTERM (a batch system's time limit) and SIGHUP (a closed terminal) ended the run at once, without a word
+    or its partial telemetry's meta.json: they end it as Ctrl-C does, with 128 + the signal's number."""
     script = _script(tmp_path, QUICK.replace("duration=2.0", "duration=1e7") + "def criteria(tel):\n    return []\n")
     out = tmp_path / "run"
     # Ctrl-C's default action in the child, whatever this process inherited or was left with (a process whose
@@ -358,16 +364,17 @@ def test_ctrl_c_says_where_the_partial_telemetry_is_and_exits_130(tmp_path):
         while time.monotonic() < deadline and proc.poll() is None and not (rows.exists() and rows.stat().st_size > 0):
             time.sleep(0.05)
         assert proc.poll() is None, proc.communicate()
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
         stdout, stderr = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == cli.EXIT_INTERRUPTED == 130, stderr
-    assert _one_line(stderr).startswith(f"attsim: interrupted; the partial telemetry is in {out} (attsim.load reads it")
+    assert proc.returncode == code and cli.EXIT_INTERRUPTED == 130, stderr
+    assert _one_line(stderr).startswith(f"attsim: {said}; the partial telemetry is in {out} (attsim.load reads it")
     tel = attsim.load(out)
-    assert tel.partial and "KeyboardInterrupt" in tel.meta["stopped"] and len(tel.df) > 0
+    assert tel.partial and ("KeyboardInterrupt" if code == 130 else "Terminated") in tel.meta["stopped"]
+    assert len(tel.df) > 0
     assert np.all(np.isfinite(tel.df[["qw", "qx", "qy", "qz", "wx", "wy", "wz"]].to_numpy()))
 
 

@@ -12,6 +12,7 @@ restarted (:mod:`attsim.campaign.timeouts`).
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import signal
@@ -19,6 +20,7 @@ import sys
 import threading
 import time
 
+from .._core.signals import TERMINATING
 from . import timeouts
 from .processes import local_cluster
 from .timeouts import START_TOPIC, CampaignStuckError, Overdue, RunClock, recover_worker, timeout_message
@@ -78,19 +80,46 @@ def execute(specs, client, workers, state, bar, on_start, run_timeout_s: float |
 
         cluster = local_cluster(workers or os.cpu_count() or 1)
         client = own_client = Client(cluster)
+    with _lost_workers_unlogged():
+        try:
+            if on_start is not None:
+                on_start(client)
+            # the campaign's own cluster: the units were compiled before its workers took runs
+            # (runner.compile_first); another cluster's workers compile them in their first runs, one process a
+            # machine at a time
+            allowance_s = timeouts.COLD_ALLOWANCE_S if own_client is not None else timeouts.FOREIGN_COLD_ALLOWANCE_S
+            _Execution(specs, client, state, bar, RunClock(run_timeout_s, allowance_s)).run()
+        finally:
+            with _interrupts_held():
+                if own_client is not None:
+                    own_client.close()
+                if cluster is not None:
+                    cluster.close()
+
+
+class _LostWorker(logging.Filter):
+    """Drops dask's own account of a worker that died with results in flight: a traceback of the closed
+    connection, "Couldn't gather keys". The campaign accounts for the loss itself and says what it means for the
+    runs (a run that killed its worker, a SIGTERM to the whole process group: a batch system's time limit)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from distributed.comm.core import CommClosedError
+
+        error = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(error, CommClosedError) or record.getMessage().startswith("Couldn't gather keys"))
+
+
+@contextlib.contextmanager
+def _lost_workers_unlogged():
+    loggers = [logging.getLogger(name) for name in ("tornado.application", "distributed.scheduler")]
+    quiet = _LostWorker()
+    for logger in loggers:
+        logger.addFilter(quiet)
     try:
-        if on_start is not None:
-            on_start(client)
-        # the campaign's own cluster: the units were compiled before its workers took runs (runner.compile_first);
-        # another cluster's workers compile them in their first runs, one process a machine at a time
-        allowance_s = timeouts.COLD_ALLOWANCE_S if own_client is not None else timeouts.FOREIGN_COLD_ALLOWANCE_S
-        _Execution(specs, client, state, bar, RunClock(run_timeout_s, allowance_s)).run()
+        yield
     finally:
-        with _interrupts_held():
-            if own_client is not None:
-                own_client.close()
-            if cluster is not None:
-                cluster.close()
+        for logger in loggers:
+            logger.removeFilter(quiet)
 
 
 @contextlib.contextmanager
@@ -101,11 +130,14 @@ def _interrupts_held():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # SIGTERM and SIGHUP too when they raise (attsim._core.signals): otherwise they end the process, as asked
+    held = [signal.SIGINT] + [signum for signum in TERMINATING if callable(signal.getsignal(signum))]
+    before = {signum: signal.signal(signum, signal.SIG_IGN) for signum in held}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, before if before is not None else signal.default_int_handler)
+        for signum, handler in before.items():
+            signal.signal(signum, handler if handler is not None else signal.default_int_handler)
 
 
 def _exception_message(exc) -> str:

@@ -154,14 +154,17 @@ def test_ctrl_c_while_the_server_loads_leaves_it_serving_quietly_and_its_workers
     assert "Traceback" not in result.stderr and "KeyboardInterrupt" not in result.stderr, result.stderr
 
 
-@pytest.mark.parametrize("forkserver_setting, presses", [(None, 1), ("0", 1), (None, 2)],
-                         ids=["forked", "spawned", "pressed-twice"])
+@pytest.mark.parametrize("forkserver_setting, presses, signum", [
+    (None, 1, signal.SIGINT), ("0", 1, signal.SIGINT), (None, 2, signal.SIGINT), (None, 1, signal.SIGTERM)],
+    ids=["forked", "spawned", "pressed-twice", "sigterm"])
 def test_ctrl_c_in_a_campaign_is_one_line_exit_130_and_keeps_what_it_has_recorded(tmp_path, forkserver_setting,
-                                                                                   presses):
+                                                                                   presses, signum):
     """Ctrl-C at the terminal, sent to the whole process group mid-campaign: the campaign says "interrupted" and
     stops its cluster; its workers printed two tracebacks of dask's each (KeyboardInterrupt in their event loop),
     forked or spawned (ATTSIM_FORKSERVER=0); pressed twice as well (the second is ignored while the cluster
-    closes: it cut the close short, and dask closed it again at exit ~11 s later, at times with tracebacks)."""
+    closes: it cut the close short, and dask closed it again at exit ~11 s later, at times with tracebacks).
+    SIGTERM to the group (a batch system's time limit) ended it at once, the runs held in memory lost, without a
+    word: it ends as Ctrl-C does, exit 143."""
     import time
 
     from attsim.campaign import records as store
@@ -184,12 +187,12 @@ def test_ctrl_c_in_a_campaign_is_one_line_exit_130_and_keeps_what_it_has_recorde
         time.sleep(1.5)  # runs taken since the last part was written wait in memory (FLUSH_WALL_S)
         for press in range(presses):
             time.sleep(0.05 if press else 0.0)
-            os.killpg(process.pid, signal.SIGINT)
+            os.killpg(process.pid, signum)
         stdout, stderr = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
-    assert process.returncode == 130, stderr
+    assert process.returncode == 128 + signum, stderr
     assert "Traceback" not in stdout + stderr and "KeyboardInterrupt" not in stdout + stderr, stderr
     kept = store.read_records(out)
     assert 0 < len(kept) < 200 and kept["run"].is_unique
@@ -197,7 +200,8 @@ def test_ctrl_c_in_a_campaign_is_one_line_exit_130_and_keeps_what_it_has_recorde
     shown = [int(count) for count in re.findall(r"(\d+)/200 runs", stderr)]
     assert shown and len(kept) >= shown[-1], (len(kept), shown[-1])
     said = [line for line in stderr.splitlines() if line.startswith("attsim:")]
-    assert said == [f"attsim: interrupted; {len(kept)} of 200 runs are recorded in {out}; the same campaign again "
+    how = "interrupted" if signum == signal.SIGINT else "terminated (SIGTERM)"
+    assert said == [f"attsim: {how}; {len(kept)} of 200 runs are recorded in {out}; the same campaign again "
                     "runs only the rest"], stderr
     time.sleep(1.0)
     left = subprocess.run(["ps", "-ww", "-o", "pid=,stat=", "-g", str(process.pid)], capture_output=True, text=True)
