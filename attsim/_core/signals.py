@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 
 __all__ = ["Terminated", "terminations_interrupt", "TERMINATING"]
 
-TERMINATING = (signal.SIGTERM, signal.SIGHUP)
+if sys.platform == "win32":
+    TERMINATING = (signal.SIGTERM,)  # no SIGHUP there
+else:
+    TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 
 
 class Terminated(KeyboardInterrupt):
