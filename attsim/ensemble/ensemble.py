@@ -592,6 +592,13 @@ class Ensemble:
         state["_compiled"], state["_parts"] = None, np.zeros_like(self._parts)
         return state
 
+    def __setstate__(self, state: dict) -> None:
+        """The working rows are one per thread of *this* process: a copy from a process with fewer numba threads
+        stepped past their end (a segmentation fault, a false divergence, helper-40)."""
+        self.__dict__.update(state)
+        width = self._scratch.shape[1]
+        self._scratch = np.zeros((numba.config.NUMBA_NUM_THREADS, width))
+
     def _step_args(self, c: Commands) -> tuple:
         """The compiled step's arguments (:func:`attsim.ensemble.kernels.ensemble_step`, after the chunk's address)
         for the commands ``c``."""

@@ -1,6 +1,7 @@
 """attsim.Ensemble: body k is the Mission of the same configuration, commands and seed, to the last bit; bad input
 is refused by name."""
 
+import os
 import pickle
 import re
 import subprocess
@@ -8,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from numba import config as _numba_config
 
 import attsim
 from attsim._core.timegrid import grid_time
@@ -406,3 +408,30 @@ def test_units_another_process_compiled_while_this_one_waited_are_loaded_not_sai
     assert all(not seconds for seconds in kept)
     ens.step(torque_Nm=np.full((2, 3), 1e-4))
     assert (ens.steps == 1).all()
+
+
+MORE_THREADS = """
+import pickle, sys
+import numpy as np
+ensemble = pickle.loads(sys.stdin.buffer.read())
+ensemble.step()
+sys.stdout.buffer.write(pickle.dumps(ensemble.state))
+"""
+
+
+def numba_threads():
+    return _numba_config.NUMBA_NUM_THREADS
+
+
+def test_an_ensemble_pickled_to_a_process_of_more_threads_steps_there_as_here():
+    """Its working rows were one per thread of the process that made it: stepped on more threads, past their end
+    (a segmentation fault, a false divergence, heap corruption: helper-40)."""
+    ensemble = attsim.Ensemble(1100, J_CUBESAT, omega0=(0.01, -0.02, 0.03))
+    ensemble._scratch = ensemble._scratch[:1].copy()  # as made where numba had one thread
+    env = dict(os.environ, NUMBA_NUM_THREADS="2")
+    out = subprocess.run([sys.executable, "-c", MORE_THREADS], input=pickle.dumps(ensemble), capture_output=True,
+                         timeout=300, env=env)
+    assert out.returncode == 0, out.stderr.decode()
+    ensemble._scratch = np.zeros((numba_threads(), ensemble._scratch.shape[1]))
+    ensemble.step()
+    np.testing.assert_array_equal(pickle.loads(out.stdout), ensemble.state)
