@@ -148,6 +148,7 @@ def _small(**kwargs):
     # a sub-step count past int64 came out as one step: the state of max_step=period_s, said nowhere (helper-39)
     (dict(max_step=1e-20), "max_step"), (dict(max_step=1e-12), "max_step"),
     (dict(max_step=1e-9, duration=1.0, period_s=100.0), "max_step"),  # a period of more steps than the duration
+    (dict(max_step=1e-300), "max_step"),
     (dict(n=10**12), "n"), (dict(n=2**62), "n"),  # a MemoryError, a ValueError of numpy's
 ])
 def test_bad_configuration_is_refused_by_name(kwargs, field):
@@ -435,3 +436,11 @@ def test_an_ensemble_pickled_to_a_process_of_more_threads_steps_there_as_here():
     ensemble._scratch = np.zeros((numba_threads(), ensemble._scratch.shape[1]))
     ensemble.step()
     np.testing.assert_array_equal(pickle.loads(out.stdout), ensemble.state)
+
+
+def test_a_long_table_with_a_fine_step_is_not_refused():
+    """The duration is the environment table's span: a year's table with 100 sub-steps a period was refused
+    (helper-40)."""
+    ensemble = attsim.Ensemble(2, J_CUBESAT, period_s=0.1, max_step=1e-3, duration=3.2e7)
+    ensemble.step()
+    assert (ensemble.steps == 1).all()
