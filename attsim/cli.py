@@ -159,16 +159,12 @@ def _guard(action: Callable[[], int], debug: bool) -> int:
     try:
         with terminations_interrupt():
             return action()
-    except Terminated as exc:  # SIGTERM, SIGHUP: ended as Ctrl-C ends it, what is done kept
+    except KeyboardInterrupt as exc:  # Ctrl-C; SIGTERM, SIGHUP (Terminated) alike, with their word and code
         if debug:
             raise
-        _say(f"terminated ({exc})", exc)
-        return exc.exit_code
-    except KeyboardInterrupt as exc:
-        if debug:
-            raise
-        _say("interrupted", exc)
-        return EXIT_INTERRUPTED
+        terminated = isinstance(exc, Terminated)
+        _say(f"terminated ({exc})" if terminated else "interrupted", exc)
+        return exc.exit_code if terminated else EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader of the output went away (attsim methods | head -1): nothing to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (the exit's flush would fail again)
         return EXIT_READER_GONE

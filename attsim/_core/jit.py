@@ -202,13 +202,13 @@ def _read_or_remove(read, absent):
             if self._cache_path not in _PackageLocator.paths:
                 raise
             path = self._data_path(*name) if name else self._index_path
-            said = f"attsim: the compiled code cached in {path} could not be read ({type(error).__name__}: {error})"
+            unreadable = f"the compiled code cached in {path} could not be read ({type(error).__name__}: {error})"
             try:
                 os.unlink(path)
             except OSError as refused:  # not removable: say so rather than claim it (and fail on every run after)
-                raise OSError(f"{said[8:]}, and cannot be removed ({refused.strerror}): remove it, or set "
+                raise OSError(f"{unreadable}, and cannot be removed ({refused.strerror}): remove it, or set "
                               "NUMBA_CACHE_DIR to a directory of your own") from error
-            print(f"{said}; removed: it compiles again", file=sys.stderr)
+            print(f"attsim: {unreadable}; removed: it compiles again", file=sys.stderr)
             return absent()
 
     return guarded

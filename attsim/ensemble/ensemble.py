@@ -96,6 +96,13 @@ def _per_body(value, field: str, n: int, shape: tuple) -> np.ndarray:
                      f"got shape {array.shape}")
 
 
+def _laid_out(value, shape: tuple) -> bool:
+    """True when ``value`` is an array the compiled step reads as it is: float64, ``shape``, C-ordered, aligned
+    and writeable (the step's one array type)."""
+    return isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == shape and \
+        value.flags.c_contiguous and value.flags.writeable and value.flags.aligned
+
+
 class Ensemble:
     """N spacecraft in lockstep: state in arrays, each body its own parameters and random stream.
 
@@ -324,12 +331,16 @@ class Ensemble:
         self.dipole_Am2 = np.zeros((n, 3))
         self._stops = np.zeros((n, nw + 1, 3))
         # the compiled step's working rows, one row per thread (attsim.ensemble.kernels: a chunk of bodies at a time)
-        self._scratch = np.zeros((numba.config.NUMBA_NUM_THREADS, scratch_rows(nw) * CHUNK))
+        self._scratch = self._new_scratch()
         self._parts = np.zeros(3, dtype=np.int64)  # the addresses of the chunk's parts, once compiled (compile)
 
         self.status = np.zeros(n, dtype=np.int64)
         self._allocate_sensors()
         self._zeros = Commands(np.zeros((n, nw)), np.zeros((n, 3)), np.zeros((n, 3)))
+
+    def _new_scratch(self) -> np.ndarray:
+        """The compiled step's working rows: one per numba thread of this process (it indexes them by thread)."""
+        return np.zeros((numba.config.NUMBA_NUM_THREADS, scratch_rows(len(self._wheels)) * CHUNK))
 
     def _allocate_sensors(self) -> None:
         n, count = self.n, len(self._sensors)
@@ -531,8 +542,7 @@ class Ensemble:
     def _command(value, field, shape, zeros, absent: bool = False) -> np.ndarray:
         if value is None:
             return zeros
-        if isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == shape and \
-                value.flags.c_contiguous and value.flags.writeable and value.flags.aligned:
+        if _laid_out(value, shape):
             array = value  # the usual case: checked without a copy (the compiled step's one array type)
             if not np.isfinite(array).all():
                 bad = np.argwhere(~np.isfinite(array))[0]
@@ -575,15 +585,14 @@ class Ensemble:
     def _check_layout(self, c: Commands) -> None:
         """Refuse commands the compiled step would misread: other than :class:`Commands` of C-ordered float64
         arrays with a row per body (a row short and the step reads past the array's end)."""
-        if not isinstance(c, Commands):
+        if type(c) is not Commands:  # numba types a subclass as another tuple: its dispatch error, not ours
             raise InputError("commands", "must be Commands (Ensemble.commands makes them)", f"got {type(c).__name__}")
         for name, array, width in zip(Commands._fields, c, (len(self._wheels), 3, 3)):
-            if not (isinstance(array, np.ndarray) and array.dtype == np.float64 and array.shape == (self.n, width)
-                    and array.flags.c_contiguous and array.flags.aligned):
-                got = (f"dtype {array.dtype}, shape {array.shape}, C-ordered {array.flags.c_contiguous}"
-                       if isinstance(array, np.ndarray) else type(array).__name__)
-                raise InputError(f"commands.{name}", f"must be a C-ordered float64 array of shape {(self.n, width)} "
-                                 "(Ensemble.commands makes one)", f"got {got}")
+            if not _laid_out(array, (self.n, width)):
+                got = (f"dtype {array.dtype}, shape {array.shape}, C-ordered {array.flags.c_contiguous}, writeable "
+                       f"{array.flags.writeable}" if isinstance(array, np.ndarray) else type(array).__name__)
+                raise InputError(f"commands.{name}", "must be a writeable C-ordered float64 array of shape "
+                                 f"{(self.n, width)} (Ensemble.commands makes one)", f"got {got}")
 
     def __getstate__(self) -> dict:
         """What a copy in another process (pickle) takes: all but the compiled step's addresses, which are this
@@ -597,8 +606,7 @@ class Ensemble:
         """The working rows are one per thread of *this* process: a copy from a process with fewer numba threads
         stepped past their end (a segmentation fault, a false divergence, helper-40)."""
         self.__dict__.update(state)
-        width = self._scratch.shape[1]
-        self._scratch = np.zeros((numba.config.NUMBA_NUM_THREADS, width))
+        self._scratch = self._new_scratch()
 
     def _step_args(self, c: Commands) -> tuple:
         """The compiled step's arguments (:func:`attsim.ensemble.kernels.ensemble_step`, after the chunk's address)
