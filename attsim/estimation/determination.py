@@ -357,22 +357,29 @@ def quest_covariance_kernel(b, sigma_rad):
     return np.linalg.inv(F)
 
 
+# The batch loops store each result an element at a time: numba's assignment of a tuple to an array slice
+# (``out[i, :] = kernel(...)``) compiled for ~3 s of a first call's ~11 s, the element stores for none.
+
 @njit(**_JIT)
 def _triad_many(b1, b2, r1, r2, out):
     for i in range(out.shape[0]):
-        out[i, :] = triad_kernel((b1[i, 0], b1[i, 1], b1[i, 2]), (b2[i, 0], b2[i, 1], b2[i, 2]),
-                                 (r1[i, 0], r1[i, 1], r1[i, 2]), (r2[i, 0], r2[i, 1], r2[i, 2]))
+        q = triad_kernel((b1[i, 0], b1[i, 1], b1[i, 2]), (b2[i, 0], b2[i, 1], b2[i, 2]),
+                         (r1[i, 0], r1[i, 1], r1[i, 2]), (r2[i, 0], r2[i, 1], r2[i, 2]))
+        for k in range(4):
+            out[i, k] = q[k]
 
 
 @njit(**_JIT)
 def _solve_many(b, r, weights, sigma, use_davenport, want_covariance, q_out, p_out):
     for i in range(q_out.shape[0]):
-        if use_davenport:
-            q_out[i, :] = davenport_kernel(b[i], r[i], weights[i])
-        else:
-            q_out[i, :] = quest_kernel(b[i], r[i], weights[i])
+        q = davenport_kernel(b[i], r[i], weights[i]) if use_davenport else quest_kernel(b[i], r[i], weights[i])
+        for k in range(4):
+            q_out[i, k] = q[k]
         if want_covariance:
-            p_out[i] = quest_covariance_kernel(b[i], sigma[i])
+            p = quest_covariance_kernel(b[i], sigma[i])
+            for j in range(3):
+                for k in range(3):
+                    p_out[i, j, k] = p[j, k]
 
 
 # --- Python API: validation and batches ----------------------------------------------------------------------------
