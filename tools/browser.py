@@ -3,7 +3,8 @@
 Chromium started with ``--remote-debugging-pipe`` reads protocol commands on
 file descriptor 3 and writes replies and events on descriptor 4, each a JSON
 object ended by a NUL byte. This module opens one page, loads a report,
-waits until its plots are drawn (the page sets ``body.dataset.plots`` to
+waits until its first screen is drawn (:meth:`Browser.open`) or until every
+plot is (:meth:`Browser.load`: the page sets ``body.dataset.plots`` to
 ``"done"``), and measures what the report tests and ``tools/bench_report.py``
 need: load time, console errors, drawn traces, legend/axis-title overlaps,
 screenshots.
@@ -79,6 +80,9 @@ try {
     .observe({type: 'longtask', buffered: true});
 } catch (e) {}
 """
+# the page has drawn the plots of its first screen (or says it cannot draw them)
+_FIRST_SCREEN = ("document.readyState === 'complete' && document.body && (document.body.dataset.interactive ? "
+                 "'shown' : (document.body.dataset.plots === 'failed' ? 'failed' : null))")
 QUIET_WINDOW_MS = 5000.0  # Lighthouse's time to interactive: the end of the last long task before this long a quiet
 
 
@@ -120,6 +124,7 @@ class Browser:
 
     def __init__(self, chromium: str | None = None):
         self.chromium = chromium or CHROMIUM
+        self.navigated_at = float("nan")  # perf_counter() when the page last navigated
         if self.chromium is None:
             raise RuntimeError("no chromium on PATH")
         self._profile = tempfile.mkdtemp(prefix="attsim-chromium-")
@@ -194,6 +199,31 @@ class Browser:
             raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    def open(self, path: Path, width_px: int = 1280, height_px: int = 900, timeout_s: float = 120.0) -> str:
+        """Open ``path`` at a window ``width_px`` wide and wait until its first screen is drawn; the plots below
+        it are left to the page. For what a page's text and layout show (a table's cells, the summary), at a
+        fraction of :meth:`load`'s cost, which has every plot drawn. Returns ``"shown"``, or ``"failed"`` when
+        the page says its plots could not be drawn."""
+        if not Path(path).is_file():
+            raise FileNotFoundError(path)
+        self.call("Emulation.setDeviceMetricsOverride", width=width_px, height=height_px, deviceScaleFactor=1,
+                  mobile=width_px < 600)
+        self._events.clear()
+        self.navigated_at = time.perf_counter()  # what load() measures from
+        self.call("Page.navigate", url=Path(path).resolve().as_uri())
+        return self._wait_for(_FIRST_SCREEN, "first screen drawn", path, self.navigated_at, timeout_s)
+
+    def _wait_for(self, expression: str, what: str, path, start: float, timeout_s: float):
+        """The first truthy value of ``expression`` in the page, asked every 20 ms until ``timeout_s`` after
+        ``start``."""
+        while True:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            if time.perf_counter() - start > timeout_s:
+                raise TimeoutError(f"{path}: {what} not after {timeout_s} s")
+            time.sleep(0.02)
+
     def load(self, path: Path, width_px: int = 1280, height_px: int = 900, timeout_s: float = 120.0,
              tti: bool = False) -> PageResult:
         """Open ``path`` at a window ``width_px`` wide, click it once its first screen is drawn, scroll through it.
@@ -210,31 +240,12 @@ class Browser:
           it has had no long task for 5 s (the report keeps drawing the plots below in the background, one
           task each, and those tasks count), before the scrolling above.
         """
-        if not Path(path).is_file():
-            raise FileNotFoundError(path)
-        self.call(
-            "Emulation.setDeviceMetricsOverride",
-            width=width_px,
-            height=height_px,
-            deviceScaleFactor=1,
-            mobile=width_px < 600,
-        )
-        self._events.clear()
-        start = time.perf_counter()
-        self.call("Page.navigate", url=Path(path).resolve().as_uri())
+        state = self.open(path, width_px, height_px, timeout_s)
+        start = self.navigated_at
 
         def wait_for(expression: str, what: str):
-            while True:
-                value = self.evaluate(expression)
-                if value:
-                    return value
-                if time.perf_counter() - start > timeout_s:
-                    raise TimeoutError(f"{path}: {what} not after {timeout_s} s")
-                time.sleep(0.02)
+            return self._wait_for(expression, what, path, start, timeout_s)
 
-        ready = "document.readyState === 'complete' && document.body && "
-        state = wait_for(ready + "(document.body.dataset.interactive ? 'shown' : "
-                         "(document.body.dataset.plots === 'failed' ? 'failed' : null))", "first screen drawn")
         delay_ms = float("nan")
         if state == "shown":
             # the input delay: from the browser taking the click to the page's handler running it

@@ -85,8 +85,14 @@ def _requirement_segments(figure):
     return spans
 
 
-def test_the_requirement_is_drawn_only_over_the_station_passes(browser, tmp_path):
-    tel, results, page = _run_and_report("cubesat_target_tracking", tmp_path / "ctt", duration=2000.0)
+@pytest.fixture(scope="module")
+def tracking(tmp_path_factory):
+    """cubesat_target_tracking's first 2000 s (its first station pass), judged and on its page: what two tests read."""
+    return _run_and_report("cubesat_target_tracking", tmp_path_factory.mktemp("ctt"), duration=2000.0)
+
+
+def test_the_requirement_is_drawn_only_over_the_station_passes(browser, tracking):
+    tel, results, page = tracking
     pointing = next(r for r in results if r.label.startswith("pointing error during passes"))
     window = [tuple(span) for span in pointing.declared["intervals"]]
     assert window == [(1386.0, 1738.0)]  # the pass from 1266 s, its first 120 s left out
@@ -103,9 +109,9 @@ def test_the_requirement_is_drawn_only_over_the_station_passes(browser, tmp_path
     assert "freebody" not in result.sections and browser.evaluate("!document.querySelector('a[href=\"#freebody\"]')")
 
 
-def test_the_summary_says_on_its_first_screen_whether_each_kind_of_actuator_saturated(browser, tmp_path):
-    tel, results, page = _run_and_report("cubesat_target_tracking", tmp_path / "ctt", duration=2000.0)
-    browser.load(page, width_px=1280, height_px=900)
+def test_the_summary_says_on_its_first_screen_whether_each_kind_of_actuator_saturated(browser, tracking):
+    tel, results, page = tracking
+    assert browser.open(page, width_px=1280, height_px=900) == "shown"
     rows = browser.evaluate("""Array.from(document.querySelectorAll('#summary table.glance tr')).map(r => ({
         kind: r.querySelector('th').textContent, text: r.querySelector('td').textContent,
         bottom: r.getBoundingClientRect().bottom}))""")
@@ -235,7 +241,7 @@ def test_on_a_phone_the_criteria_are_cards_with_their_margin_on_screen(browser, 
     campaign.mkdir()
     _four_runs(campaign)
     for path in (page, campaign / "report.html"):
-        browser.load(path, width_px=390, height_px=800)
+        assert browser.open(path, width_px=390, height_px=800) == "shown"  # a table's layout needs no plot drawn
         tables = browser.evaluate(CARDS)
         assert tables, path
         for table in tables:
@@ -243,6 +249,6 @@ def test_on_a_phone_the_criteria_are_cards_with_their_margin_on_screen(browser, 
             labels = {cell["label"] for cell in table["cells"]}
             assert labels & {"margin", "worst margin"}, path
             assert all(cell["right"] <= 390 for cell in table["cells"]), path
-    browser.load(page, width_px=1280)  # a wide window keeps the table, no labels repeated in the cells
+    assert browser.open(page, width_px=1280) == "shown"  # a wide window keeps the table, no labels repeated in cells
     assert browser.evaluate(CARDS)[0]["cells"][0]["right"] < 1280
     assert browser.evaluate("getComputedStyle(document.querySelector('table.cards tr')).display") == "table-row"
