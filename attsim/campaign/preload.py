@@ -9,6 +9,7 @@ preload. Nothing else imports this module.
 
 from __future__ import annotations
 
+import logging
 import signal
 import threading
 
@@ -21,6 +22,22 @@ import threading
 # workers the handlers it found after its preload: this one.
 if threading.current_thread() is threading.main_thread():  # (signals are set from the main thread only)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _SchedulerGone(logging.Filter):
+    """Drops a worker's account of losing its scheduler (dask's traceback of the closed connection, "Failed to
+    communicate with scheduler during heartbeat"). The scheduler of a campaign's own cluster lives in the
+    campaign's process: it is gone only when that process stops the cluster (Ctrl-C, SIGTERM, the end) or dies,
+    and the campaign says what that means for the runs; a worker's heartbeat caught in between printed its
+    traceback under the campaign's one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from distributed.comm.core import CommClosedError
+
+        return not (record.exc_info and isinstance(record.exc_info[1], CommClosedError))
+
+
+logging.getLogger("distributed.worker").addFilter(_SchedulerGone())
 try:
     import distributed  # noqa: F401 - dask's worker
     from numba.core.registry import cpu_target

@@ -206,3 +206,46 @@ def test_ctrl_c_in_a_campaign_is_one_line_exit_130_and_keeps_what_it_has_recorde
     time.sleep(1.0)
     left = subprocess.run(["ps", "-ww", "-o", "pid=,stat=", "-g", str(process.pid)], capture_output=True, text=True)
     assert [row for row in left.stdout.splitlines() if not row.split()[1].startswith("Z")] == [], left.stdout
+
+
+LOST_SCHEDULER = """
+import logging, sys
+from distributed import Client
+from attsim.campaign import processes
+
+def heartbeat_failures():
+    from distributed.comm.core import CommClosedError
+
+    log = logging.getLogger("distributed.worker")
+    for error in (CommClosedError("in <TCP (closed) ConnectionPool.heartbeat_worker>: Stream is closed"),
+                  ValueError("a worker's own failure")):
+        try:
+            raise error
+        except Exception:
+            log.exception("Failed to communicate with scheduler during heartbeat.")
+    return True
+
+if __name__ == "__main__":
+    cluster = processes.local_cluster(1)
+    try:
+        with Client(cluster) as client:
+            assert list(client.run(heartbeat_failures).values()) == [True]
+    finally:
+        cluster.close()
+        processes.stop_server()
+"""
+
+
+@pytest.mark.parametrize("forkserver_setting", [None, "0"], ids=["forked", "spawned"])
+def test_a_worker_that_loses_its_scheduler_says_nothing_of_it_and_its_own_errors_still(tmp_path, forkserver_setting):
+    """Ctrl-C mid-campaign with spawned workers: a worker's heartbeat caught between the campaign stopping its
+    scheduler and stopping it printed dask's traceback of the closed connection under the campaign's one line."""
+    script = tmp_path / "lost_scheduler.py"
+    script.write_text(LOST_SCHEDULER)
+    env = {key: value for key, value in os.environ.items() if key != "ATTSIM_FORKSERVER"}
+    if forkserver_setting is not None:
+        env["ATTSIM_FORKSERVER"] = forkserver_setting
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "CommClosedError" not in result.stderr and "Stream is closed" not in result.stderr, result.stderr
+    assert "ValueError: a worker's own failure" in result.stderr  # nothing else is hidden
