@@ -442,8 +442,10 @@ def _per_direction(values, field: str, batch: tuple, n: int) -> np.ndarray:
     try:
         return np.broadcast_to(values, batch + (n,))
     except ValueError as exc:
-        raise InputError(field, f"must have one entry per direction (n = {n}), or shape (..., n)",
-                         f"got shape {np.shape(values)}") from exc
+        rule = f"must have one entry per direction (n = {n})"
+        if batch:  # a batch: a row per problem as well
+            rule += f", or shape {batch + (n,)} (a row per problem of the batch), or one that broadcasts to it"
+        raise InputError(field, rule, f"got shape {np.shape(values)}") from exc
 
 
 def _observations(body_vectors, reference_vectors, weights, sigma_rad):

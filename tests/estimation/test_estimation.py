@@ -185,6 +185,9 @@ def test_bad_inputs_are_refused():
     refused(lambda: estimation.quest(b, r, [1.0, 0.0]), "weights", "> 0")
     refused(lambda: estimation.quest(b, r, [1.0, -1.0]), "weights", "> 0")
     refused(lambda: estimation.quest(b, r, [1.0, 1.0, 1.0]), "weights", "one entry per direction")
+    # a batch's weights: the shape that fits is said (it once offered "(..., n)" and refused (4, 2) for 5 problems)
+    refused(lambda: estimation.quest(np.stack([b] * 5), np.stack([r] * 5), np.ones((4, 2))), "weights",
+            "or shape (5, 2) (a row per problem of the batch)")
     refused(lambda: estimation.quest(b, r, sigma_rad=[1e-3, 0.0]), "sigma_rad", "> 0")
     refused(lambda: estimation.quest(b, r, covariance=True), "sigma_rad", "needed for the covariance")
     refused(lambda: estimation.davenport(b, r, [1.0, np.inf]), "weights", "finite")
