@@ -192,9 +192,11 @@ class Browser:
         """One protocol command on the page; returns its result."""
         return self._call(method, self._session, timeout_s, **params)
 
-    def evaluate(self, expression: str):
-        """The value of a JavaScript expression in the page (JSON-serialisable)."""
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+    def evaluate(self, expression: str, timeout_s: float = 60.0):
+        """The value of a JavaScript expression in the page (JSON-serialisable); TimeoutError when the page has not
+        answered in ``timeout_s`` (a script that never yields)."""
+        result = self.call("Runtime.evaluate", timeout_s, expression=expression, returnByValue=True,
+                           awaitPromise=True)
         if "exceptionDetails" in result:
             raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
         return result["result"].get("value")
@@ -215,14 +217,21 @@ class Browser:
 
     def _wait_for(self, expression: str, what: str, path, start: float, timeout_s: float):
         """The first truthy value of ``expression`` in the page, asked every 20 ms until ``timeout_s`` after
-        ``start``."""
+        ``start`` (also when the page stops answering: a script in an endless loop)."""
         while True:
-            value = self.evaluate(expression)
+            value = self._ask(expression, what, path, start, timeout_s)
             if value:
                 return value
             if time.perf_counter() - start > timeout_s:
                 raise TimeoutError(f"{path}: {what} not after {timeout_s} s")
             time.sleep(0.02)
+
+    def _ask(self, expression: str, what: str, path, start: float, timeout_s: float):
+        """:meth:`evaluate` within what is left of ``timeout_s`` after ``start``."""
+        try:
+            return self.evaluate(expression, max(1.0, start + timeout_s - time.perf_counter()))
+        except TimeoutError:
+            raise TimeoutError(f"{path}: {what} not after {timeout_s} s (the page stopped answering)") from None
 
     def load(self, path: Path, width_px: int = 1280, height_px: int = 900, timeout_s: float = 120.0,
              tti: bool = False) -> PageResult:
@@ -271,10 +280,13 @@ class Browser:
         frames = ("new Promise(r => { const done = () => r(window.scrollY); setTimeout(done, 1000); "
                   "requestAnimationFrame(() => requestAnimationFrame(done)); })")
         y = 0
-        while self.evaluate("document.body.dataset.plots") not in ("done", "failed"):
-            bottom = self.evaluate("window.scrollY + window.innerHeight >= document.documentElement.scrollHeight")
+        def ask(expression: str):
+            return self._ask(expression, "plots all drawn", path, start, timeout_s)
+
+        while ask("document.body.dataset.plots") not in ("done", "failed"):
+            bottom = ask("window.scrollY + window.innerHeight >= document.documentElement.scrollHeight")
             target = 0 if bottom else f"{y} + window.innerHeight"
-            y = self.evaluate(f"window.scrollTo(0, {target}); {frames}")
+            y = ask(f"window.scrollTo(0, {target}); {frames}")
             time.sleep(0.05)
             if time.perf_counter() - start > timeout_s:
                 undrawn = self.evaluate("[...document.querySelectorAll('.attsim-plot')].filter(d => !d.dataset.drawn"
@@ -282,6 +294,7 @@ class Browser:
                 raise TimeoutError(f"{path}: plots not all drawn after {timeout_s} s: {', '.join(undrawn)}")
         load_s = time.perf_counter() - start
         self.evaluate("window.scrollTo(0, 0)")
+        # (NaN arrives as None: a page that failed sets neither time)
         interactive_ms = self.evaluate("Number(document.body.dataset.interactive || NaN)")
         self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         report = self.evaluate(_INSPECT)
@@ -295,7 +308,7 @@ class Browser:
             report["scrollWidth"],
             report["innerWidth"],
             (interactive_ms or float("nan")) / 1e3,
-            self.evaluate("Number(document.body.dataset.libraryMs || NaN)") / 1e3,
+            (self.evaluate("Number(document.body.dataset.libraryMs || NaN)") or float("nan")) / 1e3,
             tti_ms / 1e3,
             tbt_ms / 1e3,
         )

@@ -64,3 +64,26 @@ def test_event_kinds_show_as_written_and_a_users_figure_is_full_height(tmp_path)
         assert browser.evaluate(marked) == 0
         height = browser.evaluate("document.querySelector('#figures .attsim-plot').getBoundingClientRect().height")
     assert height >= 400
+
+
+def test_a_page_that_stops_answering_or_cannot_draw_ends_the_wait_as_said(tmp_path):
+    """helper-42: the wait for a page's first screen asked a page in an endless script for 60 s whatever its
+    timeout, and load() of a report whose plotly.js is damaged raised TypeError (a page that failed has no times)."""
+    hang = tmp_path / "hang.html"
+    hang.write_text("<!doctype html><html><body><script>setTimeout(() => { while (true) {} }, 200)</script>"
+                    "</body></html>")
+    page = _controlled_page(tmp_path)
+    text = page.read_text(encoding="utf-8")
+    start = text.index("id='plotlyjs-gz'>") + len("id='plotlyjs-gz'>")
+    broken = tmp_path / "broken.html"
+    broken.write_text(text[:start] + "A" * 64 + text[start + 64:], encoding="utf-8")
+    with Browser() as browser:
+        result = browser.load(broken, timeout_s=60.0)
+        assert browser.evaluate("document.body.dataset.plots") == "failed"
+        said = browser.evaluate("Array.from(document.querySelectorAll('.attsim-plot')).map(d => d.textContent)")
+        assert said and all(said)  # each plot's place says why it is empty
+        assert np.isnan(result.library_s) and np.isnan(result.first_screen_s)
+        started = time.perf_counter()
+        with pytest.raises(TimeoutError, match="first screen drawn not after 3.0 s"):
+            browser.open(hang, timeout_s=3.0)
+        assert time.perf_counter() - started < 10.0
