@@ -41,10 +41,12 @@ def _seen() -> Seen:
                 os.getppid())
 
 
-def _cluster_answers():
+def _cluster_answers(workers: int = 1):
+    """What each worker of a campaign's cluster of ``workers`` says of itself (one, where what is asked is how the
+    workers are spawned: a second costs a process start and shows nothing more)."""
     from distributed import Client
 
-    cluster = processes.local_cluster(1)  # one worker shows how each starts; a second costs a process start
+    cluster = processes.local_cluster(workers)
     try:
         with Client(cluster) as client:
             return [Seen(*answer) for answer in client.run(_seen).values()]
@@ -61,7 +63,9 @@ def _spawned_hash() -> int:
 def test_a_campaign_worker_starts_with_a_runs_code_loaded_and_what_a_spawned_one_would_have(monkeypatch):
     monkeypatch.delenv("ATTSIM_TEST_PROCESSES", raising=False)
     assert processes.start_server()
-    for seen in _cluster_answers():
+    answers = _cluster_answers(2)  # as a campaign starts them: several forked from the one server
+    assert len(answers) == 2
+    for seen in answers:
         assert seen.parent == forkserver._forkserver._forkserver_pid  # forked from the server
         assert seen.loaded  # imported by the server, before any run was sent
         assert seen.threads == "1"  # dask's pre-spawn environment reached the forked worker
