@@ -16,9 +16,11 @@ is the extra time over the same command run again at once (warm). Cases:
    wheels, rk4), without and with a field, each on an empty cache: the extra
    over the same process warm is what its compile adds (issue 24: at most
    20 s);
-5. with ``--make-test``: ``make test`` on a fresh clone (empty cache).
+5. the first ``attsim.estimation.quest`` of a batch (an empty cache; the
+   extra over the same process warm is its compile);
+6. with ``--make-test``: ``make test`` on a fresh clone (empty cache).
 
-``--only missions,campaign,ensemble`` runs those groups alone.
+``--only missions,campaign,ensemble,estimation`` runs those groups alone.
 
 By default (``--backend auto``) a run on a machine without the units it
 needs runs interpreted and starts compiling every unit in the background;
@@ -95,7 +97,16 @@ ensemble = attsim.Ensemble(4096, (0.1, 0.12, 0.09), wheels=wheels, field=field, 
 for _ in range(10):
     ensemble.step(wheel_torque_Nm=np.full((4096, 3), 1e-4))
 """
-GROUPS = ("missions", "campaign", "ensemble")
+GROUPS = ("missions", "campaign", "ensemble", "estimation")
+
+# a batch of attitude solutions from two directions each (a user's first QUEST)
+QUEST_SCRIPT = """
+import numpy as np
+from attsim import estimation
+rng = np.random.default_rng(1)
+r = rng.normal(size=(100, 2, 3))
+print(estimation.quest(r, r).shape)
+"""
 
 
 def run(command: list[str], cache: Path, out: Path, backend: str, accept=(0, 1)) -> tuple[float, float, str]:
@@ -193,6 +204,9 @@ def main() -> int:
         for kind in ("none", "field"):
             case(f"an Ensemble's first 10 steps, 4,096 bodies, field: {kind}, cold", [sys.executable, "-c",
                  ENSEMBLE_SCRIPT, kind], scratch / f"cache-ensemble-{kind}", plus=True, accept=(0,))
+    if "estimation" in groups:
+        case("the first attsim.estimation.quest of a batch, cold", [sys.executable, "-c", QUEST_SCRIPT],
+             scratch / "cache-quest", plus=True, accept=(0,))
     if args.make_test:
         clone = scratch / "clone"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
