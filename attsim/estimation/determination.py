@@ -530,6 +530,15 @@ def quest(body_vectors, reference_vectors, weights=None, *, sigma_rad=None, cova
     InputError
         Shapes that do not match, a zero vector, non-positive weights or σ,
         or fewer than 2 non-parallel directions in either frame.
+
+    Notes
+    -----
+    The closed form is as accurate as ``λ_max`` is separated from ``K``'s
+    other eigenvalues: its error grows as ``1 / f'(λ_max)``, the product of
+    those gaps. With one weight far above the others the gaps are small:
+    weights 2.5, 8676 and 5.7 on exact data at 163° give 2.3e-10 against
+    :func:`davenport`'s 5e-14. Below the measurement noise either way; use
+    :func:`davenport` where round-off matters.
     """
     return _solve(body_vectors, reference_vectors, weights, sigma_rad, covariance, False)
 
