@@ -25,10 +25,13 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python missions/advitiy_detumble.py
 
+# pytest: a worker per core and one more, a file per worker, the slowest tests said. The suite waits at times (run
+# time limits, child processes, Chromium), which left 10-14 % of two cores idle with a worker per core (342 -> 318 s
+# on 2 cores, warm)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/attsim compile --jobs $$(nproc 2>/dev/null || echo 2)  # every compiled unit once, in parallel: the suite then loads them
-	$(BIN)/python -m pytest -n $$(nproc 2>/dev/null || echo 2) --dist loadfile --durations=15  # one worker per core, a file per worker; the slowest tests said
+	$(BIN)/python -m pytest -n $$(( $$(nproc 2>/dev/null || echo 2) + 1 )) --dist loadfile --durations=15
 
 $(DOCS_STAMP): pyproject.toml $(STAMP)
 	$(INSTALL) -e '.[docs]'
