@@ -255,6 +255,9 @@ class Browser:
         def wait_for(expression: str, what: str):
             return self._wait_for(expression, what, path, start, timeout_s)
 
+        def ask(expression: str):
+            return self._ask(expression, "plots all drawn", path, start, timeout_s)
+
         delay_ms = float("nan")
         if state == "shown":
             # the input delay: from the browser taking the click to the page's handler running it
@@ -280,9 +283,6 @@ class Browser:
         frames = ("new Promise(r => { const done = () => r(window.scrollY); setTimeout(done, 1000); "
                   "requestAnimationFrame(() => requestAnimationFrame(done)); })")
         y = 0
-        def ask(expression: str):
-            return self._ask(expression, "plots all drawn", path, start, timeout_s)
-
         while ask("document.body.dataset.plots") not in ("done", "failed"):
             bottom = ask("window.scrollY + window.innerHeight >= document.documentElement.scrollHeight")
             target = 0 if bottom else f"{y} + window.innerHeight"
@@ -294,24 +294,28 @@ class Browser:
                 raise TimeoutError(f"{path}: plots not all drawn after {timeout_s} s: {', '.join(undrawn)}")
         load_s = time.perf_counter() - start
         self.evaluate("window.scrollTo(0, 0)")
-        # (NaN arrives as None: a page that failed sets neither time)
-        interactive_ms = self.evaluate("Number(document.body.dataset.interactive || NaN)")
+        interactive_ms = self._page_ms("interactive")
         self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         report = self.evaluate(_INSPECT)
         self._drain()
         return PageResult(
             load_s,
-            ((interactive_ms or float("nan")) + delay_ms) / 1e3,
+            (interactive_ms + delay_ms) / 1e3,
             report["plots"],
             report["sections"],
             self._console_errors(),
             report["scrollWidth"],
             report["innerWidth"],
-            (interactive_ms or float("nan")) / 1e3,
-            (self.evaluate("Number(document.body.dataset.libraryMs || NaN)") or float("nan")) / 1e3,
+            interactive_ms / 1e3,
+            self._page_ms("libraryMs") / 1e3,
             tti_ms / 1e3,
             tbt_ms / 1e3,
         )
+
+    def _page_ms(self, key: str) -> float:
+        """The page's own time ``body.dataset[key]`` (ms), NaN when it set none (a page whose plots failed sets
+        neither; NaN reaches Python as None, and 0 is no time the page records)."""
+        return self.evaluate(f"Number(document.body.dataset.{key} || NaN)") or float("nan")
 
     def screenshot(self, path: Path, full_page: bool = True) -> Path:
         """The whole page as a PNG, stitched from window-sized captures scrolled down the page (with
