@@ -11,6 +11,7 @@ restarted (:mod:`attsim.campaign.timeouts`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import math
@@ -99,14 +100,17 @@ def execute(specs, client, workers, state, bar, on_start, run_timeout_s: float |
 
 class _LostWorker(logging.Filter):
     """Drops dask's own account of a worker that died with results in flight: a traceback of the closed
-    connection, "Couldn't gather keys". The campaign accounts for the loss itself and says what it means for the
-    runs (a run that killed its worker, a SIGTERM to the whole process group: a batch system's time limit)."""
+    connection, "Couldn't gather keys", or of the scheduler's read from that worker cancelled as the cluster
+    closes (asyncio's CancelledError, seen after a SIGTERM to the whole process group). The campaign accounts for
+    the loss itself and says what it means for the runs (a run that killed its worker, a batch system's time
+    limit)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         from distributed.comm.core import CommClosedError
 
         error = record.exc_info[1] if record.exc_info else None
-        return not (isinstance(error, CommClosedError) or record.getMessage().startswith("Couldn't gather keys"))
+        return not (isinstance(error, (CommClosedError, asyncio.CancelledError))
+                    or record.getMessage().startswith("Couldn't gather keys"))
 
 
 @contextlib.contextmanager

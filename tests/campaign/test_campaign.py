@@ -569,3 +569,29 @@ def test_a_scheduler_that_cannot_say_what_a_worker_holds_is_asked_again_not_take
 
     monkeypatch.setattr(client, "processing", removing)
     assert execute._Execution.on_worker(asking, worker) is None
+
+
+def test_dask_accounts_of_a_lost_worker_are_dropped_while_a_campaign_runs_and_other_errors_kept(caplog):
+    """A SIGTERM to the campaign's process group: the scheduler's read from a worker, cancelled as the cluster
+    closed, logged asyncio's CancelledError with a traceback under the campaign's one line (a full run's flake)."""
+    import asyncio
+    import logging
+
+    from distributed.comm.core import CommClosedError
+
+    from attsim.campaign.execute import _lost_workers_unlogged
+
+    def logged(error):
+        try:
+            raise error
+        except BaseException:
+            logging.getLogger("distributed.scheduler").exception("a worker's stream")
+
+    with caplog.at_level(logging.ERROR), _lost_workers_unlogged():
+        for error in (CommClosedError("in <TCP (closed)>: Stream is closed"), asyncio.CancelledError(),
+                      ValueError("the scheduler's own failure")):
+            logged(error)
+    assert [record.exc_info[0] for record in caplog.records] == [ValueError]
+    caplog.clear()
+    logged(asyncio.CancelledError())  # outside a campaign, dask's logging is as it was
+    assert len(caplog.records) == 1
