@@ -36,6 +36,17 @@ def frame_origin(filename: str) -> str:
     return "user"
 
 
+def _original(exc: BaseException) -> BaseException:
+    """The exception SimPy's copies of ``exc`` (each the cause of the next, of the same type) go back to. A chain
+    that comes back on itself (``raise e from e``, in a user's law or anywhere) ends where it would repeat: followed
+    round, it held the command line in an endless loop with nothing said."""
+    seen = {id(exc)}
+    while exc.__cause__ is not None and type(exc.__cause__) is type(exc) and id(exc.__cause__) not in seen:
+        exc = exc.__cause__
+        seen.add(id(exc))
+    return exc
+
+
 def describe(exc: BaseException) -> tuple[str, str]:
     """Whose code raised ``exc`` ('attsim' or 'user') and one line saying what and where.
 
@@ -45,8 +56,7 @@ def describe(exc: BaseException) -> tuple[str, str]:
     not have is the asker's error). SimPy re-raises a process's exception as a copy whose cause is the
     original; the original's frames are the ones that say who raised it.
     """
-    while exc.__cause__ is not None and type(exc.__cause__) is type(exc):
-        exc = exc.__cause__
+    exc = _original(exc)
     text = f"{type(exc).__name__}: {_one_line(exc)}"
     if isinstance(exc, SyntaxError) and exc.filename:  # raised by the compiler, about the file it names
         text = f"{type(exc).__name__}: {_one_line(exc.msg)}"
@@ -62,8 +72,7 @@ def describe(exc: BaseException) -> tuple[str, str]:
 
 def user_line(exc: BaseException) -> str | None:
     """``file:line`` of the innermost frame of a user's script (not attsim's, not a library's) ``exc`` went through."""
-    while exc.__cause__ is not None and type(exc.__cause__) is type(exc):  # SimPy's copy: the original's frames
-        exc = exc.__cause__
+    exc = _original(exc)  # SimPy's copy: the original's frames
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         if frame_origin(frame.filename) == "user":
             return f"{frame.filename}:{frame.lineno}"

@@ -285,6 +285,50 @@ def test_a_bug_inside_attsim_is_one_line_exit_3_with_debug_for_the_traceback(tmp
         cli.main(["run", str(script), "--out", str(tmp_path / "run2"), "--debug"])
 
 
+def _run_apart(tmp_path, prelude: str, argv: list) -> subprocess.CompletedProcess:
+    """``attsim`` in a process of its own after ``prelude``, given a minute: a command line that hung is a failure
+    here, not a test run that never ends."""
+    code = f"import sys\n{prelude}\nfrom attsim import cli\nsys.exit(cli.main({argv!r}))\n"
+    env = dict(os.environ, ATTSIM_BACKGROUND_COMPILE="0")
+    return subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_an_error_that_is_its_own_cause_is_one_line_not_an_endless_loop(tmp_path):
+    """``raise e from e`` in a user's script: reading back the chain of causes for the one line went round it for
+    ever, the command line hung with nothing said."""
+    script = _script(tmp_path, QUICK + textwrap.dedent("""
+        _build = build
+
+        def build(out_dir=None):
+            error = RuntimeError("a fault that is its own cause")
+            raise error from error
+
+        def criteria(tel):
+            return []
+    """))
+    done = _run_apart(tmp_path, "", ["run", str(script), "--out", str(tmp_path / "run")])
+    assert done.returncode == 2, done.stderr
+    err = _one_line(done.stderr)
+    assert "script.py:" in err and "RuntimeError: a fault that is its own cause" in err
+
+
+def test_a_unit_that_fails_to_load_for_a_reason_no_component_explains_is_one_line(tmp_path):
+    """A unit's load or compile failing outside attsim's own checks (here the disk, full) was raised with itself as
+    its cause: the command line then hung for ever with nothing said."""
+    prelude = ("import errno\nfrom attsim.engine import backend\n"
+               "def full(self, need):\n"
+               "    raise OSError(errno.ENOSPC, 'No space left on device', '/cache/unit.nbc')\n"
+               "backend.Compiled.address = full\n")
+    script = _script(tmp_path, QUICK + "\ndef criteria(tel):\n    return []\n")
+    done = _run_apart(tmp_path, prelude, ["run", str(script), "--backend", "compiled", "--no-report", "--out",
+                                          str(tmp_path / "run")])
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr  # (a first line may say the units it compiles first)
+    err = done.stderr.splitlines()[-1]
+    assert "OSError: [Errno 28] No space left on device: '/cache/unit.nbc'" in err, err
+
+
 def test_a_name_attsim_does_not_have_is_the_scripts_error(tmp_path, capsys):
     script = _script(tmp_path, "import attsim\n\nMission = attsim.NoSuchThing\n")
     assert cli.main(["run", str(script)]) == 2
