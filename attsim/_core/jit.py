@@ -13,7 +13,10 @@ directory chosen with ``NUMBA_CACHE_DIR`` is respected. A cache file of
 attsim's that cannot be read (truncated by a full disk or a kill on a file
 system without atomic renames, damaged) is said on stderr, removed and taken
 as absent: the function compiles again, rather than every later run failing
-on numba's unpickling error.
+on numba's unpickling error. A data file that still unpickles but whose
+bytes changed (a flipped bit of machine code made a run hang with no word, or
+could make it compute something else) is caught by the SHA-256 digest it is
+written with, and taken the same way.
 
 Every compiled module imports ``njit`` from here, so the rule is in place
 before the first function is decorated.
@@ -35,6 +38,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import pickle
 import re
 import sys
 from pathlib import Path
@@ -196,8 +200,15 @@ def _read_or_remove(read, absent):
     def guarded(self, *name):
         try:
             return read(self, *name)
-        except OSError:
-            raise  # a file removed meanwhile, a permission: numba's own answers
+        except FileNotFoundError:
+            raise  # a file removed meanwhile: numba's own answer (absent)
+        except OSError as error:  # a directory in its place, a permission
+            if self._cache_path not in _PackageLocator.paths:
+                raise
+            path = self._data_path(*name) if name else self._index_path
+            _say_once(f"attsim: the compiled code cached in {path} could not be read ({error.strerror or error}): "
+                      "it compiles again")
+            return absent()
         except Exception as error:  # unpickling damaged bytes raises any kind of error
             if self._cache_path not in _PackageLocator.paths:
                 raise
@@ -214,6 +225,79 @@ def _read_or_remove(read, absent):
     return guarded
 
 
+_SAID: set[str] = set()
+
+
+def _say_once(text: str) -> None:
+    """``text`` on stderr, once per process (a unit's callees meet the same cache problem many times)."""
+    if text not in _SAID:
+        _SAID.add(text)
+        print(text, file=sys.stderr, flush=True)
+
+
+def _reason(error: OSError) -> str:
+    return f"{error.strerror}: {error.filename2 or error.filename}" if error.strerror else str(error)
+
+
+def _saved_or_said(save):
+    """numba's saving of a compiled function, for attsim's: a cache that cannot be written (a full disk, a
+    read-only directory, a directory in a file's place) is said, and the run goes on with the code compiled in
+    memory; it failed the run, and the command line then hung with nothing said."""
+
+    @functools.wraps(save)
+    def guarded(self, key, data):
+        try:
+            return save(self, key, data)
+        except OSError as error:
+            if self._cache_path not in _PackageLocator.paths:
+                raise
+            _say_once(f"attsim: the compiled code could not be cached ({_reason(error)}): every run compiles it "
+                      "again until it can be; free space there, make it writable, or set NUMBA_CACHE_DIR to a "
+                      "directory of your own")
+
+    return guarded
+
+
+# a data file of attsim's: this header, the SHA-256 digest of the pickled payload, the payload (numba's own format)
+_FRAME = b"attsim-nbc-sha256\n"
+_DIGEST_BYTES = 32
+
+
+def _save_framed(save):
+    """numba's writing of a data file, for attsim's files: the payload written after :data:`_FRAME` and its digest
+    (module docstring); numba's own files are left to numba."""
+
+    @functools.wraps(save)
+    def framed(self, name, data):
+        if self._cache_path not in _PackageLocator.paths:
+            return save(self, name, data)
+        payload = self._dump(data)
+        with self._open_for_write(self._data_path(name)) as file:
+            file.write(_FRAME + hashlib.sha256(payload).digest() + payload)
+
+    return framed
+
+
+def _load_framed(load):
+    """numba's reading of a data file, for attsim's files: refused (``ValueError``, which :func:`_read_or_remove`
+    takes as unreadable) unless it has :data:`_FRAME` and its payload has the digest written with it."""
+
+    @functools.wraps(load)
+    def checked(self, name):
+        if self._cache_path not in _PackageLocator.paths:
+            return load(self, name)
+        with open(self._data_path(name), "rb") as file:
+            raw = file.read()
+        start = len(_FRAME) + _DIGEST_BYTES
+        if not raw.startswith(_FRAME):
+            raise ValueError("not written by this version of attsim")
+        if hashlib.sha256(raw[start:]).digest() != raw[len(_FRAME):start]:
+            raise ValueError("its contents do not match the digest it was written with")
+        return pickle.loads(raw[start:])
+
+    return checked
+
+
 def _gone():
     # numba's load() takes a data file that is not there as absent (removed while its index still names it)
     raise FileNotFoundError("removed: unreadable")
@@ -221,4 +305,7 @@ def _gone():
 
 if not hasattr(caching.IndexDataCacheFile._load_index, "__wrapped__"):
     caching.IndexDataCacheFile._load_index = _read_or_remove(caching.IndexDataCacheFile._load_index, dict)
-    caching.IndexDataCacheFile._load_data = _read_or_remove(caching.IndexDataCacheFile._load_data, _gone)
+    caching.IndexDataCacheFile._load_data = _read_or_remove(_load_framed(caching.IndexDataCacheFile._load_data),
+                                                            _gone)
+    caching.IndexDataCacheFile._save_data = _save_framed(caching.IndexDataCacheFile._save_data)
+    caching.IndexDataCacheFile.save = _saved_or_said(caching.IndexDataCacheFile.save)

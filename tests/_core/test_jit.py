@@ -4,6 +4,8 @@ functions that can reach the edited code."""
 import importlib
 import importlib.util
 import os
+import pickle
+import pickletools
 import pkgutil
 import subprocess
 import sys
@@ -71,6 +73,47 @@ def test_a_damaged_cache_file_is_said_removed_and_compiled_again(tmp_path, suffi
     assert f"attsim: the compiled code cached in {damaged} could not be read (" in said and \
         "removed: it compiles again" in said, said
     assert _call(tmp_path) == (value, "")  # written anew: read without a word
+
+
+def test_a_cache_file_whose_bytes_changed_but_still_unpickles_is_said_removed_and_compiled_again(tmp_path):
+    """Bytes of machine code flipped inside a data file that numba still unpickles: a run loaded it and hung with no
+    word (wheel_slew, for ever), and could as well have computed something else. The digest it is written with
+    catches it."""
+    value, _ = _call(tmp_path)
+    [damaged] = [f for f in tmp_path.rglob("*grid_time*.nbc")]
+    raw = bytearray(damaged.read_bytes())
+    start = len(_jit._FRAME) + _jit._DIGEST_BYTES
+    payload = max((arg for op, arg, _ in pickletools.genops(bytes(raw[start:])) if isinstance(arg, bytes)), key=len)
+    at = bytes(raw).index(payload)
+    for i in range(at + 16, at + len(payload) - 16, 97):
+        raw[i] ^= 0x5A
+    damaged.write_bytes(raw)
+    pickle.loads(raw[start:])  # still a pickle: only the digest tells
+    again, said = _call(tmp_path)
+    assert again == value == "0.95"
+    assert f"attsim: the compiled code cached in {damaged} could not be read (ValueError: its contents do not " \
+           "match the digest it was written with); removed: it compiles again" in said, said
+    assert _call(tmp_path) == (value, "")
+
+
+def test_a_directory_in_a_cache_files_place_is_said_and_the_run_goes_on_compiled_in_memory(tmp_path):
+    """The data file replaced by a directory: reading it, then saving the code compiled again, failed the run, and
+    the command line then hung for ever with nothing said (helper-42's leftover, seen anew)."""
+    value, _ = _call(tmp_path)
+    [data] = [f for f in tmp_path.rglob("*grid_time*.nbc")]
+    data.unlink()
+    data.mkdir()
+    for _ in range(2):  # every run, until the directory goes
+        again, said = _call(tmp_path)
+        assert again == value
+        assert f"attsim: the compiled code cached in {data} could not be read (Is a directory): it compiles " \
+               "again" in said, said
+        assert f"attsim: the compiled code could not be cached (Is a directory: {data}): every run compiles it " \
+               "again until it can be;" in said, said
+        assert said.count("attsim:") == 2, said  # once each, however many callees meet it
+    data.rmdir()
+    assert _call(tmp_path) == (value, "")
+    assert _call(tmp_path) == (value, "")
 
 
 def _tree(root, files):
