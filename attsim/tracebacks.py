@@ -37,14 +37,25 @@ def frame_origin(filename: str) -> str:
 
 
 def _original(exc: BaseException) -> BaseException:
-    """The exception SimPy's copies of ``exc`` (each the cause of the next, of the same type) go back to. A chain
-    that comes back on itself (``raise e from e``, in a user's law or anywhere) ends where it would repeat: followed
-    round, it held the command line in an endless loop with nothing said."""
+    """The exception SimPy's copies of ``exc`` go back to: SimPy re-raises a process's exception as a new one of the
+    same type, raised in its own code and caused by it. A cause raised over by anyone else is another error
+    (``raise ValueError("the mass in my file ...") from err``): the one raised last is the one said. A chain that
+    comes back on itself (``raise e from e``) ends where it would repeat: followed round, it held the command line
+    in an endless loop with nothing said."""
     seen = {id(exc)}
-    while exc.__cause__ is not None and type(exc.__cause__) is type(exc) and id(exc.__cause__) not in seen:
+    while _copied_from(exc, exc.__cause__) and id(exc.__cause__) not in seen:
         exc = exc.__cause__
         seen.add(id(exc))
     return exc
+
+
+def _copied_from(exc: BaseException, cause: BaseException | None) -> bool:
+    if cause is None or type(cause) is not type(exc) or exc.__traceback__ is None:
+        return False
+    innermost = exc.__traceback__
+    while innermost.tb_next is not None:
+        innermost = innermost.tb_next
+    return Path(innermost.tb_frame.f_code.co_filename).parent.name == "simpy"
 
 
 def describe(exc: BaseException) -> tuple[str, str]:

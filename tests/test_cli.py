@@ -313,6 +313,26 @@ def test_an_error_that_is_its_own_cause_is_one_line_not_an_endless_loop(tmp_path
     assert "script.py:" in err and "RuntimeError: a fault that is its own cause" in err
 
 
+def test_an_error_raised_over_another_of_its_type_is_said_in_its_own_words(tmp_path, capsys):
+    """``raise ValueError("...") from err`` with err a ValueError: the cause's message and line were said, as if it
+    were SimPy's copy of it, and a cause never raised was blamed on attsim as a bug (helper-43)."""
+    script = _script(tmp_path, QUICK + textwrap.dedent("""
+        _build = build
+
+        def build(out_dir=None):
+            try:
+                float("12,5")
+            except ValueError as err:
+                raise ValueError("the mass in my file must be a number in kg") from err
+
+        def criteria(tel):
+            return []
+    """))
+    assert cli.main(["run", str(script), "--out", str(tmp_path / "run")]) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert "script.py:13: ValueError: the mass in my file must be a number in kg" in err, err
+
+
 def test_a_unit_that_fails_to_load_for_a_reason_no_component_explains_is_one_line(tmp_path):
     """A unit's load or compile failing outside attsim's own checks (here the disk, full) was raised with itself as
     its cause: the command line then hung for ever with nothing said."""
