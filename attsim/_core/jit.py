@@ -181,10 +181,16 @@ class _PackageLocator(caching.InTreeCacheLocator):
 
     def ensure_cache_path(self):
         # numba checks a directory by creating a temporary file in it for every function it caches: ~300 files and
-        # ~30 ms of each process's imports. A directory found writable once is taken as writable after.
+        # ~30 ms of each process's imports. A directory found writable once is taken as writable after. One that
+        # is not is kept all the same (what it holds is read; a save is said, _saved_or_said): refused here, numba
+        # went on to its own locators, which cached attsim's code in the package's folder stamped by file times
+        # alone, so that an edit of a kernel another module calls left the old code running.
         path = self.get_cache_path()
         if path not in _PackageLocator._usable:
-            super().ensure_cache_path()
+            try:
+                super().ensure_cache_path()
+            except OSError:
+                pass
             _PackageLocator._usable.add(path)
 
 
@@ -228,15 +234,18 @@ def _read_or_remove(read, absent):
 _SAID: set[str] = set()
 
 
-def _say_once(text: str) -> None:
-    """``text`` on stderr, once per process (a unit's callees meet the same cache problem many times)."""
-    if text not in _SAID:
-        _SAID.add(text)
+def _say_once(text: str, key: str | None = None) -> None:
+    """``text`` on stderr, once per process for its ``key`` (default: the text itself; a unit and its callees meet
+    the same cache problem many times)."""
+    if (key or text) not in _SAID:
+        _SAID.add(key or text)
         print(text, file=sys.stderr, flush=True)
 
 
 def _reason(error: OSError) -> str:
-    return f"{error.strerror}: {error.filename2 or error.filename}" if error.strerror else str(error)
+    """The system's reason and the file it concerns (not numba's temporary name for it)."""
+    where = re.sub(r"\.tmp\.[0-9a-f]+$", "", str(error.filename2 or error.filename or ""))
+    return (f"{error.strerror}: {where}" if where else error.strerror) if error.strerror else str(error)
 
 
 def _saved_or_said(save):
@@ -253,7 +262,7 @@ def _saved_or_said(save):
                 raise
             _say_once(f"attsim: the compiled code could not be cached ({_reason(error)}): every run compiles it "
                       "again until it can be; free space there, make it writable, or set NUMBA_CACHE_DIR to a "
-                      "directory of your own")
+                      "directory of your own", key=f"not cached: {cache_root()}: {error.strerror}")
 
     return guarded
 
@@ -261,6 +270,17 @@ def _saved_or_said(save):
 # a data file of attsim's: this header, the SHA-256 digest of the pickled payload, the payload (numba's own format)
 _FRAME = b"attsim-nbc-sha256\n"
 _DIGEST_BYTES = 32
+
+
+def _digest(cache_file, name: str, payload: bytes) -> bytes:
+    """The SHA-256 digest a data file is written with: of its own name (the function and the overload it holds), the
+    stamp of the code it was compiled from, and its payload. A whole valid file copied under another function's
+    name, or left from older code under a newer index (a process killed between numba's writing of the index and
+    of the data), does not match: the wrong function's code ran without a word, writing other columns."""
+    digest = hashlib.sha256(name.encode())
+    digest.update(b"\0" + str(cache_file._source_stamp).encode() + b"\0")
+    digest.update(payload)
+    return digest.digest()
 
 
 def _save_framed(save):
@@ -273,7 +293,7 @@ def _save_framed(save):
             return save(self, name, data)
         payload = self._dump(data)
         with self._open_for_write(self._data_path(name)) as file:
-            file.write(_FRAME + hashlib.sha256(payload).digest() + payload)
+            file.write(_FRAME + _digest(self, name, payload) + payload)
 
     return framed
 
@@ -286,13 +306,18 @@ def _load_framed(load):
     def checked(self, name):
         if self._cache_path not in _PackageLocator.paths:
             return load(self, name)
-        with open(self._data_path(name), "rb") as file:
+        path = self._data_path(name)
+        with open(path, "rb") as file:
             raw = file.read()
         start = len(_FRAME) + _DIGEST_BYTES
+        if len(raw) < start and _FRAME.startswith(raw[:len(_FRAME)]):
+            raise ValueError("it ends before its header does")
         if not raw.startswith(_FRAME):
             raise ValueError("not written by this version of attsim")
-        if hashlib.sha256(raw[start:]).digest() != raw[len(_FRAME):start]:
-            raise ValueError("its contents do not match the digest it was written with")
+        if _digest(self, name, raw[start:]) != raw[len(_FRAME):start]:
+            raise ValueError("its contents do not match the digest it was written with (changed since, or another "
+                             "function's, or older code's)")
+        caching._cache_log("[cache] data loaded from %r", path)
         return pickle.loads(raw[start:])
 
     return checked

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import threading
 import time
 import warnings
@@ -259,7 +260,9 @@ def _on_disk(dispatcher, signature) -> bool:
     if cache is None or not hasattr(cache, "_cache_file"):
         return False
     key = cache._index_key(signature, dispatcher.targetctx.codegen())
-    return cache._cache_file._load_index().get(key) is not None
+    name = cache._cache_file._load_index().get(key)
+    # the data file too: a full disk left index entries whose data was never written (then compiled unannounced)
+    return name is not None and os.path.isfile(cache._cache_file._data_path(name))
 
 
 # one thread at a time compiles a unit: between "not compiled yet" and disable_compile() another thread would find

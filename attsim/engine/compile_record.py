@@ -74,8 +74,11 @@ def remember(seconds: dict) -> None:
         times.update(seconds)
         path = directory() / TIMES_FILE
         partial = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}")
-        partial.write_text(json.dumps(times, indent=1, sort_keys=True))
-        partial.replace(path)
+        try:
+            partial.write_text(json.dumps(times, indent=1, sort_keys=True))
+            partial.replace(path)
+        except OSError:  # a full disk (said where the code could not be cached): the times are only estimates
+            partial.unlink(missing_ok=True)
 
 
 def unit_estimates(names: list[str]) -> dict:

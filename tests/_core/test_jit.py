@@ -7,8 +7,10 @@ import os
 import pickle
 import pickletools
 import pkgutil
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -92,7 +94,8 @@ def test_a_cache_file_whose_bytes_changed_but_still_unpickles_is_said_removed_an
     again, said = _call(tmp_path)
     assert again == value == "0.95"
     assert f"attsim: the compiled code cached in {damaged} could not be read (ValueError: its contents do not " \
-           "match the digest it was written with); removed: it compiles again" in said, said
+           "match the digest it was written with (changed since, or another function's, or older code's)); " \
+           "removed: it compiles again" in said, said
     assert _call(tmp_path) == (value, "")
 
 
@@ -114,6 +117,53 @@ def test_a_directory_in_a_cache_files_place_is_said_and_the_run_goes_on_compiled
     data.rmdir()
     assert _call(tmp_path) == (value, "")
     assert _call(tmp_path) == (value, "")
+
+
+def test_a_valid_cache_file_under_another_functions_name_is_refused(tmp_path):
+    """A whole, undamaged data file copied over another function's (caches copied or restored by hand): the digest
+    covered only the bytes, and the wrong function's code ran without a word (helper-43: wheel_slew's telemetry
+    written into other columns, every criterion passing)."""
+    value, _ = _call(tmp_path)
+    [grid] = [f for f in tmp_path.rglob("*grid_time*.nbc")]
+    [snap] = [f for f in tmp_path.rglob("*snap_time*.nbc")]
+    shutil.copyfile(snap, grid)
+    again, said = _call(tmp_path)
+    assert again == value
+    assert f"attsim: the compiled code cached in {grid} could not be read (ValueError: its contents do not match " \
+           "the digest it was written with" in said, said
+
+
+def test_a_unit_whose_index_names_a_data_file_that_is_not_there_is_not_cached(tmp_path):
+    """A full disk left index entries without their data: such a unit was counted as on the machine, and a run then
+    compiled it without a word of warning (helper-43)."""
+    _call(tmp_path)
+    check = ("from attsim._core.timegrid import grid_time; from attsim._core.units import call_is_cached; "
+             "print(call_is_cached(grid_time, (0.25, 7, 0.1)))")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), ATTSIM_BACKGROUND_COMPILE="0")
+
+    def cached():
+        out = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert cached() == "True"
+    [data] = [f for f in tmp_path.rglob("*grid_time*.nbc")]
+    data.unlink()
+    assert cached() == "False"
+
+
+def test_a_cache_directory_that_cannot_be_written_keeps_attsims_code_out_of_the_package(tmp_path):
+    """NUMBA_CACHE_DIR where nothing can be written: numba went on to its own locators, which cached attsim's code in
+    the package's folder stamped by file times alone (an edit of a kernel another module calls left the old code
+    running). It stays where it was asked to be, and the run goes on compiled in memory, said once."""
+    unwritable = Path("/sys/attsim-cache-test")  # root ignores permission bits, but not /sys
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(unwritable), ATTSIM_BACKGROUND_COMPILE="0")
+    code = CALL + "; from attsim.dynamics import qmul; print(qmul._cache._cache_path)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    value, where = out.stdout.split()
+    assert value == "0.95" and where.startswith(str(unwritable)), where
+    assert out.stderr.count("attsim: the compiled code could not be cached (") == 1, out.stderr
 
 
 def _tree(root, files):
