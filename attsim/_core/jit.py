@@ -307,6 +307,9 @@ def _load_framed(load):
         if self._cache_path not in _PackageLocator.paths:
             return load(self, name)
         path = self._data_path(name)
+        # a link to /dev/zero was read until memory ran out (a directory is refused by open() below)
+        if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+            raise ValueError("not a regular file")
         with open(path, "rb") as file:
             raw = file.read()
         start = len(_FRAME) + _DIGEST_BYTES

@@ -133,6 +133,19 @@ def test_a_valid_cache_file_under_another_functions_name_is_refused(tmp_path):
            "the digest it was written with" in said, said
 
 
+def test_a_cache_file_that_is_a_link_to_a_device_is_said_removed_and_compiled_again(tmp_path):
+    """A data file replaced by a link to /dev/zero was read until memory ran out (helper-43)."""
+    value, _ = _call(tmp_path)
+    [data] = [f for f in tmp_path.rglob("*grid_time*.nbc")]
+    data.unlink()
+    data.symlink_to("/dev/zero")
+    again, said = _call(tmp_path)
+    assert again == value
+    assert f"attsim: the compiled code cached in {data} could not be read (ValueError: not a regular file); " \
+           "removed: it compiles again" in said, said
+    assert data.is_file() and not data.is_symlink()
+
+
 def test_a_unit_whose_index_names_a_data_file_that_is_not_there_is_not_cached(tmp_path):
     """A full disk left index entries without their data: such a unit was counted as on the machine, and a run then
     compiled it without a word of warning (helper-43)."""
