@@ -311,7 +311,9 @@ def _load_framed(load):
         if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
             raise ValueError("not a regular file")
         with open(path, "rb") as file:
-            raw = file.read()
+            raw = file.read(len(_FRAME))  # a large file that is not attsim's is not read whole
+            if raw == _FRAME:
+                raw += file.read()
         start = len(_FRAME) + _DIGEST_BYTES
         if len(raw) < start and _FRAME.startswith(raw[:len(_FRAME)]):
             raise ValueError("it ends before its header does")

@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import threading
+import contextlib
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,8 +26,8 @@ from ..errors import InputError
 from ..telemetry.lock import RunLock
 
 __all__ = ["compiling", "remember", "compile_estimate", "unit_estimates", "deal", "directory", "announce",
-           "announce_compiled", "announce_rest", "notice", "compiled_line", "print_compiled", "LOCK_DIR_NAME",
-           "DEFAULT_COMPILE_S", "LOG_FILE_NAME"]
+           "announce_compiled", "announce_rest", "notice", "compiled_line", "print_compiled", "take_lock",
+           "LOCK_DIR_NAME", "DEFAULT_COMPILE_S", "LOG_FILE_NAME"]
 
 LOCK_DIR_NAME = "attsim-compile"
 TIMES_FILE = "compile-times.json"
@@ -46,13 +47,26 @@ def directory() -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        if os.environ.get("NUMBA_CACHE_DIR"):
-            raise InputError("NUMBA_CACHE_DIR", "must name a directory this user can write compiled code to",
-                             f"got {os.environ['NUMBA_CACHE_DIR']!r}: {exc.strerror or exc}") from exc
-        raise InputError("NUMBA_CACHE_DIR", "must be set to a writable directory: attsim's own folder, where "
-                         "compiled code is kept by default, cannot be written",
-                         f"{path.parent}: {exc.strerror or exc}") from exc
+        raise _unwritable(path, exc) from exc
     return path
+
+
+def _unwritable(path: Path, exc: OSError) -> InputError:
+    """The cache's folder refused by name: compiled code cannot be kept (or the machine's compile lock taken)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return InputError("NUMBA_CACHE_DIR", "must name a directory this user can write compiled code to",
+                          f"got {os.environ['NUMBA_CACHE_DIR']!r}: {exc.strerror or exc}")
+    return InputError("NUMBA_CACHE_DIR", "must be set to a writable directory: attsim's own folder, where "
+                      "compiled code is kept by default, cannot be written", f"{path.parent}: {exc.strerror or exc}")
+
+
+def take_lock(lock: RunLock, blocking: bool) -> bool:
+    """``lock.acquire(blocking)`` on the machine's compile lock; a lock file that cannot be made (a read-only cache
+    folder) refused by name, not as the system's error at attsim's line."""
+    try:
+        return lock.acquire(blocking=blocking)
+    except OSError as exc:
+        raise _unwritable(lock.path.parent, exc) from exc
 
 
 def _times() -> dict:
@@ -77,8 +91,9 @@ def remember(seconds: dict) -> None:
         try:
             partial.write_text(json.dumps(times, indent=1, sort_keys=True))
             partial.replace(path)
-        except OSError:  # a full disk (said where the code could not be cached): the times are only estimates
-            partial.unlink(missing_ok=True)
+        except OSError:  # a full or read-only disk (said where the code could not be cached): only estimates
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
 
 
 def unit_estimates(names: list[str]) -> dict:
@@ -150,10 +165,10 @@ def print_compiled(name: str, seconds: float) -> None:
 def compiling():
     """Hold the machine-wide compile lock (processes compile one at a time; the next finds the units on disk)."""
     lock = RunLock(directory())
-    if not lock.acquire(blocking=False):  # a wait of minutes behind "about 18 s" was silent
+    if not take_lock(lock, blocking=False):  # a wait of minutes behind "about 18 s" was silent
         print("attsim: another process is compiling for this machine (the background compile, a run, attsim "
               "compile); waiting for it: what it compiles is then loaded from disk", file=sys.stderr, flush=True)
-        lock.acquire(blocking=True)
+        take_lock(lock, blocking=True)
     try:
         yield
     finally:

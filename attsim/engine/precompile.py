@@ -43,7 +43,7 @@ from ..integrators import REGISTRY
 from ..telemetry.lock import RunLock
 from .backend import Need, RunUnits, advance_needs, loop_needs, missing
 from .compile_processes import compile_apart, compile_here, feed, peak_memory_mb
-from .compile_record import (LOG_FILE_NAME, announce, announce_compiled, announce_rest, compiling, directory,
+from .compile_record import (LOG_FILE_NAME, announce, announce_compiled, announce_rest, compiling, directory, take_lock,
                              print_compiled)
 from .component import Component
 from .plant import WRITE_HEAD, advance_unit_for
@@ -139,7 +139,7 @@ def compile_needs(needs, jobs: int = 1) -> list[str]:
 def running() -> bool:
     """True when a process of this machine is compiling units now (it holds the lock)."""
     lock = RunLock(directory())
-    if lock.acquire(blocking=False):
+    if take_lock(lock, blocking=False):
         lock.release()
         return False
     return True

@@ -92,3 +92,24 @@ def test_a_cache_directory_that_cannot_be_written_is_refused_by_name(monkeypatch
     with pytest.raises(InputError) as refused:
         compile_record.directory()
     assert refused.value.field == "NUMBA_CACHE_DIR" and "must be set to a writable directory" in refused.value.rule
+
+
+def test_a_cache_folder_where_the_compile_lock_cannot_be_made_is_refused_by_name(monkeypatch):
+    # a read-only NUMBA_CACHE_DIR whose attsim-compile folder exists: "attsim compile --status" and every run that
+    # needed a unit failed with the system's OSError at attsim's own line (helper-44)
+    import pytest
+
+    from attsim.errors import InputError
+    from attsim.telemetry.lock import RunLock
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "/sys")
+    with pytest.raises(InputError) as refused:
+        compile_record.take_lock(RunLock("/sys/kernel"), blocking=False)  # root ignores permission bits, not /sys
+    assert refused.value.field == "NUMBA_CACHE_DIR" and "can write compiled code to" in refused.value.rule
+
+
+def test_times_that_cannot_be_written_are_not_kept_and_nothing_is_raised(monkeypatch, tmp_path):
+    # a full or read-only disk: each compiling process died on its times file, and was started again to die again
+    monkeypatch.setattr(compile_record, "directory", lambda: tmp_path / "gone")  # the write and the clean-up fail
+    compile_record.remember({"unit": 1.0})
+    assert not (tmp_path / "gone").exists()
