@@ -56,7 +56,7 @@ from .errors import AttsimError, InputError, one_line as _one_line
 from .scripts import EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_READER_GONE, EXIT_USAGE, MISSIONS_DIR
 from .scripts import load_module as _load_module, mission_scripts as _mission_scripts
 from .scripts import resolve_script as _resolve_script
-from .tracebacks import describe, user_line
+from .tracebacks import cause_line, describe, user_line
 
 __all__ = ["main", "run_script", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_INTERRUPTED"]
 
@@ -171,8 +171,9 @@ def _guard(action: Callable[[], int], debug: bool) -> int:
     except AttsimError as exc:
         if debug:
             raise
-        # bad input attsim was given from a script's line (a constructor in build()): that line
-        where = user_line(exc) if isinstance(exc, InputError) else None
+        # bad input attsim was given from a script's line (a constructor in build()): that line; a user's law that
+        # raised, said as the controller's error: the law's line
+        where = user_line(exc) if isinstance(exc, InputError) else cause_line(exc)
         _say(f"{where}: {type(exc).__name__}: {_one_line(exc)}" if where else _one_line(exc), exc)
         return EXIT_USAGE
     except Exception as exc:

@@ -81,6 +81,13 @@ def describe(exc: BaseException) -> tuple[str, str]:
     return "attsim", text
 
 
+def cause_line(exc: BaseException) -> str | None:
+    """:func:`user_line` of what ``exc`` (or the error SimPy's copy of it goes back to) was raised from: the line of a
+    user's law whose exception attsim reports as its own (a ``ControllerError`` naming the controller and time)."""
+    cause = _original(exc).__cause__
+    return user_line(cause) if cause is not None else None
+
+
 def user_line(exc: BaseException) -> str | None:
     """``file:line`` of the innermost frame of a user's script (not attsim's, not a library's) ``exc`` went through."""
     exc = _original(exc)  # SimPy's copy: the original's frames

@@ -313,6 +313,32 @@ def test_an_error_that_is_its_own_cause_is_one_line_not_an_endless_loop(tmp_path
     assert "script.py:" in err and "RuntimeError: a fault that is its own cause" in err
 
 
+def test_a_law_that_raises_mid_run_is_said_at_the_laws_line(tmp_path, capsys):
+    """The controller's error named the controller and the time but not where the law broke (helper-44)."""
+    script = _script(tmp_path, textwrap.dedent("""
+        import attsim
+
+        def law(t, readings):
+            if t >= 3.0:
+                raise RuntimeError(f"law failed at t = {t} s")
+            return {}
+
+        def build(out_dir=None):
+            mission = attsim.Mission("law", [1.0, 2.0, 2.5], (0.01, 0.2, 0.01), duration=10.0, out_dir=out_dir)
+            gyro = mission.add(attsim.Gyro(rate_hz=1.0))
+            wheel = mission.add(attsim.ReactionWheel("rw", [1, 0, 0], 2e-5, 1e-3, 600.0))
+            mission.add(attsim.FunctionController(law, period_s=1.0, sensors=[gyro], actuators=[wheel]))
+            return mission
+
+        def criteria(tel):
+            return []
+    """))
+    assert cli.main(["run", str(script), "--no-report", "--out", str(tmp_path / "run")]) == 2
+    err = _one_line(capsys.readouterr().err)
+    assert "script.py:6: ControllerError: controller " in err and "raised at t = 3 s: RuntimeError('law failed " \
+        "at t = 3.0 s')" in err, err
+
+
 def test_an_error_raised_over_another_of_its_type_is_said_in_its_own_words(tmp_path, capsys):
     """``raise ValueError("...") from err`` with err a ValueError: the cause's message and line were said, as if it
     were SimPy's copy of it, and a cause never raised was blamed on attsim as a bug (helper-43)."""

@@ -194,8 +194,8 @@ class MissionRun:
         self.recorder.abort(f"{type(original).__name__}: {original}",
                             wall_s=max(time.perf_counter() - wall_start - compile_s, 0.0), t_stop_s=t_s,
                             compile_s=compile_s, path=self.path, backend=self.backend.name)
-        if original is not exc:
-            raise original.with_traceback(original.__traceback__) from None
+        if original is not exc:  # its own cause kept (a law's exception under the controller's error), not SimPy's
+            raise original.with_traceback(original.__traceback__) from original.__cause__
         raise exc
 
     def close(self) -> None:
