@@ -208,17 +208,15 @@ def _read_or_remove(read, absent):
             return read(self, *name)
         except FileNotFoundError:
             raise  # a file removed meanwhile: numba's own answer (absent)
-        except OSError as error:  # a directory in its place, a permission
+        except Exception as error:
             if self._cache_path not in _PackageLocator.paths:
                 raise
             path = self._data_path(*name) if name else self._index_path
-            _say_once(f"attsim: the compiled code cached in {path} could not be read ({error.strerror or error}): "
-                      "it compiles again")
-            return absent()
-        except Exception as error:  # unpickling damaged bytes raises any kind of error
-            if self._cache_path not in _PackageLocator.paths:
-                raise
-            path = self._data_path(*name) if name else self._index_path
+            if isinstance(error, OSError):  # a directory in its place, a permission
+                _say_once(f"attsim: the compiled code cached in {path} could not be read "
+                          f"({error.strerror or error}): it compiles again")
+                return absent()
+            # unpickling damaged bytes raises any kind of error
             unreadable = f"the compiled code cached in {path} could not be read ({type(error).__name__}: {error})"
             try:
                 os.unlink(path)

@@ -17,8 +17,7 @@ import json
 import os
 import sys
 import threading
-import contextlib
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .._core.jit import cache_root
@@ -92,7 +91,7 @@ def remember(seconds: dict) -> None:
             partial.write_text(json.dumps(times, indent=1, sort_keys=True))
             partial.replace(path)
         except OSError:  # a full or read-only disk (said where the code could not be cached): only estimates
-            with contextlib.suppress(OSError):
+            with suppress(OSError):
                 partial.unlink(missing_ok=True)
 
 

@@ -110,9 +110,8 @@ def run_compiled(env, mission, sc, recorder, backend, on_row=None):
         units = backend.units(world, needed)
     except UnitCompileError as exc:
         error = _unit_does_not_compile(build, exc)
-        if error is exc.__cause__:  # raised as it was: "from" itself would make it its own cause, a loop
-            raise error from error.__cause__
-        raise error from exc.__cause__
+        # an error raised as it was keeps its own cause: "from" itself made it its own cause, a loop
+        raise error from (error.__cause__ if error is exc.__cause__ else exc.__cause__)
     loop = backend.loop(world, units)
     # Rows reach the recorder every chunk_s of simulated time at least, and every HANDOVER_WALL_S of wall time: a
     # slow loop (a tiny max_step) would otherwise hold many wall seconds of rows where a kill loses them. The
